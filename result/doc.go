@@ -1,0 +1,10 @@
+// Package result holds what happened during a run: the vocabulary of outcomes (error classes), the
+// per-interval record (histograms and counters per endpoint) and the Recorder that fills intervals
+// from many senders at once and hands out one merged Interval per tick.
+//
+// It sits after transport in the flow plan → schedule → engine → transport → result → summary →
+// report, and imports nothing from the project, so every other package can use its types.
+//
+// Latencies are kept in HDR histograms in microseconds, from 1 µs to 1 h at 3 significant digits;
+// their memory is fixed when they are made, so a Recorder's memory does not grow with the run.
+package result

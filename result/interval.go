@@ -1,0 +1,204 @@
+package result
+
+import (
+	"sort"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range: 1 µs to 1 h, 3 significant digits. Values are in microseconds.
+const (
+	HistMin     = 1
+	HistMax     = int64(time.Hour / time.Microsecond)
+	HistSigFigs = 3
+)
+
+// NewHistogram returns an empty latency histogram with the package's range (microseconds).
+func NewHistogram() *hdr.Histogram { return hdr.New(HistMin, HistMax, HistSigFigs) }
+
+// RecordDuration adds d to h in microseconds, clamped into the histogram's range, so that no value is
+// ever lost (a 2 h stall counts as 1 h).
+func RecordDuration(h *hdr.Histogram, d time.Duration) {
+	us := int64(d / time.Microsecond)
+	if us < HistMin {
+		us = HistMin
+	} else if us > HistMax {
+		us = HistMax
+	}
+	_ = h.RecordValue(us) // cannot fail: us is within range
+}
+
+// ErrorKey names one kind of failure: its class and its normalised message.
+type ErrorKey struct {
+	Class   Class
+	Message string
+}
+
+// Counts is what happened to the requests of one endpoint. The zero value is not ready: use
+// NewCounts. Not safe for concurrent use.
+type Counts struct {
+	Sent      uint64 // requests written to the wire (or attempted)
+	Completed uint64 // requests that got an answer (any status)
+	OK        uint64 // answers that count as a success
+	// Errors counts the failed requests by class; Errors[OK] stays zero.
+	Errors   [NumClasses]uint64
+	Status   map[int]uint64      // answers by status code (HTTP status, gRPC code)
+	Messages map[ErrorKey]uint64 // failures by class and normalised message
+	BytesIn  uint64              // bytes read, headers included
+	BytesOut uint64              // bytes written, headers included
+	Latency  *hdr.Histogram      // done − intended, µs
+	Service  *hdr.Histogram      // done − sent, µs
+	TTFB     *hdr.Histogram      // first byte − sent, µs
+}
+
+// NewCounts returns empty Counts with their histograms.
+func NewCounts() *Counts {
+	return &Counts{
+		Status:   map[int]uint64{},
+		Messages: map[ErrorKey]uint64{},
+		Latency:  NewHistogram(),
+		Service:  NewHistogram(),
+		TTFB:     NewHistogram(),
+	}
+}
+
+// Failed returns the number of failed requests, all classes together.
+func (c *Counts) Failed() uint64 {
+	var n uint64
+	for _, v := range c.Errors {
+		n += v
+	}
+	return n
+}
+
+// Merge adds o into c.
+func (c *Counts) Merge(o *Counts) {
+	c.Sent += o.Sent
+	c.Completed += o.Completed
+	c.OK += o.OK
+	for i, v := range o.Errors {
+		c.Errors[i] += v
+	}
+	for k, v := range o.Status {
+		c.Status[k] += v
+	}
+	for k, v := range o.Messages {
+		c.Messages[k] += v
+	}
+	c.BytesIn += o.BytesIn
+	c.BytesOut += o.BytesOut
+	c.Latency.Merge(o.Latency)
+	c.Service.Merge(o.Service)
+	c.TTFB.Merge(o.TTFB)
+}
+
+// Reset empties c, keeping its memory.
+func (c *Counts) Reset() {
+	tl, ts, tt, st, ms := c.Latency, c.Service, c.TTFB, c.Status, c.Messages
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms}
+	tl.Reset()
+	ts.Reset()
+	tt.Reset()
+	clear(st)
+	clear(ms)
+}
+
+// StatusCodes returns the status codes seen, in increasing order.
+func (c *Counts) StatusCodes() []int {
+	codes := make([]int, 0, len(c.Status))
+	for k := range c.Status {
+		codes = append(codes, k)
+	}
+	sort.Ints(codes)
+	return codes
+}
+
+// Conns is what happened to connections: how many were opened and how long their set-up took,
+// apart from request latency. The zero value is not ready: use NewConns.
+type Conns struct {
+	Opened  uint64
+	Failed  uint64         // connection attempts that failed
+	DNS     *hdr.Histogram // name resolution, µs (only when a name was resolved)
+	Connect *hdr.Histogram // TCP connect, µs
+	TLS     *hdr.Histogram // TLS handshake, µs (only for TLS)
+}
+
+// NewConns returns empty Conns with their histograms.
+func NewConns() *Conns {
+	return &Conns{DNS: NewHistogram(), Connect: NewHistogram(), TLS: NewHistogram()}
+}
+
+// Merge adds o into c.
+func (c *Conns) Merge(o *Conns) {
+	c.Opened += o.Opened
+	c.Failed += o.Failed
+	c.DNS.Merge(o.DNS)
+	c.Connect.Merge(o.Connect)
+	c.TLS.Merge(o.TLS)
+}
+
+// Reset empties c, keeping its memory.
+func (c *Conns) Reset() {
+	c.Opened, c.Failed = 0, 0
+	c.DNS.Reset()
+	c.Connect.Reset()
+	c.TLS.Reset()
+}
+
+// Interval is what happened during one stretch of a run: per-endpoint counts, the send lag of the
+// arrivals sent in it and the connections opened. Requests are counted in the interval in which they
+// finished. The zero value is not ready: use NewInterval. Not safe for concurrent use.
+type Interval struct {
+	Start     time.Duration // offset of the interval's start from the run's start
+	End       time.Duration // offset of its end
+	Intended  uint64        // arrivals that fell due in the interval (open model) or were started (closed)
+	Endpoints []*Counts     // indexed by endpoint
+	SendLag   *hdr.Histogram
+	Conns     *Conns
+}
+
+// NewInterval returns an empty Interval for n endpoints.
+func NewInterval(n int) *Interval {
+	iv := &Interval{Endpoints: make([]*Counts, n), SendLag: NewHistogram(), Conns: NewConns()}
+	for i := range iv.Endpoints {
+		iv.Endpoints[i] = NewCounts()
+	}
+	return iv
+}
+
+// Merge adds o into iv; both must have the same number of endpoints. The interval grows to cover
+// both.
+func (iv *Interval) Merge(o *Interval) {
+	if o.Start < iv.Start || iv.Start == 0 && iv.End == 0 {
+		iv.Start = o.Start
+	}
+	if o.End > iv.End {
+		iv.End = o.End
+	}
+	iv.Intended += o.Intended
+	for i, c := range o.Endpoints {
+		iv.Endpoints[i].Merge(c)
+	}
+	iv.SendLag.Merge(o.SendLag)
+	iv.Conns.Merge(o.Conns)
+}
+
+// Reset empties iv, keeping its memory.
+func (iv *Interval) Reset() {
+	iv.Start, iv.End, iv.Intended = 0, 0, 0
+	for _, c := range iv.Endpoints {
+		c.Reset()
+	}
+	iv.SendLag.Reset()
+	iv.Conns.Reset()
+}
+
+// Total returns the counts of all endpoints added together, in a new Counts.
+func (iv *Interval) Total() *Counts {
+	t := NewCounts()
+	for _, c := range iv.Endpoints {
+		t.Merge(c)
+	}
+	return t
+}

@@ -1,0 +1,148 @@
+package result
+
+import (
+	"sync"
+	"time"
+)
+
+// Event is one finished request as the engine saw it. Durations are measured by the engine; the
+// rest comes from the transport's outcome.
+type Event struct {
+	Endpoint int
+	Latency  time.Duration // done − intended: what the user of the service felt
+	Service  time.Duration // done − sent: what the service took
+	TTFB     time.Duration // first byte − sent; 0 when unknown
+	Status   int           // status code of the answer; 0 when there was none
+	Class    Class         // OK, or why it failed
+	Err      error         // the failure's detail; nil for OK
+	Answered bool          // an answer arrived (Completed), whatever its status
+	BytesIn  int64
+	BytesOut int64
+}
+
+// ConnEvent is one connection attempt, reported by a transport when it opened (or failed to open) a
+// connection for a request.
+type ConnEvent struct {
+	DNS     time.Duration // 0 when no name was resolved
+	Connect time.Duration
+	TLS     time.Duration // 0 without TLS
+	Failed  bool
+}
+
+// Recorder collects Events from many goroutines into per-shard intervals and hands out their merged
+// sum on Flush. Each sender records into its own shard (shard = worker mod shards), so the only lock
+// a sender takes is its shard's, which Flush contends once per interval. Memory is fixed by the
+// number of shards and endpoints. Safe for concurrent use.
+type Recorder struct {
+	shards []recShard
+	out    *Interval
+}
+
+type recShard struct {
+	mu  sync.Mutex
+	cur *Interval
+	old *Interval
+	_   [40]byte // keep shards on separate cache lines
+}
+
+// NewRecorder returns a Recorder for the given number of endpoints and shards (at least 1 each).
+func NewRecorder(endpoints, shards int) *Recorder {
+	endpoints, shards = max(endpoints, 1), max(shards, 1)
+	r := &Recorder{shards: make([]recShard, shards), out: NewInterval(endpoints)}
+	for i := range r.shards {
+		r.shards[i].cur = NewInterval(endpoints)
+		r.shards[i].old = NewInterval(endpoints)
+	}
+	return r
+}
+
+// Shards returns the number of shards.
+func (r *Recorder) Shards() int { return len(r.shards) }
+
+// Record adds one finished request to shard (taken modulo the number of shards).
+func (r *Recorder) Record(shard int, e *Event) {
+	s := &r.shards[shard%len(r.shards)]
+	s.mu.Lock()
+	c := s.cur.Endpoints[e.Endpoint]
+	c.Sent++
+	if e.Answered {
+		c.Completed++
+		if e.Status != 0 {
+			c.Status[e.Status]++
+		}
+	}
+	if e.Class == OK {
+		c.OK++
+	} else {
+		c.Errors[e.Class]++
+		msg := ""
+		if e.Err != nil {
+			msg = Normalize(e.Err.Error())
+		}
+		c.Messages[ErrorKey{e.Class, msg}]++
+	}
+	c.BytesIn += uint64(max(e.BytesIn, 0))
+	c.BytesOut += uint64(max(e.BytesOut, 0))
+	RecordDuration(c.Latency, e.Latency)
+	RecordDuration(c.Service, e.Service)
+	if e.TTFB > 0 {
+		RecordDuration(c.TTFB, e.TTFB)
+	}
+	s.mu.Unlock()
+}
+
+// RecordLag adds the send lag of one arrival (actual send − intended send) to shard.
+func (r *Recorder) RecordLag(shard int, lag time.Duration) {
+	s := &r.shards[shard%len(r.shards)]
+	s.mu.Lock()
+	RecordDuration(s.cur.SendLag, lag)
+	s.mu.Unlock()
+}
+
+// RecordIntended counts n arrivals that fell due.
+func (r *Recorder) RecordIntended(shard int, n uint64) {
+	s := &r.shards[shard%len(r.shards)]
+	s.mu.Lock()
+	s.cur.Intended += n
+	s.mu.Unlock()
+}
+
+// RecordConn adds one connection attempt to shard.
+func (r *Recorder) RecordConn(shard int, e *ConnEvent) {
+	s := &r.shards[shard%len(r.shards)]
+	s.mu.Lock()
+	c := s.cur.Conns
+	if e.Failed {
+		c.Failed++
+	} else {
+		c.Opened++
+	}
+	if e.DNS > 0 {
+		RecordDuration(c.DNS, e.DNS)
+	}
+	if e.Connect > 0 {
+		RecordDuration(c.Connect, e.Connect)
+	}
+	if e.TLS > 0 {
+		RecordDuration(c.TLS, e.TLS)
+	}
+	s.mu.Unlock()
+}
+
+// Flush closes the current interval at [start, end) and returns everything recorded since the last
+// Flush, merged. The returned Interval is owned by the Recorder and is valid until the next Flush:
+// copy what must outlive it (Merge into another Interval). Flush must not be called concurrently
+// with itself.
+func (r *Recorder) Flush(start, end time.Duration) *Interval {
+	r.out.Reset()
+	for i := range r.shards {
+		s := &r.shards[i]
+		s.mu.Lock()
+		s.cur, s.old = s.old, s.cur
+		s.mu.Unlock()
+		r.out.Merge(s.old)
+		s.old.Reset()
+	}
+	r.out.Start, r.out.End = start, end
+	return r.out
+}

@@ -1,0 +1,72 @@
+package transport
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpcbench/rpcbench/result"
+)
+
+// Header is one request header line. Headers are kept as an ordered list, as they are sent.
+type Header struct {
+	Name, Value string
+}
+
+// Request is one request ready to send. It is owned by one sender and reused from request to
+// request: a Transport reads it during Do and keeps no reference to it afterwards.
+type Request struct {
+	// Endpoint is the index of the endpoint the request belongs to (0 for a single target).
+	Endpoint int
+	// Method is the HTTP method ("GET"); transports of other protocols may ignore it.
+	Method string
+	// Scheme is "http" or "https" (later also "ws", "wss", "grpc").
+	Scheme string
+	// Host is the authority: "host" or "host:port", as in a URL.
+	Host string
+	// Path is the request target: path and query ("/v0/entity?id=42"), never empty ("/").
+	Path []byte
+	// Header holds the extra header lines, sent in order after Host.
+	Header []Header
+	// Body is the request body; nil or empty for none.
+	Body []byte
+}
+
+// Outcome is what a Transport reports about one request. The engine resets it before each Do.
+type Outcome struct {
+	// Sent is when the request's first byte was written, after any connection set-up. Zero means
+	// "just before Do", and the engine fills it in.
+	Sent time.Time
+	// FirstByte is when the first byte of the answer arrived; zero when unknown.
+	FirstByte time.Time
+	// Answered is true when a complete answer arrived, whatever its status.
+	Answered bool
+	// Status is the answer's status code (HTTP status); 0 when there was no answer.
+	Status int
+	// Class is OK when the request succeeded; otherwise why it failed.
+	Class result.Class
+	// Err gives the failure's detail when Class is not OK.
+	Err error
+	// BytesIn and BytesOut count the bytes read and written for this request, headers included.
+	BytesIn, BytesOut int64
+	// Conn describes the connection opened for this request, when one was (Opened is true).
+	Conn   result.ConnEvent
+	Opened bool
+	// Body is the answer's body, when the Transport was asked to keep it (see KeepBody in the
+	// transports' options); it is valid until the next Do on the same sender.
+	Body []byte
+}
+
+// Reset clears o for the next request, keeping the capacity of Body.
+func (o *Outcome) Reset() {
+	b := o.Body[:0]
+	*o = Outcome{Body: b}
+}
+
+// Transport sends requests and says what happened. Do blocks until the answer has been read in
+// full, the request failed, or ctx is done; it never returns an error: failures are recorded in
+// out. Implementations are safe for concurrent use and keep their own connections; Close releases
+// them.
+type Transport interface {
+	Do(ctx context.Context, r *Request, out *Outcome)
+	Close() error
+}
