@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// Exit codes, decided here and nowhere else.
+const (
+	ExitOK          = 0 // the run completed (and met its objectives)
+	ExitSLO         = 1 // the run completed but failed an objective
+	ExitUsage       = 2 // bad flags or bad input
+	ExitInterrupted = 3 // stopped by a signal; what was measured was still reported
+	ExitCannotStart = 4 // the run could not start (e.g. the target could not be set up)
+)
+
+// env is what a command sees of the process: its streams and the signal-driven context.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+// usageError is bad input from the user: exit code 2.
+type usageError struct{ msg string }
+
+func (u usageError) Error() string { return u.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
+
+// Main runs the rpcbench command line with args (without the program name) and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		printHelp(stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return Main([]string{args[1], "--help"}, stdin, stdout, stderr)
+		}
+		printHelp(stdout)
+		return ExitOK
+	case "version", "--version":
+		fmt.Fprintln(stdout, "rpcbench", Version())
+		return ExitOK
+	}
+	for _, c := range commands {
+		if c.name == name {
+			ctx, stop := signalContext()
+			defer stop()
+			return c.run(ctx, e, args[1:])
+		}
+	}
+	fmt.Fprintf(stderr, "rpcbench: unknown command %q\n\n", name)
+	printHelp(stderr)
+	return ExitUsage
+}
+
+// signalContext returns a context cancelled by the first SIGINT or SIGTERM. A second signal is left
+// to the default handler again, so a stuck process can still be killed with a second Ctrl-C.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-ch:
+			signal.Stop(ch)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTPS) free of coordinated omission\n\n", Version())
+	fmt.Fprintln(w, "Usage: rpcbench COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	cs := append([]command(nil), commands...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "  help         help on a command: rpcbench help run")
+	fmt.Fprintln(w, "  version      print the version")
+	fmt.Fprintln(w, "\nStart with: rpcbench quickstart")
+}
+
+// newFlagSet returns a FlagSet whose usage prints the summary, the examples and the flags.
+func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		w := e.stdout
+		fmt.Fprintf(w, "Usage: rpcbench %s\n\n", synopsis)
+		if examples != "" {
+			fmt.Fprintf(w, "Examples:\n%s\n", strings.TrimRight(examples, "\n"))
+		}
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args into fs. It returns done=true with the exit code when the command must
+// stop: after --help (0) or on a bad flag (2, with the error printed).
+func parseFlags(e *env, fs *flag.FlagSet, args []string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return ExitOK, true
+		}
+		fmt.Fprintf(e.stderr, "rpcbench %s: %v\n(see: rpcbench %s --help)\n", fs.Name(), err, fs.Name())
+		return ExitUsage, true
+	}
+	return 0, false
+}
+
+// fail prints err and returns its exit code: 2 for usage errors, else the given code.
+func fail(e *env, cmd string, err error, code int) int {
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintf(e.stderr, "rpcbench %s: %v\n", cmd, err)
+		return ExitUsage
+	}
+	fmt.Fprintf(e.stderr, "rpcbench %s: %v\n", cmd, err)
+	return code
+}

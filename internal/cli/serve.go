@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sort"
+	"strings"
+)
+
+// serveKind is one built-in service of `rpcbench serve KIND`. Each lives in a file serve_KIND.go
+// that calls registerServe from init.
+type serveKind struct {
+	name    string
+	summary string
+	// examples are extra lines for --help, each a full command.
+	examples string
+	// flags defines the kind's own flags on fs and returns the function that runs the service until
+	// ctx is done. run must print the service's address(es) to out once it listens, and return nil
+	// after a clean shutdown; an error it returns is reported (usageError for bad flags: exit 2).
+	flags func(fs *flag.FlagSet) (run func(ctx context.Context, s *serveEnv) error)
+}
+
+// serveEnv is what every kind gets besides its own flags.
+type serveEnv struct {
+	Addr  string    // --addr: where to listen (default 127.0.0.1:0)
+	Out   io.Writer // where to print the address and notes
+	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
+}
+
+// PprofHandler wraps h so that /debug/pprof/ is served beside it when --pprof was given.
+func (s *serveEnv) PprofHandler(h http.Handler) http.Handler {
+	if !s.Pprof {
+		return h
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/", h)
+	return mux
+}
+
+// StartPprof serves net/http/pprof on its own loopback port when --pprof was given (for kinds that
+// are not HTTP services), prints where, and returns a stop function.
+func (s *serveEnv) StartPprof() (stop func(), err error) {
+	if !s.Pprof {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: s.PprofHandler(http.NotFoundHandler())}
+	go srv.Serve(ln) //nolint:errcheck // ends with Close
+	fmt.Fprintf(s.Out, "pprof on http://%s/debug/pprof/\n", ln.Addr())
+	return func() { srv.Close() }, nil
+}
+
+var serveKinds = map[string]serveKind{}
+
+func registerServe(k serveKind) { serveKinds[k.name] = k }
+
+func init() {
+	register(command{name: "serve", summary: "start a built-in target service (items, kv, jsonrpc, mesh, lab)", run: runServe})
+}
+
+func serveKindNames() []string {
+	var names []string
+	for n := range serveKinds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func runServe(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			printServeHelp(e.stdout)
+			return ExitOK
+		}
+		fmt.Fprintf(e.stderr, "rpcbench serve: name a kind of service: %s\n", strings.Join(serveKindNames(), ", "))
+		return ExitUsage
+	}
+	k, ok := serveKinds[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "rpcbench serve: unknown kind %q; want one of %s\n", args[0], strings.Join(serveKindNames(), ", "))
+		return ExitUsage
+	}
+	fs := newFlagSet(e, "serve "+k.name, "serve "+k.name+" [flags]\n\n"+k.summary, k.examples)
+	se := &serveEnv{Out: e.stdout}
+	fs.StringVar(&se.Addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free port)")
+	fs.BoolVar(&se.Pprof, "pprof", false, "also serve net/http/pprof, to profile the service under load")
+	run := k.flags(fs)
+	if code, done := parseFlags(e, fs, args[1:]); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench serve %s: unexpected argument %q\n", k.name, fs.Arg(0))
+		return ExitUsage
+	}
+	if err := run(ctx, se); err != nil {
+		return fail(e, "serve "+k.name, err, ExitCannotStart)
+	}
+	return ExitOK
+}
+
+func printServeHelp(w io.Writer) {
+	fmt.Fprintln(w, "Usage: rpcbench serve KIND [flags]")
+	fmt.Fprintln(w, "\nKinds:")
+	for _, n := range serveKindNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, serveKinds[n].summary)
+	}
+	fmt.Fprintln(w, "\nEach listens on 127.0.0.1 (--addr to change), prints its address and stops cleanly on Ctrl-C.")
+	fmt.Fprintln(w, "Help on a kind: rpcbench serve KIND --help")
+}
