@@ -129,15 +129,22 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 // parseFlags parses args into fs. It returns done=true with the exit code when the command must
 // stop: after --help (0) or on a bad flag (2, with the error printed).
 func parseFlags(e *env, fs *flag.FlagSet, args []string) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
+	_, code, done = parseArgs(e, fs, args)
+	return code, done
+}
+
+// parseArgs is parseFlags for commands that take positional arguments among their flags.
+func parseArgs(e *env, fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.Usage()
-			return ExitOK, true
+			return nil, ExitOK, true
 		}
-		fmt.Fprintf(e.stderr, "rpcbench %s: %v\n(see: rpcbench %s --help)\n", fs.Name(), err, fs.Name())
-		return ExitUsage, true
+		fmt.Fprintf(e.stderr, "rpcbench %s: %s\n(see: rpcbench %s --help)\n", fs.Name(), flagError(err), fs.Name())
+		return nil, ExitUsage, true
 	}
-	return 0, false
+	return pos, 0, false
 }
 
 // fail prints err and returns its exit code: 2 for usage errors, else the given code.

@@ -99,11 +99,12 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&se.Addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free port)")
 	fs.BoolVar(&se.Pprof, "pprof", false, "also serve net/http/pprof, to profile the service under load")
 	run := k.flags(fs)
-	if code, done := parseFlags(e, fs, args[1:]); done {
+	pos, code, done := parseArgs(e, fs, args[1:])
+	if done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "rpcbench serve %s: unexpected argument %q\n", k.name, fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench serve %s: unexpected argument %q\n", k.name, pos[0])
 		return ExitUsage
 	}
 	if err := run(ctx, se); err != nil {

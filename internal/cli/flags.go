@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// rateFlag is a rate: "5000", "5000/s", "300/m".
+type rateFlag struct {
+	v   float64
+	set bool
+}
+
+func (f *rateFlag) String() string {
+	if f == nil || !f.set {
+		return ""
+	}
+	return fmt.Sprint(f.v) + "/s"
+}
+
+func (f *rateFlag) Set(s string) error {
+	v, err := plan.ParseRate(s)
+	if err != nil {
+		return err
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// stagesFlag is a list of stages: "30s:1000,60s:5000".
+type stagesFlag struct{ v []schedule.Stage }
+
+func (f *stagesFlag) String() string { return "" }
+
+func (f *stagesFlag) Set(s string) error {
+	v, err := plan.ParseStages(s)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}
+
+// headerFlag collects repeated "Name: value" headers.
+type headerFlag struct{ v []transport.Header }
+
+func (f *headerFlag) String() string { return "" }
+
+func (f *headerFlag) Set(s string) error {
+	h, err := plan.ParseHeader(s)
+	if err != nil {
+		return err
+	}
+	f.v = append(f.v, h)
+	return nil
+}
+
+// durationFlag is a duration that must not be negative.
+type durationFlag struct{ v *time.Duration }
+
+func (f durationFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return f.v.String()
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration; use e.g. 30s, 1m30s or 500ms", s)
+	}
+	*f.v = d
+	return nil
+}
+
+// choiceFlag is one of a fixed set of words.
+type choiceFlag struct {
+	v       *string
+	choices []string
+}
+
+func (f choiceFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return *f.v
+}
+
+func (f choiceFlag) Set(s string) error {
+	for _, c := range f.choices {
+		if s == c {
+			*f.v = s
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want one of %s", s, strings.Join(f.choices, ", "))
+}
+
+var flagErr = regexp.MustCompile(`^invalid (?:value|boolean value) "(.*)" for flag -([\w.-]+): (.*)$`)
+
+// flagError rewrites the flag package's "invalid value … for flag -rate: …" as "--rate: …".
+func flagError(err error) string {
+	msg := err.Error()
+	if m := flagErr.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s: %s", m[2], m[3])
+	}
+	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag --%s", rest)
+	}
+	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("--%s needs a value", rest)
+	}
+	return msg
+}
+
+// parseInterleaved parses flags that may stand before and after positional arguments
+// ("run URL --rate 100"), and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
