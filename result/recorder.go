@@ -1,9 +1,18 @@
 package result
 
 import (
+	"strconv"
 	"sync"
 	"time"
 )
+
+// statusMessages holds "status 404" and the like, made once.
+var statusMessages = func() (m [1000]string) {
+	for i := range m {
+		m[i] = "status " + strconv.Itoa(i)
+	}
+	return m
+}()
 
 // Event is one finished request as the engine saw it. Durations are measured by the engine; the
 // rest comes from the transport's outcome.
@@ -18,6 +27,11 @@ type Event struct {
 	Answered bool          // an answer arrived (Completed), whatever its status
 	BytesIn  int64
 	BytesOut int64
+	// Lag is actual send − intended send; recorded only when Scheduled (open model).
+	Lag       time.Duration
+	Scheduled bool
+	// Conn is the connection opened for this request, if one was; nil otherwise.
+	Conn *ConnEvent
 }
 
 // ConnEvent is one connection attempt, reported by a transport when it opened (or failed to open) a
@@ -76,7 +90,10 @@ func (r *Recorder) Record(shard int, e *Event) {
 	} else {
 		c.Errors[e.Class]++
 		msg := ""
-		if e.Err != nil {
+		switch {
+		case e.Class == Status && e.Status > 0 && e.Status < len(statusMessages):
+			msg = statusMessages[e.Status] // no allocation for a server that fails every request
+		case e.Err != nil:
 			msg = Normalize(e.Err.Error())
 		}
 		c.Messages[ErrorKey{e.Class, msg}]++
@@ -88,30 +105,16 @@ func (r *Recorder) Record(shard int, e *Event) {
 	if e.TTFB > 0 {
 		RecordDuration(c.TTFB, e.TTFB)
 	}
+	if e.Scheduled {
+		RecordDuration(s.cur.SendLag, e.Lag)
+	}
+	if e.Conn != nil {
+		recordConn(s.cur.Conns, e.Conn)
+	}
 	s.mu.Unlock()
 }
 
-// RecordLag adds the send lag of one arrival (actual send − intended send) to shard.
-func (r *Recorder) RecordLag(shard int, lag time.Duration) {
-	s := &r.shards[shard%len(r.shards)]
-	s.mu.Lock()
-	RecordDuration(s.cur.SendLag, lag)
-	s.mu.Unlock()
-}
-
-// RecordIntended counts n arrivals that fell due.
-func (r *Recorder) RecordIntended(shard int, n uint64) {
-	s := &r.shards[shard%len(r.shards)]
-	s.mu.Lock()
-	s.cur.Intended += n
-	s.mu.Unlock()
-}
-
-// RecordConn adds one connection attempt to shard.
-func (r *Recorder) RecordConn(shard int, e *ConnEvent) {
-	s := &r.shards[shard%len(r.shards)]
-	s.mu.Lock()
-	c := s.cur.Conns
+func recordConn(c *Conns, e *ConnEvent) {
 	if e.Failed {
 		c.Failed++
 	} else {
@@ -126,7 +129,6 @@ func (r *Recorder) RecordConn(shard int, e *ConnEvent) {
 	if e.TLS > 0 {
 		RecordDuration(c.TLS, e.TLS)
 	}
-	s.mu.Unlock()
 }
 
 // Flush closes the current interval at [start, end) and returns everything recorded since the last

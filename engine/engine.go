@@ -1,0 +1,416 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Tick is what observers get once per interval, from one goroutine, in order.
+type Tick struct {
+	// Interval is what finished in the measured part of the tick (empty during the warm-up). It is
+	// valid only during the call: Merge it into your own Interval to keep it.
+	Interval *result.Interval
+	// Elapsed is the time since the start, warm-up included; Planned is the planned length with the
+	// warm-up, 0 when the run ends on a count.
+	Elapsed, Planned time.Duration
+	// Warmup is true while warming up; WarmupSent counts the warm-up requests so far.
+	Warmup     bool
+	WarmupSent uint64
+	// InFlight is the number of requests being sent or awaited at the tick.
+	InFlight int64
+	// Final is true for the last tick of the run.
+	Final bool
+}
+
+// Observer receives the ticks of a run. It runs on the engine's collector goroutine: keep it quick.
+type Observer func(*Tick)
+
+// Result is what a run measured, warm-up excluded.
+type Result struct {
+	// Plan is the plan as run, defaults filled in.
+	Plan plan.Plan
+	// Started is the wall-clock start of the measured part; Elapsed runs from there to the end of
+	// the last request.
+	Started time.Time
+	Elapsed time.Duration
+	// Sending is how long the measured part sent for (Elapsed minus the wait for the last answers).
+	Sending time.Duration
+	// Intended counts the arrivals due in the measured part (open model); in the closed model it
+	// equals the requests started.
+	Intended uint64
+	// Total is every measured request merged: per-endpoint counts and histograms, send lag and
+	// connections.
+	Total *result.Interval
+	// WarmupSent counts the requests sent during the warm-up (not in Total).
+	WarmupSent uint64
+	// Interrupted is true when ctx was cancelled before the load was done.
+	Interrupted bool
+	// Stop is why the run stopped early, other than an interruption: e.g. a Source ran out of data.
+	Stop error
+}
+
+type options struct {
+	tr        transport.Transport
+	src       plan.Source
+	observers []Observer
+	sleep     sleeper
+}
+
+// Option configures Run.
+type Option func(*options)
+
+// WithTransport sends through tr instead of the transport the plan's URLs call for. Run does not
+// close it.
+func WithTransport(tr transport.Transport) Option { return func(o *options) { o.tr = tr } }
+
+// WithSource takes requests from src instead of the plan's endpoints unchanged.
+func WithSource(src plan.Source) Option { return func(o *options) { o.src = src } }
+
+// WithObserver adds an observer of the run's ticks.
+func WithObserver(f Observer) Option { return func(o *options) { o.observers = append(o.observers, f) } }
+
+// Run runs p until its load is done or ctx is cancelled. It returns an error only when the run could
+// not start (an invalid plan, a transport that cannot be made); everything that happens to requests
+// is data in the Result. An interrupted run returns its Result with Interrupted set.
+func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
+	p = p.Normalized()
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	o := options{sleep: preciseSleeper{}}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.src == nil {
+		src, err := plan.NewStaticSource(p.Endpoints)
+		if err != nil {
+			return nil, err
+		}
+		o.src = src
+	}
+	if o.tr == nil {
+		tr, err := NewTransport(p)
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		defer tr.Close()
+		o.tr = tr
+	}
+	prof, err := p.Load.Profile()
+	if err != nil {
+		return nil, err
+	}
+	r := newRun(p, prof, &o)
+	return r.run(ctx), nil
+}
+
+// run is the state of one Run.
+type run struct {
+	p        plan.Plan
+	o        *options
+	prof     *schedule.Profile
+	sched    schedule.Schedule // open model only
+	workers  int
+	warmup   time.Duration
+	warmN    uint64 // arrivals due in the warm-up (open model)
+	limit    uint64 // measured requests to send; 0: no limit
+	rec      *result.Recorder
+	start    time.Time
+	reqCtx   context.Context // what transports see: cancelled only after the grace period
+	cutReqs  context.CancelFunc
+	stopping chan struct{} // closed when no new request may start
+	stopOnce sync.Once
+	stopAt   atomic.Int64 // offset from start at which sending stopped, ns
+	// exhausted is set when the schedule ran out of arrivals: every one of them was due.
+	exhausted atomic.Bool
+	inFlight atomic.Int64
+	warmSent atomic.Uint64
+	started  atomic.Uint64 // measured requests started (closed model tickets)
+	stopErr  atomic.Pointer[error]
+}
+
+func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
+	r := &run{p: p, o: o, prof: prof, warmup: p.Load.Warmup, limit: p.Load.Requests, stopping: make(chan struct{})}
+	r.workers = p.Load.Connections
+	if p.Load.Model == plan.Open {
+		r.warmN = prof.Count(r.warmup)
+		r.sched = prof
+		if r.limit > 0 {
+			r.sched = schedule.Limit{S: prof, N: r.warmN + r.limit}
+		}
+	} else if len(p.Load.Stages) > 0 {
+		r.workers = 0
+		for _, s := range p.Load.Stages {
+			r.workers = max(r.workers, int(s.Target+0.999999))
+		}
+		r.workers = max(r.workers, 1)
+	}
+	r.rec = result.NewRecorder(len(p.Endpoints), min(r.workers, 4*runtime.GOMAXPROCS(0)))
+	return r
+}
+
+// stop closes stopping once: no new request starts after it.
+func (r *run) stop() {
+	r.stopOnce.Do(func() {
+		r.stopAt.Store(int64(time.Since(r.start)))
+		close(r.stopping)
+	})
+}
+
+func (r *run) fail(err error) {
+	r.stopErr.CompareAndSwap(nil, &err)
+	r.stop()
+}
+
+func (r *run) run(ctx context.Context) *Result {
+	var cut context.CancelFunc
+	r.reqCtx, cut = context.WithCancel(context.WithoutCancel(ctx))
+	defer cut()
+	r.start = time.Now()
+	res := &Result{Plan: r.p, Started: r.start.Add(r.warmup), Total: result.NewInterval(len(r.p.Endpoints))}
+
+	var wg sync.WaitGroup
+	if r.p.Load.Model == plan.Open {
+		tickets := make(chan ticket)
+		wg.Add(r.workers)
+		for w := range r.workers {
+			go func() { defer wg.Done(); r.openWorker(w, tickets) }()
+		}
+		go r.pace(tickets)
+	} else {
+		wg.Add(r.workers)
+		for w := range r.workers {
+			go func() { defer wg.Done(); r.closedWorker(w) }()
+		}
+		if end := r.prof.End(); end > 0 {
+			t := time.AfterFunc(end, r.stop)
+			defer t.Stop()
+		}
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	coll := newCollector(r, res)
+	interrupted := r.wait(ctx, done, cut, coll)
+	end := time.Since(r.start)
+	coll.flush(end, true)
+
+	res.Interrupted = interrupted
+	if p := r.stopErr.Load(); p != nil {
+		res.Stop = *p
+	}
+	res.Elapsed = max(end-r.warmup, 0)
+	res.Sending = r.sendingWindow()
+	res.WarmupSent = r.warmSent.Load()
+	res.Intended = r.intended(r.sendingEnd())
+	if r.p.Load.Model == plan.Closed {
+		res.Intended = r.started.Load()
+	}
+	return res
+}
+
+// wait ticks the collector until the workers are done. After ctx is cancelled it stops new
+// requests and gives those in flight the grace period before cutting them.
+func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.CancelFunc, coll *collector) (interrupted bool) {
+	tick := time.NewTicker(r.p.Load.Interval)
+	defer tick.Stop()
+	var grace <-chan time.Time
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case <-done:
+			return interrupted
+		case now := <-tick.C:
+			coll.flush(now.Sub(r.start), false)
+		case <-ctxDone:
+			interrupted, ctxDone = true, nil
+			r.stop()
+			g := time.NewTimer(r.p.Load.Grace)
+			defer g.Stop()
+			grace = g.C
+		case <-grace:
+			cut() // requests still in flight end as canceled
+			grace = nil
+		}
+	}
+}
+
+// sendingWindow returns how long the measured part sent for. A schedule that ran out sent for its
+// whole planned length: for a count-limited one, up to when the next arrival would have been due.
+func (r *run) sendingWindow() time.Duration {
+	end := time.Duration(r.stopAt.Load())
+	if r.exhausted.Load() {
+		if e := r.prof.End(); e > 0 {
+			end = e
+		} else if next, ok := r.prof.At(r.warmN + r.limit); ok {
+			end = next
+		}
+	}
+	return max(end-r.warmup, 0)
+}
+
+// sendingEnd returns the offset up to which arrivals fell due: the stop, or for ever when the
+// schedule ran out.
+func (r *run) sendingEnd() time.Duration {
+	if r.exhausted.Load() {
+		return math.MaxInt64
+	}
+	if s := r.stopAt.Load(); s > 0 {
+		return time.Duration(s)
+	}
+	return math.MaxInt64
+}
+
+// intended returns the measured arrivals due before offset t (open model).
+func (r *run) intended(t time.Duration) uint64 {
+	if r.sched == nil {
+		return 0
+	}
+	n := r.prof.Count(t)
+	if r.limit > 0 {
+		n = min(n, r.warmN+r.limit)
+	}
+	return n - min(n, r.warmN)
+}
+
+// pace hands out arrival numbers at their due times until the schedule ends or the run stops.
+func (r *run) pace(tickets chan<- ticket) {
+	defer close(tickets)
+	defer r.stop()
+	pacer := r.o.sleep.begin()
+	defer pacer.end()
+	for i := uint64(0); ; i++ {
+		due, ok := r.sched.At(i)
+		if !ok {
+			r.exhausted.Store(true)
+			return
+		}
+		if !pacer.sleepUntil(r.start.Add(due), r.stopping) {
+			return
+		}
+		select {
+		case tickets <- ticket{i, due}:
+		case <-r.stopping:
+			return
+		}
+	}
+}
+
+// worker holds what one sender reuses from request to request.
+type worker struct {
+	r     *run
+	id    int
+	req   transport.Request
+	out   transport.Outcome
+	ev    result.Event
+}
+
+// ticket is one arrival handed from the pacer to a sender.
+type ticket struct {
+	i   uint64
+	due time.Duration
+}
+
+func (r *run) openWorker(id int, tickets <-chan ticket) {
+	w := &worker{r: r, id: id}
+	for t := range tickets {
+		w.send(t.i, r.start.Add(t.due), true)
+	}
+}
+
+func (r *run) closedWorker(id int) {
+	w := &worker{r: r, id: id}
+	staged := len(r.p.Load.Stages) > 0
+	for {
+		select {
+		case <-r.stopping:
+			return
+		default:
+		}
+		now := time.Now()
+		if staged && float64(id) >= r.prof.Level(now.Sub(r.start)) {
+			// not this connection's turn yet: the level is below it
+			select {
+			case <-r.stopping:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			continue
+		}
+		var i uint64
+		if now.Sub(r.start) >= r.warmup {
+			i = r.started.Add(1) - 1
+			if r.limit > 0 && i >= r.limit {
+				r.stop()
+				return
+			}
+		}
+		w.send(i, now, false)
+	}
+}
+
+// send makes one request due at intended and records it.
+func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
+	r := w.r
+	if err := r.o.src.Fill(i, &w.req); err != nil {
+		r.fail(err)
+		return
+	}
+	r.inFlight.Add(1)
+	w.out.Reset()
+	begin := time.Now()
+	r.o.tr.Do(r.reqCtx, &w.req, &w.out)
+	done := time.Now()
+	r.inFlight.Add(-1)
+	if intended.Sub(r.start) < r.warmup {
+		r.warmSent.Add(1)
+		return
+	}
+	out, ev := &w.out, &w.ev
+	sent := out.Sent
+	if sent.IsZero() {
+		sent = begin
+	}
+	*ev = result.Event{
+		Endpoint:  w.req.Endpoint,
+		Latency:   done.Sub(intended),
+		Service:   done.Sub(sent),
+		Status:    out.Status,
+		Class:     out.Class,
+		Err:       out.Err,
+		Answered:  out.Answered,
+		BytesIn:   out.BytesIn,
+		BytesOut:  out.BytesOut,
+		Lag:       begin.Sub(intended),
+		Scheduled: scheduled,
+	}
+	if !out.FirstByte.IsZero() {
+		ev.TTFB = out.FirstByte.Sub(sent)
+	}
+	if out.Opened {
+		ev.Conn = &out.Conn
+	}
+	if ev.Class == result.OK && out.Answered && !okStatus(out.Status) {
+		ev.Class = result.Status
+	}
+	if ev.Class == result.Canceled && r.reqCtx.Err() == nil {
+		ev.Class = result.Other // a transport's own cancellation, not the run's
+	}
+	r.rec.Record(w.id, ev)
+}
+
+// okStatus says which answers count as successes: 2xx and 3xx, as wrk and vegeta count them.
+func okStatus(code int) bool { return code >= 200 && code < 400 }
+
+// ErrNoTransport is returned by NewTransport for a plan whose URLs no transport serves.
+var ErrNoTransport = errors.New("no transport for the plan's URLs")

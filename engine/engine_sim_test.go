@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// These tests run the engine under testing/synctest with a transport that takes a known time and
+// never touches a network: the fake clock makes "2000/s for 2 s" exact. The same properties are
+// tested against real servers on loopback in engine_test.go.
+
+// simTransport answers every request with 200 after service time, or stalls when stall says so.
+type simTransport struct {
+	service  time.Duration
+	stall    func(now time.Time) time.Duration // extra wait for a request started at now
+	inFlight atomic.Int64
+	maxSeen  atomic.Int64
+	mu       sync.Mutex
+	calls    int
+}
+
+func (s *simTransport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.maxSeen.Load()
+		if n <= m || s.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.calls++
+	s.mu.Unlock()
+	d := s.service
+	if s.stall != nil {
+		d += s.stall(time.Now())
+	}
+	select {
+	case <-time.After(d):
+		out.Answered, out.Status = true, 200
+	case <-ctx.Done():
+		out.Class, out.Err = result.Canceled, ctx.Err()
+	}
+}
+
+func (s *simTransport) Close() error { return nil }
+
+func simPlan(load plan.Load) plan.Plan {
+	return plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}, Load: load}
+}
+
+func simRun(t *testing.T, ctx context.Context, p plan.Plan, tr transport.Transport, opts ...Option) *Result {
+	t.Helper()
+	opts = append([]Option{WithTransport(tr), func(o *options) { o.sleep = timerSleeper{} }}, opts...)
+	res, err := Run(ctx, p, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestSimOpenModelExactCount(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := &simTransport{service: time.Millisecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Rate: 2000, Duration: 2 * time.Second}), tr)
+		c := res.Total.Endpoints[0]
+		if res.Intended != 4000 || c.Sent != 4000 || c.OK != 4000 {
+			t.Errorf("intended %d, sent %d, ok %d; want 4000 each", res.Intended, c.Sent, c.OK)
+		}
+		// Each request takes 1 ms and is sent on time: latency is exactly the service time.
+		if got := c.Latency.Max(); got < 1000 || got > 1001 {
+			t.Errorf("max latency %d µs; want 1000", got)
+		}
+		if got := res.Total.SendLag.Max(); got > 1 {
+			t.Errorf("max send lag %d µs; want ≤ 1 under the fake clock", got)
+		}
+	})
+}
+
+// The closed model never has more requests in flight than connections.
+func TestSimClosedModelConcurrency(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := &simTransport{service: 10 * time.Millisecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Connections: 10, Duration: time.Second}), tr)
+		if got := tr.maxSeen.Load(); got != 10 {
+			t.Errorf("max in flight %d; want 10", got)
+		}
+		// 10 connections × 1 s / 10 ms each = 1000 requests, give or take the last round
+		if c := res.Total.Endpoints[0]; c.Sent < 990 || c.Sent > 1010 {
+			t.Errorf("sent %d; want about 1000", c.Sent)
+		}
+	})
+}
+
+// Each stage sends the integral of its rate.
+func TestSimStagesPerStage(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		stages := []schedule.Stage{{Duration: time.Second, Target: 1000}, {Duration: 2 * time.Second, Target: 3000}, {Duration: time.Second, Target: 3000}}
+		var perTick []uint64
+		obs := func(tk *Tick) {
+			perTick = append(perTick, tk.Interval.Endpoints[0].Sent)
+		}
+		tr := &simTransport{service: time.Microsecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Stages: stages}), tr, WithObserver(obs))
+		// 0→1000 over 1 s: 500; 1000→3000 over 2 s: 4000 (1500 then 2500); 3000 for 1 s: 3000
+		want := []uint64{500, 1500, 2500, 3000}
+		if len(perTick) < 4 {
+			t.Fatalf("got %d ticks; want at least 4", len(perTick))
+		}
+		for i, w := range want {
+			if d := int64(perTick[i]) - int64(w); d < -1 || d > 1 {
+				t.Errorf("second %d sent %d; want %d ±1", i+1, perTick[i], w)
+			}
+		}
+		if res.Intended != 7500 || res.Total.Endpoints[0].Sent != 7500 {
+			t.Errorf("intended %d, sent %d; want 7500", res.Intended, res.Total.Endpoints[0].Sent)
+		}
+	})
+}
+
+// When connections are too few for the rate, arrivals go out late; latency counts from the
+// intended time and the send lag shows the shortfall.
+func TestSimCoordinatedOmission(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		// One connection at 100/s (one arrival every 10 ms) for 3 s; the server stalls for 1 s
+		// a request that starts in [1 s, 1.01 s). Ground truth: arrivals due in the stall wait for
+		// its end, so arrival k ms into the stall has latency ≈ 1000 − k ms + 1 ms: a hundred
+		// arrivals with latencies spread over 0–1 s, i.e. the top third of the 300 — p99 ≈ 970 ms.
+		var start time.Time
+		stalled := false
+		tr := &simTransport{service: time.Millisecond, stall: func(now time.Time) time.Duration {
+			if start.IsZero() {
+				start = now
+			}
+			if !stalled && now.Sub(start) >= time.Second {
+				stalled = true
+				return time.Second
+			}
+			return 0
+		}}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Rate: 100, Duration: 3 * time.Second, Connections: 1}), tr)
+		c := res.Total.Endpoints[0]
+		p99 := time.Duration(c.Latency.ValueAtQuantile(99)) * time.Microsecond
+		if p99 < 900*time.Millisecond || p99 > 1010*time.Millisecond {
+			t.Errorf("latency p99 %v; want ≈ 970ms (ground truth)", p99)
+		}
+		// Service time saw the stall only once: its p99 is the plain service time.
+		if svc := time.Duration(c.Service.ValueAtQuantile(99)) * time.Microsecond; svc > 2*time.Millisecond {
+			t.Errorf("service time p99 %v; want ≈ 1ms (only one request stalled)", svc)
+		}
+		if lag := time.Duration(res.Total.SendLag.Max()) * time.Microsecond; lag < 900*time.Millisecond {
+			t.Errorf("max send lag %v; want ≈ 1s", lag)
+		}
+	})
+}
+
+func TestSimWarmupAndRequests(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := &simTransport{service: time.Millisecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Rate: 1000, Requests: 500, Warmup: 200 * time.Millisecond}), tr)
+		if res.WarmupSent != 200 {
+			t.Errorf("warm-up sent %d; want 200", res.WarmupSent)
+		}
+		if c := res.Total.Endpoints[0]; c.Sent != 500 || res.Intended != 500 {
+			t.Errorf("measured sent %d, intended %d; want 500", c.Sent, res.Intended)
+		}
+		if res.Elapsed < 499*time.Millisecond || res.Elapsed > 510*time.Millisecond {
+			t.Errorf("elapsed %v; want ≈ 500ms (warm-up excluded)", res.Elapsed)
+		}
+	})
+}
+
+func TestSimClosedRequests(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := &simTransport{service: time.Millisecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Connections: 4, Requests: 100}), tr)
+		if c := res.Total.Endpoints[0]; c.Sent != 100 {
+			t.Errorf("sent %d; want 100", c.Sent)
+		}
+	})
+}
+
+// An interrupted run stops sending, lets requests in flight finish within the grace period, cuts
+// the rest, and still returns what it measured.
+func TestSimInterrupt(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(1450*time.Millisecond, cancel)
+		// requests take 5 s: those in flight at the interruption outlast the 1 s grace
+		tr := &simTransport{service: 5 * time.Second}
+		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: time.Second})
+		res := simRun(t, ctx, p, tr)
+		if !res.Interrupted {
+			t.Error("Interrupted = false; want true")
+		}
+		c := res.Total.Endpoints[0]
+		// arrivals at 0, 0.1, …, 1.4 s: 15 sent, all cut at 2.45 s
+		if c.Sent != 15 || c.Errors[result.Canceled] != 15 {
+			t.Errorf("sent %d, canceled %d; want 15, 15", c.Sent, c.Errors[result.Canceled])
+		}
+		if res.Intended != 15 {
+			t.Errorf("intended %d; want 15 (arrivals due before the interruption)", res.Intended)
+		}
+		if res.Elapsed != 2450*time.Millisecond {
+			t.Errorf("elapsed %v; want 2.45s (1.45 s of load + 1 s of grace)", res.Elapsed)
+		}
+	})
+}

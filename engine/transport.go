@@ -1,0 +1,37 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/httpx"
+)
+
+// NewTransport returns the transport that the URLs of a Normalized plan call for (http and https:
+// HTTP/1.1), configured from the plan's time limits and TLS settings. The caller closes it.
+func NewTransport(p plan.Plan) (transport.Transport, error) {
+	for i, e := range p.Endpoints {
+		switch scheme := schemeOf(e.URL); scheme {
+		case "http", "https":
+		default:
+			return nil, fmt.Errorf("endpoint %d: %w (scheme %q)", i+1, ErrNoTransport, scheme)
+		}
+	}
+	return httpx.New(httpx.Options{
+		Timeout:            p.HTTP.Timeout,
+		ConnectTimeout:     p.HTTP.ConnectTimeout,
+		MaxConns:           p.Load.Connections,
+		DisableKeepAlive:   p.HTTP.DisableKeepAlive,
+		InsecureSkipVerify: p.HTTP.Insecure,
+	})
+}
+
+func schemeOf(u string) string {
+	for i := 0; i < len(u); i++ {
+		if u[i] == ':' {
+			return u[:i]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+func init() {
+	register(command{name: "quickstart", summary: "start a built-in service on 127.0.0.1 and benchmark it for a few seconds", run: runQuickstart})
+}
+
+const quickstartExamples = `  rpcbench quickstart
+  rpcbench quickstart --rate 5000 --duration 5s
+  rpcbench quickstart --format json`
+
+func runQuickstart(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "quickstart", "quickstart [flags]\n\nStart a built-in lab service on 127.0.0.1 (1 ms service time), load it at a constant rate\nand print the report — rpcbench end to end, with nothing to set up.", quickstartExamples)
+	rate := rateFlag{v: 1000, set: true}
+	duration := 3 * time.Second
+	format := "text"
+	quiet := false
+	fs.Var(&rate, "rate", "arrivals per second (`RATE`)")
+	fs.Var(durationFlag{&duration}, "duration", "measured length of the run")
+	fs.Var(choiceFlag{&format, []string{"text", "json"}}, "format", "report `format`: text or json")
+	fs.BoolVar(&quiet, "quiet", false, "no live progress line")
+	pos, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench quickstart: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	srv, err := lab.New(lab.Config{Latency: time.Millisecond})
+	if err != nil {
+		return fail(e, "quickstart", fmt.Errorf("starting the built-in service: %w", err), ExitCannotStart)
+	}
+	defer srv.Close()
+	fmt.Fprintf(e.stderr, "rpcbench quickstart: built-in lab service on %s (1 ms service time); %s/s for %s in the open model\n\n",
+		srv.URL(), trimRate(rate.v), duration)
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{{URL: srv.URL() + "/quickstart"}},
+		Load:      plan.Load{Rate: rate.v, Duration: duration, Connections: 200},
+	}
+	if err := p.Validate(); err != nil {
+		return fail(e, "quickstart", usageError{err.Error()}, ExitUsage)
+	}
+	code = execute(ctx, e, p, format, "", quiet)
+	if code == ExitOK && format == "text" {
+		fmt.Fprintln(e.stderr, "\nNext: rpcbench run --rate 1000 --duration 30s http://127.0.0.1:8080/   (rpcbench help run)")
+	}
+	return code
+}
+
+func trimRate(v float64) string { return fmt.Sprint(v) }

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+func init() {
+	register(command{name: "run", summary: "load a URL at a constant rate (open model) or with N connections (closed model)", run: runRun})
+}
+
+const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:8080/        open model: 5000 arrivals/s
+  rpcbench run --connections 100 --duration 1m http://127.0.0.1:8080/    closed model: 100 busy connections
+  rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
+  rpcbench run --rate 300/m --requests 1000 --warmup 5s http://127.0.0.1:8080/
+  rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
+  rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure`
+
+// runFlags are the flags of `run`, bound to a plan.
+type runFlags struct {
+	rate       rateFlag
+	stages     stagesFlag
+	headers    headerFlag
+	model      string
+	duration   time.Duration
+	warmup     time.Duration
+	grace      time.Duration
+	interval   time.Duration
+	timeout    time.Duration
+	connectTO  time.Duration
+	requests   uint64
+	conns      int
+	method     string
+	body       string
+	bodyFile   string
+	noReuse    bool
+	insecure   bool
+	format     string
+	reportFile string
+	quiet      bool
+}
+
+func (f *runFlags) define(fs *flag.FlagSet) {
+	fs.Var(&f.rate, "rate", "open model: arrivals per second (`RATE`: 5000, 5000/s, 300/m, 1/100ms)")
+	fs.Var(&f.stages, "stages", "ramp the rate (or, closed, the connections) from 0 through `D:T,…` (e.g. 30s:1000,60s:5000); 0s:T is a step")
+	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
+	fs.Var(durationFlag{&f.duration}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
+	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
+	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10); open: cap of connections and requests in flight (default 1000)")
+	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
+	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s)")
+	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
+	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
+	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
+	fs.Var(&f.headers, "header", "request header `\"Name: value\"` (repeatable)")
+	fs.Var(&f.headers, "H", "request header `\"Name: value\"` (short for --header, repeatable)")
+	fs.StringVar(&f.body, "body", "", "request `body`")
+	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from `FILE`")
+	fs.Var(durationFlag{&f.timeout}, "timeout", "time limit of one request, from send to the last byte of the answer (default 30s)")
+	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up: DNS, connect, TLS (default 10s)")
+	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.Var(choiceFlag{&f.format, []string{"text", "json"}}, "format", "report `format` on stdout: text or json")
+	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (JSON for .json, else text)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
+}
+
+// plan turns the flags and the URL into a plan.
+func (f *runFlags) plan(url string) (plan.Plan, error) {
+	ep := plan.Endpoint{URL: url, Method: f.method, Header: f.headers.v}
+	switch {
+	case f.body != "" && f.bodyFile != "":
+		return plan.Plan{}, usagef("--body and --body-file: give one of them")
+	case f.body != "":
+		ep.Body = []byte(f.body)
+	case f.bodyFile != "":
+		b, err := os.ReadFile(f.bodyFile)
+		if err != nil {
+			return plan.Plan{}, usagef("--body-file: %v", err)
+		}
+		ep.Body = b
+	}
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{ep},
+		Load: plan.Load{
+			Model:       plan.Model(f.model),
+			Rate:        f.rate.v,
+			Duration:    f.duration,
+			Requests:    f.requests,
+			Connections: f.conns,
+			Stages:      f.stages.v,
+			Warmup:      f.warmup,
+			Grace:       f.grace,
+			Interval:    f.interval,
+		},
+		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure},
+	}
+	if f.rate.set && f.rate.v == 0 {
+		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
+	}
+	if err := p.Validate(); err != nil {
+		return p, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
+	}
+	return p, nil
+}
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "run", "run [flags] URL\n\nLoad URL and report latency (from each request's intended send time), throughput and errors.", runExamples)
+	f := &runFlags{format: "text"}
+	f.define(fs)
+	pos, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments\n(see: rpcbench run --help)\n", len(pos))
+		return ExitUsage
+	}
+	p, err := f.plan(pos[0])
+	if err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
+	return execute(ctx, e, p, f.format, f.reportFile, f.quiet)
+}
+
+// execute runs p, prints its report in format and saves it to reportFile; it returns the exit code.
+func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string, quiet bool) int {
+	np := p.Normalized()
+	if note := raiseOpenFiles(np.Load.Connections); note != "" {
+		fmt.Fprintln(e.stderr, "rpcbench:", note)
+	}
+	var opts []engine.Option
+	if !quiet && isTerminal(e.stdout) && isTerminal(e.stderr) {
+		pr := newProgress(e.stderr)
+		opts = append(opts, engine.WithObserver(pr.observe))
+	}
+	res, err := engine.Run(ctx, p, opts...)
+	if err != nil {
+		return fail(e, "run", err, ExitCannotStart)
+	}
+	s := summary.New(summary.Run{
+		Plan: res.Plan, Version: Version(), Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending,
+		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
+	}, res.Total)
+	code := ExitOK
+	if err := render(e.stdout, s, format); err != nil {
+		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
+		code = ExitCannotStart
+	}
+	if reportFile != "" {
+		if err := saveReport(reportFile, s); err != nil {
+			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
+			code = ExitCannotStart
+		}
+	}
+	if res.Interrupted {
+		fmt.Fprintln(e.stderr, "rpcbench run: interrupted; the report covers what was done until then")
+		return ExitInterrupted
+	}
+	if res.Stop != nil {
+		fmt.Fprintf(e.stderr, "rpcbench run: stopped early: %v\n", res.Stop)
+		return ExitUsage
+	}
+	return code
+}
+
+func render(w io.Writer, s *summary.Summary, format string) error {
+	if format == "json" {
+		return report.JSON(w, s)
+	}
+	return report.Text(w, s)
+}
+
+// saveReport writes the report to path, JSON for a .json file and text otherwise, through a
+// temporary file so that a half-written report never replaces a good one.
+func saveReport(path string, s *summary.Summary) error {
+	format := "text"
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		format = "json"
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := render(tmp, s, format); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminalFd(f.Fd())
+}
+

@@ -1,0 +1,289 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Defaults used where a Plan leaves a field zero.
+const (
+	DefaultDuration        = 10 * time.Second
+	DefaultClosedConns     = 10
+	DefaultOpenConns       = 1000
+	DefaultTimeout         = 30 * time.Second
+	DefaultConnectTimeout  = 10 * time.Second
+	DefaultGrace           = 5 * time.Second
+	DefaultInterval        = time.Second
+	MaxConnections         = 1_000_000
+	maxRate                = 1e9
+	defaultEndpointNameLen = 60
+)
+
+// Plan is the whole description of a run. The zero value is not runnable: it needs at least one
+// endpoint. Plans are plain data, safe to copy and to encode as JSON.
+type Plan struct {
+	Endpoints []Endpoint `json:"endpoints"`
+	Load      Load       `json:"load"`
+	HTTP      HTTP       `json:"http"`
+}
+
+// Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
+type Endpoint struct {
+	Name   string             `json:"name,omitempty"`
+	Method string             `json:"method,omitempty"` // default GET
+	URL    string             `json:"url"`
+	Header []transport.Header `json:"header,omitempty"`
+	Body   []byte             `json:"body,omitempty"`
+}
+
+// Model is the load model.
+type Model string
+
+// The load models.
+const (
+	// Open sends on a schedule, whatever the target does (arrivals per second).
+	Open Model = "open"
+	// Closed keeps a number of connections busy: each sends when its previous answer arrived.
+	Closed Model = "closed"
+)
+
+// Load says how much to send and for how long. Zero fields take defaults: with no Rate and no
+// Stages the model is closed with DefaultClosedConns connections; with no Duration, Requests or
+// Stages the run lasts DefaultDuration.
+type Load struct {
+	Model Model `json:"model,omitempty"`
+	// Rate is the arrival rate of the open model, per second.
+	Rate float64 `json:"rate,omitempty"`
+	// Duration is the measured length of the run (after Warmup).
+	Duration time.Duration `json:"duration,omitempty"`
+	// Requests stops the run after that many measured requests (arrivals, in the open model).
+	Requests uint64 `json:"requests,omitempty"`
+	// Connections is the number of connections of the closed model, or the cap of connections
+	// (and of requests in flight) of the open model.
+	Connections int `json:"connections,omitempty"`
+	// Stages ramp the rate (open) or the connections (closed) linearly from target to target,
+	// starting from 0; a stage of zero length is a step. They replace Rate and Duration.
+	Stages []schedule.Stage `json:"stages,omitempty"`
+	// Warmup sends for this long before the measured run, at the first level, out of the figures.
+	Warmup time.Duration `json:"warmup,omitempty"`
+	// Grace is how long an interrupted run waits for requests in flight before cutting them.
+	Grace time.Duration `json:"grace,omitempty"`
+	// Interval is the length of the intervals of progress and result records.
+	Interval time.Duration `json:"interval,omitempty"`
+}
+
+// HTTP holds how requests travel.
+type HTTP struct {
+	Timeout          time.Duration `json:"timeout,omitempty"`         // whole request; default 30s
+	ConnectTimeout   time.Duration `json:"connect_timeout,omitempty"` // dial + TLS; default 10s
+	DisableKeepAlive bool          `json:"disable_keep_alive,omitempty"`
+	Insecure         bool          `json:"insecure,omitempty"` // skip TLS certificate verification
+}
+
+// Normalized returns a copy of p with every default filled in, as the run will use it.
+func (p Plan) Normalized() Plan {
+	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
+	for i := range p.Endpoints {
+		e := &p.Endpoints[i]
+		if e.Method == "" {
+			e.Method = "GET"
+		}
+		e.Method = strings.ToUpper(e.Method)
+		if e.Name == "" {
+			e.Name = defaultName(e.Method, e.URL)
+		}
+	}
+	l := &p.Load
+	if l.Model == "" {
+		l.Model = Closed
+		if l.Rate > 0 || len(l.Stages) > 0 {
+			l.Model = Open
+		}
+	}
+	if l.Duration == 0 && l.Requests == 0 && len(l.Stages) == 0 {
+		l.Duration = DefaultDuration
+	}
+	if l.Connections == 0 {
+		l.Connections = DefaultClosedConns
+		if l.Model == Open {
+			l.Connections = DefaultOpenConns
+		}
+	}
+	if l.Grace == 0 {
+		l.Grace = DefaultGrace
+	}
+	if l.Interval == 0 {
+		l.Interval = DefaultInterval
+	}
+	if p.HTTP.Timeout == 0 {
+		p.HTTP.Timeout = DefaultTimeout
+	}
+	if p.HTTP.ConnectTimeout == 0 {
+		p.HTTP.ConnectTimeout = DefaultConnectTimeout
+	}
+	return p
+}
+
+func defaultName(method, raw string) string {
+	u, err := url.Parse(raw)
+	path := raw
+	if err == nil {
+		path = u.RequestURI()
+	}
+	name := method + " " + path
+	if len(name) > defaultEndpointNameLen {
+		name = name[:defaultEndpointNameLen-1] + "…"
+	}
+	return name
+}
+
+// Validate returns every problem of p at once (errors.Join), or nil.
+func (p Plan) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("plan: "+format, a...)) }
+	if len(p.Endpoints) == 0 {
+		bad("no endpoint: give a URL")
+	}
+	names := map[string]bool{}
+	for i, e := range p.Endpoints {
+		if err := checkURL(e.URL); err != nil {
+			bad("endpoint %d: %v", i+1, err)
+		}
+		if e.Name != "" {
+			if names[e.Name] {
+				bad("endpoint %d: name %q is used twice", i+1, e.Name)
+			}
+			names[e.Name] = true
+		}
+		if e.Method != "" && !isToken(e.Method) {
+			bad("endpoint %d: method %q is not an HTTP method (e.g. GET, POST)", i+1, e.Method)
+		}
+		for _, h := range e.Header {
+			if !isToken(h.Name) {
+				bad("endpoint %d: header name %q is not a valid header name", i+1, h.Name)
+			}
+			if strings.ContainsAny(h.Value, "\r\n") {
+				bad("endpoint %d: header %s: value holds a line break", i+1, h.Name)
+			}
+		}
+	}
+	l := p.Load
+	switch l.Model {
+	case "", Open, Closed:
+	default:
+		bad("load model %q: want open or closed", l.Model)
+	}
+	if l.Rate < 0 || l.Rate > maxRate || math.IsNaN(l.Rate) {
+		bad("rate %v: want a rate from 0 to %g per second", l.Rate, float64(maxRate))
+	}
+	if l.Model == Closed && l.Rate > 0 {
+		bad("rate %v/s with the closed model: the closed model sends as fast as answers come; drop the rate or use the open model", l.Rate)
+	}
+	if l.Model == Open && l.Rate == 0 && len(l.Stages) == 0 {
+		bad("the open model needs a rate or stages")
+	}
+	if l.Duration < 0 {
+		bad("duration %v is negative", l.Duration)
+	}
+	if l.Warmup < 0 {
+		bad("warmup %v is negative", l.Warmup)
+	}
+	if l.Grace < 0 {
+		bad("grace %v is negative", l.Grace)
+	}
+	if l.Interval < 0 || l.Interval > 0 && l.Interval < 10*time.Millisecond {
+		bad("interval %v: want at least 10ms", l.Interval)
+	}
+	if l.Connections < 0 || l.Connections > MaxConnections {
+		bad("connections %d: want 1 to %d", l.Connections, MaxConnections)
+	}
+	if len(l.Stages) > 0 {
+		if l.Rate > 0 {
+			bad("both a rate and stages: stages set the rate; give one of them")
+		}
+		if l.Duration > 0 {
+			bad("both a duration and stages: the stages set the duration; give one of them")
+		}
+		if _, err := schedule.NewProfile(0, l.Stages); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if p.HTTP.Timeout < 0 {
+		bad("timeout %v is negative", p.HTTP.Timeout)
+	}
+	if p.HTTP.ConnectTimeout < 0 {
+		bad("connect timeout %v is negative", p.HTTP.ConnectTimeout)
+	}
+	return errors.Join(errs...)
+}
+
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("URL %q: %v", raw, unwrapURLError(err))
+	}
+	switch u.Scheme {
+	case "http", "https":
+	case "":
+		return fmt.Errorf("URL %q has no scheme: want e.g. http://127.0.0.1:8080/", raw)
+	default:
+		return fmt.Errorf("URL %q: scheme %q is not supported; want http or https", raw, u.Scheme)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", raw)
+	}
+	return nil
+}
+
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`()<>@,;:\"/[]?={}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Profile returns the level profile of the whole run, warm-up included: arrivals per second for
+// the open model, connections for the closed model. Call it on a Normalized, valid plan.
+func (l Load) Profile() (*schedule.Profile, error) {
+	level := l.Rate
+	if l.Model == Closed {
+		level = float64(l.Connections)
+	}
+	if len(l.Stages) == 0 {
+		d := l.Duration
+		if d > 0 {
+			d += l.Warmup
+		} else if l.Warmup > 0 {
+			// count-limited: the warm-up is the first part of a for-ever profile
+			return schedule.Constant(level, 0)
+		}
+		return schedule.Constant(level, d)
+	}
+	stages := l.Stages
+	if l.Warmup > 0 {
+		first := l.Stages[0].Target
+		stages = append([]schedule.Stage{{Duration: 0, Target: first}, {Duration: l.Warmup, Target: first}}, stages...)
+	}
+	return schedule.NewProfile(0, stages)
+}

@@ -1,0 +1,265 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+var fmtMs = summary.FormatMs
+
+// Text writes s as the report people read at a terminal.
+func Text(w io.Writer, s *summary.Summary) error {
+	b := &strings.Builder{}
+	header(b, s)
+	requests(b, s)
+	latencyTable(b, s)
+	histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
+	statusAndErrors(b, &s.Stats)
+	transfer(b, s)
+	if len(s.Endpoints) > 1 {
+		endpoints(b, s)
+	}
+	if len(s.Notes) > 0 {
+		b.WriteString("\nNotes\n")
+		for _, n := range s.Notes {
+			fmt.Fprintf(b, "  ! %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func header(b *strings.Builder, s *summary.Summary) {
+	fmt.Fprintf(b, "rpcbench %s  %s\n", s.Tool.Version, s.Target)
+	l := s.Config.Load
+	var load string
+	switch {
+	case l.Model == plan.Open && len(l.Stages) > 0:
+		load = fmt.Sprintf("open model, %d stages, up to %d connections", len(l.Stages), l.Connections)
+	case l.Model == plan.Open:
+		load = fmt.Sprintf("open model at %s/s, up to %d connections", trimFloat(l.Rate), l.Connections)
+	case len(l.Stages) > 0:
+		load = fmt.Sprintf("closed model, %d stages of connections", len(l.Stages))
+	default:
+		load = fmt.Sprintf("closed model, %d connections", l.Connections)
+	}
+	fmt.Fprintf(b, "%s; started %s\n", load, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+	if s.Interrupted {
+		b.WriteString("INTERRUPTED: what follows covers the run up to the interruption\n")
+	}
+}
+
+func requests(b *strings.Builder, s *summary.Summary) {
+	r := s.Requests
+	b.WriteString("\nRequests\n")
+	fmt.Fprintf(b, "  %-11s intended %d, sent %d, completed %d, ok %d, failed %d\n", "count", r.Intended, r.Sent, r.Completed, r.OK, r.Errors)
+	if r.Dropped > 0 {
+		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
+	}
+	fmt.Fprintf(b, "  %-11s %s (sending %s, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendingS))
+	if s.Warmup != nil {
+		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
+	}
+	if s.Config.Load.Model == plan.Open {
+		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s answers/s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), fmt1(s.Throughput))
+		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s\n", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
+	} else {
+		fmt.Fprintf(b, "  %-11s %s answers/s\n", "throughput", fmt1(s.Throughput))
+	}
+}
+
+func latencyTable(b *strings.Builder, s *summary.Summary) {
+	if s.Requests.Sent == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
+	fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
+	l, v := s.Latency, s.Service
+	rows := []struct {
+		name string
+		a, b float64
+	}{
+		{"min", l.Min, v.Min}, {"mean", l.Mean, v.Mean}, {"stdev", l.Stdev, v.Stdev},
+		{"p50", l.P50, v.P50}, {"p75", l.P75, v.P75}, {"p90", l.P90, v.P90}, {"p95", l.P95, v.P95},
+		{"p99", l.P99, v.P99}, {"p99.9", l.P999, v.P999}, {"p99.99", l.P9999, v.P9999}, {"max", l.Max, v.Max},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", r.name, fmtMs(r.a), fmtMs(r.b))
+	}
+	tw.Flush()
+}
+
+// histogram draws up to 12 bars over the recorded range, log-spaced when the range is wide.
+func histogram(b *strings.Builder, h *hdr.Histogram, title string) {
+	if h == nil || h.TotalCount() == 0 {
+		return
+	}
+	edges := bucketEdges(h.Min(), h.Max(), 12)
+	counts := make([]int64, len(edges)-1)
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		k := sort.Search(len(edges)-1, func(i int) bool { return edges[i+1] > bar.From }) // bucket holding bar.From
+		k = min(k, len(counts)-1)
+		counts[k] += bar.Count
+	}
+	var peak int64
+	for _, c := range counts {
+		peak = max(peak, c)
+	}
+	total := float64(h.TotalCount())
+	fmt.Fprintf(b, "\n%s\n", title)
+	const width = 40
+	for i, c := range counts {
+		n := int(math.Round(float64(c) / float64(peak) * width))
+		if c > 0 && n == 0 {
+			n = 1
+		}
+		fmt.Fprintf(b, "  %9s – %-9s %s%s %d (%.1f%%)\n", fmtMs(float64(edges[i])/1000), fmtMs(float64(edges[i+1])/1000),
+			strings.Repeat("█", n), strings.Repeat(" ", width-n), c, 100*float64(c)/total)
+	}
+}
+
+// bucketEdges returns n+1 edges (µs) from lo to hi inclusive, log-spaced when hi/lo > 20.
+func bucketEdges(lo, hi int64, n int) []int64 {
+	if hi <= lo {
+		return []int64{lo, lo + 1}
+	}
+	hi++ // the last bucket includes the maximum
+	edges := make([]int64, 0, n+1)
+	logScale := lo > 0 && float64(hi)/float64(lo) > 20
+	for i := 0; i <= n; i++ {
+		var e float64
+		if logScale {
+			e = float64(lo) * math.Pow(float64(hi)/float64(lo), float64(i)/float64(n))
+		} else {
+			e = float64(lo) + float64(hi-lo)*float64(i)/float64(n)
+		}
+		v := int64(math.Round(e))
+		if len(edges) > 0 && v <= edges[len(edges)-1] {
+			continue
+		}
+		edges = append(edges, v)
+	}
+	if edges[len(edges)-1] < hi {
+		edges = append(edges, hi)
+	}
+	return edges
+}
+
+func statusAndErrors(b *strings.Builder, st *summary.Stats) {
+	if len(st.Status) > 0 {
+		b.WriteString("\nStatus codes\n")
+		codes := make([]string, 0, len(st.Status))
+		for c := range st.Status {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		for _, c := range codes {
+			n := st.Status[c]
+			fmt.Fprintf(b, "  %s  %d (%.1f%%)%s\n", c, n, pct(n, st.Requests.Completed), statusNote(c))
+		}
+	}
+	if len(st.Errors) > 0 {
+		b.WriteString("\nFailures by class\n")
+		classes := make([]string, 0, len(st.Errors))
+		for c := range st.Errors {
+			classes = append(classes, c)
+		}
+		sort.Slice(classes, func(i, j int) bool { return st.Errors[classes[i]] > st.Errors[classes[j]] })
+		for _, c := range classes {
+			fmt.Fprintf(b, "  %-9s %d (%.1f%% of sent)\n", c, st.Errors[c], pct(st.Errors[c], st.Requests.Sent))
+		}
+		b.WriteString("\nDistinct failures\n")
+		for i, m := range st.ErrorMessages {
+			if i == 10 {
+				fmt.Fprintf(b, "  … and %d more kinds\n", len(st.ErrorMessages)-10)
+				break
+			}
+			fmt.Fprintf(b, "  %8d  %-9s %s\n", m.Count, m.Class, m.Message)
+		}
+	}
+}
+
+func statusNote(code string) string {
+	c, err := strconv.Atoi(code)
+	if err != nil || c >= 200 && c < 400 {
+		return ""
+	}
+	return "  (counted as failed)"
+}
+
+func transfer(b *strings.Builder, s *summary.Summary) {
+	b.WriteString("\nTransfer\n")
+	perSec := func(n uint64) string {
+		if s.DurationS <= 0 {
+			return ""
+		}
+		return " (" + fmtBytes(float64(n)/s.DurationS) + "/s)"
+	}
+	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes in", fmtBytes(float64(s.Bytes.In)), perSec(s.Bytes.In))
+	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes out", fmtBytes(float64(s.Bytes.Out)), perSec(s.Bytes.Out))
+	c := s.Connections
+	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
+	if c.Failed > 0 {
+		fmt.Fprintf(b, ", %d failed to open", c.Failed)
+	}
+	b.WriteString("\n")
+	for _, p := range []struct {
+		name string
+		v    *summary.Percentiles
+	}{{"dns set-up", c.DNS}, {"connect set-up", c.Connect}, {"tls set-up", c.TLS}} {
+		if p.v != nil {
+			fmt.Fprintf(b, "  %-15s p50 %s, p99 %s, max %s\n", p.name, fmtMs(p.v.P50), fmtMs(p.v.P99), fmtMs(p.v.Max))
+		}
+	}
+}
+
+func endpoints(b *strings.Builder, s *summary.Summary) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nEndpoints\t")
+	fmt.Fprintln(tw, "  name\tsent\tok\tfailed\tanswers/s\tp50\tp90\tp99\tmax\t")
+	for _, e := range s.Endpoints {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
+			fmt1(e.Throughput), fmtMs(e.Latency.P50), fmtMs(e.Latency.P90), fmtMs(e.Latency.P99), fmtMs(e.Latency.Max))
+	}
+	tw.Flush()
+}
+
+func pct(n, of uint64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+func fmt1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func fmtSeconds(s float64) string { return fmtMs(s * 1000) }
+
+func fmtBytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f %s", n, units[i])
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}

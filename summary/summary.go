@@ -1,0 +1,310 @@
+package summary
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+)
+
+// Schema names the JSON report's format and version.
+const Schema = "rpcbench.report/v1"
+
+// Summary is the whole report of one run. It is plain data: encode it with encoding/json. The
+// histograms are kept (outside the JSON) for renderers.
+type Summary struct {
+	Schema      string    `json:"schema"`
+	Tool        Tool      `json:"tool"`
+	Target      string    `json:"target"`
+	Config      plan.Plan `json:"config"`
+	StartedAt   time.Time `json:"started_at"`
+	DurationS   float64   `json:"duration_s"` // from the measured start to the last answer
+	SendingS    float64   `json:"sending_s"`  // how long the measured part sent for
+	Interrupted bool      `json:"interrupted,omitempty"`
+	StopReason  string    `json:"stop_reason,omitempty"`
+	Warmup      *Warmup   `json:"warmup,omitempty"`
+
+	Stats // the totals, over every endpoint
+
+	IntendedRate float64     `json:"intended_rate_rps"`
+	SendRate     float64     `json:"send_rate_rps"` // requests sent per second of sending
+	SendLag      LagStats    `json:"send_lag_ms"`
+	Connections  Connections `json:"connections"`
+	Endpoints    []Endpoint  `json:"endpoints"`
+	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Tool names the program that measured.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Warmup says what the warm-up sent, outside the figures.
+type Warmup struct {
+	DurationS float64 `json:"duration_s"`
+	Sent      uint64  `json:"sent"`
+}
+
+// Stats are the figures of one endpoint or of all together.
+type Stats struct {
+	Requests   Requests          `json:"requests"`
+	Throughput float64           `json:"throughput_rps"` // answers per second
+	Latency    Percentiles       `json:"latency_ms"`
+	Service    Percentiles       `json:"service_time_ms"`
+	TTFB       *Percentiles      `json:"ttfb_ms,omitempty"`
+	Status     map[string]uint64 `json:"status"`
+	Errors     map[string]uint64 `json:"errors"`
+	// ErrorMessages are the distinct failures, most frequent first, one example message each.
+	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
+	Bytes         Bytes          `json:"bytes"`
+
+	LatencyHist *hdr.Histogram `json:"-"`
+	ServiceHist *hdr.Histogram `json:"-"`
+}
+
+// Endpoint is the figures of one named endpoint.
+type Endpoint struct {
+	Name string `json:"name"`
+	Stats
+}
+
+// Requests counts requests. Errors = Sent − OK: every request that did not end in success, whatever
+// its class (Status for answers with a failing status code).
+type Requests struct {
+	Intended  uint64 `json:"intended"`
+	Sent      uint64 `json:"sent"`
+	Completed uint64 `json:"completed"` // got an answer, whatever its status
+	OK        uint64 `json:"ok"`
+	Errors    uint64 `json:"errors"`
+	Dropped   uint64 `json:"dropped,omitempty"` // intended but never sent
+}
+
+// Percentiles of a latency distribution, in milliseconds.
+type Percentiles struct {
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	Stdev float64 `json:"stdev"`
+	P50   float64 `json:"p50"`
+	P75   float64 `json:"p75"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p999"`
+	P9999 float64 `json:"p9999"`
+	Max   float64 `json:"max"`
+}
+
+// LagStats is the send lag: how late arrivals went out against their schedule.
+type LagStats struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// ErrorMessage is one kind of failure with its count.
+type ErrorMessage struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+	Count   uint64 `json:"count"`
+}
+
+// Bytes counts bytes on the wire, headers included.
+type Bytes struct {
+	In  uint64 `json:"in"`
+	Out uint64 `json:"out"`
+}
+
+// Connections says how many connections were opened and what their set-up took, apart from the
+// requests' latency.
+type Connections struct {
+	Opened  uint64       `json:"opened"`
+	Failed  uint64       `json:"failed,omitempty"`
+	DNS     *Percentiles `json:"dns_ms,omitempty"`
+	Connect *Percentiles `json:"connect_ms,omitempty"`
+	TLS     *Percentiles `json:"tls_ms,omitempty"`
+}
+
+// Run describes a measured run for New: the facts that are not in the merged interval.
+type Run struct {
+	Plan        plan.Plan
+	Version     string // the tool's version
+	Started     time.Time
+	Elapsed     time.Duration
+	Sending     time.Duration
+	Intended    uint64
+	WarmupSent  uint64
+	Interrupted bool
+	Stop        error
+}
+
+// New folds the merged interval total of run into a Summary.
+func New(run Run, total *result.Interval) *Summary {
+	p := run.Plan
+	s := &Summary{
+		Schema:      Schema,
+		Tool:        Tool{Name: "rpcbench", Version: run.Version},
+		Target:      target(p),
+		Config:      p,
+		StartedAt:   run.Started.UTC(),
+		DurationS:   run.Elapsed.Seconds(),
+		SendingS:    run.Sending.Seconds(),
+		Interrupted: run.Interrupted,
+	}
+	if run.Stop != nil {
+		s.StopReason = run.Stop.Error()
+	}
+	if p.Load.Warmup > 0 {
+		s.Warmup = &Warmup{DurationS: p.Load.Warmup.Seconds(), Sent: run.WarmupSent}
+	}
+	all := total.Total()
+	s.Stats = stats(all, run.Elapsed)
+	for i, c := range total.Endpoints {
+		name := fmt.Sprintf("endpoint %d", i+1)
+		if i < len(p.Endpoints) {
+			name = p.Endpoints[i].Name
+		}
+		e := Endpoint{Name: name, Stats: stats(c, run.Elapsed)}
+		e.Requests.Intended = e.Requests.Sent
+		s.Endpoints = append(s.Endpoints, e)
+	}
+	s.Requests.Intended = run.Intended
+	if p.Load.Model == plan.Open {
+		s.Requests.Dropped = run.Intended - min(run.Intended, s.Requests.Sent)
+		s.SendLag = LagStats{P50: ms(total.SendLag.ValueAtQuantile(50)), P99: ms(total.SendLag.ValueAtQuantile(99)), Max: ms(total.SendLag.Max())}
+	} else {
+		s.Requests.Intended = s.Requests.Sent
+	}
+	if sec := run.Sending.Seconds(); sec > 0 {
+		s.IntendedRate = float64(s.Requests.Intended) / sec
+		s.SendRate = float64(s.Requests.Sent) / sec
+	}
+	c := total.Conns
+	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
+	s.Notes = notes(s, p)
+	return s
+}
+
+func target(p plan.Plan) string {
+	switch len(p.Endpoints) {
+	case 0:
+		return ""
+	case 1:
+		return p.Endpoints[0].URL
+	}
+	return fmt.Sprintf("%s (and %d more endpoints)", p.Endpoints[0].URL, len(p.Endpoints)-1)
+}
+
+func stats(c *result.Counts, elapsed time.Duration) Stats {
+	st := Stats{
+		Requests: Requests{
+			Sent:      c.Sent,
+			Completed: c.Completed,
+			OK:        c.OK,
+			Errors:    c.Sent - min(c.OK, c.Sent),
+		},
+		Latency:     percentiles(c.Latency),
+		Service:     percentiles(c.Service),
+		TTFB:        optPercentiles(c.TTFB),
+		Status:      map[string]uint64{},
+		Errors:      map[string]uint64{},
+		Bytes:       Bytes{In: c.BytesIn, Out: c.BytesOut},
+		LatencyHist: c.Latency,
+		ServiceHist: c.Service,
+	}
+	if sec := elapsed.Seconds(); sec > 0 {
+		st.Throughput = float64(c.Completed) / sec
+	}
+	for code, n := range c.Status {
+		st.Status[fmt.Sprint(code)] = n
+	}
+	for cl, n := range c.Errors {
+		if n > 0 {
+			st.Errors[result.Class(cl).String()] = n
+		}
+	}
+	for k, n := range c.Messages {
+		st.ErrorMessages = append(st.ErrorMessages, ErrorMessage{Class: k.Class.String(), Message: k.Message, Count: n})
+	}
+	sort.Slice(st.ErrorMessages, func(i, j int) bool {
+		a, b := st.ErrorMessages[i], st.ErrorMessages[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return a.Class+a.Message < b.Class+b.Message
+	})
+	return st
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
+
+func percentiles(h *hdr.Histogram) Percentiles {
+	if h.TotalCount() == 0 {
+		return Percentiles{}
+	}
+	q := func(p float64) float64 { return ms(h.ValueAtQuantile(p)) }
+	return Percentiles{
+		Min: ms(h.Min()), Mean: round3(h.Mean() / 1000), Stdev: round3(h.StdDev() / 1000),
+		P50: q(50), P75: q(75), P90: q(90), P95: q(95), P99: q(99), P999: q(99.9), P9999: q(99.99),
+		Max: ms(h.Max()),
+	}
+}
+
+func optPercentiles(h *hdr.Histogram) *Percentiles {
+	if h.TotalCount() == 0 {
+		return nil
+	}
+	p := percentiles(h)
+	return &p
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Thresholds of the notes on a generator that fell behind.
+const (
+	lagNote      = 10 * time.Millisecond // send lag p99 above this is worth a note
+	shortfallPct = 1.0                   // sending more than this many percent below the intended rate
+)
+
+func notes(s *Summary, p plan.Plan) []string {
+	var out []string
+	if s.Interrupted {
+		out = append(out, "interrupted: the figures cover the run up to the interruption")
+	}
+	if s.StopReason != "" {
+		out = append(out, "stopped early: "+s.StopReason)
+	}
+	if p.Load.Model != plan.Open {
+		return out
+	}
+	if d := s.Requests.Dropped; d > 0 {
+		out = append(out, fmt.Sprintf("the generator fell behind: %d of %d intended requests were never sent (%.1f%%); raise --connections or lower the rate", d, s.Requests.Intended, 100*float64(d)/float64(s.Requests.Intended)))
+	} else if s.IntendedRate > 0 && s.SendRate < s.IntendedRate*(1-shortfallPct/100) {
+		out = append(out, fmt.Sprintf("the generator fell behind: sent %.1f/s of an intended %.1f/s", s.SendRate, s.IntendedRate))
+	}
+	if lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond)); lag > lagNote {
+		out = append(out, fmt.Sprintf("requests went out late: send lag p99 %s, max %s; latency still counts from the intended send times", FormatMs(s.SendLag.P99), FormatMs(s.SendLag.Max)))
+	}
+	return out
+}
+
+// FormatMs formats a duration in milliseconds with a unit that suits it: "850µs", "12.3ms", "1.52s".
+func FormatMs(v float64) string {
+	switch {
+	case v < 1:
+		return fmt.Sprintf("%.0fµs", v*1000)
+	case v < 10:
+		return fmt.Sprintf("%.2fms", v)
+	case v < 1000:
+		return fmt.Sprintf("%.1fms", v)
+	case v < 60_000:
+		return fmt.Sprintf("%.2fs", v/1000)
+	}
+	return time.Duration(v * float64(time.Millisecond)).Round(time.Second).String()
+}
