@@ -78,7 +78,9 @@ func WithTransport(tr transport.Transport) Option { return func(o *options) { o.
 func WithSource(src plan.Source) Option { return func(o *options) { o.src = src } }
 
 // WithObserver adds an observer of the run's ticks.
-func WithObserver(f Observer) Option { return func(o *options) { o.observers = append(o.observers, f) } }
+func WithObserver(f Observer) Option {
+	return func(o *options) { o.observers = append(o.observers, f) }
+}
 
 // Run runs p until its load is done or ctx is cancelled. It returns an error only when the run could
 // not start (an invalid plan, a transport that cannot be made); everything that happens to requests
@@ -134,10 +136,10 @@ type run struct {
 	stopAt   atomic.Int64 // offset from start at which sending stopped, ns
 	// exhausted is set when the schedule ran out of arrivals: every one of them was due.
 	exhausted atomic.Bool
-	inFlight atomic.Int64
-	warmSent atomic.Uint64
-	started  atomic.Uint64 // measured requests started (closed model tickets)
-	stopErr  atomic.Pointer[error]
+	inFlight  atomic.Int64
+	warmSent  atomic.Uint64
+	started   atomic.Uint64 // measured requests started (closed model tickets)
+	stopErr   atomic.Pointer[error]
 }
 
 func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
@@ -308,11 +310,11 @@ func (r *run) pace(tickets chan<- ticket) {
 
 // worker holds what one sender reuses from request to request.
 type worker struct {
-	r     *run
-	id    int
-	req   transport.Request
-	out   transport.Outcome
-	ev    result.Event
+	r   *run
+	id  int
+	req transport.Request
+	out transport.Outcome
+	ev  result.Event
 }
 
 // ticket is one arrival handed from the pacer to a sender.

@@ -208,4 +208,3 @@ func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminalFd(f.Fd())
 }
-
