@@ -63,8 +63,30 @@ type Result struct {
 type options struct {
 	tr        transport.Transport
 	src       plan.Source
+	verify    Verifier
 	observers []Observer
 	sleep     sleeper
+}
+
+// Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
+// error member, an id that does not match, a body that lacks a word). It returns result.OK for a
+// success, else the class (Status, Check, Protocol) and a short message; for Check the message
+// should be the check's name, so that failures are counted by name. Verify is called from many
+// goroutines at once and must not keep r or out.
+type Verifier interface {
+	Verify(r *transport.Request, out *transport.Outcome) (result.Class, error)
+}
+
+// StatusVerifier is the default Verifier: 2xx and 3xx answers are successes, as wrk and vegeta
+// count them; any other status is a failure of class Status.
+type StatusVerifier struct{}
+
+// Verify implements Verifier.
+func (StatusVerifier) Verify(_ *transport.Request, out *transport.Outcome) (result.Class, error) {
+	if out.Status >= 200 && out.Status < 400 {
+		return result.OK, nil
+	}
+	return result.Status, nil
 }
 
 // Option configures Run.
@@ -76,6 +98,10 @@ func WithTransport(tr transport.Transport) Option { return func(o *options) { o.
 
 // WithSource takes requests from src instead of the plan's endpoints unchanged.
 func WithSource(src plan.Source) Option { return func(o *options) { o.src = src } }
+
+// WithVerifier judges answers with v instead of StatusVerifier. A transport built by Run keeps
+// answer bodies (Outcome.Body) for it.
+func WithVerifier(v Verifier) Option { return func(o *options) { o.verify = v } }
 
 // WithObserver adds an observer of the run's ticks.
 func WithObserver(f Observer) Option {
@@ -94,6 +120,10 @@ func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
 	for _, f := range opts {
 		f(&o)
 	}
+	keepBody := o.verify != nil
+	if o.verify == nil {
+		o.verify = StatusVerifier{}
+	}
 	if o.src == nil {
 		src, err := plan.NewStaticSource(p.Endpoints)
 		if err != nil {
@@ -102,7 +132,7 @@ func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
 		o.src = src
 	}
 	if o.tr == nil {
-		tr, err := NewTransport(p)
+		tr, err := NewTransport(p, keepBody)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
@@ -402,17 +432,14 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
 	if out.Opened {
 		ev.Conn = &out.Conn
 	}
-	if ev.Class == result.OK && out.Answered && !okStatus(out.Status) {
-		ev.Class = result.Status
+	if ev.Class == result.OK && out.Answered {
+		ev.Class, ev.Err = r.o.verify.Verify(&w.req, out)
 	}
 	if ev.Class == result.Canceled && r.reqCtx.Err() == nil {
 		ev.Class = result.Other // a transport's own cancellation, not the run's
 	}
 	r.rec.Record(w.id, ev)
 }
-
-// okStatus says which answers count as successes: 2xx and 3xx, as wrk and vegeta count them.
-func okStatus(code int) bool { return code >= 200 && code < 400 }
 
 // ErrNoTransport is returned by NewTransport for a plan whose URLs no transport serves.
 var ErrNoTransport = errors.New("no transport for the plan's URLs")

@@ -9,8 +9,9 @@ import (
 )
 
 // NewTransport returns the transport that the URLs of a Normalized plan call for (http and https:
-// HTTP/1.1), configured from the plan's time limits and TLS settings. The caller closes it.
-func NewTransport(p plan.Plan) (transport.Transport, error) {
+// HTTP/1.1), configured from the plan's time limits and TLS settings; keepBody keeps answer bodies
+// for a Verifier. The caller closes it.
+func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 	for i, e := range p.Endpoints {
 		switch scheme := schemeOf(e.URL); scheme {
 		case "http", "https":
@@ -24,6 +25,7 @@ func NewTransport(p plan.Plan) (transport.Transport, error) {
 		MaxConns:           p.Load.Connections,
 		DisableKeepAlive:   p.HTTP.DisableKeepAlive,
 		InsecureSkipVerify: p.HTTP.Insecure,
+		KeepBody:           keepBody,
 	})
 }
 

@@ -38,6 +38,8 @@ type Summary struct {
 	Endpoints    []Endpoint  `json:"endpoints"`
 	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
 	Notes []string `json:"notes,omitempty"`
+	// Timeline is the run interval by interval, when it was collected (see Timeline).
+	Timeline []Point `json:"timeline,omitempty"`
 }
 
 // Tool names the program that measured.

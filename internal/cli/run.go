@@ -140,7 +140,12 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
 	}
-	var opts []engine.Option
+	var tl summary.Timeline
+	names := make([]string, len(np.Endpoints))
+	for i, ep := range np.Endpoints {
+		names[i] = ep.Name
+	}
+	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}
 	if !quiet && isTerminal(e.stdout) && isTerminal(e.stderr) {
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
@@ -153,6 +158,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 		Plan: res.Plan, Version: Version(), Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending,
 		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
 	}, res.Total)
+	s.Timeline = tl.Points
 	code := ExitOK
 	if err := render(e.stdout, s, format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
