@@ -88,9 +88,17 @@ func (c *Counts) Merge(o *Counts) {
 	}
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
-	c.Latency.Merge(o.Latency)
-	c.Service.Merge(o.Service)
-	c.TTFB.Merge(o.TTFB)
+	mergeHist(c.Latency, o.Latency)
+	mergeHist(c.Service, o.Service)
+	mergeHist(c.TTFB, o.TTFB)
+}
+
+// mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
+// histogram; most histograms of an interval are empty (endpoints not hit, no TLS), so skip them.
+func mergeHist(dst, src *hdr.Histogram) {
+	if src.TotalCount() > 0 {
+		dst.Merge(src)
+	}
 }
 
 // Reset empties c, keeping its memory.
@@ -133,9 +141,9 @@ func NewConns() *Conns {
 func (c *Conns) Merge(o *Conns) {
 	c.Opened += o.Opened
 	c.Failed += o.Failed
-	c.DNS.Merge(o.DNS)
-	c.Connect.Merge(o.Connect)
-	c.TLS.Merge(o.TLS)
+	mergeHist(c.DNS, o.DNS)
+	mergeHist(c.Connect, o.Connect)
+	mergeHist(c.TLS, o.TLS)
 }
 
 // Reset empties c, keeping its memory.
@@ -180,7 +188,7 @@ func (iv *Interval) Merge(o *Interval) {
 	for i, c := range o.Endpoints {
 		iv.Endpoints[i].Merge(c)
 	}
-	iv.SendLag.Merge(o.SendLag)
+	mergeHist(iv.SendLag, o.SendLag)
 	iv.Conns.Merge(o.Conns)
 }
 

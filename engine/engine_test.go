@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+// These tests run the engine against real servers on 127.0.0.1 with the real clock and the real
+// HTTP/1.1 transport. Bounds are wide enough for two shared, noisy cores: they check behaviour, not
+// speed.
+
+func startLab(t *testing.T, cfg lab.Config, opts ...lab.Option) *lab.Server {
+	t.Helper()
+	srv, err := lab.New(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+func runPlan(t *testing.T, p plan.Plan, opts ...Option) *Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := Run(ctx, p, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestOpenModelCompletesIntendedCount(t *testing.T) {
+	srv := startLab(t, lab.Config{})
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 2000, Duration: 2 * time.Second, Connections: 200}}
+	res := runPlan(t, p)
+	c := res.Total.Endpoints[0]
+	if res.Intended != 4000 {
+		t.Errorf("intended %d; want 4000", res.Intended)
+	}
+	if math.Abs(float64(c.OK)-4000) > 40 {
+		t.Errorf("ok %d (sent %d, failures %v); want 4000 ±1%%", c.OK, c.Sent, c.Errors)
+	}
+	if got := srv.Served(); math.Abs(float64(got)-4000) > 40 {
+		t.Errorf("server served %d; want 4000 ±1%%", got)
+	}
+}
+
+// inFlight counts the requests a server is handling at once.
+type inFlight struct{ now, max atomic.Int64 }
+
+func (f *inFlight) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := f.now.Add(1)
+		for m := f.max.Load(); n > m && !f.max.CompareAndSwap(m, n); m = f.max.Load() {
+		}
+		h.ServeHTTP(w, r)
+		f.now.Add(-1)
+	})
+}
+
+func TestClosedModelNeverExceedsConnections(t *testing.T) {
+	var f inFlight
+	srv := startLab(t, lab.Config{Latency: 2 * time.Millisecond}, lab.WithMiddleware(f.wrap))
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Connections: 10, Requests: 2000}}
+	res := runPlan(t, p)
+	if got := f.max.Load(); got > 10 || got < 2 {
+		t.Errorf("server saw at most %d requests at once; want 2 to 10 (10 connections)", got)
+	}
+	if c := res.Total.Endpoints[0]; c.OK != 2000 {
+		t.Errorf("ok %d; want 2000", c.OK)
+	}
+	if o := res.Total.Conns.Opened; o > 10 {
+		t.Errorf("opened %d connections; want at most 10 (keep-alive)", o)
+	}
+}
+
+func TestStagesSendIntendedCountPerStage(t *testing.T) {
+	srv := startLab(t, lab.Config{})
+	stages, err := plan.ParseStages("0s:200,1s:200,0s:600,1s:600")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tick struct {
+		end      time.Duration
+		intended uint64
+	}
+	var ticks []tick
+	obs := WithObserver(func(tk *Tick) {
+		if !tk.Final {
+			ticks = append(ticks, tick{tk.Interval.End, tk.Interval.Intended})
+		}
+	})
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Stages: stages, Connections: 100}}
+	res := runPlan(t, p, obs)
+	// 200/s for 1 s, then 600/s for 1 s: 800 in all, 200 due in the first second
+	if res.Intended != 800 {
+		t.Errorf("intended %d; want 800", res.Intended)
+	}
+	if c := res.Total.Endpoints[0]; c.Sent != 800 {
+		t.Errorf("sent %d; want 800", c.Sent)
+	}
+	// Each tick counts what fell due since the last one: 200/s up to 1 s, 600/s after.
+	var prev uint64
+	for _, tk := range ticks {
+		due := func(d time.Duration) uint64 {
+			s := d.Seconds()
+			if s <= 1 {
+				return uint64(math.Ceil(200*s - 1e-9))
+			}
+			return uint64(math.Ceil(200 + 600*(min(s, 2)-1) - 1e-9))
+		}
+		if want := due(tk.end) - prev; tk.intended != want {
+			t.Errorf("tick ending at %v counted %d due; want %d", tk.end, tk.intended, want)
+		}
+		prev = due(tk.end)
+	}
+}
+
+// A server that stalls every request for 1 s once per run: the stall shows in the latency p99
+// counted from the schedule, as the ground truth says, while the service time hides it.
+func TestCoordinatedOmissionStallShowsInP99(t *testing.T) {
+	const rate = 100
+	srv := startLab(t, lab.Config{Stall: time.Second, StallStart: 800 * time.Millisecond})
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: rate, Duration: 3 * time.Second, Connections: 1}}
+	res := runPlan(t, p)
+	c := res.Total.Endpoints[0]
+	if c.OK != 300 {
+		t.Fatalf("ok %d; want 300", c.OK)
+	}
+	// Ground truth: arrival i is due at Started + i/rate; one due inside the stall window
+	// [ws, we) cannot be answered before we, so its true latency is at least we − due.
+	windows := srv.StallWindows(res.Started.Add(-time.Second), res.Started.Add(10*time.Second))
+	if len(windows) != 1 {
+		t.Fatalf("stall windows %v; want one", windows)
+	}
+	w := windows[0]
+	truth := make([]float64, 300)
+	for i := range truth {
+		due := res.Started.Add(time.Duration(i) * time.Second / rate)
+		if !due.Before(w.Start) && due.Before(w.End) {
+			truth[i] = w.End.Sub(due).Seconds()
+		}
+	}
+	sort.Float64s(truth)
+	want := truth[int(math.Ceil(0.99*300))-1]
+	got := float64(c.Latency.ValueAtQuantile(99)) / 1e6
+	if got < want || got > want+0.1 {
+		t.Errorf("latency p99 %.3fs; want the ground truth %.3fs (+ up to 100ms of service)", got, want)
+	}
+	// Only the one request in flight when the stall began waited on the server: the service
+	// time p99 stays small, which is what a tool timing from the late send would report.
+	if svc := float64(c.Service.ValueAtQuantile(99)) / 1e6; svc > want/2 {
+		t.Errorf("service time p99 %.3fs; want well below the stall (%.3fs)", svc, want)
+	}
+}
+
+func TestErrorClasses(t *testing.T) {
+	t.Parallel()
+	// A port with nothing listening: take a free port and close it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedURL := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	resets := startLab(t, lab.Config{ResetRate: 1})
+	slow := startLab(t, lab.Config{Latency: 5 * time.Second})
+	fails := startLab(t, lab.Config{ErrorRate: 1})
+	tests := []struct {
+		name    string
+		url     string
+		timeout time.Duration
+		class   result.Class
+	}{
+		{"nothing listens", refusedURL, 0, result.Refused},
+		{"server resets", resets.URL(), 0, result.Reset},
+		{"server too slow", slow.URL(), 100 * time.Millisecond, result.Timeout},
+		{"server answers 500", fails.URL(), 0, result.Status},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := plan.Plan{Endpoints: []plan.Endpoint{{URL: tt.url}}, Load: plan.Load{Connections: 2, Requests: 20}, HTTP: plan.HTTP{Timeout: tt.timeout}}
+			res := runPlan(t, p)
+			c := res.Total.Endpoints[0]
+			if c.Sent != 20 || c.Errors[tt.class] != 20 {
+				t.Errorf("sent %d, %v failures %d (all: %v); want 20, 20", c.Sent, tt.class, c.Errors[tt.class], c.Errors)
+			}
+			if len(c.Messages) == 0 {
+				t.Error("no error message recorded")
+			}
+			for k := range c.Messages {
+				if k.Class != tt.class {
+					t.Errorf("message %q has class %v; want %v", k.Message, k.Class, tt.class)
+				}
+			}
+		})
+	}
+}
+
+// Cancelling the context stops sending and returns everything measured.
+func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var served atomic.Int64
+	// the server cancels the run once it has answered 100 requests
+	srv := startLab(t, lab.Config{Latency: time.Millisecond}, lab.WithMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r)
+			if served.Add(1) == 100 {
+				cancel()
+			}
+		})
+	}))
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 500, Duration: time.Minute, Grace: time.Second}}
+	res, err := Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Total.Endpoints[0]
+	if !res.Interrupted || c.Sent < 100 || c.Sent > 400 {
+		t.Errorf("interrupted %v, sent %d; want true and 100 to a few hundred", res.Interrupted, c.Sent)
+	}
+	if c.OK+c.Failed() != c.Sent {
+		t.Errorf("ok %d + failed %d != sent %d", c.OK, c.Failed(), c.Sent)
+	}
+	if res.Intended < c.Sent || res.Intended > c.Sent+10 {
+		t.Errorf("intended %d, sent %d: want the arrivals due before the stop", res.Intended, c.Sent)
+	}
+}
