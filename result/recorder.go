@@ -34,6 +34,14 @@ type Event struct {
 	Conn *ConnEvent
 }
 
+// Exact is a failure message that is already short and stable, such as a check's name or
+// "jsonrpc -32601 Method not found": the Recorder counts it as it is, without Normalize, which would
+// blank the numbers out. Make the values once (converting a string to an error allocates).
+type Exact string
+
+// Error implements error.
+func (e Exact) Error() string { return string(e) }
+
 // ConnEvent is one connection attempt, reported by a transport when it opened (or failed to open) a
 // connection for a request.
 type ConnEvent struct {
@@ -90,7 +98,10 @@ func (r *Recorder) Record(shard int, e *Event) {
 	} else {
 		c.Errors[e.Class]++
 		msg := ""
+		x, exact := e.Err.(Exact)
 		switch {
+		case exact:
+			msg = string(x) // already short and stable: a check's name, a JSON-RPC error code
 		case e.Class == Status && e.Status > 0 && e.Status < len(statusMessages):
 			msg = statusMessages[e.Status] // no allocation for a server that fails every request
 		case e.Err != nil:
