@@ -230,11 +230,11 @@ func checkURL(raw string) error {
 		return fmt.Errorf("URL %q: %v", raw, unwrapURLError(err))
 	}
 	switch u.Scheme {
-	case "http", "https":
+	case "http", "https", "ws", "wss":
 	case "":
 		return fmt.Errorf("URL %q has no scheme: want e.g. http://127.0.0.1:8080/", raw)
 	default:
-		return fmt.Errorf("URL %q: scheme %q is not supported; want http or https", raw, u.Scheme)
+		return fmt.Errorf("URL %q: scheme %q is not supported; want http, https, ws or wss", raw, u.Scheme)
 	}
 	if u.Host == "" {
 		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", raw)

@@ -1,0 +1,246 @@
+package plan
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Call is one JSON-RPC 2.0 call: a method and its params, as a calls file line holds it
+// ({"method":"eth_getBalance","params":["0xab…","latest"],"name":"balance"}). The zero value is not
+// a valid call: it needs a method.
+type Call struct {
+	// Name labels the call in reports; calls of the same name share an endpoint. Default: Method.
+	Name   string `json:"name,omitempty"`
+	Method string `json:"method"`
+	// Params is the raw JSON of the params member: an array or an object; empty for none.
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// MaxBatch is the largest batch NewJSONRPCSource accepts.
+const MaxBatch = 10_000
+
+// label returns the name the call is reported under.
+func (c Call) label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Method
+}
+
+// Validate says what is wrong with c, or returns nil.
+func (c Call) Validate() error {
+	if strings.TrimSpace(c.Method) == "" {
+		return errors.New("no method: want e.g. {\"method\":\"eth_blockNumber\"}")
+	}
+	if len(bytes.TrimSpace(c.Params)) == 0 {
+		return nil
+	}
+	if !json.Valid(c.Params) {
+		return fmt.Errorf("params %.40q are not valid JSON", c.Params)
+	}
+	switch bytes.TrimSpace(c.Params)[0] {
+	case '[', '{':
+		return nil
+	}
+	return fmt.Errorf("params %.40s: want an array or an object, as JSON-RPC 2.0 says", c.Params)
+}
+
+// ParseCalls reads a calls file: one JSON object per line with "method", optional "params" and
+// optional "name". Blank lines and lines starting with # are skipped. name labels the errors
+// ("calls.jsonl:3: …").
+func ParseCalls(r io.Reader, name string) ([]Call, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	var calls []Call
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 || b[0] == '#' {
+			continue
+		}
+		var c Call
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, fmt.Errorf("plan: %s:%d: want a JSON object like {\"method\":\"eth_blockNumber\",\"params\":[]}: %v", name, line, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("plan: %s:%d: more than one JSON value on the line; want one call per line", name, line)
+		}
+		if err := c.Validate(); err != nil {
+			return nil, fmt.Errorf("plan: %s:%d: %v", name, line, err)
+		}
+		calls = append(calls, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("plan: %s: %w", name, err)
+	}
+	if len(calls) == 0 {
+		return nil, fmt.Errorf("plan: %s: no calls: want one JSON object per line", name)
+	}
+	return calls, nil
+}
+
+// JSONRPCEndpoints returns the endpoints of a JSON-RPC run against url (http, https, ws or wss):
+// one per call name in order of first appearance, so that the report breaks figures down by
+// method. Batches of more than one call whose calls have different names are one endpoint,
+// "batch of N". Each endpoint is a POST with Content-Type application/json (unless header sets
+// one) and the first call of its kind as its body, so that a saved report shows what was sent.
+func JSONRPCEndpoints(url string, header []transport.Header, calls []Call, batch int) ([]Endpoint, error) {
+	if err := checkCalls(calls, batch); err != nil {
+		return nil, err
+	}
+	h := append([]transport.Header(nil), header...)
+	if !hasHeader(h, "Content-Type") {
+		h = append(h, transport.Header{Name: "Content-Type", Value: "application/json"})
+	}
+	names, first := callNames(calls, batch)
+	eps := make([]Endpoint, len(names))
+	for k, n := range names {
+		c := calls[first[k]]
+		eps[k] = Endpoint{Name: n, Method: "POST", URL: url, Header: h, Body: appendCall(nil, c, 1)}
+	}
+	return eps, nil
+}
+
+func checkCalls(calls []Call, batch int) error {
+	if len(calls) == 0 {
+		return errors.New("plan: jsonrpc: no calls")
+	}
+	if batch < 0 || batch > MaxBatch {
+		return fmt.Errorf("plan: jsonrpc: batch %d: want 1 to %d calls per batch", batch, MaxBatch)
+	}
+	for i, c := range calls {
+		if err := c.Validate(); err != nil {
+			return fmt.Errorf("plan: jsonrpc call %d: %v", i+1, err)
+		}
+	}
+	return nil
+}
+
+// callNames returns the endpoint names in order and the index of the first call of each.
+func callNames(calls []Call, batch int) (names []string, first []int) {
+	seen := map[string]bool{}
+	for i, c := range calls {
+		if n := c.label(); !seen[n] {
+			seen[n] = true
+			names, first = append(names, n), append(first, i)
+		}
+	}
+	if batch > 1 && len(names) > 1 {
+		return []string{fmt.Sprintf("batch of %d", batch)}, []int{0}
+	}
+	return names, first
+}
+
+func hasHeader(h []transport.Header, name string) bool {
+	for _, x := range h {
+		if strings.EqualFold(x.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// JSONRPCSource renders JSON-RPC 2.0 requests: the calls in turn, one per request or Batch per
+// request as an array, each with an id unique in the run (1, 2, 3, … across senders and batches;
+// the calls of a batch get consecutive ids). The id is written into the sender's own Request.Body,
+// reusing its memory, so that steady state does not allocate. Build it with NewJSONRPCSource; it is
+// safe for concurrent use.
+type JSONRPCSource struct {
+	base  []transport.Request // per endpoint: everything but the body
+	calls []rpcCall
+	batch uint64
+	next  atomic.Uint64 // ids handed out so far
+}
+
+// rpcCall is a call pre-rendered around its id: head + id + tail.
+type rpcCall struct {
+	endpoint int
+	tail     []byte // `,"method":"m","params":…}`
+}
+
+const rpcHead = `{"jsonrpc":"2.0","id":`
+
+// NewJSONRPCSource prepares calls for endpoints made by JSONRPCEndpoints (and Normalized), sent in
+// batches of batch calls (0 or 1: no batching, one object per request).
+func NewJSONRPCSource(endpoints []Endpoint, calls []Call, batch int) (*JSONRPCSource, error) {
+	if err := checkCalls(calls, batch); err != nil {
+		return nil, err
+	}
+	names, _ := callNames(calls, batch)
+	if len(names) != len(endpoints) {
+		return nil, fmt.Errorf("plan: jsonrpc: %d endpoints for %d kinds of call; make them with JSONRPCEndpoints", len(endpoints), len(names))
+	}
+	idx := map[string]int{}
+	s := &JSONRPCSource{batch: uint64(max(batch, 1))}
+	for k, e := range endpoints {
+		u, err := url.Parse(e.URL)
+		if err != nil {
+			return nil, fmt.Errorf("plan: endpoint %d: %w", k+1, err)
+		}
+		idx[names[k]] = k
+		s.base = append(s.base, transport.Request{Endpoint: k, Method: e.Method, Scheme: u.Scheme, Host: u.Host,
+			Path: []byte(u.RequestURI()), Header: e.Header})
+	}
+	for _, c := range calls {
+		k := 0
+		if len(names) > 1 {
+			k = idx[c.label()]
+		}
+		tail := appendCall(nil, c, 0)[len(rpcHead)+1:] // drop head and the id "0"
+		s.calls = append(s.calls, rpcCall{endpoint: k, tail: tail})
+	}
+	return s, nil
+}
+
+// appendCall appends c as a request object with the given id.
+func appendCall(dst []byte, c Call, id uint64) []byte {
+	dst = append(dst, rpcHead...)
+	dst = strconv.AppendUint(dst, id, 10)
+	dst = append(dst, `,"method":`...)
+	m, _ := json.Marshal(c.Method) // a string always marshals
+	dst = append(dst, m...)
+	if p := bytes.TrimSpace(c.Params); len(p) > 0 {
+		dst = append(dst, `,"params":`...)
+		dst = append(dst, p...)
+	}
+	return append(dst, '}')
+}
+
+// Fill implements Source. The call is picked by the id, not by i, so that the calls keep their
+// turns in the warm-up of the closed model too (where every i is 0).
+func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
+	last := s.next.Add(s.batch) // ids last-batch+1 … last
+	id := last - s.batch + 1
+	body := r.Body[:0]
+	c := &s.calls[(id-1)%uint64(len(s.calls))]
+	*r = s.base[c.endpoint]
+	if s.batch == 1 {
+		body = append(body, rpcHead...)
+		body = strconv.AppendUint(body, id, 10)
+		r.Body = append(body, c.tail...)
+		return nil
+	}
+	body = append(body, '[')
+	for ; id <= last; id++ {
+		c = &s.calls[(id-1)%uint64(len(s.calls))]
+		body = append(body, rpcHead...)
+		body = strconv.AppendUint(body, id, 10)
+		body = append(body, c.tail...)
+		if id < last {
+			body = append(body, ',')
+		}
+	}
+	r.Body = append(body, ']')
+	return nil
+}
