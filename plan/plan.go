@@ -30,8 +30,11 @@ const (
 // endpoint. Plans are plain data, safe to copy and to encode as JSON.
 type Plan struct {
 	Endpoints []Endpoint `json:"endpoints"`
-	Load      Load       `json:"load"`
-	HTTP      HTTP       `json:"http"`
+	// Traffic says where requests come from beyond the endpoints as given: a target file, a data
+	// file for templates, a setup phase, and how endpoints are picked.
+	Traffic Traffic `json:"traffic,omitzero"`
+	Load    Load    `json:"load"`
+	HTTP    HTTP    `json:"http"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
@@ -41,6 +44,9 @@ type Endpoint struct {
 	URL    string             `json:"url"`
 	Header []transport.Header `json:"header,omitempty"`
 	Body   []byte             `json:"body,omitempty"`
+	// Weight is the endpoint's share of the requests, relative to the other endpoints' weights;
+	// when every weight is 0 the endpoints take turns (see Traffic.Order).
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // Model is the load model.
@@ -100,6 +106,7 @@ func (p Plan) Normalized() Plan {
 			e.Name = defaultName(e.Method, e.URL)
 		}
 	}
+	p.Traffic = p.Traffic.normalized()
 	l := &p.Load
 	if l.Model == "" {
 		l.Model = Closed
@@ -134,7 +141,9 @@ func (p Plan) Normalized() Plan {
 func defaultName(method, raw string) string {
 	u, err := url.Parse(raw)
 	path := raw
-	if err == nil {
+	if HasTemplate(raw) {
+		_, path = splitTemplatedURL(raw) // as written: escaping would garble the templates
+	} else if err == nil {
 		path = u.RequestURI()
 	}
 	name := method + " " + path
@@ -153,7 +162,7 @@ func (p Plan) Validate() error {
 	}
 	names := map[string]bool{}
 	for i, e := range p.Endpoints {
-		if err := checkURL(e.URL); err != nil {
+		if err := checkURL(stripTemplates(e.URL)); err != nil {
 			bad("endpoint %d: %v", i+1, err)
 		}
 		if e.Name != "" {
@@ -174,6 +183,7 @@ func (p Plan) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, p.validateTraffic()...)
 	l := p.Load
 	switch l.Model {
 	case "", Open, Closed:
@@ -226,6 +236,9 @@ func (p Plan) Validate() error {
 
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
+	if err != nil && !strings.Contains(raw, "://") {
+		return fmt.Errorf("URL %q has no scheme: want e.g. http://%s", raw, raw)
+	}
 	if err != nil {
 		return fmt.Errorf("URL %q: %v", raw, unwrapURLError(err))
 	}

@@ -29,6 +29,11 @@ type Request struct {
 	Header []Header
 	// Body is the request body; nil or empty for none.
 	Body []byte
+	// SourceState belongs to the plan.Source that fills this Request: its per-sender state (a
+	// random generator, the buffers that Path, Header and Body are rendered into), kept from
+	// request to request so that rendering allocates nothing. Transports ignore it. Path, Header
+	// and Body may point into those buffers: they are valid until the next Fill.
+	SourceState any
 }
 
 // Outcome is what a Transport reports about one request. The engine resets it before each Do.

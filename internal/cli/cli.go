@@ -126,10 +126,15 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args into fs. It returns done=true with the exit code when the command must
-// stop: after --help (0) or on a bad flag (2, with the error printed).
+// parseFlags parses args into fs for a command that takes no positional arguments. It returns
+// done=true with the exit code when the command must stop: after --help (0), on a bad flag or a
+// stray argument (2, with the error printed).
 func parseFlags(e *env, fs *flag.FlagSet, args []string) (code int, done bool) {
-	_, code, done = parseArgs(e, fs, args)
+	pos, code, done := parseArgs(e, fs, args)
+	if !done && len(pos) > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench %s: unexpected argument %q\n(see: rpcbench %s --help)\n", fs.Name(), pos[0], fs.Name())
+		return ExitUsage, true
+	}
 	return code, done
 }
 

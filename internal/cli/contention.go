@@ -76,10 +76,6 @@ func runContention(ctx context.Context, e *env, args []string) int {
 	if code, done := parseFlags(e, fs, args); done {
 		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "rpcbench contention: unexpected argument %q\n", fs.Arg(0))
-		return ExitUsage
-	}
 	cfg := contention.Config{Goroutines: int(goroutines), Iterations: int(iterations), Shards: int(shards), Kinds: kinds}
 	if err := cfg.Validate(); err != nil {
 		return fail(e, "contention", usagef("%v (--goroutines × --iterations is too large)", err), ExitUsage)

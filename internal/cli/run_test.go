@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+func startLab(t *testing.T, cfg lab.Config, opts ...lab.Option) *lab.Server {
+	t.Helper()
+	srv, err := lab.New(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// mainOut runs Main with args and returns its exit code and output.
+func mainOut(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = Main(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"no URL", []string{"run", "--rate", "10"}, "want one URL, got 0 arguments"},
+		{"bad rate", []string{"run", "--rate", "5k/m", "http://127.0.0.1:1/"}, `--rate: "5k/m" is not a rate; use e.g. 500/s`},
+		{"zero rate", []string{"run", "--rate", "0", "http://127.0.0.1:1/"}, "--rate: 0 sends nothing"},
+		{"bad duration", []string{"run", "--duration", "ten", "http://127.0.0.1:1/"}, `--duration: "ten" is not a duration`},
+		{"bad stages", []string{"run", "--stages", "30s", "http://127.0.0.1:1/"}, `--stages: stage 1 "30s": want DURATION:TARGET`},
+		{"bad header", []string{"run", "-H", "NoColon", "http://127.0.0.1:1/"}, `--H: "NoColon" is not a header`},
+		{"unknown flag", []string{"run", "--rat", "10", "http://127.0.0.1:1/"}, "unknown flag --rat"},
+		{"bad scheme", []string{"run", "ftp://127.0.0.1/"}, `scheme "ftp" is not supported`},
+		{"no scheme", []string{"run", "127.0.0.1:8080"}, "has no scheme"},
+		{"rate and stages", []string{"run", "--rate", "10", "--stages", "1s:10", "http://127.0.0.1:1/"}, "both a rate and stages"},
+		{"closed model with a rate", []string{"run", "--model", "closed", "--rate", "10", "http://127.0.0.1:1/"}, "closed model"},
+		{"body twice", []string{"run", "--body", "x", "--body-file", "f", "http://127.0.0.1:1/"}, "--body and --body-file"},
+		{"missing body file", []string{"run", "--body-file", "/nonexistent/body.json", "http://127.0.0.1:1/"}, "--body-file: open /nonexistent/body.json"},
+		{"bad format", []string{"run", "--format", "xml", "http://127.0.0.1:1/"}, `--format: "xml": want one of text, json`},
+		{"unknown command", []string{"rnu"}, `unknown command "rnu"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := mainOut(tt.args...)
+			if code != ExitUsage {
+				t.Errorf("exit code %d; want %d", code, ExitUsage)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q; want it to say %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stderr shows a panic: %s", stderr)
+			}
+		})
+	}
+}
+
+func TestHelpHasExamples(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"run", "quickstart", "serve"} {
+		code, stdout, _ := mainOut(cmd, "--help")
+		if code != ExitOK || !strings.Contains(stdout, "rpcbench "+cmd) {
+			t.Errorf("%s --help: exit %d, stdout %q; want 0 and usage with examples", cmd, code, stdout)
+		}
+	}
+}
+
+// The JSON report carries the fields of schema rpcbench.report/v1.
+func TestRunJSONReport(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{BodyBytes: 10})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "out.json")
+	code, stdout, stderr := mainOut("run", "--rate", "200", "--duration", "1s", "--format", "json", "--report-file", file, srv.URL()+"/x")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(saved) != stdout {
+		t.Error("the saved report differs from the printed one")
+	}
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("report is not JSON: %v\n%s", err, stdout)
+	}
+	for _, path := range []string{
+		"schema", "tool.version", "target", "config", "started_at", "duration_s",
+		"requests.intended", "requests.sent", "requests.completed", "requests.ok", "requests.errors",
+		"throughput_rps", "intended_rate_rps", "latency_ms.min", "latency_ms.mean", "latency_ms.stdev",
+		"latency_ms.p50", "latency_ms.p75", "latency_ms.p90", "latency_ms.p95", "latency_ms.p99",
+		"latency_ms.p999", "latency_ms.p9999", "latency_ms.max", "service_time_ms.p99",
+		"send_lag_ms.p99", "send_lag_ms.max", "status.200", "errors", "bytes.in", "bytes.out", "endpoints",
+	} {
+		if _, ok := lookup(rep, path); !ok {
+			t.Errorf("report lacks %s", path)
+		}
+	}
+	if v, _ := lookup(rep, "schema"); v != "rpcbench.report/v1" {
+		t.Errorf("schema %v; want rpcbench.report/v1", v)
+	}
+	if v, _ := lookup(rep, "requests.ok"); v != 200.0 {
+		t.Errorf("requests.ok %v; want 200", v)
+	}
+	if eps, _ := lookup(rep, "endpoints"); len(eps.([]any)) != 1 {
+		t.Errorf("endpoints %v; want one", eps)
+	}
+}
+
+func lookup(m map[string]any, path string) (any, bool) {
+	var cur any = m
+	for _, k := range strings.Split(path, ".") {
+		mm, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = mm[k]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func TestRunTextReport(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{ErrorRate: 0.5, Seed: 1})
+	code, stdout, stderr := mainOut("run", "--connections", "2", "--requests", "100", srv.URL())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	for _, want := range []string{"closed model, 2 connections", "intended 100, sent 100", "p99.99", "Latency distribution",
+		"Status codes", "500", "(counted as failed)", "Failures by class", "status", "connections"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestQuickstart(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := mainOut("quickstart", "--duration", "1s", "--rate", "200")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "intended 200, sent 200") || !strings.Contains(stderr, "built-in lab service on http://127.0.0.1:") {
+		t.Errorf("quickstart output:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestHelperProcess is not a test: it runs Main in a child process for the signal test.
+func TestHelperProcess(t *testing.T) {
+	if os.Getenv("RPCBENCH_HELPER_PROCESS") != "1" {
+		t.Skip("runs only as a child of TestRunInterruptedBySignal")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	os.Exit(Main(args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// SIGINT in the middle of a run: the child stops, still prints the whole report of what it did,
+// saves the report file, and exits 3.
+func TestRunInterruptedBySignal(t *testing.T) {
+	t.Parallel()
+	reached := make(chan struct{})
+	var served atomic.Int64
+	srv := startLab(t, lab.Config{}, lab.WithMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h.ServeHTTP(w, r)
+			if served.Add(1) == 100 {
+				close(reached)
+			}
+		})
+	}))
+	file := filepath.Join(t.TempDir(), "report.json")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "--",
+		"run", "--rate", "200", "--duration", "1m", "--format", "json", "--report-file", file, srv.URL())
+	cmd.Env = append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-reached:
+	case err := <-done:
+		t.Fatalf("child ended before the signal: %v\n%s", err, stderr.String())
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the server did not see 100 requests within 20s")
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the child did not stop within 20s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit code %d; want %d\n%s", code, ExitInterrupted, stderr.String())
+	}
+	var rep struct {
+		Interrupted bool `json:"interrupted"`
+		Requests    struct{ Sent, OK uint64 }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("no complete JSON report after SIGINT: %v\n%s", err, stdout.String())
+	}
+	if !rep.Interrupted || rep.Requests.Sent < 100 || rep.Requests.OK < 100 {
+		t.Errorf("report: interrupted %v, sent %d, ok %d; want true and at least 100", rep.Interrupted, rep.Requests.Sent, rep.Requests.OK)
+	}
+	if saved, err := os.ReadFile(file); err != nil || !bytes.Equal(saved, stdout.Bytes()) {
+		t.Errorf("report file after SIGINT: %v; want the printed report", err)
+	}
+}
