@@ -1,0 +1,180 @@
+package httpx
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// conn is one connection with its buffers. It is used by one request at a time; the fields under mu
+// are shared with the goroutine of a context.AfterFunc that interrupts a request when its context is
+// done.
+type conn struct {
+	nc   net.Conn
+	pool *hostPool
+	br   *bufio.Reader
+	bw   *bufio.Writer
+	cw   countingWriter
+	uses int      // requests that completed on this connection
+	num  [20]byte // scratch for Content-Length digits
+
+	mu       sync.Mutex
+	done     <-chan struct{} // Done channel of the context watched
+	stop     func() bool     // stops the watch of done
+	busy     bool            // a request is in flight
+	canceled bool            // the watch interrupted the request in flight
+}
+
+func newConn(nc net.Conn, p *hostPool) *conn {
+	c := &conn{nc: nc, pool: p, cw: countingWriter{w: nc}}
+	c.br = bufio.NewReaderSize(nc, readBufferSize)
+	c.bw = bufio.NewWriterSize(&c.cw, writeBufferSize)
+	return c
+}
+
+// countingWriter counts the bytes written to the connection.
+type countingWriter struct {
+	w net.Conn
+	n int64
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// begin marks c busy with a request under ctx and makes sure ctx being done interrupts it. Watching
+// costs one context.AfterFunc per connection and context, not per request: the engine passes the
+// same run context to every request. begin reports false, leaving c idle, when ctx is already done.
+func (c *conn) begin(ctx context.Context) bool {
+	done := ctx.Done()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if done != c.done {
+		if c.stop != nil {
+			c.stop()
+			c.stop = nil
+		}
+		c.done = done
+		if done != nil {
+			c.stop = context.AfterFunc(ctx, func() { c.interrupt(done) })
+		}
+	}
+	// A watch that fired before this point saw c idle and did nothing; ctx.Err is set by then.
+	if ctx.Err() != nil {
+		return false
+	}
+	c.busy = true
+	return true
+}
+
+// interrupt is the watch of the context whose Done channel is done.
+func (c *conn) interrupt(done <-chan struct{}) {
+	c.mu.Lock()
+	if c.busy && c.done == done {
+		c.canceled = true
+		_ = c.nc.SetDeadline(time.Unix(1, 0)) // a deadline in the past interrupts any read or write
+	}
+	c.mu.Unlock()
+}
+
+// end marks c idle again and reports whether the watch interrupted the request.
+func (c *conn) end() (canceled bool) {
+	c.mu.Lock()
+	canceled = c.canceled
+	c.busy, c.canceled = false, false
+	c.mu.Unlock()
+	return canceled
+}
+
+// close closes the connection and stops its watch.
+func (c *conn) close() {
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop()
+		c.stop = nil
+	}
+	c.mu.Unlock()
+	_ = c.nc.Close()
+}
+
+// writeRequest writes r and flushes it. The request line is r.Method and r.Path; Host comes from
+// r.Host, User-Agent from ua (a complete header line), unless r.Header gives either. Content-Length
+// is computed from r.Body (and is 0 for POST, PUT and PATCH without a body): Content-Length and
+// Transfer-Encoding lines in r.Header are not sent. closeConn adds "Connection: close".
+func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) error {
+	w := c.bw
+	method := r.Method
+	if method == "" {
+		method = "GET"
+	}
+	w.WriteString(method)
+	w.WriteByte(' ')
+	if len(r.Path) == 0 {
+		w.WriteByte('/')
+	} else {
+		w.Write(r.Path)
+	}
+	w.WriteString(" HTTP/1.1\r\n")
+	hasHost, hasUA := false, false
+	for i := range r.Header {
+		switch name := r.Header[i].Name; len(name) {
+		case 4:
+			hasHost = hasHost || equalFoldString(name, "host")
+		case 10:
+			hasUA = hasUA || equalFoldString(name, "user-agent")
+		}
+	}
+	if !hasHost {
+		w.WriteString("Host: ")
+		w.WriteString(r.Host)
+		w.WriteString("\r\n")
+	}
+	if !hasUA {
+		w.WriteString(ua)
+	}
+	for i := range r.Header {
+		h := &r.Header[i]
+		if equalFoldString(h.Name, "content-length") || equalFoldString(h.Name, "transfer-encoding") {
+			continue
+		}
+		w.WriteString(h.Name)
+		w.WriteString(": ")
+		w.WriteString(h.Value)
+		w.WriteString("\r\n")
+	}
+	if len(r.Body) > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
+		w.WriteString("Content-Length: ")
+		w.Write(strconv.AppendInt(c.num[:0], int64(len(r.Body)), 10))
+		w.WriteString("\r\n")
+	}
+	if closeConn {
+		w.WriteString("Connection: close\r\n")
+	}
+	w.WriteString("\r\n")
+	w.Write(r.Body)
+	return w.Flush()
+}
+
+// equalFoldString reports whether s equals the lower-case ASCII string lower, ignoring ASCII case.
+func equalFoldString(s, lower string) bool {
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

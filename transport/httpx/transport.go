@@ -1,0 +1,230 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Transport sends HTTP/1.1 requests over plain TCP or TLS and keeps a pool of connections per scheme,
+// host and port. Make one with New; the zero value is not usable. It is safe for concurrent use by
+// many goroutines. After the first request on a connection, a request allocates nothing.
+//
+// A request that fails on a reused connection which the server had closed while it was idle
+// (the connection ends, or is reset, before any byte of the answer) is sent once more on a new
+// connection when its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), as net/http
+// does; the Outcome then describes the second attempt, and BytesOut counts both.
+type Transport struct {
+	opts           Options
+	timeout        time.Duration
+	connectTimeout time.Duration
+	uaLine         string // "User-Agent: …\r\n"
+	resolver       net.Resolver
+	waiterPool     sync.Pool
+	waitHook       func() // tests: called when a request starts waiting for a connection
+
+	mu      sync.Mutex
+	closed  bool
+	pools   map[poolKey]*hostPool
+	conns   map[*conn]struct{} // open connections, idle or busy (not those being opened)
+	open    int                // connections open or being opened
+	idle    int                // idle connections over all pools
+	waiters []*waiter          // requests waiting for a connection, first come first served
+}
+
+var _ transport.Transport = (*Transport)(nil)
+
+// New returns a Transport configured by opts (see Options for the defaults), or the problems of
+// opts.
+func New(opts Options) (*Transport, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	t := &Transport{
+		opts:           opts,
+		timeout:        opts.Timeout,
+		connectTimeout: opts.ConnectTimeout,
+		pools:          map[poolKey]*hostPool{},
+		conns:          map[*conn]struct{}{},
+	}
+	if t.timeout == 0 {
+		t.timeout = DefaultTimeout
+	}
+	if t.connectTimeout == 0 {
+		t.connectTimeout = DefaultConnectTimeout
+	}
+	ua := opts.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	t.uaLine = "User-Agent: " + ua + "\r\n"
+	t.waiterPool.New = newWaiter
+	return t, nil
+}
+
+// Do sends r and reads the answer, filling out (which the caller has reset). It returns when the
+// answer was read in full, the request failed, or ctx is done (then promptly, with class Canceled).
+// Any complete answer, whatever its status, leaves out.Class OK.
+func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	deadline := time.Now().Add(t.timeout)
+	if err := ctx.Err(); err != nil {
+		out.Class, out.Err = result.Canceled, err
+		return
+	}
+	key := poolKey{r.Scheme, r.Host}
+	c, ev, opened, err := t.getConn(ctx, key, deadline)
+	if opened {
+		out.Conn, out.Opened = ev, true
+	}
+	for retried := false; ; retried = true {
+		if err != nil {
+			t.fail(ctx, out, err)
+			return
+		}
+		if !t.roundTrip(ctx, c, r, deadline, out, !retried) {
+			return
+		}
+		// Retry on a new connection, in the failed connection's slot.
+		err = t.takeSlot(c)
+		c.close()
+		if err == nil {
+			c, ev, _, err = t.open1(ctx, c.pool, deadline)
+			out.Conn, out.Opened = ev, true
+		}
+	}
+}
+
+// roundTrip sends r on c and reads the answer into out, then gives c back (or closes it). It returns
+// true, keeping c for the caller to close, when the request failed in a way that a retry on a new
+// connection may fix and mayRetry allows one.
+func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request, deadline time.Time, out *transport.Outcome, mayRetry bool) (retry bool) {
+	if !c.begin(ctx) {
+		t.release(c, true)
+		out.Class, out.Err = result.Canceled, ctx.Err()
+		return false
+	}
+	_ = c.nc.SetDeadline(deadline)
+	out.Sent = time.Now()
+	written := c.cw.n
+	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
+	out.BytesOut += c.cw.n - written
+
+	// Read the answer even when writing failed: a server may answer (413, say) and close before it
+	// has read the whole request.
+	var resp response
+	_, rerr := c.br.Peek(1)
+	if rerr == nil {
+		out.FirstByte = time.Now()
+		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, out.Body)
+		if t.opts.KeepBody {
+			out.Body = resp.body
+		}
+	}
+	out.BytesIn += resp.n
+	canceled := c.end()
+	reused := c.uses > 0
+	c.uses++
+
+	if rerr == nil {
+		out.Answered, out.Status = true, resp.status
+		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive)
+		return false
+	}
+	err := werr
+	if err == nil {
+		err = rerr
+	}
+	switch {
+	case canceled || ctx.Err() != nil:
+		err = ctx.Err()
+	case mayRetry && reused && resp.n == 0 && idempotent(r.Method) && closedByPeer(err):
+		return true
+	case resp.n == 0 && errors.Is(err, io.EOF):
+		err = fmt.Errorf("httpx: the server closed the connection without answering: %w", err)
+	case werr != nil:
+		err = fmt.Errorf("httpx: writing the request: %w", err)
+	case errors.Is(rerr, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("httpx: the server closed the connection after %d bytes of the answer: %w", resp.n, err)
+	case !IsProtocolError(rerr):
+		err = fmt.Errorf("httpx: reading the answer: %w", err)
+	}
+	t.release(c, false)
+	t.fail(ctx, out, err)
+	return false
+}
+
+// fail records err in out with its class.
+func (t *Transport) fail(ctx context.Context, out *transport.Outcome, err error) {
+	out.Err = err
+	switch {
+	case ctx.Err() != nil:
+		out.Class, out.Err = result.Canceled, ctx.Err()
+	case errors.Is(err, ErrClosed) || errors.Is(err, net.ErrClosed) && t.isClosed():
+		out.Class, out.Err = result.Canceled, ErrClosed
+	case IsProtocolError(err):
+		out.Class = result.Protocol
+	default:
+		out.Class = transport.Classify(err)
+	}
+}
+
+func (t *Transport) isClosed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
+// Close closes every connection, idle or busy: requests in flight end with class Canceled and
+// ErrClosed, as do later requests. It returns nil.
+func (t *Transport) Close() error {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		return nil
+	}
+	t.closed = true
+	conns := t.conns
+	t.conns = nil
+	for _, p := range t.pools {
+		p.idle = nil
+	}
+	t.idle, t.open = 0, 0
+	for _, w := range t.waiters {
+		w.ch <- grant{err: ErrClosed}
+	}
+	t.waiters = nil
+	t.mu.Unlock()
+	for c := range conns {
+		c.close()
+	}
+	return nil
+}
+
+// IsProtocolError reports whether err, or an error it wraps, is a *ProtocolError.
+func IsProtocolError(err error) bool {
+	var pe *ProtocolError
+	return errors.As(err, &pe)
+}
+
+// idempotent reports whether a request with method may be sent twice (RFC 9110, 9.2.2).
+func idempotent(method string) bool {
+	switch method {
+	case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE", "":
+		return true
+	}
+	return false
+}
+
+// closedByPeer reports whether err says the server closed or reset the connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, syscall.ECONNABORTED)
+}
