@@ -1,0 +1,377 @@
+package result
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// The result file format. A file is JSON Lines: one complete JSON object per line, each with a
+// "kind" member. The first line is the header, then one "interval" line per interval, and last a
+// "trailer" line written when the run ended. Histograms are HdrHistogram's compressed V2 encoding in
+// base64 (the form HdrHistogram's interval logs use), so each line stands alone: a run killed at any
+// moment leaves every interval written before it readable, and a file without its trailer is known
+// to be cut short.
+//
+// A reader accepts every file of the same major version (a higher minor version only adds members,
+// which older readers ignore) and refuses a higher major version with an error naming both.
+const (
+	FormatName  = "rpcbench.result"
+	FormatMajor = 1
+	FormatMinor = 0
+)
+
+// FormatVersion is the version this package writes, "major.minor".
+var FormatVersion = fmt.Sprintf("%d.%d", FormatMajor, FormatMinor)
+
+// Header describes a run at its start: what the file is, what measured, against what and how. The
+// zero value is a valid header that says nothing about the run.
+type Header struct {
+	Format      string          `json:"format"`  // FormatName; filled in by NewWriter
+	Version     string          `json:"version"` // FormatVersion; filled in by NewWriter
+	Tool        string          `json:"tool,omitempty"`
+	ToolVersion string          `json:"tool_version,omitempty"`
+	Command     []string        `json:"command,omitempty"` // the command line, program name excluded
+	Target      string          `json:"target,omitempty"`
+	Endpoints   []string        `json:"endpoints,omitempty"` // endpoint names, by index
+	Config      json.RawMessage `json:"config,omitempty"`    // the plan as run, as the tool encodes it
+	StartedAt   time.Time       `json:"started_at"`          // wall clock when the file was opened
+	Host        string          `json:"host,omitempty"`
+}
+
+// Trailer holds the facts known only at the end of a run. The zero value is a run that measured
+// nothing and was not interrupted.
+type Trailer struct {
+	// MeasuredStart is the wall-clock start of the measured part (after any warm-up).
+	MeasuredStart time.Time     `json:"measured_start"`
+	Elapsed       time.Duration `json:"elapsed_ns"` // from MeasuredStart to the last answer
+	Sending       time.Duration `json:"sending_ns"` // how long the measured part sent for
+	Intended      uint64        `json:"intended"`
+	WarmupSent    uint64        `json:"warmup_sent,omitempty"`
+	Interrupted   bool          `json:"interrupted,omitempty"`
+	StopReason    string        `json:"stop_reason,omitempty"`
+}
+
+// Writer writes a result file line by line; each line is flushed to the underlying writer as soon
+// as it is complete, so the file on disk is always a readable prefix of the run. The zero value is
+// not usable: use NewWriter. Not safe for concurrent use.
+type Writer struct {
+	w      io.Writer
+	buf    []byte
+	ends   int // intervals written
+	closed bool
+}
+
+// NewWriter writes h as the header line to w and returns a Writer for the intervals. Format and
+// Version are set to this package's.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	h.Format, h.Version = FormatName, FormatVersion
+	fw := &Writer{w: w}
+	if err := fw.line(struct {
+		Kind string `json:"kind"`
+		Header
+	}{"header", h}); err != nil {
+		return nil, err
+	}
+	return fw, nil
+}
+
+// WriteInterval writes iv as one line. iv is only read.
+func (fw *Writer) WriteInterval(iv *Interval) error {
+	if fw.closed {
+		return errors.New("result: write to a closed Writer")
+	}
+	rec, err := encodeInterval(iv)
+	if err != nil {
+		return err
+	}
+	fw.ends++
+	return fw.line(rec)
+}
+
+// Close writes the trailer line. The Writer does not close the underlying writer.
+func (fw *Writer) Close(t Trailer) error {
+	if fw.closed {
+		return errors.New("result: Writer closed twice")
+	}
+	fw.closed = true
+	return fw.line(struct {
+		Kind string `json:"kind"`
+		Trailer
+	}{"trailer", t})
+}
+
+// line writes v as one JSON line with a single Write call.
+func (fw *Writer) line(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("result: encoding a record: %w", err)
+	}
+	fw.buf = append(append(fw.buf[:0], b...), '\n')
+	if _, err := fw.w.Write(fw.buf); err != nil {
+		return fmt.Errorf("result: writing: %w", err)
+	}
+	return nil
+}
+
+// The JSON form of an interval.
+type intervalRec struct {
+	Kind      string      `json:"kind"`
+	Start     int64       `json:"start_ns"`
+	End       int64       `json:"end_ns"`
+	Intended  uint64      `json:"intended,omitempty"`
+	Endpoints []countsRec `json:"endpoints"`
+	SendLag   string      `json:"send_lag,omitempty"`
+	Conns     *connsRec   `json:"conns,omitempty"`
+}
+
+type countsRec struct {
+	Sent      uint64            `json:"sent,omitempty"`
+	Completed uint64            `json:"completed,omitempty"`
+	OK        uint64            `json:"ok,omitempty"`
+	Errors    map[string]uint64 `json:"errors,omitempty"`   // by class name
+	Status    map[int]uint64    `json:"status,omitempty"`   // by status code
+	Messages  []messageRec      `json:"messages,omitempty"` // by class and message
+	BytesIn   uint64            `json:"bytes_in,omitempty"`
+	BytesOut  uint64            `json:"bytes_out,omitempty"`
+	Latency   string            `json:"latency,omitempty"`
+	Service   string            `json:"service,omitempty"`
+	TTFB      string            `json:"ttfb,omitempty"`
+}
+
+type messageRec struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
+	Count   uint64 `json:"count"`
+}
+
+type connsRec struct {
+	Opened  uint64 `json:"opened,omitempty"`
+	Failed  uint64 `json:"failed,omitempty"`
+	DNS     string `json:"dns,omitempty"`
+	Connect string `json:"connect,omitempty"`
+	TLS     string `json:"tls,omitempty"`
+}
+
+func encodeInterval(iv *Interval) (*intervalRec, error) {
+	rec := &intervalRec{Kind: "interval", Start: int64(iv.Start), End: int64(iv.End), Intended: iv.Intended}
+	var err error
+	enc := func(h *hdr.Histogram) string {
+		if err != nil || h == nil || h.TotalCount() == 0 {
+			return ""
+		}
+		var b []byte
+		b, err = h.Encode(hdr.V2CompressedEncodingCookieBase)
+		return string(b)
+	}
+	for _, c := range iv.Endpoints {
+		cr := countsRec{
+			Sent: c.Sent, Completed: c.Completed, OK: c.OK, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
+			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
+		}
+		for cl, n := range c.Errors {
+			if n > 0 {
+				if cr.Errors == nil {
+					cr.Errors = map[string]uint64{}
+				}
+				cr.Errors[Class(cl).String()] = n
+			}
+		}
+		if len(c.Status) > 0 {
+			cr.Status = c.Status
+		}
+		for k, n := range c.Messages {
+			cr.Messages = append(cr.Messages, messageRec{k.Class.String(), k.Message, n})
+		}
+		sort.Slice(cr.Messages, func(i, j int) bool {
+			a, b := cr.Messages[i], cr.Messages[j]
+			if a.Class != b.Class {
+				return a.Class < b.Class
+			}
+			return a.Message < b.Message
+		})
+		rec.Endpoints = append(rec.Endpoints, cr)
+	}
+	rec.SendLag = enc(iv.SendLag)
+	if c := iv.Conns; c != nil {
+		cr := connsRec{Opened: c.Opened, Failed: c.Failed, DNS: enc(c.DNS), Connect: enc(c.Connect), TLS: enc(c.TLS)}
+		if cr != (connsRec{}) {
+			rec.Conns = &cr
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("result: encoding a histogram: %w", err)
+	}
+	return rec, nil
+}
+
+// ErrFutureVersion is wrapped by the error for a file written by a newer major version of the
+// format than this reader knows.
+var ErrFutureVersion = errors.New("written by a newer version of the format")
+
+// Reader reads a result file record by record, so that a long run is never held in memory whole.
+// The zero value is not usable: use NewReader. Not safe for concurrent use.
+type Reader struct {
+	name    string
+	sc      *bufio.Scanner
+	line    int
+	header  Header
+	trailer *Trailer
+	ends    int
+	done    bool
+	torn    bool // the last line had no newline
+}
+
+// maxLine bounds one line of a result file (an interval with many endpoints and error messages).
+const maxLine = 64 << 20
+
+// NewReader reads the header of the result file r; name labels errors (usually the file's path).
+func NewReader(r io.Reader, name string) (*Reader, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	fr := &Reader{name: name, sc: sc}
+	sc.Split(fr.split)
+	b, err := fr.next()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: empty file: not an %s file", name, FormatName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var h struct {
+		Kind string `json:"kind"`
+		Header
+	}
+	if err := json.Unmarshal(b, &h); err != nil || h.Format != FormatName || h.Kind != "header" {
+		return nil, fmt.Errorf("%s:1: not an %s file (want a first line {\"kind\":\"header\",\"format\":%q,…})", name, FormatName, FormatName)
+	}
+	major, _, ok := parseVersion(h.Version)
+	if !ok {
+		return nil, fmt.Errorf("%s:1: version %q: want major.minor, e.g. %s", name, h.Version, FormatVersion)
+	}
+	if major > FormatMajor {
+		return nil, fmt.Errorf("%s: format version %s: %w; this rpcbench reads version %d.x (%s): upgrade rpcbench to read it",
+			name, h.Version, ErrFutureVersion, FormatMajor, FormatVersion)
+	}
+	fr.header = h.Header
+	return fr, nil
+}
+
+func parseVersion(v string) (major, minor int, ok bool) {
+	a, b, found := strings.Cut(v, ".")
+	if !found {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(a)
+	minor, err2 := strconv.Atoi(b)
+	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
+}
+
+// Header returns the file's header.
+func (fr *Reader) Header() Header { return fr.header }
+
+// Trailer returns the file's trailer once Next has returned io.EOF; nil while reading, and nil at
+// the end of a file that was cut short (the run was killed or the disk filled).
+func (fr *Reader) Trailer() *Trailer { return fr.trailer }
+
+// CutShort reports whether the file ended without its trailer; valid once Next returned io.EOF.
+func (fr *Reader) CutShort() bool { return fr.done && fr.trailer == nil }
+
+// Intervals returns the number of intervals read so far.
+func (fr *Reader) Intervals() int { return fr.ends }
+
+// Next returns the next interval, newly allocated, or io.EOF after the last one. A last line
+// without its newline is the torn end of a file cut short: it is ignored, and CutShort is true.
+func (fr *Reader) Next() (*Interval, error) {
+	for {
+		if fr.done {
+			return nil, io.EOF
+		}
+		b, err := fr.next()
+		if err == io.EOF {
+			fr.done = true
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		var kind struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(b, &kind); err != nil {
+			return nil, fr.errorf("not a JSON object: %v", err)
+		}
+		switch kind.Kind {
+		case "interval":
+			if fr.trailer != nil {
+				return nil, fr.errorf("an interval after the trailer")
+			}
+			iv, err := fr.decodeInterval(b)
+			if err != nil {
+				return nil, err
+			}
+			fr.ends++
+			return iv, nil
+		case "trailer":
+			var t struct {
+				Kind string `json:"kind"`
+				Trailer
+			}
+			if err := json.Unmarshal(b, &t); err != nil {
+				return nil, fr.errorf("bad trailer: %v", err)
+			}
+			if fr.trailer != nil {
+				return nil, fr.errorf("a second trailer")
+			}
+			fr.trailer = &t.Trailer
+		case "header":
+			return nil, fr.errorf("a second header")
+		default:
+			// a record kind from a newer minor version: skip it
+		}
+	}
+}
+
+// split cuts lines at '\n' and drops a torn last line, noting it.
+func (fr *Reader) split(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, bytes.TrimSuffix(data[:i], []byte("\r")), nil
+	}
+	if atEOF && len(data) > 0 {
+		fr.torn = true
+		return len(data), nil, nil
+	}
+	return 0, nil, nil
+}
+
+// next returns the next complete line; a torn last line (no newline) counts as the end.
+func (fr *Reader) next() ([]byte, error) {
+	for fr.sc.Scan() {
+		fr.line++
+		b := fr.sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		return b, nil
+	}
+	if err := fr.sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d bytes", fr.name, fr.line+1, maxLine)
+		}
+		return nil, fmt.Errorf("%s: %w", fr.name, err)
+	}
+	return nil, io.EOF
+}
+
+func (fr *Reader) errorf(format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s", fr.name, fr.line, fmt.Sprintf(format, a...))
+}

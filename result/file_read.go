@@ -1,0 +1,301 @@
+package result
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// decodeInterval turns one interval line into an Interval.
+func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
+	var rec intervalRec
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return nil, fr.errorf("bad interval: %v", err)
+	}
+	if rec.End < rec.Start || rec.Start < 0 {
+		return nil, fr.errorf("bad interval: it ends (%v) before it starts (%v)", time.Duration(rec.End), time.Duration(rec.Start))
+	}
+	if n := len(fr.header.Endpoints); n > 0 && len(rec.Endpoints) != n {
+		return nil, fr.errorf("an interval with %d endpoints; the header names %d", len(rec.Endpoints), n)
+	}
+	iv := NewInterval(len(rec.Endpoints))
+	iv.Start, iv.End, iv.Intended = time.Duration(rec.Start), time.Duration(rec.End), rec.Intended
+	var err error
+	dec := func(what string, dst *hdr.Histogram, s string) {
+		if err == nil && s != "" {
+			if e := decodeHistogram(dst, s); e != nil {
+				err = fr.errorf("%s histogram: %v", what, e)
+			}
+		}
+	}
+	for i, cr := range rec.Endpoints {
+		c := iv.Endpoints[i]
+		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
+		for name, n := range cr.Errors {
+			cl, e := ParseClass(name)
+			if e != nil {
+				return nil, fr.errorf("endpoint %d: %v", i, e)
+			}
+			c.Errors[cl] += n
+		}
+		for code, n := range cr.Status {
+			c.Status[code] += n
+		}
+		for _, m := range cr.Messages {
+			cl, e := ParseClass(m.Class)
+			if e != nil {
+				return nil, fr.errorf("endpoint %d: %v", i, e)
+			}
+			c.Messages[ErrorKey{cl, m.Message}] += m.Count
+		}
+		dec("latency", c.Latency, cr.Latency)
+		dec("service", c.Service, cr.Service)
+		dec("ttfb", c.TTFB, cr.TTFB)
+	}
+	dec("send_lag", iv.SendLag, rec.SendLag)
+	if cr := rec.Conns; cr != nil {
+		iv.Conns.Opened, iv.Conns.Failed = cr.Opened, cr.Failed
+		dec("dns", iv.Conns.DNS, cr.DNS)
+		dec("connect", iv.Conns.Connect, cr.Connect)
+		dec("tls", iv.Conns.TLS, cr.TLS)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return iv, nil
+}
+
+// decodeHistogram adds the base64 compressed V2 histogram s into dst. It checks the encoded
+// range before decoding, so that a damaged or hostile file cannot make it allocate a histogram of
+// arbitrary size: only histograms of this package's range are accepted.
+func decodeHistogram(dst *hdr.Histogram, s string) error {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("not base64: %v", err)
+	}
+	if len(raw) < 8 {
+		return fmt.Errorf("too short (%d bytes)", len(raw))
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		return fmt.Errorf("not a compressed V2 histogram: %v", err)
+	}
+	var geo [40]byte // cookie, payload length, offset, digits (int32 each); lowest, highest (int64); ratio
+	if _, err := io.ReadFull(z, geo[:]); err != nil {
+		return fmt.Errorf("not a compressed V2 histogram: %v", err)
+	}
+	digits := int32(binary.BigEndian.Uint32(geo[12:]))
+	lo := int64(binary.BigEndian.Uint64(geo[16:]))
+	hi := int64(binary.BigEndian.Uint64(geo[24:]))
+	if digits != HistSigFigs || lo != HistMin || hi != HistMax {
+		return fmt.Errorf("range %d..%d at %d digits; want %d..%d at %d digits", lo, hi, digits, HistMin, HistMax, HistSigFigs)
+	}
+	h, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return err
+	}
+	if dropped := dst.Merge(h); dropped > 0 {
+		return fmt.Errorf("%d values out of range", dropped)
+	}
+	return nil
+}
+
+// File is a whole result file folded as it was read: its header and trailer, every interval merged
+// into Total, and the number of intervals. The per-interval records are not kept (a long run has
+// thousands); read them with a Reader, or with ReadFile's visit function. The zero value is an empty
+// file. Not safe for concurrent use.
+type File struct {
+	Path    string
+	Header  Header
+	Trailer *Trailer // nil when the file was cut short
+	// Total is every interval merged; Intervals counts them.
+	Total     *Interval
+	Intervals int
+}
+
+// CutShort reports whether the file ended without its trailer: the run was killed, or the disk
+// filled, before it could finish the file. Its complete intervals are still in Total.
+func (f *File) CutShort() bool { return f.Trailer == nil }
+
+// Run returns the trailer's facts; for a file cut short, they are made up from its intervals: the
+// measured part ran until the end of the last interval, and it was interrupted.
+func (f *File) Run() Trailer {
+	if f.Trailer != nil {
+		return *f.Trailer
+	}
+	return Trailer{
+		MeasuredStart: f.Header.StartedAt,
+		Elapsed:       f.Total.End,
+		Sending:       f.Total.End,
+		Intended:      f.Total.Intended,
+		Interrupted:   true,
+		StopReason:    "the result file was cut short: the run ended without finishing it",
+	}
+}
+
+// add merges iv, read by fr, into f's total.
+func (f *File) add(fr *Reader, iv *Interval) error {
+	if len(iv.Endpoints) != len(f.Total.Endpoints) {
+		if f.Intervals > 0 || len(f.Header.Endpoints) > 0 {
+			return fr.errorf("an interval with %d endpoints after intervals with %d", len(iv.Endpoints), len(f.Total.Endpoints))
+		}
+		f.Total = NewInterval(len(iv.Endpoints))
+	}
+	f.Total.Merge(iv)
+	f.Intervals++
+	return nil
+}
+
+// ReadFile reads the result file at path. visit, if not nil, is called with each interval in order
+// (the Interval is the caller's to keep).
+func ReadFile(path string, visit func(*Interval) error) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("result: %w", err)
+	}
+	defer fh.Close()
+	return Read(fh, path, visit)
+}
+
+// Read is ReadFile for a file already open; name labels errors.
+func Read(r io.Reader, name string, visit func(*Interval) error) (*File, error) {
+	fr, err := NewReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+	h := fr.Header()
+	f := &File{Path: name, Header: h, Total: NewInterval(len(h.Endpoints))}
+	for {
+		iv, err := fr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := f.add(fr, iv); err != nil {
+			return nil, err
+		}
+		if visit != nil {
+			if err := visit(iv); err != nil {
+				return nil, err
+			}
+		}
+	}
+	f.Trailer = fr.Trailer()
+	return f, nil
+}
+
+// Merge adds files measured at the same time on several machines into one: intervals and totals
+// add up exactly, counters and histograms alike. The header is the first file's; the trailer sums
+// the intended and warm-up counts and takes the longest durations. Every file must have the same
+// number of endpoints.
+func Merge(files ...*File) (*File, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("result: nothing to merge")
+	}
+	first := files[0]
+	out := &File{Path: first.Path, Header: first.Header, Total: NewInterval(len(first.Total.Endpoints))}
+	t := Trailer{MeasuredStart: first.Run().MeasuredStart}
+	cut := false
+	for _, f := range files {
+		if len(f.Total.Endpoints) != len(out.Total.Endpoints) {
+			return nil, fmt.Errorf("result: cannot merge %s (%d endpoints) with %s (%d endpoints)", f.Path, len(f.Total.Endpoints), first.Path, len(out.Total.Endpoints))
+		}
+		out.Total.Merge(f.Total)
+		out.Intervals = max(out.Intervals, f.Intervals)
+		r := f.Run()
+		cut = cut || f.CutShort()
+		if r.MeasuredStart.Before(t.MeasuredStart) {
+			t.MeasuredStart = r.MeasuredStart
+		}
+		t.Elapsed = max(t.Elapsed, r.Elapsed)
+		t.Sending = max(t.Sending, r.Sending)
+		t.Intended += r.Intended
+		t.WarmupSent += r.WarmupSent
+		t.Interrupted = t.Interrupted || r.Interrupted
+		if t.StopReason == "" {
+			t.StopReason = r.StopReason
+		}
+	}
+	if !cut {
+		out.Trailer = &t
+	} else {
+		out.Trailer = nil
+		out.Total.Intended = t.Intended
+	}
+	return out, nil
+}
+
+// ReadMerged reads several result files of one run spread over machines, in lockstep: interval i of
+// every file is merged into one, handed to visit (if not nil), and the files' totals are merged
+// with Merge. Files with fewer intervals simply stop contributing.
+func ReadMerged(paths []string, visit func(*Interval) error) (*File, error) {
+	type src struct {
+		fr   *Reader
+		f    *File
+		done bool
+	}
+	srcs := make([]*src, len(paths))
+	for i, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, fmt.Errorf("result: %w", err)
+		}
+		defer fh.Close()
+		fr, err := NewReader(fh, p)
+		if err != nil {
+			return nil, err
+		}
+		h := fr.Header()
+		srcs[i] = &src{fr: fr, f: &File{Path: p, Header: h, Total: NewInterval(len(h.Endpoints))}}
+	}
+	for {
+		var merged *Interval
+		for _, s := range srcs {
+			if s.done {
+				continue
+			}
+			iv, err := s.fr.Next()
+			if err == io.EOF {
+				s.done = true
+				s.f.Trailer = s.fr.Trailer()
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := s.f.add(s.fr, iv); err != nil {
+				return nil, err
+			}
+			if merged == nil {
+				merged = iv
+			} else if len(merged.Endpoints) != len(iv.Endpoints) {
+				return nil, fmt.Errorf("result: cannot merge %s (%d endpoints) with %s (%d endpoints)", s.f.Path, len(iv.Endpoints), paths[0], len(merged.Endpoints))
+			} else {
+				merged.Merge(iv)
+			}
+		}
+		if merged == nil {
+			break
+		}
+		if visit != nil {
+			if err := visit(merged); err != nil {
+				return nil, err
+			}
+		}
+	}
+	files := make([]*File, len(srcs))
+	for i, s := range srcs {
+		files[i] = s.f
+	}
+	return Merge(files...)
+}
