@@ -1,0 +1,135 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Direction says which way a figure is better.
+type Direction int
+
+// The directions.
+const (
+	HigherIsBetter Direction = iota // throughput
+	LowerIsBetter                   // latency, errors
+)
+
+// Metric is one figure across the runs. Values and Ratios are indexed by run; Ratios[i] is
+// Values[i]/Values[0] (1 for the first run; NaN when the first run's value is 0). The zero value
+// is a metric with no runs.
+type Metric struct {
+	Name   string // "throughput", "p99"
+	Unit   string // "req/s", "ms", "%"
+	Better Direction
+	Values []float64
+	Ratios []float64
+	// phrase names the figure in a sentence: "requests/s", "p99".
+	phrase string
+}
+
+// Comparison is several runs side by side, the first being the baseline. It is plain data, safe
+// to share once made.
+type Comparison struct {
+	Labels  []string
+	Metrics []Metric
+}
+
+// New compares runs against the first one. labels name the runs (a file name, a host); missing
+// ones become "run N".
+func New(runs []*summary.Summary, labels []string) *Comparison {
+	c := &Comparison{Labels: make([]string, len(runs))}
+	for i := range runs {
+		if i < len(labels) && labels[i] != "" {
+			c.Labels[i] = labels[i]
+		} else {
+			c.Labels[i] = "run " + strconv.Itoa(i+1)
+		}
+	}
+	add := func(name, unit, phrase string, better Direction, f func(*summary.Summary) float64) {
+		m := Metric{Name: name, Unit: unit, Better: better, phrase: phrase}
+		for _, s := range runs {
+			m.Values = append(m.Values, f(s))
+		}
+		for _, v := range m.Values {
+			m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
+		}
+		c.Metrics = append(c.Metrics, m)
+	}
+	add("throughput", "req/s", "requests/s", HigherIsBetter, func(s *summary.Summary) float64 { return s.Throughput })
+	add("error rate", "%", "error rate", LowerIsBetter, func(s *summary.Summary) float64 {
+		if s.Requests.Sent == 0 {
+			return 0
+		}
+		return 100 * float64(s.Requests.Errors) / float64(s.Requests.Sent)
+	})
+	lat := []struct {
+		name string
+		f    func(p summary.Percentiles) float64
+	}{
+		{"p50", func(p summary.Percentiles) float64 { return p.P50 }},
+		{"p90", func(p summary.Percentiles) float64 { return p.P90 }},
+		{"p99", func(p summary.Percentiles) float64 { return p.P99 }},
+		{"p99.9", func(p summary.Percentiles) float64 { return p.P999 }},
+		{"max", func(p summary.Percentiles) float64 { return p.Max }},
+	}
+	for _, l := range lat {
+		add(l.name, "ms", l.name, LowerIsBetter, func(s *summary.Summary) float64 { return l.f(s.Latency) })
+	}
+	add("send lag p99", "ms", "send lag p99", LowerIsBetter, func(s *summary.Summary) float64 { return s.SendLag.P99 })
+	return c
+}
+
+// Ratio returns v/base; NaN when base is 0 and v is not (no meaningful ratio), 1 when both are 0.
+func Ratio(v, base float64) float64 {
+	switch {
+	case base == 0 && v == 0:
+		return 1
+	case base == 0:
+		return math.NaN()
+	}
+	return v / base
+}
+
+// Improved reports whether run i is better than the first run on m (false when equal or unknown).
+func (m Metric) Improved(i int) bool {
+	r := m.Ratios[i]
+	if math.IsNaN(r) {
+		return false
+	}
+	if m.Better == HigherIsBetter {
+		return r > 1
+	}
+	return r < 1
+}
+
+// Phrase says how run i compares with the first run on m: "3.2× more requests/s", "0.5× the p99",
+// "same p99"; "n/a" when the first run's value is 0.
+func (m Metric) Phrase(i int) string {
+	r := m.Ratios[i]
+	switch {
+	case math.IsNaN(r):
+		return "n/a (first run: 0)"
+	case FormatRatio(r) == "1.0":
+		return "same " + m.phrase
+	case m.Better == HigherIsBetter && r > 1:
+		return fmt.Sprintf("%s× more %s", FormatRatio(r), m.phrase)
+	}
+	return fmt.Sprintf("%s× the %s", FormatRatio(r), m.phrase)
+}
+
+// FormatRatio formats a ratio with two significant digits, at least one decimal: "3.2", "0.50",
+// "12.0", "150".
+func FormatRatio(r float64) string {
+	switch {
+	case r >= 100:
+		return strconv.FormatFloat(r, 'f', 0, 64)
+	case r >= 1:
+		return strconv.FormatFloat(r, 'f', 1, 64)
+	case r >= 0.1:
+		return strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 2, 64)
+}

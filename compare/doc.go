@@ -1,0 +1,8 @@
+// Package compare sets several runs side by side: for each figure a reader compares (throughput,
+// error rate, latency percentiles, send lag) it gives every run's value, its ratio to the first run
+// and whether that is better or worse, and phrases it the way published comparisons do ("3.2× more
+// requests/s", "0.5× the p99").
+//
+// It sits at the end of the flow plan → schedule → engine → transport → result → summary → report:
+// it reads Summaries and is consumed by report, which renders the comparison.
+package compare
