@@ -8,6 +8,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -309,4 +310,12 @@ func FormatMs(v float64) string {
 		return fmt.Sprintf("%.2fs", v/1000)
 	}
 	return time.Duration(v * float64(time.Millisecond)).Round(time.Second).String()
+}
+
+// Of folds an engine run into a Summary; version names the tool's version in the report.
+func Of(res *engine.Result, version string) *Summary {
+	return New(Run{
+		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending,
+		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
+	}, res.Total)
 }

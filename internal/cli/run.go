@@ -154,10 +154,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 	if err != nil {
 		return fail(e, "run", err, ExitCannotStart)
 	}
-	s := summary.New(summary.Run{
-		Plan: res.Plan, Version: Version(), Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending,
-		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
-	}, res.Total)
+	s := summary.Of(res, Version())
 	s.Timeline = tl.Points
 	code := ExitOK
 	if err := render(e.stdout, s, format); err != nil {
