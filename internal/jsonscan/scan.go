@@ -264,7 +264,7 @@ func (it *Iter) Next() bool {
 	}
 	b, i := it.b, SkipSpace(it.b, it.i)
 	if i < len(b) && b[i] == it.closer && it.first {
-		it.done = true
+		it.done, it.i = true, i+1
 		return false
 	}
 	if !it.first {
@@ -272,7 +272,7 @@ func (it *Iter) Next() bool {
 			return it.fail(i, fmt.Sprintf("',' or '%c'", it.closer))
 		}
 		if b[i] == it.closer {
-			it.done = true
+			it.done, it.i = true, i+1
 			return false
 		}
 		if b[i] != ',' {
@@ -311,6 +311,15 @@ func (it *Iter) fail(i int, want string) bool { return it.failErr(syntaxErr(i, w
 func (it *Iter) failErr(err error) bool {
 	it.err, it.done, it.Key, it.Value = err, true, nil, nil
 	return false
+}
+
+// Rest returns what follows the object or array after a walk that ended without error: white space
+// only for a whole document.
+func (it *Iter) Rest() []byte {
+	if !it.done || it.err != nil {
+		return nil
+	}
+	return it.b[it.i:]
 }
 
 // Err returns the error that ended the walk, or nil.

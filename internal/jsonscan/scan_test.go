@@ -65,6 +65,12 @@ func TestMemberIndex(t *testing.T) {
 	if _, ok, _ := Index(res, 2); ok {
 		t.Errorf("Index(result, 2) found an element; want none")
 	}
+	it := Members([]byte(`{"a":1} ,`))
+	for it.Next() {
+	}
+	if got := string(it.Rest()); got != " ," {
+		t.Errorf("Rest() = %q; want \" ,\"", got)
+	}
 	if _, _, err := Member([]byte(`[1]`), "a"); err == nil {
 		t.Errorf("Member of an array: got no error; want one")
 	}

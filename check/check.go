@@ -1,0 +1,176 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/internal/jsonscan"
+	"github.com/rpcbench/rpcbench/result"
+)
+
+// kind is what a Check looks at.
+type kind uint8
+
+const (
+	bodyContains kind = iota + 1
+	jsonEquals
+	jsonExists
+)
+
+// Check is one named condition on an answer's body. Make it with BodyContains, JSONEquals,
+// JSONExists or Parse; the zero value checks nothing and always passes. Checks are immutable and
+// safe for concurrent use.
+type Check struct {
+	name string
+	kind kind
+	text []byte // bodyContains: the text; jsonEquals: the wanted value (raw JSON, or a string's text)
+	str  bool   // jsonEquals: want is a string's text, compared to a JSON string
+	path Path
+	fail error // result.Exact(name), made once so that failing costs no allocation
+}
+
+// Name returns the name under which the check's failures are counted.
+func (c Check) Name() string { return c.name }
+
+func named(c Check, name, auto string) Check {
+	c.name = strings.TrimSpace(name)
+	if c.name == "" {
+		c.name = auto
+	}
+	c.fail = result.Exact(c.name)
+	return c
+}
+
+// BodyContains checks that the body holds text. An empty name is made from the condition:
+// `body contains "ok"`.
+func BodyContains(name, text string) (Check, error) {
+	if text == "" {
+		return Check{}, fmt.Errorf("body contains: empty text; want the text the body must hold")
+	}
+	return named(Check{kind: bodyContains, text: []byte(text)}, name, fmt.Sprintf("body contains %q", text)), nil
+}
+
+// JSONExists checks that the body is JSON with a value at path.
+func JSONExists(name, path string) (Check, error) {
+	p, err := ParsePath(path)
+	if err != nil {
+		return Check{}, err
+	}
+	return named(Check{kind: jsonExists, path: p}, name, "json "+path+" exists"), nil
+}
+
+// JSONEquals checks that the body is JSON whose value at path equals value. A value that is valid
+// JSON (42, true, null, "ok", [1,2]) is compared as JSON (numbers by value); any other value is
+// the text of a string ("ok" and ok both match the string "ok").
+func JSONEquals(name, path, value string) (Check, error) {
+	p, err := ParsePath(path)
+	if err != nil {
+		return Check{}, err
+	}
+	c := Check{kind: jsonEquals, path: p}
+	v := strings.TrimSpace(value)
+	switch {
+	case json.Valid([]byte(v)) && jsonscan.KindOf([]byte(v)) == jsonscan.String:
+		s, _ := jsonscan.Unquote([]byte(v))
+		c.text, c.str = []byte(s), true
+	case json.Valid([]byte(v)):
+		c.text = compact([]byte(v))
+	default:
+		c.text, c.str = []byte(value), true
+	}
+	return named(c, name, "json "+path+" == "+value), nil
+}
+
+func compact(v []byte) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
+}
+
+// Parse reads a check written as text, with an optional name before a colon:
+//
+//	body contains TEXT
+//	json PATH exists
+//	json PATH == VALUE
+//	has-block: json result.number exists
+func Parse(s string) (Check, error) {
+	c, err := parseSpec("", s)
+	if err == nil {
+		return c, nil
+	}
+	if name, spec, ok := strings.Cut(s, ":"); ok && strings.TrimSpace(name) != "" {
+		if c, err2 := parseSpec(name, spec); err2 == nil {
+			return c, nil
+		} else if looksLikeSpec(spec) {
+			err = err2
+		}
+	}
+	return Check{}, err
+}
+
+func looksLikeSpec(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "body ") || strings.HasPrefix(s, "json ")
+}
+
+func parseSpec(name, s string) (Check, error) {
+	s = strings.TrimSpace(s)
+	want := `want "body contains TEXT", "json PATH exists" or "json PATH == VALUE", optionally after "NAME:"`
+	switch {
+	case strings.HasPrefix(s, "body contains "):
+		return BodyContains(name, strings.TrimSpace(strings.TrimPrefix(s, "body contains ")))
+	case strings.HasPrefix(s, "json "):
+		rest := strings.TrimSpace(strings.TrimPrefix(s, "json "))
+		if path, ok := strings.CutSuffix(rest, " exists"); ok {
+			return JSONExists(name, strings.TrimSpace(path))
+		}
+		if path, value, ok := strings.Cut(rest, "=="); ok {
+			return JSONEquals(name, strings.TrimSpace(path), strings.TrimSpace(value))
+		}
+		return Check{}, fmt.Errorf("check %q: %s", s, want)
+	}
+	return Check{}, fmt.Errorf("check %q: %s", s, want)
+}
+
+// ok reports whether body passes c.
+func (c *Check) ok(body []byte) bool {
+	switch c.kind {
+	case bodyContains:
+		return bytes.Contains(body, c.text)
+	case jsonExists:
+		_, ok, err := c.path.Lookup(body)
+		return ok && err == nil
+	case jsonEquals:
+		v, ok, err := c.path.Lookup(body)
+		return ok && err == nil && c.equal(v)
+	}
+	return true
+}
+
+func (c *Check) equal(v []byte) bool {
+	k := jsonscan.KindOf(v)
+	switch {
+	case c.str:
+		if k != jsonscan.String {
+			return false
+		}
+		inner := v[1 : len(v)-1]
+		if bytes.IndexByte(inner, '\\') < 0 {
+			return bytes.Equal(inner, c.text)
+		}
+		s, err := jsonscan.Unquote(v)
+		return err == nil && s == string(c.text)
+	case k == jsonscan.Number && jsonscan.KindOf(c.text) == jsonscan.Number:
+		a, err1 := strconv.ParseFloat(string(v), 64)
+		b, err2 := strconv.ParseFloat(string(c.text), 64)
+		return err1 == nil && err2 == nil && a == b
+	case k == jsonscan.Object || k == jsonscan.Array:
+		return bytes.Equal(compact(v), c.text)
+	}
+	return bytes.Equal(v, c.text)
+}

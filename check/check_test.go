@@ -1,0 +1,198 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+func TestParsePath(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"result":{"transactions":[{"hash":"0xa"},{"hash":"0xb"}],"n":5},"list":[[1,2],[3]]}`)
+	for _, tc := range []struct {
+		path, want string
+		ok         bool
+	}{
+		{"result.transactions[1].hash", `"0xb"`, true},
+		{"$.result.n", "5", true},
+		{"list[1][0]", "3", true},
+		{"$", string(doc), true},
+		{"result.missing", "", false},
+		{"result.transactions[2]", "", false},
+		{"result.n.x", "", false}, // a step into a number
+		{"list.x", "", false},     // a member of an array
+	} {
+		p, err := ParsePath(tc.path)
+		if err != nil {
+			t.Errorf("ParsePath(%q): %v", tc.path, err)
+			continue
+		}
+		got, ok, err := p.Lookup(doc)
+		if err != nil || ok != tc.ok || string(got) != tc.want {
+			t.Errorf("Lookup(%q) = %s, %v, %v; want %s, %v, nil", tc.path, got, ok, err, tc.want, tc.ok)
+		}
+	}
+	for _, bad := range []string{"", "a..b", ".a", "a[", "a[-1]", "a[x]", "a.", "$x", "a b", "a[+1]"} {
+		if _, err := ParsePath(bad); err == nil {
+			t.Errorf("ParsePath(%q): got no error; want one", bad)
+		}
+	}
+}
+
+func TestParseCheck(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{"status":"ok","n":10,"flag":true,"arr":[1, 2],"s":"a\"b"}}`)
+	for _, tc := range []struct {
+		spec, name string
+		pass       bool
+	}{
+		{`body contains "ok"`, `body contains "\"ok\""`, true},
+		{`body contains nothing-here`, `body contains "nothing-here"`, false},
+		{`has status: json result.status exists`, "has status", true},
+		{`json result.missing exists`, "json result.missing exists", false},
+		{`json result.status == ok`, "json result.status == ok", true},
+		{`json result.status == "ok"`, `json result.status == "ok"`, true},
+		{`json result.status == "no"`, `json result.status == "no"`, false},
+		{`json result.n == 10.0`, "json result.n == 10.0", true},
+		{`json result.n == 11`, "json result.n == 11", false},
+		{`json result.flag == true`, "json result.flag == true", true},
+		{`json result.arr == [1,2]`, "json result.arr == [1,2]", true},
+		{`json result.s == a"b`, `json result.s == a"b`, true},
+		{`status 200: json result.n == 10`, "status 200", true},
+	} {
+		c, err := Parse(tc.spec)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tc.spec, err)
+			continue
+		}
+		if c.Name() != tc.name {
+			t.Errorf("Parse(%q).Name() = %q; want %q", tc.spec, c.Name(), tc.name)
+		}
+		if got := c.ok(body); got != tc.pass {
+			t.Errorf("%q on the body: passed %v; want %v", tc.spec, got, tc.pass)
+		}
+	}
+	for _, bad := range []string{"", "body has x", "json a..b exists", "json a", "name: json", "body contains "} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q): got no error; want one", bad)
+		}
+	}
+}
+
+func TestParseStatuses(t *testing.T) {
+	t.Parallel()
+	s, err := ParseStatuses("200, 201,3xx,404-405")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for code, want := range map[int]bool{200: true, 201: true, 202: false, 301: true, 399: true, 404: true, 405: true, 406: false, 500: false} {
+		if got := s.Has(code); got != want {
+			t.Errorf("Has(%d) = %v; want %v", code, got, want)
+		}
+	}
+	var def Statuses
+	if !def.Has(204) || def.Has(404) || def.Has(101) {
+		t.Errorf("the default set: want 2xx and 3xx only")
+	}
+	for _, bad := range []string{"", "abc", "99", "1000", "300-200", "2x", "200,"} {
+		if _, err := ParseStatuses(bad); err == nil {
+			t.Errorf("ParseStatuses(%q): got no error; want one", bad)
+		}
+	}
+}
+
+func TestVerifier(t *testing.T) {
+	t.Parallel()
+	ok, _ := Parse("has result: json result exists")
+	word, _ := BodyContains("", "0x")
+	statuses, _ := ParseStatuses("200")
+	v := &Verifier{Status: statuses, JSONRPC: true, Checks: []Check{ok, word}}
+	req := &transport.Request{Scheme: "http", Body: []byte(`{"jsonrpc":"2.0","id":3,"method":"m"}`)}
+	for _, tc := range []struct {
+		name   string
+		scheme string
+		status int
+		body   string
+		class  result.Class
+		msg    string
+	}{
+		{"a good answer", "http", 200, `{"id":3,"result":"0x1"}`, result.OK, ""},
+		{"an unexpected status", "http", 201, `{"id":3,"result":"0x1"}`, result.Status, ""},
+		{"a JSON-RPC error", "http", 200, `{"id":3,"error":{"code":-32601,"message":"Method not found"}}`, result.Status, "jsonrpc -32601 Method not found"},
+		{"a check by name", "http", 200, `{"id":3,"result":"1"}`, result.Check, `body contains "0x"`},
+		{"ws answers carry 101", "ws", 101, `{"id":3,"result":"0x1"}`, result.OK, ""},
+	} {
+		req.Scheme = tc.scheme
+		cl, err := v.Verify(req, &transport.Outcome{Status: tc.status, Answered: true, Body: []byte(tc.body)})
+		msg := ""
+		if err != nil {
+			msg = err.Error()
+		}
+		if cl != tc.class || msg != tc.msg {
+			t.Errorf("%s: got %v %q; want %v %q", tc.name, cl, msg, tc.class, tc.msg)
+		}
+	}
+	if !(&Verifier{}).Empty() || v.Empty() {
+		t.Errorf("Empty: want true for the zero Verifier only")
+	}
+}
+
+func TestCheckFailureAllocs(t *testing.T) {
+	c, _ := JSONEquals("", "result.status", "ok")
+	v := &Verifier{Checks: []Check{c}}
+	req := &transport.Request{Scheme: "http"}
+	out := &transport.Outcome{Status: 200, Body: []byte(`{"result":{"status":"bad"}}`)}
+	if n := testing.AllocsPerRun(100, func() { _, _ = v.Verify(req, out) }); n != 0 {
+		t.Errorf("a failing check allocates %v times; want 0", n)
+	}
+}
+
+func FuzzParsePath(f *testing.F) {
+	for _, s := range []string{"a.b[0].c", "$.x", "[1].id", "a[99999999999999999999]", "$", "a..b"} {
+		f.Add(s, []byte(`{"a":{"b":[{"c":1}]},"x":[]}`))
+	}
+	f.Fuzz(func(t *testing.T, path string, doc []byte) {
+		p, err := ParsePath(path)
+		if err != nil {
+			return
+		}
+		if p.String() != path {
+			t.Fatalf("String() = %q; want %q", p.String(), path)
+		}
+		_, _, _ = p.Lookup(doc)
+	})
+}
+
+func FuzzParseCheck(f *testing.F) {
+	for _, s := range []string{`body contains ok`, `n: json a.b == 1`, `json a exists`, `x:y: json a == :`} {
+		f.Add(s, []byte(`{"a":{"b":1}}`))
+	}
+	f.Fuzz(func(t *testing.T, spec string, body []byte) {
+		c, err := Parse(spec)
+		if err != nil {
+			return
+		}
+		if c.Name() == "" {
+			t.Fatalf("Parse(%q) made a check without a name", spec)
+		}
+		_ = c.ok(body)
+	})
+}
+
+func FuzzParseStatuses(f *testing.F) {
+	for _, s := range []string{"200,201", "2xx", "100-999", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := ParseStatuses(s)
+		if err != nil {
+			return
+		}
+		for c := 0; c < 1100; c++ {
+			if st.Has(c) && (c < 100 || c > 999) {
+				t.Fatalf("ParseStatuses(%q) holds %d", s, c)
+			}
+		}
+	})
+}

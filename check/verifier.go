@@ -1,0 +1,104 @@
+package check
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Statuses is a set of expected status codes (100 to 999). The zero value is the default set:
+// 2xx and 3xx, as engine.StatusVerifier counts them. Safe for concurrent reads.
+type Statuses struct {
+	set  [16]uint64 // bit c: code c is expected
+	some bool
+}
+
+// ParseStatuses reads a list such as "200,201", "2xx,304" or "200-299".
+func ParseStatuses(s string) (Statuses, error) {
+	var st Statuses
+	for part := range strings.SplitSeq(s, ",") {
+		part = strings.TrimSpace(part)
+		lo, hi, err := statusRange(part)
+		if err != nil {
+			return Statuses{}, fmt.Errorf("status %q: want codes from 100 to 999 like 200, 2xx or 200-299, separated by commas", part)
+		}
+		for c := lo; c <= hi; c++ {
+			st.set[c/64] |= 1 << (c % 64)
+		}
+		st.some = true
+	}
+	return st, nil
+}
+
+func statusRange(s string) (lo, hi int, err error) {
+	if len(s) == 3 && (s[1] == 'x' || s[1] == 'X') && (s[2] == 'x' || s[2] == 'X') && s[0] >= '1' && s[0] <= '9' {
+		lo = int(s[0]-'0') * 100
+		return lo, lo + 99, nil
+	}
+	a, b, isRange := strings.Cut(s, "-")
+	if lo, err = strconv.Atoi(a); err != nil || lo < 100 || lo > 999 {
+		return 0, 0, fmt.Errorf("bad")
+	}
+	hi = lo
+	if isRange {
+		if hi, err = strconv.Atoi(b); err != nil || hi < lo || hi > 999 {
+			return 0, 0, fmt.Errorf("bad")
+		}
+	}
+	return lo, hi, nil
+}
+
+// Has reports whether code is expected.
+func (s *Statuses) Has(code int) bool {
+	if !s.some {
+		return code >= 200 && code < 400
+	}
+	return code >= 0 && code < 1024 && s.set[code/64]&(1<<(code%64)) != 0
+}
+
+// Verifier judges each answer in order: the status code, then (with JSONRPC) the JSON-RPC answer,
+// then the Checks; the first failure decides the class. The zero value accepts 2xx and 3xx answers
+// as engine.StatusVerifier does. A Verifier is read-only while a run uses it, so it is safe for
+// concurrent use; it implements engine.Verifier.
+type Verifier struct {
+	// Status is the set of expected status codes. Answers over a WebSocket (ws, wss) carry the
+	// 101 of their connection's upgrade and are not judged by it.
+	Status Statuses
+	// JSONRPC judges bodies as JSON-RPC 2.0 answers to the request's call or batch: an error member
+	// fails with class Status and the message "jsonrpc CODE MESSAGE", an id that does not answer
+	// the request (or a batch with a missing or extra id) with class Protocol.
+	JSONRPC bool
+	// Checks run on the body of every answer that passed the above; a failure is of class Check
+	// with the check's name as its message.
+	Checks []Check
+}
+
+// Verify judges one answer.
+func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
+	if r.Scheme == "ws" || r.Scheme == "wss" {
+		if out.Status != 101 && !v.Status.Has(out.Status) {
+			return result.Status, nil
+		}
+	} else if !v.Status.Has(out.Status) {
+		return result.Status, nil
+	}
+	if v.JSONRPC {
+		if cl, err := VerifyJSONRPC(r.Body, out.Body); cl != result.OK {
+			return cl, err
+		}
+	}
+	for i := range v.Checks {
+		c := &v.Checks[i]
+		if !c.ok(out.Body) {
+			return result.Check, c.fail
+		}
+	}
+	return result.OK, nil
+}
+
+// Empty reports whether v judges nothing beyond the default status codes: a run needs no
+// Verifier (and keeps no bodies) then.
+func (v *Verifier) Empty() bool { return !v.Status.some && !v.JSONRPC && len(v.Checks) == 0 }
