@@ -9,16 +9,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/transport"
 )
-
-// nopTransport answers at once, so that a benchmark measures the pacer and the engine alone.
-type nopTransport struct{}
-
-func (nopTransport) Do(_ context.Context, _ *transport.Request, out *transport.Outcome) {
-	out.Answered, out.Status = true, 200
-}
-func (nopTransport) Close() error { return nil }
 
 // BenchmarkPacer10k runs the open model at 10,000/s for 2 s per iteration with a transport that
 // answers at once, and reports the achieved rate against the intended one (%-of-rate), the send
