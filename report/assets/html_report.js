@@ -1,0 +1,213 @@
+// Draws the charts of an rpcbench HTML report from the JSON in #rpcbench-data with uPlot.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("rpcbench-data").textContent);
+  var runs = data.runs;
+  var multi = runs.length > 1;
+  var PCT = ["p50", "p90", "p99", "max"];
+  // One colour per percentile for a single run (Okabe–Ito); several runs take one colour each and
+  // tell the percentiles apart by dash.
+  var PCT_COLOR = { p50: "#0072B2", p90: "#009E73", p99: "#E69F00", max: "#D55E00" };
+  var PCT_DASH = { p50: null, p90: [10, 4], p99: [4, 3], max: [1, 3] };
+  var charts = [];
+  window.rpcbenchCharts = charts; // for tests and for poking at in the console
+
+  function fmtMs(v) {
+    if (v == null) return "—";
+    if (v < 1) return (v * 1000).toFixed(0) + " µs";
+    if (v < 10) return v.toFixed(2) + " ms";
+    if (v < 1000) return v.toFixed(1) + " ms";
+    return (v / 1000).toFixed(2) + " s";
+  }
+  function fmtNum(v, unit) {
+    if (v == null) return "—";
+    return (Math.abs(v) >= 100 ? v.toFixed(0) : v.toFixed(1)) + unit;
+  }
+  function tickNum(v) {
+    if (v == null) return "";
+    var a = Math.abs(v);
+    if (a >= 1e6) return (v / 1e6).toFixed(a >= 1e7 ? 0 : 1) + "M";
+    if (a >= 1e4) return (v / 1e3).toFixed(0) + "k";
+    return String(+v.toPrecision(6));
+  }
+  // pctLabel turns x = 1/(1−p) into "99.9%".
+  function pctLabel(x, extra) {
+    if (x == null) return "—";
+    if (x <= 1) return "0%";
+    var p = 100 * (1 - 1 / x);
+    var d = Math.max(0, Math.ceil(Math.log10(x) - 1e-9) - 2 + (extra || 0));
+    return p.toFixed(d) + "%";
+  }
+  function hasData(arrs) {
+    for (var i = 0; i < arrs.length; i++) {
+      for (var j = 0; arrs[i] && j < arrs[i].length; j++) if (arrs[i][j] != null) return true;
+    }
+    return false;
+  }
+  function plotBox(id) { return document.querySelector("#" + id + " .plot"); }
+  function empty(id, why) {
+    var p = document.createElement("p");
+    p.className = "empty";
+    p.textContent = why;
+    plotBox(id).appendChild(p);
+  }
+  function size(el) {
+    var w = Math.max(280, el.clientWidth);
+    return { width: w, height: Math.round(Math.min(360, Math.max(240, w * 0.45))) };
+  }
+  function axis(label, extra) {
+    var a = { label: label, labelSize: 22, stroke: "#1d2430", grid: { stroke: "#e6e9ee", width: 1 }, ticks: { stroke: "#c9ced6", width: 1 } };
+    for (var k in extra) a[k] = extra[k];
+    return a;
+  }
+  function make(id, opts, d) {
+    var el = plotBox(id);
+    var s = size(el);
+    opts.width = s.width;
+    opts.height = s.height;
+    opts.cursor = opts.cursor || { drag: { x: true, y: false } };
+    var u = new uPlot(opts, d, el);
+    charts.push({ id: id, plot: u });
+    return u;
+  }
+  function runName(r, what) { return multi ? r.letter + " " + what : what; }
+
+  // Latency over time.
+  (function () {
+    var t = data.time;
+    var ys = [];
+    t.runs.forEach(function (r) { PCT.forEach(function (k) { ys.push(r[k]); }); });
+    if (!t.x || !t.x.length || !hasData(ys)) {
+      empty("chart-latency", "This result has no timeline: it was saved without per-interval records.");
+      return;
+    }
+    var series = [{ label: "time", value: function (u, v) { return v == null ? "—" : v.toFixed(1) + " s"; } }];
+    var d = [t.x];
+    runs.forEach(function (run, i) {
+      PCT.forEach(function (k) {
+        series.push({
+          label: runName(run, k), stroke: multi ? run.color : PCT_COLOR[k], width: k === "max" ? 1.5 : 2,
+          dash: multi ? PCT_DASH[k] || undefined : undefined, spanGaps: true, points: { show: false },
+          show: !multi || k === "p50" || k === "p99", // several runs: p90 and max start hidden
+          value: function (u, v) { return fmtMs(v); }
+        });
+        d.push(t.runs[i][k]);
+      });
+    });
+    make("chart-latency", {
+      series: series,
+      scales: { x: { time: false }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
+      axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+        axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
+    }, d);
+  })();
+
+  // Throughput and errors over time.
+  (function () {
+    var t = data.time;
+    var ys = [];
+    t.runs.forEach(function (r) { ys.push(r.rps, r.err_rps); });
+    if (!t.x || !t.x.length || !hasData(ys)) {
+      empty("chart-throughput", "This result has no timeline: it was saved without per-interval records.");
+      return;
+    }
+    var series = [{ label: "time", value: function (u, v) { return v == null ? "—" : v.toFixed(1) + " s"; } }];
+    var d = [t.x];
+    runs.forEach(function (run, i) {
+      series.push({ label: runName(run, "answers/s"), stroke: multi ? run.color : "#0072B2", width: 2, spanGaps: true,
+        points: { show: false }, scale: "y", value: function (u, v) { return fmtNum(v, " /s"); } });
+      d.push(t.runs[i].rps);
+      series.push({ label: runName(run, "errors/s"), stroke: multi ? run.color : "#D55E00", width: 1.5, dash: [6, 4],
+        spanGaps: true, points: { show: false }, scale: "err", value: function (u, v) { return fmtNum(v, " /s"); } });
+      d.push(t.runs[i].err_rps);
+    });
+    make("chart-throughput", {
+      series: series,
+      scales: {
+        x: { time: false },
+        y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } },
+        err: { range: function (u, lo, hi) { return [0, Math.max(1, hi > 0 ? hi * 1.1 : 1)]; } }
+      },
+      axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+        axis("throughput (answers/s)", { size: 64, values: function (u, v) { return v.map(tickNum); } }),
+        axis("errors (requests/s)", { scale: "err", side: 1, size: 60, grid: { show: false }, values: function (u, v) { return v.map(tickNum); } })]
+    }, d);
+  })();
+
+  // Percentile spectrum: x = 1/(1−p) on a log axis, as HdrHistogram's plots draw it.
+  (function () {
+    var tables = [];
+    data.spectrum.forEach(function (s) { if (s.x && s.x.length) tables.push([s.x, s.y]); });
+    if (!tables.length) {
+      empty("chart-spectrum", "No latencies were recorded.");
+      return;
+    }
+    var d = uPlot.join(data.spectrum.map(function (s) { return s.x && s.x.length ? [s.x, s.y] : [[1], [null]]; }));
+    var series = [{ label: "percentile", value: function (u, v) { return pctLabel(v, 1); } }];
+    runs.forEach(function (run) {
+      series.push({ label: runName(run, "latency"), stroke: run.color, width: 2, spanGaps: true, points: { show: false },
+        value: function (u, v) { return fmtMs(v); } });
+    });
+    var xmax = 1;
+    data.spectrum.forEach(function (s) { if (s.x && s.x.length) xmax = Math.max(xmax, s.x[s.x.length - 1]); });
+    var top = Math.pow(10, Math.max(1, Math.ceil(Math.log10(xmax) - 1e-9)));
+    make("chart-spectrum", {
+      series: series,
+      scales: { x: { time: false, distr: 3, log: 10, range: function () { return [1, top]; } },
+        y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
+      axes: [axis("percentile", {
+        splits: function () { var s = []; for (var x = 1; x <= top * 1.0001; x *= 10) s.push(x); return s; },
+        values: function (u, v) { return v.map(function (x) { return pctLabel(x); }); }
+      }), axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
+    }, d);
+  })();
+
+  // Latency histogram: bars side by side, one per run, over shared bins.
+  (function () {
+    var h = data.hist;
+    var n = h.labels ? h.labels.length : 0;
+    var present = (h.pct || []).filter(function (p) { return p && p.length; });
+    if (!n || !present.length) {
+      empty("chart-histogram", "No histogram in this result (a JSON report keeps percentiles only).");
+      return;
+    }
+    var k = runs.length, w = 0.8 / k;
+    var xs = [], ys = runs.map(function () { return []; });
+    for (var i = 0; i < n; i++) {
+      for (var r = 0; r < k; r++) {
+        xs.push(i + (r - (k - 1) / 2) * w);
+        for (var q = 0; q < k; q++) ys[q].push(q === r && h.pct[r] ? h.pct[r][i] : null);
+      }
+    }
+    var binOf = function (x) { return Math.min(n - 1, Math.max(0, Math.round(x))); };
+    var lower = function (b) { var l = h.labels[b]; return l.indexOf("> ") === 0 ? l.slice(2) : l.split("–")[0]; };
+    var series = [{ label: "latency", value: function (u, v) { return v == null ? "—" : h.labels[binOf(v)]; } }];
+    var bars = uPlot.paths.bars({ size: [0.92, Infinity], align: 0 });
+    runs.forEach(function (run) {
+      series.push({ label: runName(run, "requests"), stroke: run.color, fill: run.color, width: 0, paths: bars,
+        points: { show: false }, value: function (u, v) { return v == null ? "—" : v.toFixed(2) + " %"; } });
+    });
+    make("chart-histogram", {
+      series: series,
+      scales: { x: { time: false, range: function () { return [-0.5, n - 0.5]; } },
+        y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; } } },
+      axes: [axis("latency (lower edge of each range)", {
+        splits: function (u) {
+          var step = Math.max(1, Math.ceil(n * 80 / Math.max(1, u.bbox.width / (window.devicePixelRatio || 1))));
+          var s = [];
+          for (var b = 0; b < n; b += step) s.push(b - 0.5);
+          return s;
+        },
+        values: function (u, v) { return v.map(function (x) { return lower(binOf(x + 0.5)); }); }
+      }), axis("share of requests (%)", { size: 56, values: function (u, v) { return v.map(tickNum); } })]
+    }, [xs].concat(ys));
+  })();
+
+  var pending = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(pending);
+    pending = setTimeout(function () {
+      charts.forEach(function (c) { c.plot.setSize(size(plotBox(c.id))); });
+    }, 100);
+  });
+})();

@@ -1,0 +1,219 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+var screenshotDir = flag.String("html.screenshots", "", "also save the HTML report's browser screenshots in this directory")
+
+// findBrowser returns the path of a Chromium or Chrome, or why there is none.
+func findBrowser() (string, error) {
+	names := []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no browser found in PATH (looked for %s); install Debian's chromium package to run this test", strings.Join(names, ", "))
+}
+
+// chartCheck is what the page reports about one chart: its id and, per series, how many pixels of
+// the plot area have the series' colour.
+type chartCheck struct {
+	ID     string   `json:"id"`
+	Width  int      `json:"width"`
+	Height int      `json:"height"`
+	Series []string `json:"series"`
+	Pixels []int    `json:"pixels"`
+	Data   []bool   `json:"data"` // the series is shown and has a value other than null and 0
+}
+
+// checkChartsJS counts, for every uPlot chart on the page and every series of it, the pixels of
+// the plot area whose colour is (nearly) the series' colour: a series that drew nothing has none.
+const checkChartsJS = `(window.rpcbenchCharts || []).map(function (c) {
+  var u = c.plot, b = u.bbox, ctx = u.ctx;
+  var img = ctx.getImageData(b.left, b.top, b.width, b.height).data;
+  var out = { id: c.id, width: u.width, height: u.height, series: [], pixels: [], data: [] };
+  for (var i = 1; i < u.series.length; i++) {
+    var s = u.series[i], col = s.stroke(u, i), n = 0;
+    var R = parseInt(col.slice(1, 3), 16), G = parseInt(col.slice(3, 5), 16), B = parseInt(col.slice(5, 7), 16);
+    for (var p = 0; p < img.length; p += 4) {
+      if (img[p + 3] > 200 && Math.abs(img[p] - R) + Math.abs(img[p + 1] - G) + Math.abs(img[p + 2] - B) < 40) n++;
+    }
+    out.series.push(s.label);
+    out.pixels.push(n);
+    out.data.push(s.show && u.data[i].some(function (v) { return v != null && v !== 0; }));
+  }
+  return out;
+})`
+
+// browserEvents collects what the page did that a test must see: console errors, exceptions and
+// every request it made. Safe for concurrent use.
+type browserEvents struct {
+	mu       sync.Mutex
+	problems []string
+	requests []string
+}
+
+func (e *browserEvents) listen(ev any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
+			var args []string
+			for _, a := range ev.Args {
+				args = append(args, strings.Trim(string(a.Value), `"`)+a.Description)
+			}
+			e.problems = append(e.problems, fmt.Sprintf("console.%s: %s", ev.Type, strings.Join(args, " ")))
+		}
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		msg := d.Text
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+		e.problems = append(e.problems, fmt.Sprintf("exception at %d:%d: %s", d.LineNumber, d.ColumnNumber, msg))
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
+			e.problems = append(e.problems, fmt.Sprintf("browser log (%s): %s %s", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+		}
+	case *network.EventRequestWillBeSent:
+		e.requests = append(e.requests, ev.Request.URL)
+	}
+}
+
+func TestHTMLInBrowser(t *testing.T) {
+	path, err := findBrowser()
+	if err != nil {
+		t.Skip(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1440, 900),
+	)
+	one := testRun(t, 1, 20, 300, 4)
+	one.Notes = append(one.Notes, "requests went out late: send lag p99 12.0ms, max 40.0ms")
+	a, b := testRun(t, 4, 20, 300, 3), testRun(t, 5, 16, 250, 6)
+
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	defer func() { t.Logf("browser part took %v", time.Since(start).Round(time.Millisecond)) }()
+	tests := []struct {
+		name string
+		runs []*summary.Summary
+	}{
+		{"one run", []*summary.Summary{one}},
+		{"two runs", []*summary.Summary{a, b}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var page bytes.Buffer
+			if err := HTML(&page, tt.runs); err != nil {
+				t.Fatalf("HTML: %v", err)
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, "report.html")
+			if err := os.WriteFile(file, page.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ev := &browserEvents{}
+			tctx, tcancel := chromedp.NewContext(actx, chromedp.WithListener(ev.listen))
+			defer tcancel()
+			url := "file://" + file
+			if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
+				t.Fatalf("loading the page: %v", err)
+			}
+			if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`window.rpcbenchCharts && window.rpcbenchCharts.length === 4`,
+				chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+				t.Fatalf("waiting for the 4 charts: %v", err)
+			}
+			checks, err := chromedp.Run(tctx, chromedp.Evaluate[[]chartCheck](checkChartsJS))
+			if err != nil {
+				t.Fatalf("inspecting the charts: %v", err)
+			}
+			shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			png := filepath.Join(dir, "report.png")
+			if err := os.WriteFile(png, shot, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", png)
+			if *screenshotDir != "" {
+				name := strings.ReplaceAll(tt.name, " ", "-")
+				for _, f := range []struct {
+					ext  string
+					data []byte
+				}{{".png", shot}, {".html", page.Bytes()}} {
+					if err := os.WriteFile(filepath.Join(*screenshotDir, name+f.ext), f.data, 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+
+			ev.mu.Lock()
+			problems, requests := append([]string(nil), ev.problems...), append([]string(nil), ev.requests...)
+			ev.mu.Unlock()
+			for _, p := range problems {
+				t.Errorf("page reported: %s", p)
+			}
+			for _, r := range requests {
+				if r != url {
+					t.Errorf("page requested %q; want no request but the page itself", r)
+				}
+			}
+			wantIDs := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
+			if len(checks) != len(wantIDs) {
+				t.Fatalf("charts: got %d; want %d", len(checks), len(wantIDs))
+			}
+			for i, c := range checks {
+				if c.ID != wantIDs[i] {
+					t.Errorf("chart %d: got %q; want %q", i, c.ID, wantIDs[i])
+				}
+				if c.Width < 400 || c.Height < 200 {
+					t.Errorf("%s: %dx%d px; want at least 400x200 on a laptop-sized window", c.ID, c.Width, c.Height)
+				}
+				drawn := 0
+				for j, n := range c.Pixels {
+					if c.Data[j] && n < 10 {
+						t.Errorf("%s, series %q: %d pixels of its colour; want a drawn series", c.ID, c.Series[j], n)
+					}
+					drawn += n
+				}
+				if drawn < 100 {
+					t.Errorf("%s: %d data pixels in all; want a chart that drew its data", c.ID, drawn)
+				}
+				t.Logf("%s: %dx%d, series %q drew %v px", c.ID, c.Width, c.Height, c.Series, c.Pixels)
+			}
+		})
+	}
+}

@@ -1,0 +1,269 @@
+package report
+
+import (
+	"math"
+	"sort"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// chartData is what the page's script charts, encoded as JSON into the page. Arrays of *float64
+// hold null where a run has no value at that x (uPlot draws a gap, or spans it).
+type chartData struct {
+	Runs     []chartRun `json:"runs"`
+	Time     timeData   `json:"time"`
+	Spectrum []spectrum `json:"spectrum"`
+	Hist     histData   `json:"hist"`
+}
+
+type chartRun struct {
+	Letter string `json:"letter"`
+	Label  string `json:"label"`
+	Color  string `json:"color"`
+}
+
+// timeData is the runs' timelines (all endpoints together) on one shared x axis: the end of each
+// interval, in seconds from the measured start.
+type timeData struct {
+	X    []float64     `json:"x"`
+	Runs []timeSeriesR `json:"runs"`
+}
+
+type timeSeriesR struct {
+	P50    []*float64 `json:"p50"`
+	P90    []*float64 `json:"p90"`
+	P99    []*float64 `json:"p99"`
+	Max    []*float64 `json:"max"`
+	RPS    []*float64 `json:"rps"`
+	ErrRPS []*float64 `json:"err_rps"`
+}
+
+// spectrum is one run's percentile spectrum: X is 1/(1−p), Y the latency in ms at p.
+type spectrum struct {
+	X []float64 `json:"x"`
+	Y []float64 `json:"y"`
+}
+
+// histData is the latency histograms of the runs over shared bins. Labels name each bin by its
+// range; Pct holds, per run, the percentage of the run's requests in each bin (nil for a run
+// without a histogram).
+type histData struct {
+	Labels []string    `json:"labels"`
+	Pct    [][]float64 `json:"pct"`
+}
+
+// palette is Okabe and Ito's colour-blind-safe palette, in the order runs take it.
+var palette = [...]string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+
+func runColor(i int) string { return palette[i%len(palette)] }
+
+func runLetter(i int) string {
+	s := ""
+	for i++; i > 0; i = (i - 1) / 26 {
+		s = string(rune('A'+(i-1)%26)) + s
+	}
+	return s
+}
+
+func buildChartData(runs []*summary.Summary) chartData {
+	d := chartData{}
+	for i, s := range runs {
+		d.Runs = append(d.Runs, chartRun{Letter: runLetter(i), Label: runLabel(s), Color: runColor(i)})
+		d.Spectrum = append(d.Spectrum, buildSpectrum(s))
+	}
+	d.Time = buildTime(runs)
+	d.Hist = buildHist(runs)
+	return d
+}
+
+func buildTime(runs []*summary.Summary) timeData {
+	seen := map[float64]bool{}
+	var xs []float64
+	for _, s := range runs {
+		for _, p := range s.Timeline {
+			if p.Endpoint == "" && !seen[p.End] {
+				seen[p.End] = true
+				xs = append(xs, p.End)
+			}
+		}
+	}
+	sort.Float64s(xs)
+	idx := make(map[float64]int, len(xs))
+	for i, x := range xs {
+		idx[x] = i
+	}
+	td := timeData{X: xs}
+	for _, s := range runs {
+		n := len(xs)
+		r := timeSeriesR{P50: make([]*float64, n), P90: make([]*float64, n), P99: make([]*float64, n),
+			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n)}
+		for _, p := range s.Timeline {
+			if p.Endpoint != "" {
+				continue
+			}
+			i := idx[p.End]
+			r.RPS[i] = num(p.RPS)
+			if d := p.End - p.Start; d > 0 {
+				r.ErrRPS[i] = num(float64(p.Errors) / d)
+			}
+			if p.OK+p.Errors > 0 && (p.P50 > 0 || p.Max > 0) {
+				r.P50[i], r.P90[i], r.P99[i], r.Max[i] = num(p.P50), num(p.P90), num(p.P99), num(p.Max)
+			}
+		}
+		td.Runs = append(td.Runs, r)
+	}
+	return td
+}
+
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// spectrumSteps is the number of points per decade of 1/(1−p) in a spectrum.
+const spectrumSteps = 24
+
+// maxSpectrumX bounds the spectrum at the 99.9999th percentile.
+const maxSpectrumX = 1e6
+
+// buildSpectrum returns the percentile spectrum of s's latency, from its histogram when it has
+// one, else from the percentiles a JSON report keeps.
+func buildSpectrum(s *summary.Summary) spectrum {
+	h := s.LatencyHist
+	if h != nil && h.TotalCount() > 0 {
+		n := float64(h.TotalCount())
+		var sp spectrum
+		top := math.Min(n, maxSpectrumX)
+		for j := 0; ; j++ {
+			x := math.Pow(10, float64(j)/spectrumSteps)
+			if x >= top {
+				break
+			}
+			sp.X = append(sp.X, x)
+			sp.Y = append(sp.Y, float64(h.ValueAtQuantile(100*(1-1/x)))/1000)
+		}
+		sp.X = append(sp.X, math.Max(top, 1))
+		if top >= n {
+			sp.Y = append(sp.Y, float64(h.Max())/1000)
+		} else {
+			sp.Y = append(sp.Y, float64(h.ValueAtQuantile(100*(1-1/top)))/1000)
+		}
+		return sp
+	}
+	l := s.Latency
+	n := float64(s.Requests.Completed)
+	if n == 0 {
+		return spectrum{}
+	}
+	sp := spectrum{X: []float64{1}, Y: []float64{l.Min}}
+	for _, q := range []struct{ x, v float64 }{{2, l.P50}, {4, l.P75}, {10, l.P90}, {20, l.P95}, {100, l.P99}, {1000, l.P999}, {10000, l.P9999}} {
+		if q.x < n {
+			sp.X, sp.Y = append(sp.X, q.x), append(sp.Y, q.v)
+		}
+	}
+	sp.X, sp.Y = append(sp.X, math.Max(n, 2)), append(sp.Y, l.Max)
+	return sp
+}
+
+// histBins is the most bins the latency histogram has (plus one for the tail above the 99.9th
+// percentile).
+const histBins = 40
+
+// buildHist puts the runs' latency histograms into shared bins. The bins cover the lowest value
+// up to the highest 99.9th percentile, log-spaced when that range spans more than a decade, with a
+// last bin for everything above.
+func buildHist(runs []*summary.Summary) histData {
+	lo, hi, top := math.Inf(1), 0.0, 0.0
+	for _, s := range runs {
+		h := s.LatencyHist
+		if h == nil || h.TotalCount() == 0 {
+			continue
+		}
+		lo = math.Min(lo, float64(h.Min()))
+		hi = math.Max(hi, float64(h.ValueAtQuantile(99.9)))
+		top = math.Max(top, float64(h.Max()))
+	}
+	if hi == 0 || math.IsInf(lo, 1) {
+		return histData{}
+	}
+	edges := binEdges(lo, hi)
+	tail := top > edges[len(edges)-1]
+	hd := histData{}
+	for i := 0; i+1 < len(edges); i++ {
+		hd.Labels = append(hd.Labels, summary.FormatMs(edges[i]/1000)+"–"+summary.FormatMs(edges[i+1]/1000))
+	}
+	if tail {
+		hd.Labels = append(hd.Labels, "> "+summary.FormatMs(edges[len(edges)-1]/1000))
+	}
+	for _, s := range runs {
+		hd.Pct = append(hd.Pct, binCounts(s.LatencyHist, edges, len(hd.Labels)))
+	}
+	return hd
+}
+
+// binEdges returns the edges, in µs, of the bins over [lo, hi].
+func binEdges(lo, hi float64) []float64 {
+	lo = math.Max(lo, 1)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	edges := make([]float64, 0, histBins+1)
+	if hi/lo > 10 {
+		a, b := math.Log(lo), math.Log(hi)
+		for i := 0; i <= histBins; i++ {
+			edges = append(edges, math.Exp(a+(b-a)*float64(i)/histBins))
+		}
+		edges[0], edges[histBins] = lo, hi
+	} else {
+		w := niceStep((hi - lo) / histBins)
+		start := math.Floor(lo/w) * w
+		for e := start; len(edges) <= histBins+1; e += w {
+			edges = append(edges, e)
+			if e > hi {
+				break
+			}
+		}
+	}
+	return edges
+}
+
+// niceStep rounds x up to 1, 2 or 5 times a power of ten.
+func niceStep(x float64) float64 {
+	if x <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// binCounts returns the percentage of h's values in each bin; values above the last edge go into
+// bin n−1 (the tail bin, when there is one).
+func binCounts(h *hdr.Histogram, edges []float64, n int) []float64 {
+	if h == nil || h.TotalCount() == 0 {
+		return nil
+	}
+	out := make([]float64, n)
+	total := float64(h.TotalCount())
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
+			continue
+		}
+		v := float64(b.From+b.To) / 2
+		i := sort.SearchFloat64s(edges, v) - 1 // edges[i] < v <= edges[i+1], roughly
+		i = min(max(i, 0), n-1)
+		out[i] += float64(b.Count)
+	}
+	for i := range out {
+		out[i] = math.Round(out[i]/total*100*1e4) / 1e4
+	}
+	return out
+}

@@ -1,0 +1,282 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// hostileMessage is an error message that would end the page's scripts early if it were not
+// escaped.
+const hostileMessage = `dial tcp: </script><script>alert("x")</script> <b>bold</b> & more`
+
+// testRun builds the Summary of a realistic run: two endpoints, an open model at about rate
+// answers/s for secs one-second intervals, latencies around base ms with a long tail, a few 500s
+// and timeouts, and a timeline.
+func testRun(t testing.TB, seed uint64, secs int, rate int, base float64) *summary.Summary {
+	t.Helper()
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{
+			{Name: "get item", Method: "GET", URL: "http://127.0.0.1:8080/rpz/items/1"},
+			{Name: "create item", Method: "POST", URL: "http://127.0.0.1:8080/rpz/items", Body: []byte(`{"id":1,"name":"x"}`)},
+		},
+		Load: plan.Load{Model: plan.Open, Rate: float64(rate), Duration: time.Duration(secs) * time.Second, Connections: 64, Interval: time.Second},
+		HTTP: plan.HTTP{Timeout: 2 * time.Second},
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	rec := result.NewRecorder(len(p.Endpoints), 1) // one shard: merging shards is slow under -race
+	total := result.NewInterval(len(p.Endpoints))
+	var tl summary.Timeline
+	names := []string{"get item", "create item"}
+	var sent uint64
+	for sec := range secs {
+		n := rate + rng.IntN(rate/5+1) - rate/10
+		if sec == secs/2 {
+			n /= 3 // a stall in the middle of the run
+		}
+		for i := range n {
+			lat := base * math.Exp(rng.NormFloat64()*0.35)
+			if rng.IntN(200) == 0 {
+				lat *= 20 // the tail
+			}
+			if sec == secs/2 {
+				lat *= 8
+			}
+			e := result.Event{Endpoint: i % 2, Answered: true, Status: 200, BytesIn: 310, BytesOut: 120, Scheduled: true,
+				Latency: time.Duration(lat * float64(time.Millisecond)), Service: time.Duration(lat * 0.9 * float64(time.Millisecond))}
+			switch r := rng.IntN(400); {
+			case r == 0:
+				e.Status, e.Class = 500, result.Status
+			case r == 1:
+				e.Answered, e.Status, e.Class, e.Err = false, 0, result.Timeout, errors.New(hostileMessage)
+			}
+			rec.Record(i, &e)
+			sent++
+		}
+		iv := rec.Flush(time.Duration(sec)*time.Second, time.Duration(sec+1)*time.Second)
+		tl.Add(iv, names)
+		total.Merge(iv)
+	}
+	s := summary.New(summary.Run{
+		Plan: p.Normalized(), Version: "v0.4.0-test", Started: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC).Add(time.Duration(seed) * time.Hour),
+		Elapsed: time.Duration(secs) * time.Second, Sending: time.Duration(secs) * time.Second, Intended: sent,
+	}, total)
+	s.Timeline = tl.Points
+	return s
+}
+
+func render(t *testing.T, runs ...*summary.Summary) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := HTML(&b, runs); err != nil {
+		t.Fatalf("HTML: %v", err)
+	}
+	return b.String()
+}
+
+// pageData decodes the chart data embedded in page.
+func pageData(t *testing.T, page string) chartData {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="rpcbench-data">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the page has no data block")
+	}
+	var d chartData
+	if err := json.Unmarshal([]byte(m[1]), &d); err != nil {
+		t.Fatalf("the data block is not JSON: %v", err)
+	}
+	return d
+}
+
+func TestHTMLContainsTheRun(t *testing.T) {
+	t.Parallel()
+	s := testRun(t, 1, 12, 400, 4)
+	s.Notes = append(s.Notes, "the generator fell behind: a note that must show")
+	page := render(t, s)
+	for _, want := range []string{
+		"<!DOCTYPE html>", "rpcbench v0.4.0-test", "2026-03-14 10:26:53 UTC",
+		"Latency over time", "Throughput and errors over time", "Latency by percentile", "Latency histogram",
+		"get item", "create item", "all endpoints", "the generator fell behind: a note that must show",
+		"Status codes", "Error classes", "timeout", "Configuration", "open model at 400 req/s",
+		"Permission is hereby granted", // uPlot's licence travels with it
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	d := pageData(t, page)
+	if got, want := len(d.Runs), 1; got != want {
+		t.Fatalf("runs in data: got %d; want %d", got, want)
+	}
+	if got, want := len(d.Time.X), 12; got != want {
+		t.Errorf("timeline points: got %d; want %d", got, want)
+	}
+	if got := d.Time.Runs[0].P99[6]; got == nil || *got <= *d.Time.Runs[0].P99[0] {
+		t.Errorf("p99 of the stalled interval: got %v; want above the first interval's", got)
+	}
+	sp := d.Spectrum[0]
+	if len(sp.X) < 20 || sp.X[0] != 1 {
+		t.Fatalf("spectrum x: got %d points from %v; want ≥ 20 from 1", len(sp.X), sp.X[:min(1, len(sp.X))])
+	}
+	for i := 1; i < len(sp.Y); i++ {
+		if sp.Y[i] < sp.Y[i-1] || sp.X[i] <= sp.X[i-1] {
+			t.Fatalf("spectrum not monotonic at %d: x %v→%v, y %v→%v", i, sp.X[i-1], sp.X[i], sp.Y[i-1], sp.Y[i])
+		}
+	}
+	if got, want := sp.Y[len(sp.Y)-1], s.Latency.Max; math.Abs(got-want) > want*0.01 {
+		t.Errorf("spectrum ends at %v ms; want the max %v ms", got, want)
+	}
+	var sum float64
+	for _, v := range d.Hist.Pct[0] {
+		sum += v
+	}
+	if math.Abs(sum-100) > 0.01 {
+		t.Errorf("histogram shares add up to %v%%; want 100%%", sum)
+	}
+	if got, want := len(d.Hist.Pct[0]), len(d.Hist.Labels); got != want {
+		t.Errorf("histogram bins: got %d values; want %d (one per label)", got, want)
+	}
+}
+
+func TestHTMLSelfContained(t *testing.T) {
+	t.Parallel()
+	a, b := testRun(t, 1, 8, 300, 3), testRun(t, 2, 8, 300, 5)
+	b.Config.Endpoints[0].URL = "https://127.0.0.1:8443/</script><script>alert(1)</script>"
+	b.Target = b.Config.Endpoints[0].URL
+	page := render(t, a, b)
+	for _, re := range []string{`<script[^>]+src=`, `<link[^>]+href=`, `@import`, `url\(`, `<iframe`, `<img`} {
+		if m := regexp.MustCompile(`(?i)` + re).FindString(page); m != "" {
+			t.Errorf("page loads something: found %q", m)
+		}
+	}
+	// Every </script> is one of the page's own three scripts: none came from the data.
+	if got, want := strings.Count(strings.ToLower(page), "</script"), 3; got != want {
+		t.Errorf("</script occurrences: got %d; want %d", got, want)
+	}
+	if strings.Contains(page, "<b>bold</b>") || strings.Contains(page, `alert("x")`) {
+		t.Error("an error message reached the page unescaped")
+	}
+	// The only URLs are the targets' (data and config) and uPlot's banner.
+	rest := page
+	for _, u := range []string{a.Config.Endpoints[0].URL, a.Config.Endpoints[1].URL, "https://github.com/leeoniya/uPlot"} {
+		rest = strings.ReplaceAll(rest, u, "")
+	}
+	rest = strings.ReplaceAll(rest, "https://127.0.0.1:8443/", "") // b's target, escaped in several ways
+	if m := regexp.MustCompile(`https?:(//|\\/\\/)`).FindString(rest); m != "" {
+		i := strings.Index(rest, m)
+		t.Errorf("page has an external reference: %q", rest[max(0, i-60):min(len(rest), i+60)])
+	}
+	d := pageData(t, page)
+	if got, want := len(d.Runs), 2; got != want {
+		t.Fatalf("runs: got %d; want %d", got, want)
+	}
+	if d.Runs[0].Color == d.Runs[1].Color || d.Runs[0].Letter != "A" || d.Runs[1].Letter != "B" {
+		t.Errorf("runs: got %+v; want A and B in different colours", d.Runs)
+	}
+	if !strings.Contains(d.Runs[1].Label, "</script>") {
+		t.Errorf("run B's label: got %q; want the target with its </script> intact in the data", d.Runs[1].Label)
+	}
+}
+
+func TestHTMLWithoutHistograms(t *testing.T) {
+	t.Parallel()
+	s := testRun(t, 3, 5, 200, 2)
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded summary.Summary // as read back from a JSON report: no histograms
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	page := render(t, &decoded, s)
+	d := pageData(t, page)
+	if got := d.Hist.Pct[0]; got != nil {
+		t.Errorf("histogram of a decoded run: got %v; want none", got)
+	}
+	if got := d.Hist.Pct[1]; len(got) == 0 {
+		t.Error("histogram of the run with histograms: got none")
+	}
+	sp := d.Spectrum[0]
+	if len(sp.X) < 5 || sp.Y[len(sp.Y)-1] != s.Latency.Max {
+		t.Errorf("spectrum from percentiles: got %v / %v; want ≥ 5 points ending at max %v", sp.X, sp.Y, s.Latency.Max)
+	}
+}
+
+func TestHTMLEdgeCases(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := HTML(&b, nil); err == nil {
+		t.Error("HTML(no runs): got no error; want one")
+	}
+	if err := HTML(&b, []*summary.Summary{nil}); err == nil {
+		t.Error("HTML(nil run): got no error; want one")
+	}
+	tests := []struct {
+		name string
+		s    *summary.Summary
+	}{
+		{"zero summary", &summary.Summary{}},
+		{"no requests", summary.New(summary.Run{Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}}.Normalized()}, result.NewInterval(1))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			page := render(t, tt.s)
+			d := pageData(t, page)
+			if len(d.Time.X) != 0 || len(d.Hist.Labels) != 0 {
+				t.Errorf("got data %+v; want no points and no bins", d)
+			}
+		})
+	}
+}
+
+func TestBinEdges(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		lo, hi float64
+		log    bool
+	}{
+		{1000, 1500, false}, {100, 90_000, true}, {5, 5, false}, {0, 3, false},
+	}
+	for _, tt := range tests {
+		e := binEdges(tt.lo, tt.hi)
+		if len(e) < 2 || len(e) > histBins+2 {
+			t.Errorf("binEdges(%v, %v): got %d edges; want 2..%d", tt.lo, tt.hi, len(e), histBins+2)
+			continue
+		}
+		if e[0] > math.Max(tt.lo, 1) || e[len(e)-1] < tt.hi*(1-1e-9) {
+			t.Errorf("binEdges(%v, %v): got [%v, %v]; want it to cover the range", tt.lo, tt.hi, e[0], e[len(e)-1])
+		}
+		for i := 1; i < len(e); i++ {
+			if e[i] <= e[i-1] {
+				t.Fatalf("binEdges(%v, %v): not increasing at %d: %v", tt.lo, tt.hi, i, e)
+			}
+		}
+		ratio := (e[2] - e[1]) / (e[1] - e[0])
+		if got := math.Abs(ratio-1) > 1e-6; got != tt.log && len(e) > 2 {
+			t.Errorf("binEdges(%v, %v): log spacing %v; want %v", tt.lo, tt.hi, got, tt.log)
+		}
+	}
+}
+
+func BenchmarkHTML(b *testing.B) {
+	runs := []*summary.Summary{testRun(b, 1, 60, 500, 4), testRun(b, 2, 60, 500, 6)}
+	b.ReportAllocs()
+	for b.Loop() {
+		var w bytes.Buffer
+		if err := HTML(&w, runs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
