@@ -155,10 +155,6 @@ func TestHTMLInBrowser(t *testing.T) {
 				chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 				t.Fatalf("waiting for the 4 charts: %v", err)
 			}
-			checks, err := chromedp.Run(tctx, chromedp.Evaluate[[]chartCheck](checkChartsJS))
-			if err != nil {
-				t.Fatalf("inspecting the charts: %v", err)
-			}
 			shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatalf("screenshot: %v", err)
@@ -191,29 +187,49 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("page requested %q; want no request but the page itself", r)
 				}
 			}
-			wantIDs := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
-			if len(checks) != len(wantIDs) {
-				t.Fatalf("charts: got %d; want %d", len(checks), len(wantIDs))
+			checkCharts(t, tctx, "linear axes")
+			n, err := chromedp.Run(tctx, chromedp.Evaluate[int](`(function () {
+  var boxes = document.querySelectorAll(".log-toggle input");
+  boxes.forEach(function (b) { b.click(); });
+  return boxes.length;
+})()`))
+			if err != nil || n != 2 {
+				t.Fatalf("switching to log scales: got %d boxes, %v; want 2 boxes", n, err)
 			}
-			for i, c := range checks {
-				if c.ID != wantIDs[i] {
-					t.Errorf("chart %d: got %q; want %q", i, c.ID, wantIDs[i])
-				}
-				if c.Width < 400 || c.Height < 200 {
-					t.Errorf("%s: %dx%d px; want at least 400x200 on a laptop-sized window", c.ID, c.Width, c.Height)
-				}
-				drawn := 0
-				for j, n := range c.Pixels {
-					if c.Data[j] && n < 10 {
-						t.Errorf("%s, series %q: %d pixels of its colour; want a drawn series", c.ID, c.Series[j], n)
-					}
-					drawn += n
-				}
-				if drawn < 100 {
-					t.Errorf("%s: %d data pixels in all; want a chart that drew its data", c.ID, drawn)
-				}
-				t.Logf("%s: %dx%d, series %q drew %v px", c.ID, c.Width, c.Height, c.Series, c.Pixels)
-			}
+			checkCharts(t, tctx, "log scales")
 		})
+	}
+}
+
+// checkCharts asserts that the page in ctx has its four charts, each of a sane size and each of its
+// shown series drawn.
+func checkCharts(t *testing.T, ctx context.Context, when string) {
+	t.Helper()
+	checks, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartCheck](checkChartsJS))
+	if err != nil {
+		t.Fatalf("%s: inspecting the charts: %v", when, err)
+	}
+	wantIDs := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
+	if len(checks) != len(wantIDs) {
+		t.Fatalf("%s: charts: got %d; want %d", when, len(checks), len(wantIDs))
+	}
+	for i, c := range checks {
+		if c.ID != wantIDs[i] {
+			t.Errorf("%s: chart %d: got %q; want %q", when, i, c.ID, wantIDs[i])
+		}
+		if c.Width < 400 || c.Height < 200 {
+			t.Errorf("%s: %s: %dx%d px; want at least 400x200 on a laptop-sized window", when, c.ID, c.Width, c.Height)
+		}
+		drawn := 0
+		for j, n := range c.Pixels {
+			if c.Data[j] && n < 10 {
+				t.Errorf("%s: %s, series %q: %d pixels of its colour; want a drawn series", when, c.ID, c.Series[j], n)
+			}
+			drawn += n
+		}
+		if drawn < 100 {
+			t.Errorf("%s: %s: %d data pixels in all; want a chart that drew its data", when, c.ID, drawn)
+		}
+		t.Logf("%s: %s: %dx%d, series %q drew %v px", when, c.ID, c.Width, c.Height, c.Series, c.Pixels)
 	}
 }

@@ -60,15 +60,37 @@
     for (var k in extra) a[k] = extra[k];
     return a;
   }
-  function make(id, opts, d) {
+  // make draws the chart of id from build(log), a func returning uPlot's options for a linear or
+  // a log y axis; a chart with a log option gets a "log scale" box in its caption.
+  function make(id, build, d, logOption) {
     var el = plotBox(id);
-    var s = size(el);
-    opts.width = s.width;
-    opts.height = s.height;
-    opts.cursor = opts.cursor || { drag: { x: true, y: false } };
-    var u = new uPlot(opts, d, el);
-    charts.push({ id: id, plot: u });
-    return u;
+    var entry = { id: id, plot: null, log: false };
+    function draw() {
+      var opts = build(entry.log);
+      var s = size(el);
+      opts.width = s.width;
+      opts.height = s.height;
+      opts.cursor = { drag: { x: true, y: false } };
+      if (entry.plot) entry.plot.destroy();
+      entry.plot = new uPlot(opts, d, el);
+    }
+    draw();
+    charts.push(entry);
+    if (logOption) {
+      var label = document.createElement("label");
+      label.className = "log-toggle";
+      var box = document.createElement("input");
+      box.type = "checkbox";
+      box.addEventListener("change", function () { entry.log = box.checked; draw(); });
+      label.appendChild(box);
+      label.appendChild(document.createTextNode(" log scale"));
+      document.querySelector("#" + id + " figcaption").appendChild(label);
+    }
+  }
+  function copy(o) { var c = {}; for (var k in o) c[k] = o[k]; return c; } // uPlot changes what it is given
+  function latencyY(log) {
+    if (log) return { distr: 3, log: 10 };
+    return { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } };
   }
   function runName(r, what) { return multi ? r.letter + " " + what : what; }
 
@@ -94,12 +116,12 @@
         d.push(t.runs[i][k]);
       });
     });
-    make("chart-latency", {
-      series: series,
-      scales: { x: { time: false }, y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
+    make("chart-latency", function (log) { return {
+      series: series.map(copy),
+      scales: { x: { time: false }, y: latencyY(log) },
       axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
         axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
-    }, d);
+    }; }, d, true);
   })();
 
   // Throughput and errors over time.
@@ -121,8 +143,8 @@
         spanGaps: true, points: { show: false }, scale: "err", value: function (u, v) { return fmtNum(v, " /s"); } });
       d.push(t.runs[i].err_rps);
     });
-    make("chart-throughput", {
-      series: series,
+    make("chart-throughput", function () { return {
+      series: series.map(copy),
       scales: {
         x: { time: false },
         y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } },
@@ -131,7 +153,7 @@
       axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
         axis("throughput (answers/s)", { size: 64, values: function (u, v) { return v.map(tickNum); } }),
         axis("errors (requests/s)", { scale: "err", side: 1, size: 60, grid: { show: false }, values: function (u, v) { return v.map(tickNum); } })]
-    }, d);
+    }; }, d);
   })();
 
   // Percentile spectrum: x = 1/(1−p) on a log axis, as HdrHistogram's plots draw it.
@@ -151,15 +173,14 @@
     var xmax = 1;
     data.spectrum.forEach(function (s) { if (s.x && s.x.length) xmax = Math.max(xmax, s.x[s.x.length - 1]); });
     var top = Math.pow(10, Math.max(1, Math.ceil(Math.log10(xmax) - 1e-9)));
-    make("chart-spectrum", {
-      series: series,
-      scales: { x: { time: false, distr: 3, log: 10, range: function () { return [1, top]; } },
-        y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } } },
+    make("chart-spectrum", function (log) { return {
+      series: series.map(copy),
+      scales: { x: { time: false, distr: 3, log: 10, range: function () { return [1, top]; } }, y: latencyY(log) },
       axes: [axis("percentile", {
         splits: function () { var s = []; for (var x = 1; x <= top * 1.0001; x *= 10) s.push(x); return s; },
         values: function (u, v) { return v.map(function (x) { return pctLabel(x); }); }
       }), axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
-    }, d);
+    }; }, d, true);
   })();
 
   // Latency histogram: bars side by side, one per run, over shared bins.
@@ -187,8 +208,8 @@
       series.push({ label: runName(run, "requests"), stroke: run.color, fill: run.color, width: 0, paths: bars,
         points: { show: false }, value: function (u, v) { return v == null ? "—" : v.toFixed(2) + " %"; } });
     });
-    make("chart-histogram", {
-      series: series,
+    make("chart-histogram", function () { return {
+      series: series.map(copy),
       scales: { x: { time: false, range: function () { return [-0.5, n - 0.5]; } },
         y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.08 : 1]; } } },
       axes: [axis("latency (lower edge of each range)", {
@@ -200,7 +221,7 @@
         },
         values: function (u, v) { return v.map(function (x) { return lower(binOf(x + 0.5)); }); }
       }), axis("share of requests (%)", { size: 56, values: function (u, v) { return v.map(tickNum); } })]
-    }, [xs].concat(ys));
+    }; }, [xs].concat(ys));
   })();
 
   var pending = 0;
