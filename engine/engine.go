@@ -78,12 +78,13 @@ type Verifier interface {
 }
 
 // StatusVerifier is the default Verifier: 2xx and 3xx answers are successes, as wrk and vegeta
-// count them; any other status is a failure of class Status.
+// count them, and so are WebSocket messages (status 101, their connection's upgrade); any other
+// status is a failure of class Status.
 type StatusVerifier struct{}
 
 // Verify implements Verifier.
-func (StatusVerifier) Verify(_ *transport.Request, out *transport.Outcome) (result.Class, error) {
-	if out.Status >= 200 && out.Status < 400 {
+func (StatusVerifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
+	if out.Status >= 200 && out.Status < 400 || out.Status == 101 && (r.Scheme == "ws" || r.Scheme == "wss") {
 		return result.OK, nil
 	}
 	return result.Status, nil

@@ -6,18 +6,34 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
 	"github.com/rpcbench/rpcbench/transport/httpx"
+	"github.com/rpcbench/rpcbench/transport/ws"
 )
 
 // NewTransport returns the transport that the URLs of a Normalized plan call for (http and https:
-// HTTP/1.1), configured from the plan's time limits and TLS settings; keepBody keeps answer bodies
+// HTTP/1.1; ws and wss: JSON-RPC over WebSocket, one connection per --connections), configured from the plan's time limits and TLS settings; keepBody keeps answer bodies
 // for a Verifier. The caller closes it.
 func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
+	web := 0
 	for i, e := range p.Endpoints {
 		switch scheme := schemeOf(e.URL); scheme {
 		case "http", "https":
+		case "ws", "wss":
+			web++
 		default:
 			return nil, fmt.Errorf("endpoint %d: %w (scheme %q)", i+1, ErrNoTransport, scheme)
 		}
+	}
+	if web > 0 {
+		if web < len(p.Endpoints) {
+			return nil, fmt.Errorf("%w: ws and http endpoints in one run; run them apart", ErrNoTransport)
+		}
+		return ws.New(ws.Options{
+			Conns:              p.Load.Connections,
+			Timeout:            p.HTTP.Timeout,
+			ConnectTimeout:     p.HTTP.ConnectTimeout,
+			InsecureSkipVerify: p.HTTP.Insecure,
+			KeepBody:           keepBody,
+		}), nil
 	}
 	return httpx.New(httpx.Options{
 		Timeout:            p.HTTP.Timeout,

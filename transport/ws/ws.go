@@ -1,0 +1,309 @@
+package ws
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/rpcbench/rpcbench/internal/jsonscan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultReadLimit      = 64 << 20
+)
+
+// StatusSwitched is the status of every answer: the 101 of the connection's upgrade. A message has
+// no status of its own.
+const StatusSwitched = http.StatusSwitchingProtocols
+
+// Options configure a Transport. The zero value is ready: one connection, default time limits.
+type Options struct {
+	// Conns is the number of connections; calls are spread over them in turn. Default 1.
+	Conns int `json:"conns"`
+	// Timeout bounds one call from its send to its answer (and the wait for a connection). 0 means
+	// DefaultTimeout.
+	Timeout time.Duration `json:"timeout"`
+	// ConnectTimeout bounds a connection's set-up: dial, TLS and the upgrade. 0 means
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration `json:"connect_timeout"`
+	// InsecureSkipVerify skips the TLS certificate check of wss servers.
+	InsecureSkipVerify bool `json:"insecure_skip_verify"`
+	// KeepBody copies each answer into Outcome.Body.
+	KeepBody bool `json:"keep_body"`
+	// ReadLimit is the largest answer accepted, in bytes; a larger one closes the connection. 0
+	// means DefaultReadLimit.
+	ReadLimit int64 `json:"read_limit"`
+}
+
+// Transport sends calls over a pool of WebSocket connections. Make it with New; it is safe for
+// concurrent use. Connections are opened on first use and opened again after they fail.
+type Transport struct {
+	opts   Options
+	client *http.Client
+	slots  []slot
+	next   atomic.Uint64
+	life   context.Context // cancelled by Close: ends every connection
+	end    context.CancelFunc
+	wg     sync.WaitGroup // readers
+	closed atomic.Bool
+	// orphans counts answers that no sender waited for (late after a timeout, or an id of null).
+	orphans atomic.Uint64
+	waiters sync.Pool
+	bufs    sync.Pool
+}
+
+type slot struct {
+	mu sync.Mutex
+	c  *conn
+}
+
+// ErrClosed is the failure of a call made after Close.
+var ErrClosed = errors.New("ws: transport closed")
+
+// ErrNoID is the failure of a request whose body has no JSON-RPC id to match its answer by.
+var ErrNoID = errors.New("ws: the request has no integer JSON-RPC id to match its answer by")
+
+// New returns a Transport with opts.
+func New(opts Options) *Transport {
+	if opts.Conns <= 0 {
+		opts.Conns = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.ReadLimit <= 0 {
+		opts.ReadLimit = DefaultReadLimit
+	}
+	t := &Transport{opts: opts, slots: make([]slot, opts.Conns)}
+	t.life, t.end = context.WithCancel(context.Background())
+	d := &net.Dialer{Timeout: opts.ConnectTimeout}
+	t.client = &http.Client{Transport: &http.Transport{
+		DialContext:       d.DialContext,
+		TLSClientConfig:   &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify}, //nolint:gosec // the user asked
+		ForceAttemptHTTP2: false,
+		DisableKeepAlives: true,
+	}}
+	t.waiters.New = func() any { return &waiter{ch: make(chan answer, 1), timer: stoppedTimer()} }
+	t.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
+	return t
+}
+
+func stoppedTimer() *time.Timer {
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	return tm
+}
+
+// Orphans returns the number of answers that arrived when no sender waited for them.
+func (t *Transport) Orphans() uint64 { return t.orphans.Load() }
+
+// Do sends r.Body as one text message and waits for the answer that carries its id.
+func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	if t.closed.Load() {
+		out.Class, out.Err = result.Other, ErrClosed
+		return
+	}
+	w := t.waiters.Get().(*waiter)
+	defer t.putWaiter(w)
+	if !w.setIDs(r.Body) {
+		out.Class, out.Err = result.Other, ErrNoID
+		return
+	}
+	w.timer.Reset(t.opts.Timeout)
+	defer w.timer.Stop()
+	c, err := t.conn(ctx, r, out)
+	if err != nil {
+		out.Class, out.Err = classify(ctx, err), err
+		return
+	}
+	if err := c.add(w); err != nil {
+		out.Class, out.Err = transport.Classify(err), err
+		return
+	}
+	out.Sent = time.Now()
+	out.BytesOut = int64(len(r.Body) + frameHeader(len(r.Body), true))
+	if err := c.ws.Write(ctx, websocket.MessageText, r.Body); err != nil {
+		if a, ok := c.cancel(w); ok && a.buf != nil { // answered or failed meanwhile: drop it
+			t.bufs.Put(a.buf)
+		}
+		out.Class, out.Err = classify(ctx, err), err
+		return
+	}
+	select {
+	case a := <-w.ch:
+		t.finish(a, out)
+	case <-ctx.Done():
+		if a, ok := c.cancel(w); ok { // the answer won the race
+			t.finish(a, out)
+			return
+		}
+		out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
+	case <-w.timer.C:
+		if a, ok := c.cancel(w); ok {
+			t.finish(a, out)
+			return
+		}
+		out.Class, out.Err = result.Timeout, fmt.Errorf("ws: no answer within %v", t.opts.Timeout)
+	}
+}
+
+func classify(ctx context.Context, err error) result.Class {
+	if ctx.Err() != nil {
+		return transport.Classify(ctx.Err())
+	}
+	return transport.Classify(err)
+}
+
+// finish fills out from the answer a and recycles its buffer.
+func (t *Transport) finish(a answer, out *transport.Outcome) {
+	if a.err != nil {
+		out.Class, out.Err = transport.Classify(a.err), a.err
+		if out.Class == result.Canceled { // the transport closed, not the run
+			out.Class = result.Reset
+		}
+		return
+	}
+	out.FirstByte = a.first
+	out.Answered = true
+	out.Status = StatusSwitched
+	out.BytesIn = int64(len(*a.buf) + frameHeader(len(*a.buf), false))
+	if t.opts.KeepBody {
+		out.Body = append(out.Body[:0], *a.buf...)
+	}
+	*a.buf = (*a.buf)[:0]
+	t.bufs.Put(a.buf)
+}
+
+func (t *Transport) putWaiter(w *waiter) {
+	w.ids = w.ids[:0]
+	w.next = nil
+	select { // a late answer may sit in the channel after a cancel lost the race
+	case a := <-w.ch:
+		if a.buf != nil {
+			t.bufs.Put(a.buf)
+		}
+	default:
+	}
+	t.waiters.Put(w)
+}
+
+// frameHeader returns the size of a WebSocket frame header for a payload of n bytes; client
+// frames carry a 4-byte mask.
+func frameHeader(n int, masked bool) int {
+	h := 2
+	switch {
+	case n > 65535:
+		h += 8
+	case n > 125:
+		h += 2
+	}
+	if masked {
+		h += 4
+	}
+	return h
+}
+
+// conn returns the connection of the next slot, opening it when needed (recorded in out).
+func (t *Transport) conn(ctx context.Context, r *transport.Request, out *transport.Outcome) (*conn, error) {
+	s := &t.slots[t.next.Add(1)%uint64(len(t.slots))]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.c != nil && !s.c.dead() {
+		return s.c, nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
+	defer cancel()
+	start := time.Now()
+	c, err := t.dial(dctx, r)
+	out.Opened = true
+	out.Conn.Connect = time.Since(start)
+	if err != nil {
+		out.Conn.Failed = true
+		if dctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+			err = fmt.Errorf("ws: connection set-up took longer than %v: %w", t.opts.ConnectTimeout, err)
+		}
+		return nil, err
+	}
+	s.c = c
+	return c, nil
+}
+
+func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, error) {
+	h := http.Header{}
+	for _, x := range r.Header {
+		if !strings.EqualFold(x.Name, "Content-Type") && !strings.EqualFold(x.Name, "Host") {
+			h.Add(x.Name, x.Value)
+		}
+	}
+	url := r.Scheme + "://" + r.Host + string(r.Path)
+	wc, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: t.client, HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			return nil, fmt.Errorf("ws: upgrade refused with HTTP %d: %w", resp.StatusCode, err)
+		}
+		return nil, err
+	}
+	wc.SetReadLimit(t.opts.ReadLimit)
+	c := &conn{t: t, ws: wc, pending: map[int64]*waiter{}, done: make(chan struct{})}
+	t.wg.Add(1)
+	go c.read()
+	if t.closed.Load() { // Close ran while we dialled
+		wc.CloseNow()
+	}
+	return c, nil
+}
+
+// Close closes every connection and waits for their readers. Calls in flight fail.
+func (t *Transport) Close() error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	var closing sync.WaitGroup
+	for i := range t.slots {
+		s := &t.slots[i]
+		s.mu.Lock()
+		if c := s.c; c != nil && !c.dead() {
+			closing.Go(func() { _ = c.ws.Close(websocket.StatusNormalClosure, "") })
+		}
+		s.mu.Unlock()
+	}
+	closing.Wait()
+	t.end()
+	t.wg.Wait()
+	return nil
+}
+
+// answerID returns the id that routes an answer: its id, or the first element's for a batch.
+func answerID(msg []byte) (int64, bool) {
+	v := msg
+	if jsonscan.KindOf(msg) == jsonscan.Array {
+		first, ok, err := jsonscan.Index(msg, 0)
+		if !ok || err != nil {
+			return 0, false
+		}
+		v = first
+	}
+	id, ok, err := jsonscan.Member(v, "id")
+	if !ok || err != nil {
+		return 0, false
+	}
+	n, err := jsonscan.Int(id)
+	return n, err == nil
+}
