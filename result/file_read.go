@@ -155,8 +155,8 @@ func (f *File) add(fr *Reader, iv *Interval) error {
 }
 
 // ReadFile reads the result file at path. visit, if not nil, is called with each interval in order
-// (the Interval is the caller's to keep).
-func ReadFile(path string, visit func(*Interval) error) (*File, error) {
+// and the file read so far (its Header is complete); the Interval is the caller's to keep.
+func ReadFile(path string, visit func(*File, *Interval) error) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("result: %w", err)
@@ -166,7 +166,7 @@ func ReadFile(path string, visit func(*Interval) error) (*File, error) {
 }
 
 // Read is ReadFile for a file already open; name labels errors.
-func Read(r io.Reader, name string, visit func(*Interval) error) (*File, error) {
+func Read(r io.Reader, name string, visit func(*File, *Interval) error) (*File, error) {
 	fr, err := NewReader(r, name)
 	if err != nil {
 		return nil, err
@@ -185,7 +185,7 @@ func Read(r io.Reader, name string, visit func(*Interval) error) (*File, error) 
 			return nil, err
 		}
 		if visit != nil {
-			if err := visit(iv); err != nil {
+			if err := visit(f, iv); err != nil {
 				return nil, err
 			}
 		}
@@ -236,9 +236,9 @@ func Merge(files ...*File) (*File, error) {
 }
 
 // ReadMerged reads several result files of one run spread over machines, in lockstep: interval i of
-// every file is merged into one, handed to visit (if not nil), and the files' totals are merged
-// with Merge. Files with fewer intervals simply stop contributing.
-func ReadMerged(paths []string, visit func(*Interval) error) (*File, error) {
+// every file is merged into one and handed to visit (if not nil) with the first file read so far,
+// and the files' totals are merged with Merge. Files with fewer intervals simply stop contributing.
+func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, error) {
 	type src struct {
 		fr   *Reader
 		f    *File
@@ -288,7 +288,7 @@ func ReadMerged(paths []string, visit func(*Interval) error) (*File, error) {
 			break
 		}
 		if visit != nil {
-			if err := visit(merged); err != nil {
+			if err := visit(srcs[0].f, merged); err != nil {
 				return nil, err
 			}
 		}

@@ -126,7 +126,7 @@ func TestFileRoundTrip(t *testing.T) {
 	writeFile(t, path, testHeader(2), ivs, &tr)
 
 	var got []*Interval
-	f, err := ReadFile(path, func(iv *Interval) error { got = append(got, iv); return nil })
+	f, err := ReadFile(path, func(_ *File, iv *Interval) error { got = append(got, iv); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestMergeFiles(t *testing.T) {
 		paths = append(paths, p)
 	}
 	var merged []*Interval
-	f, err := ReadMerged(paths, func(iv *Interval) error { merged = append(merged, iv); return nil })
+	f, err := ReadMerged(paths, func(_ *File, iv *Interval) error { merged = append(merged, iv); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
