@@ -49,10 +49,11 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// begin marks c busy with a request under ctx and makes sure ctx being done interrupts it. Watching
-// costs one context.AfterFunc per connection and context, not per request: the engine passes the
-// same run context to every request. begin reports false, leaving c idle, when ctx is already done.
-func (c *conn) begin(ctx context.Context) bool {
+// begin marks c busy with a request under ctx that must end by deadline, and makes sure ctx being done
+// interrupts it. Watching costs one context.AfterFunc per connection and context, not per request:
+// the engine passes the same run context to every request. begin reports false, leaving c idle, when
+// ctx is already done.
+func (c *conn) begin(ctx context.Context, deadline time.Time) bool {
 	done := ctx.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -70,6 +71,8 @@ func (c *conn) begin(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	// Under mu, so that an interrupt comes after this deadline and is not overwritten by it.
+	_ = c.nc.SetDeadline(deadline)
 	c.busy = true
 	return true
 }

@@ -106,12 +106,11 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 // true, keeping c for the caller to close, when the request failed in a way that a retry on a new
 // connection may fix and mayRetry allows one.
 func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request, deadline time.Time, out *transport.Outcome, mayRetry bool) (retry bool) {
-	if !c.begin(ctx) {
+	if !c.begin(ctx, deadline) {
 		t.release(c, true)
 		out.Class, out.Err = result.Canceled, ctx.Err()
 		return false
 	}
-	_ = c.nc.SetDeadline(deadline)
 	out.Sent = time.Now()
 	written := c.cw.n
 	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
