@@ -12,6 +12,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -83,19 +84,37 @@ func latencyTable(b *strings.Builder, s *summary.Summary) {
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
-	fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
-	l, v := s.Latency, s.Service
+	cols := []*summary.Percentiles{&s.Latency, &s.Service}
+	if s.TTFB != nil { // time to first byte, beside the service time (to the last byte)
+		cols = append(cols, s.TTFB)
+		fmt.Fprintln(tw, "\n\tlatency\tservice time\tfirst byte\t")
+		fmt.Fprintln(tw, "\t(from intended send)\t(send to last byte)\t(send to first byte)\t")
+	} else {
+		fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
+		fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
+	}
 	rows := []struct {
 		name string
-		a, b float64
+		v    func(*summary.Percentiles) float64
 	}{
-		{"min", l.Min, v.Min}, {"mean", l.Mean, v.Mean}, {"stdev", l.Stdev, v.Stdev},
-		{"p50", l.P50, v.P50}, {"p75", l.P75, v.P75}, {"p90", l.P90, v.P90}, {"p95", l.P95, v.P95},
-		{"p99", l.P99, v.P99}, {"p99.9", l.P999, v.P999}, {"p99.99", l.P9999, v.P9999}, {"max", l.Max, v.Max},
+		{"min", func(p *summary.Percentiles) float64 { return p.Min }},
+		{"mean", func(p *summary.Percentiles) float64 { return p.Mean }},
+		{"stdev", func(p *summary.Percentiles) float64 { return p.Stdev }},
+		{"p50", func(p *summary.Percentiles) float64 { return p.P50 }},
+		{"p75", func(p *summary.Percentiles) float64 { return p.P75 }},
+		{"p90", func(p *summary.Percentiles) float64 { return p.P90 }},
+		{"p95", func(p *summary.Percentiles) float64 { return p.P95 }},
+		{"p99", func(p *summary.Percentiles) float64 { return p.P99 }},
+		{"p99.9", func(p *summary.Percentiles) float64 { return p.P999 }},
+		{"p99.99", func(p *summary.Percentiles) float64 { return p.P9999 }},
+		{"max", func(p *summary.Percentiles) float64 { return p.Max }},
 	}
 	for _, r := range rows {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t\n", r.name, fmtMs(r.a), fmtMs(r.b))
+		fmt.Fprintf(tw, "  %s\t", r.name)
+		for _, c := range cols {
+			fmt.Fprintf(tw, "%s\t", fmtMs(r.v(c)))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
@@ -167,10 +186,16 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 			codes = append(codes, c)
 		}
 		sort.Strings(codes)
+		failing := st.Errors[result.Status.String()] > 0
 		for _, c := range codes {
 			n := st.Status[c]
-			fmt.Fprintf(b, "  %s  %d (%.1f%%)%s\n", c, n, pct(n, st.Requests.Completed), statusNote(c))
+			note := ""
+			if failing && !successStatus(c) {
+				note = "  (counted as failed)"
+			}
+			fmt.Fprintf(b, "  %s  %d (%.1f%%)%s\n", c, n, pct(n, st.Requests.Completed), note)
 		}
+		nonOK(b, st)
 	}
 	if len(st.Errors) > 0 {
 		b.WriteString("\nFailures by class\n")
@@ -193,12 +218,36 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 	}
 }
 
-func statusNote(code string) string {
+// successStatus reports whether code is 2xx or 3xx, or the 101 of WebSocket answers.
+func successStatus(code string) bool {
 	c, err := strconv.Atoi(code)
-	if err != nil || c >= 200 && c < 400 {
-		return ""
+	return err != nil || c >= 200 && c < 400 || c == 101
+}
+
+// nonOK writes wrk's "Non-2xx or 3xx responses" line, split by status class, when there are any.
+func nonOK(b *strings.Builder, st *summary.Stats) {
+	var by [10]uint64 // by hundreds
+	var n uint64
+	for code, k := range st.Status {
+		c, err := strconv.Atoi(code)
+		if err != nil || successStatus(code) {
+			continue
+		}
+		n += k
+		by[min(max(c/100, 0), 9)] += k
 	}
-	return "  (counted as failed)"
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(b, "  non-2xx/3xx %d (%.1f%% of answers):", n, pct(n, st.Requests.Completed))
+	sep := " "
+	for h, k := range by {
+		if k > 0 {
+			fmt.Fprintf(b, "%s%dxx %d", sep, h, k)
+			sep = ", "
+		}
+	}
+	b.WriteString("\n")
 }
 
 func transfer(b *strings.Builder, s *summary.Summary) {
