@@ -25,7 +25,13 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
   rpcbench run --rate 300/m --requests 1000 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
-  rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure`
+  rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
+  rpcbench run --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'   a random id per request
+  rpcbench run --rate 500 --targets targets.http --targets-order random        requests from a target file
+  rpcbench run --rate 1000 --endpoint 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' \
+      --endpoint 'put=PUT http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' --body '{{randString 64}}' --weights get=8,put=2
+  rpcbench run --rate 200 --data users.csv --data-order unique 'http://127.0.0.1:8080/v0/entity?id={{.user_id}}'
+  rpcbench run --setup put.http --setup-count 10000 --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -49,6 +55,7 @@ type runFlags struct {
 	format     string
 	reportFile string
 	quiet      bool
+	traffic    trafficFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -74,6 +81,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(choiceFlag{&f.format, []string{"text", "json"}}, "format", "report `format` on stdout: text or json")
 	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (JSON for .json, else text)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
+	f.traffic.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -106,6 +114,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure},
 	}
+	if err := f.traffic.apply(&p, ep); err != nil {
+		return p, err
+	}
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
 	}
@@ -123,19 +134,33 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
-	if len(pos) != 1 {
-		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments\n(see: rpcbench run --help)\n", len(pos))
+	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) {
+		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
 	}
-	p, err := f.plan(pos[0])
+	f.traffic.stdin = e.stdin
+	p, err := f.plan(strings.Join(pos, ""))
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	return execute(ctx, e, p, f.format, f.reportFile, f.quiet)
+	src, err := f.traffic.source(p.Normalized())
+	if err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
+	if f.traffic.setup != "" {
+		if err := f.traffic.runSetup(ctx, e, p); err != nil {
+			if ctx.Err() != nil {
+				return fail(e, "run", err, ExitInterrupted)
+			}
+			return fail(e, "run", err, ExitCannotStart)
+		}
+	}
+	return execute(ctx, e, p, f.format, f.reportFile, f.quiet, engine.WithSource(src))
 }
 
 // execute runs p, prints its report in format and saves it to reportFile; it returns the exit code.
-func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string, quiet bool) int {
+// extra options (e.g. the request source) go to engine.Run.
+func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string, quiet bool, extra ...engine.Option) int {
 	np := p.Normalized()
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
@@ -150,7 +175,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
-	res, err := engine.Run(ctx, p, opts...)
+	res, err := engine.Run(ctx, p, append(opts, extra...)...)
 	if err != nil {
 		return fail(e, "run", err, ExitCannotStart)
 	}
