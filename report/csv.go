@@ -1,0 +1,34 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/rpcbench/rpcbench/compare"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// CSV writes the runs' time series, one row per interval and endpoint: the run's label, the
+// interval's start and end (seconds from the measured start), the endpoint ("all" for every
+// endpoint together), requests sent, ok and failed, answers per second, and latency p50, p90, p99
+// and max in milliseconds. labels name the runs (see compare.New).
+func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
+	names := compare.New(runs, labels).Labels
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	for i, s := range runs {
+		for _, p := range s.Timeline {
+			ep := p.Endpoint
+			if ep == "" {
+				ep = "all"
+			}
+			cw.Write([]string{names[i], f(p.Start), f(p.End), ep, u(p.Sent), u(p.OK), u(p.Errors),
+				strconv.FormatFloat(p.RPS, 'f', 1, 64), f(p.P50), f(p.P90), f(p.P99), f(p.Max)})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,102 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcbench/rpcbench/result"
+)
+
+// HLog writes a run as HdrHistogram's interval log (format 1.3), so that HdrHistogram's own tools
+// (HistogramLogProcessor, the plotters) read it: one untagged line per interval with the latency
+// histogram of every endpoint together and, when there are several endpoints, one line per
+// endpoint tagged with its name. Latencies are written in nanoseconds, as jHiccup and HdrHistogram's
+// tools expect (their default output unit ratio turns them into milliseconds); timestamps are
+// seconds from the measured start, which the log's StartTime and BaseTime give.
+//
+// The zero value is not usable: use NewHLog. Not safe for concurrent use.
+type HLog struct {
+	lw    *hdr.HistogramLogWriter
+	start time.Time
+	tags  []string
+}
+
+// NewHLog writes the log's preamble to w: a comment, the format version, the start and base times
+// and the column legend. names label the endpoints (by index).
+func NewHLog(w io.Writer, start time.Time, names []string, comment string) (*HLog, error) {
+	l := &HLog{lw: hdr.NewHistogramLogWriter(w), start: start}
+	for _, n := range names {
+		l.tags = append(l.tags, tag(n))
+	}
+	ms := start.UnixMilli()
+	l.lw.SetBaseTime(ms)
+	for _, f := range []func() error{
+		func() error { return l.lw.OutputComment(comment) },
+		l.lw.OutputLogFormatVersion,
+		func() error { return l.lw.OutputStartTime(ms) },
+		func() error { return l.lw.OutputBaseTime(ms) },
+		l.lw.OutputLegend,
+	} {
+		if err := f(); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// tag turns an endpoint name into an interval-log tag, which must not hold commas or spaces.
+func tag(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ',' || r == ' ' || r == '\r' || r == '\n' || r == '\t' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// Interval writes iv's lines.
+func (l *HLog) Interval(iv *result.Interval) error {
+	if err := l.line(iv, iv.Total().Latency, ""); err != nil {
+		return err
+	}
+	if len(iv.Endpoints) > 1 {
+		for i, c := range iv.Endpoints {
+			t := fmt.Sprintf("endpoint%d", i+1)
+			if i < len(l.tags) && l.tags[i] != "" {
+				t = l.tags[i]
+			}
+			if err := l.line(iv, c.Latency, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (l *HLog) line(iv *result.Interval, us *hdr.Histogram, tag string) error {
+	ns := toNanos(us)
+	ns.SetTag(tag)
+	ns.SetStartTimeMs(l.start.Add(iv.Start).UnixMilli())
+	ns.SetEndTimeMs(l.start.Add(iv.End).UnixMilli())
+	return l.lw.OutputIntervalHistogram(ns)
+}
+
+// toNanos returns a copy of the microsecond histogram us with every value in nanoseconds: each
+// bucket's count is recorded at the bucket's lowest value times 1000, so counts are exact and
+// values keep their 3 significant digits.
+func toNanos(us *hdr.Histogram) *hdr.Histogram {
+	ns := hdr.New(1000, result.HistMax*1000, result.HistSigFigs)
+	if us.TotalCount() == 0 {
+		return ns
+	}
+	for _, bar := range us.Distribution() {
+		if bar.Count > 0 {
+			_ = ns.RecordValues(bar.From*1000, bar.Count) // within range: us is within 1 µs..1 h
+		}
+	}
+	return ns
+}

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/compare"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Markdown writes runs as Markdown tables ready to paste into a README. One run gets its summary,
+// latency percentiles, endpoints, status codes and failures; several runs get one table with the
+// runs side by side and, for each run after the first, its ratio to the first ("3.2× more
+// requests/s", "0.5× the p99"). labels name the runs (see compare.New).
+func Markdown(w io.Writer, runs []*summary.Summary, labels []string) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("report: markdown: no runs")
+	}
+	b := &strings.Builder{}
+	if len(runs) == 1 {
+		markdownRun(b, runs[0])
+	} else {
+		markdownCompare(b, runs, compare.New(runs, labels))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCell escapes what would break a table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "\r", "").Replace(s)
+}
+
+func mdRow(b *strings.Builder, cells ...string) {
+	b.WriteString("|")
+	for _, c := range cells {
+		b.WriteString(" " + c + " |")
+	}
+	b.WriteString("\n")
+}
+
+func mdHeader(b *strings.Builder, cells ...string) {
+	mdRow(b, cells...)
+	b.WriteString("|")
+	for i := range cells {
+		if i == 0 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+}
+
+func markdownRun(b *strings.Builder, s *summary.Summary) {
+	fmt.Fprintf(b, "### rpcbench %s: `%s`\n\n", mdCell(s.Tool.Version), mdCell(s.Target))
+	r := s.Requests
+	mdHeader(b, "", "")
+	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+	mdRow(b, "duration", fmtSeconds(s.DurationS))
+	mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
+	mdRow(b, "throughput", fmt1(s.Throughput)+" answers/s")
+	if s.IntendedRate > 0 {
+		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")
+		mdRow(b, "send lag p99", fmtMs(s.SendLag.P99))
+	}
+	if s.Interrupted {
+		mdRow(b, "interrupted", "yes: the figures cover the run up to the interruption")
+	}
+	b.WriteString("\nLatency, from the intended send time:\n\n")
+	l := s.Latency
+	mdHeader(b, "min", "p50", "p90", "p99", "p99.9", "max", "mean")
+	mdRow(b, fmtMs(l.Min), fmtMs(l.P50), fmtMs(l.P90), fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.Max), fmtMs(l.Mean))
+	if len(s.Endpoints) > 1 {
+		b.WriteString("\nEndpoints:\n\n")
+		mdHeader(b, "endpoint", "sent", "ok", "failed", "answers/s", "p50", "p90", "p99", "max")
+		for _, e := range s.Endpoints {
+			mdRow(b, mdCell(e.Name), fmt.Sprint(e.Requests.Sent), fmt.Sprint(e.Requests.OK), fmt.Sprint(e.Requests.Errors),
+				fmt1(e.Throughput), fmtMs(e.Latency.P50), fmtMs(e.Latency.P90), fmtMs(e.Latency.P99), fmtMs(e.Latency.Max))
+		}
+	}
+	if len(s.Status) > 0 {
+		b.WriteString("\nStatus codes:\n\n")
+		mdHeader(b, "status", "count")
+		codes := make([]string, 0, len(s.Status))
+		for c := range s.Status {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		for _, c := range codes {
+			mdRow(b, c, fmt.Sprint(s.Status[c]))
+		}
+	}
+	if len(s.ErrorMessages) > 0 {
+		b.WriteString("\nFailures:\n\n")
+		mdHeader(b, "message", "class", "count")
+		for _, m := range s.ErrorMessages {
+			mdRow(b, mdCell(m.Message), m.Class, fmt.Sprint(m.Count))
+		}
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
+	}
+}
+
+func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Comparison) {
+	head := []string{""}
+	for i, l := range c.Labels {
+		head = append(head, mdCell(l))
+		if i > 0 {
+			head = append(head, mdCell(l)+" vs "+mdCell(c.Labels[0]))
+		}
+	}
+	mdHeader(b, head...)
+	for _, m := range c.Metrics {
+		row := []string{m.Name}
+		for i, v := range m.Values {
+			row = append(row, mdValue(v, m.Unit))
+			if i > 0 {
+				p := m.Phrase(i)
+				if m.Improved(i) {
+					p = "**" + p + "**"
+				}
+				row = append(row, p)
+			}
+		}
+		mdRow(b, row...)
+	}
+	b.WriteString("\n")
+	for i, s := range runs {
+		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
+			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+	}
+}
+
+func mdValue(v float64, unit string) string {
+	switch unit {
+	case "ms":
+		return fmtMs(v)
+	case "%":
+		return fmt.Sprintf("%.2f%%", v)
+	}
+	return fmt1(v) + " " + unit
+}
+
+// loadLine says in a few words how a run loaded its target: "open model at 1000/s".
+func loadLine(s *summary.Summary) string {
+	l := s.Config.Load
+	switch {
+	case len(l.Stages) > 0:
+		return fmt.Sprintf("%s model, %d stages", l.Model, len(l.Stages))
+	case l.Rate > 0:
+		return fmt.Sprintf("open model at %s/s", trimFloat(l.Rate))
+	}
+	return fmt.Sprintf("closed model, %d connections", l.Connections)
+}
