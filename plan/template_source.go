@@ -12,7 +12,8 @@ import (
 	"github.com/rpcbench/rpcbench/transport"
 )
 
-// Inputs are the files a plan names, already read (the plan holds only their names).
+// Inputs are the files a plan names, already read (the plan holds only their names). The zero
+// value means no target file, no data and a random seed.
 type Inputs struct {
 	// Targets are the requests, grouped into the plan's endpoints by name (see GroupTargets); nil
 	// sends the plan's endpoints themselves.
