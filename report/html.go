@@ -86,13 +86,15 @@ type runView struct {
 	Letter, Color, Label, Target, Started, Load, Duration string
 	Version                                               string
 	Requests, Throughput, P50, P99, Max, Errors, ErrPct   string
-	Failing                                               bool
-	Interrupted                                           bool
-	Notes                                                 []string
-	Endpoints                                             []endpointRow
-	Messages                                              []summary.ErrorMessage
-	MoreMessages                                          int
-	ConfigJSON                                            string
+	// Against run A (empty for A itself): "1.92× A".
+	VsRequests, VsThroughput, VsP50, VsP99, VsMax string
+	Failing                                       bool
+	Interrupted                                   bool
+	Notes                                         []string
+	Endpoints                                     []endpointRow
+	Messages                                      []summary.ErrorMessage
+	MoreMessages                                  int
+	ConfigJSON                                    string
 }
 
 type endpointRow struct {
@@ -145,7 +147,16 @@ func buildPage(runs []*summary.Summary) *page {
 		if len(s.Endpoints) > 1 {
 			p.Endpoints = true
 		}
-		p.Runs = append(p.Runs, buildRun(i, s))
+		r := buildRun(i, s)
+		if i > 0 {
+			a := runs[0]
+			r.VsRequests = ratio(float64(s.Requests.Sent), float64(a.Requests.Sent))
+			r.VsThroughput = ratio(s.Throughput, a.Throughput)
+			r.VsP50 = ratio(s.Latency.P50, a.Latency.P50)
+			r.VsP99 = ratio(s.Latency.P99, a.Latency.P99)
+			r.VsMax = ratio(s.Latency.Max, a.Latency.Max)
+		}
+		p.Runs = append(p.Runs, r)
 	}
 	p.Title = "rpcbench report: " + runs[0].Target
 	if p.Multi {
@@ -195,6 +206,14 @@ func buildRun(i int, s *summary.Summary) runView {
 		r.ConfigJSON = string(b)
 	}
 	return r
+}
+
+// ratio says how v compares with the same figure of run A.
+func ratio(v, a float64) string {
+	if a <= 0 || v < 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v/a, 'f', 2, 64) + "× A"
 }
 
 func endpointOf(name string, st *summary.Stats, total bool) endpointRow {

@@ -197,6 +197,15 @@ func TestHTMLInBrowser(t *testing.T) {
 				t.Fatalf("switching to log scales: got %d boxes, %v; want 2 boxes", n, err)
 			}
 			checkCharts(t, tctx, "log scales")
+			if *screenshotDir != "" {
+				shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
+				if err := os.WriteFile(filepath.Join(*screenshotDir, strings.ReplaceAll(tt.name, " ", "-")+"-log.png"), shot, 0o644); err != nil {
+					t.Error(err)
+				}
+			}
 		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
@@ -183,6 +184,9 @@ func TestHTMLSelfContained(t *testing.T) {
 	if d.Runs[0].Color == d.Runs[1].Color || d.Runs[0].Letter != "A" || d.Runs[1].Letter != "B" {
 		t.Errorf("runs: got %+v; want A and B in different colours", d.Runs)
 	}
+	if want := ratio(b.Throughput, a.Throughput); want == "" || !strings.Contains(page, want) {
+		t.Errorf("page lacks B's throughput against A, %q", want)
+	}
 	if !strings.Contains(d.Runs[1].Label, "</script>") {
 		t.Errorf("run B's label: got %q; want the target with its </script> intact in the data", d.Runs[1].Label)
 	}
@@ -279,4 +283,40 @@ func BenchmarkHTML(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzHTMLStrings puts arbitrary text where a summary holds strings from outside (the target, an
+// endpoint's name, an error message, a note) and checks that the page keeps its structure: its own
+// three scripts and two style sheets, and the text back intact from the data block.
+func FuzzHTMLStrings(f *testing.F) {
+	for _, s := range []string{"</script>", "</SCRIPT ><script>alert(1)</script>", "<!--", "</style>", "]]>", "\u2028\u2029",
+		`{{.Data}}`, `"; alert(1); "`, "<script src=http://127.0.0.1/x.js>", "a\x00b", "\xff\xfe"} {
+		f.Add(s)
+	}
+	base := testRun(f, 1, 2, 40, 2)
+	f.Fuzz(func(t *testing.T, s string) {
+		run := *base
+		run.Target = s
+		run.Notes = []string{s}
+		run.Endpoints = append([]summary.Endpoint(nil), base.Endpoints...)
+		run.Endpoints[0].Name = s
+		run.ErrorMessages = []summary.ErrorMessage{{Class: "other", Message: s, Count: 1}}
+		var b bytes.Buffer
+		if err := HTML(&b, []*summary.Summary{&run}); err != nil {
+			t.Fatalf("HTML: %v", err)
+		}
+		page := strings.ToLower(b.String())
+		for _, c := range []struct {
+			tag  string
+			want int
+		}{{"<script", 3}, {"</script", 3}, {"<style", 2}, {"</style", 2}, {"<!--", 0}} {
+			if got := strings.Count(page, c.tag); got != c.want {
+				t.Errorf("%q occurs %d times; want %d", c.tag, got, c.want)
+			}
+		}
+		d := pageData(t, b.String())
+		if utf8.ValidString(s) && !strings.HasPrefix(d.Runs[0].Label, s) {
+			t.Errorf("label: got %q; want it to start with %q", d.Runs[0].Label, s)
+		}
+	})
 }
