@@ -2,9 +2,12 @@ package httpx
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -163,6 +166,31 @@ func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) err
 	w.WriteString("\r\n")
 	w.Write(r.Body)
 	return w.Flush()
+}
+
+// checkRequest returns an error when r would not make a well-formed request: a method that is not a
+// token, a path with a space or a line break, a host, header name or value with a line break.
+func checkRequest(r *transport.Request) error {
+	if r.Method != "" && !isToken([]byte(r.Method)) {
+		return fmt.Errorf("httpx: method %q is not a token; use e.g. GET or POST", r.Method)
+	}
+	if bytes.IndexByte(r.Path, ' ') >= 0 || bytes.IndexByte(r.Path, '\n') >= 0 || bytes.IndexByte(r.Path, '\r') >= 0 {
+		return fmt.Errorf("httpx: path %q holds a space or a line break; percent-encode it", r.Path)
+	}
+	if hasLineBreak(r.Host) {
+		return fmt.Errorf("httpx: host %q holds a line break", r.Host)
+	}
+	for i := range r.Header {
+		h := &r.Header[i]
+		if !isToken([]byte(h.Name)) || hasLineBreak(h.Value) {
+			return fmt.Errorf("httpx: header %q: want a token name and a value without line breaks", h.Name+": "+h.Value)
+		}
+	}
+	return nil
+}
+
+func hasLineBreak(s string) bool {
+	return strings.IndexByte(s, '\n') >= 0 || strings.IndexByte(s, '\r') >= 0
 }
 
 // equalFoldString reports whether s equals the lower-case ASCII string lower, ignoring ASCII case.

@@ -24,7 +24,7 @@ const (
 
 // Options configures a Transport. The zero value is ready to use: 30 s per request, 10 s to connect,
 // no cap on connections, keep-alive on, certificates verified, bodies read and discarded, User-Agent
-// "rpcbench". Apart from TLSConfig it is plain data that a report can repeat back.
+// "rpcbench". Apart from TLSConfig it is plain data that a report can repeat back. New copies it.
 type Options struct {
 	// Timeout bounds a whole request: waiting for a free connection, connecting, writing and reading
 	// the complete answer. 0 means DefaultTimeout.

@@ -388,6 +388,34 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
+func TestMalformedRequests(t *testing.T) {
+	t.Parallel()
+	tr := newTransport(t, Options{})
+	tests := []struct {
+		name string
+		r    transport.Request
+		err  string
+	}{
+		{"method", transport.Request{Method: "GE T"}, "method"},
+		{"path space", transport.Request{Path: []byte("/a b")}, "path"},
+		{"path line break", transport.Request{Path: []byte("/a\r\nX: 1")}, "path"},
+		{"host", transport.Request{Host: "h\n"}, "host"},
+		{"header name", transport.Request{Header: []transport.Header{{Name: "X Y", Value: "1"}}}, "header"},
+		{"header value", transport.Request{Header: []transport.Header{{Name: "X", Value: "1\r\nY: 2"}}}, "header"},
+	}
+	for _, tt := range tests {
+		r := tt.r
+		r.Scheme = "http"
+		if r.Host == "" {
+			r.Host = "127.0.0.1:1"
+		}
+		out := do(tr, &r)
+		if out.Class != result.Other || out.Err == nil || !strings.Contains(out.Err.Error(), tt.err) || out.Opened {
+			t.Errorf("%s: got class %v, err %v, Opened %v; want other naming the %s, nothing sent", tt.name, out.Class, out.Err, out.Opened, tt.err)
+		}
+	}
+}
+
 func TestNewValidates(t *testing.T) {
 	t.Parallel()
 	_, err := New(Options{Timeout: -1, ConnectTimeout: -1, MaxConns: -1, UserAgent: "a\r\nb"})
