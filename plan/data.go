@@ -59,6 +59,9 @@ func ReadData(name string, r io.Reader) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(d.Columns) == 0 {
+		return nil, fmt.Errorf("plan: %s: no fields: want objects with fields, e.g. {\"user_id\": \"u1\"}", name)
+	}
 	if len(d.rows) == 0 {
 		return nil, fmt.Errorf("plan: %s: no rows of data: want a header line and at least one row", name)
 	}

@@ -97,7 +97,11 @@ func (p Plan) validateTraffic() []error {
 				none = append(none, endpointLabel(e))
 			}
 		}
-		bad("weights: %s ha(s) no weight; give every endpoint a weight, or none", strings.Join(none, ", "))
+		verb := "has"
+		if len(none) > 1 {
+			verb = "have"
+		}
+		bad("weights: %s %s no weight; give every endpoint a weight, or none", strings.Join(none, ", "), verb)
 	}
 	return errs
 }

@@ -252,7 +252,7 @@ func TestRunTrafficUsageErrors(t *testing.T) {
 		{"bad endpoint", []string{"run", "--endpoint", "get=GET /x"}, "--endpoint:"},
 		{"bad template", []string{"run", "http://127.0.0.1:1/?id={{randint 1 2}}"}, `template column 8: unknown function "randint"`},
 		{"unknown weight name", []string{"run", "--endpoint", "a=http://127.0.0.1:1/", "--weights", "b=1"}, "--weights: no endpoint named b; the names are a"},
-		{"missing weight", []string{"run", "--endpoint", "a=http://127.0.0.1:1/", "--endpoint", "b=http://127.0.0.1:1/", "--weights", "a=1"}, "b ha(s) no weight"},
+		{"missing weight", []string{"run", "--endpoint", "a=http://127.0.0.1:1/", "--endpoint", "b=http://127.0.0.1:1/", "--weights", "a=1"}, "b has no weight"},
 		{"field without data", []string{"run", "http://127.0.0.1:1/?id={{.id}}"}, "--data FILE"},
 		{"data order alone", []string{"run", "--data-order", "unique", "http://127.0.0.1:1/"}, "without a data file"},
 		{"bad targets order", []string{"run", "--targets-order", "zigzag", "http://127.0.0.1:1/"}, `--targets-order: "zigzag"`},
