@@ -140,10 +140,14 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string) (code int, done bool) {
 
 // parseArgs is parseFlags for commands that take positional arguments among their flags.
 func parseArgs(e *env, fs *flag.FlagSet, args []string) (pos []string, code int, done bool) {
+	// The flag package calls Usage on every parse error too; print the help only when asked.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			usage()
 			return nil, ExitOK, true
 		}
 		fmt.Fprintf(e.stderr, "rpcbench %s: %s\n(see: rpcbench %s --help)\n", fs.Name(), flagError(err), fs.Name())

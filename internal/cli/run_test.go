@@ -241,3 +241,12 @@ func TestRunInterruptedBySignal(t *testing.T) {
 		t.Errorf("report file after SIGINT: %v; want the printed report", err)
 	}
 }
+
+// A bad flag prints one error line, not the whole help.
+func TestBadFlagPrintsNoHelp(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := mainOut("run", "--rate", "fast", "http://127.0.0.1:1/")
+	if code != ExitUsage || stdout != "" || strings.Count(stderr, "\n") > 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout and a short error", code, stdout, stderr)
+	}
+}
