@@ -52,6 +52,7 @@ type runFlags struct {
 	bodyFile   string
 	noReuse    bool
 	insecure   bool
+	rpc        rpcCallFlags
 	format     string
 	reportFile string
 	quiet      bool
@@ -78,6 +79,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up: DNS, connect, TLS (default 10s)")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	f.rpc.define(fs)
 	fs.Var(choiceFlag{&f.format, []string{"text", "json"}}, "format", "report `format` on stdout: text or json")
 	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (JSON for .json, else text)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
@@ -115,6 +117,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure},
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {
+		return p, err
+	}
+	if err := f.rpc.apply(&p, ep); err != nil {
 		return p, err
 	}
 	if f.rate.set && f.rate.v == 0 {
@@ -155,7 +160,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitCannotStart)
 		}
 	}
-	return execute(ctx, e, p, f.format, f.reportFile, f.quiet, engine.WithSource(src))
+	return execute(ctx, e, p, f.format, f.reportFile, f.quiet, append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
 }
 
 // execute runs p, prints its report in format and saves it to reportFile; it returns the exit code.
