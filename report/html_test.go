@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -24,8 +26,7 @@ const hostileMessage = `dial tcp: </script><script>alert("x")</script> <b>bold</
 // testRun builds the Summary of a realistic run: two endpoints, an open model at about rate
 // answers/s for secs one-second intervals, latencies around base ms with a long tail, a few 500s
 // and timeouts, and a timeline.
-func testRun(t testing.TB, seed uint64, secs int, rate int, base float64) *summary.Summary {
-	t.Helper()
+func testRun(seed uint64, secs int, rate int, base float64) *summary.Summary {
 	p := plan.Plan{
 		Endpoints: []plan.Endpoint{
 			{Name: "get item", Method: "GET", URL: "http://127.0.0.1:8080/rpz/items/1"},
@@ -76,6 +77,13 @@ func testRun(t testing.TB, seed uint64, secs int, rate int, base float64) *summa
 	return s
 }
 
+// runA and runB are two realistic runs, built once for all tests (building them is slow under
+// -race). Tests must not change them: copy first.
+var (
+	runA = sync.OnceValue(func() *summary.Summary { return testRun(1, 20, 300, 4) })
+	runB = sync.OnceValue(func() *summary.Summary { return testRun(2, 16, 250, 6) })
+)
+
 func render(t *testing.T, runs ...*summary.Summary) string {
 	t.Helper()
 	var b bytes.Buffer
@@ -101,14 +109,14 @@ func pageData(t *testing.T, page string) chartData {
 
 func TestHTMLContainsTheRun(t *testing.T) {
 	t.Parallel()
-	s := testRun(t, 1, 12, 400, 4)
-	s.Notes = append(s.Notes, "the generator fell behind: a note that must show")
-	page := render(t, s)
+	s := *runA()
+	s.Notes = append(slices.Clone(s.Notes), "the generator fell behind: a note that must show")
+	page := render(t, &s)
 	for _, want := range []string{
 		"<!DOCTYPE html>", "rpcbench v0.4.0-test", "2026-03-14 10:26:53 UTC",
 		"Latency over time", "Throughput and errors over time", "Latency by percentile", "Latency histogram",
 		"get item", "create item", "all endpoints", "the generator fell behind: a note that must show",
-		"Status codes", "Error classes", "timeout", "Configuration", "open model at 400 req/s",
+		"Status codes", "Error classes", "timeout", "Configuration", "open model at 300 req/s",
 		"Permission is hereby granted", // uPlot's licence travels with it
 	} {
 		if !strings.Contains(page, want) {
@@ -119,10 +127,10 @@ func TestHTMLContainsTheRun(t *testing.T) {
 	if got, want := len(d.Runs), 1; got != want {
 		t.Fatalf("runs in data: got %d; want %d", got, want)
 	}
-	if got, want := len(d.Time.X), 12; got != want {
+	if got, want := len(d.Time.X), 20; got != want {
 		t.Errorf("timeline points: got %d; want %d", got, want)
 	}
-	if got := d.Time.Runs[0].P99[6]; got == nil || *got <= *d.Time.Runs[0].P99[0] {
+	if got := d.Time.Runs[0].P99[10]; got == nil || *got <= *d.Time.Runs[0].P99[0] {
 		t.Errorf("p99 of the stalled interval: got %v; want above the first interval's", got)
 	}
 	sp := d.Spectrum[0]
@@ -151,7 +159,9 @@ func TestHTMLContainsTheRun(t *testing.T) {
 
 func TestHTMLSelfContained(t *testing.T) {
 	t.Parallel()
-	a, b := testRun(t, 1, 8, 300, 3), testRun(t, 2, 8, 300, 5)
+	a, b := runA(), new(summary.Summary)
+	*b = *runB()
+	b.Config.Endpoints = slices.Clone(b.Config.Endpoints)
 	b.Config.Endpoints[0].URL = "https://127.0.0.1:8443/</script><script>alert(1)</script>"
 	b.Target = b.Config.Endpoints[0].URL
 	page := render(t, a, b)
@@ -194,7 +204,7 @@ func TestHTMLSelfContained(t *testing.T) {
 
 func TestHTMLWithoutHistograms(t *testing.T) {
 	t.Parallel()
-	s := testRun(t, 3, 5, 200, 2)
+	s := runB()
 	raw, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +285,7 @@ func TestBinEdges(t *testing.T) {
 }
 
 func BenchmarkHTML(b *testing.B) {
-	runs := []*summary.Summary{testRun(b, 1, 60, 500, 4), testRun(b, 2, 60, 500, 6)}
+	runs := []*summary.Summary{testRun(1, 60, 500, 4), testRun(2, 60, 500, 6)}
 	b.ReportAllocs()
 	for b.Loop() {
 		var w bytes.Buffer
@@ -293,7 +303,7 @@ func FuzzHTMLStrings(f *testing.F) {
 		`{{.Data}}`, `"; alert(1); "`, "<script src=http://127.0.0.1/x.js>", "a\x00b", "\xff\xfe"} {
 		f.Add(s)
 	}
-	base := testRun(f, 1, 2, 40, 2)
+	base := testRun(1, 2, 40, 2)
 	f.Fuzz(func(t *testing.T, s string) {
 		run := *base
 		run.Target = s
