@@ -18,12 +18,12 @@ const contentionExamples = `  rpcbench contention
   rpcbench contention --goroutines 500 --iterations 100000 --shards 500
   rpcbench contention --goroutines 8 --iterations 1000000 --counters atomic,sharded,sharded-padded`
 
-// positiveInt is an int flag that must be ≥ 1; the flag package names the flag in its error.
-type positiveInt int
+// minOneFlag is an int flag that must be ≥ 1; the flag package names the flag in its error.
+type minOneFlag int
 
-func (p *positiveInt) String() string { return strconv.Itoa(int(*p)) }
+func (p *minOneFlag) String() string { return strconv.Itoa(int(*p)) }
 
-func (p *positiveInt) Set(s string) error {
+func (p *minOneFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil {
 		return fmt.Errorf("want a whole number ≥ 1, got %q", s)
@@ -31,14 +31,14 @@ func (p *positiveInt) Set(s string) error {
 	if n < 1 {
 		return fmt.Errorf("want a whole number ≥ 1, got %d", n)
 	}
-	*p = positiveInt(n)
+	*p = minOneFlag(n)
 	return nil
 }
 
-// kindsFlag is a comma-separated list of counter kinds.
-type kindsFlag []contention.Kind
+// counterKinds is a comma-separated list of counter kinds.
+type counterKinds []contention.Kind
 
-func (k *kindsFlag) String() string {
+func (k *counterKinds) String() string {
 	s := ""
 	for i, v := range *k {
 		if i > 0 {
@@ -49,7 +49,7 @@ func (k *kindsFlag) String() string {
 	return s
 }
 
-func (k *kindsFlag) Set(s string) error {
+func (k *counterKinds) Set(s string) error {
 	ks, err := contention.ParseKinds(s)
 	if err != nil {
 		return err
@@ -65,10 +65,10 @@ func runContention(ctx context.Context, e *env, args []string) int {
 		"and checks that every final count is goroutines × iterations (exit 1 if one is not).\n"+
 		"The sharded counters add at shard (g·iterations + i) mod shards for goroutine g, iteration i.",
 		contentionExamples)
-	goroutines := positiveInt(contention.DefaultGoroutines)
-	iterations := positiveInt(contention.DefaultIterations)
-	shards := positiveInt(contention.DefaultShards)
-	kinds := kindsFlag(contention.Kinds())
+	goroutines := minOneFlag(contention.DefaultGoroutines)
+	iterations := minOneFlag(contention.DefaultIterations)
+	shards := minOneFlag(contention.DefaultShards)
+	kinds := counterKinds(contention.Kinds())
 	fs.Var(&goroutines, "goroutines", "how many goroutines add concurrently (`n` ≥ 1)")
 	fs.Var(&iterations, "iterations", "how many adds each goroutine makes (`n` ≥ 1)")
 	fs.Var(&shards, "shards", "shards of the sharded counters (`n` ≥ 1)")
