@@ -29,6 +29,9 @@ type Inputs struct {
 // endpoints' weights) and renders its templates. Templates are compiled here, once; a bad one is
 // an error that says where it was written.
 func NewSource(p Plan, in Inputs) (Source, error) {
+	if len(p.Endpoints) == 0 || in.Targets != nil && len(in.Targets.Entries) == 0 {
+		return nil, fmt.Errorf("plan: no endpoint: give a URL or targets")
+	}
 	t := in.Targets
 	if t == nil {
 		t = &Targets{}
