@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,8 +44,14 @@ var pageTemplate = template.Must(template.New("report").Parse(pageTmpl))
 // time, the percentile spectrum, the latency histogram), the status codes, error classes, endpoints
 // and configuration of each run, and the notes. The chart library, styles and data are all inlined,
 // so the page loads nothing from the network. Several runs overlay each other on every chart, in
-// the order given, labelled A, B, C …
+// the order given, lettered A, B, C … and labelled by their target and start time.
 func HTML(w io.Writer, runs []*summary.Summary) error {
+	return HTMLWithNames(w, runs, nil)
+}
+
+// HTMLWithNames is HTML with a name for each run (a file name, a host) shown beside its letter;
+// a missing or empty name shows none.
+func HTMLWithNames(w io.Writer, runs []*summary.Summary, names []string) error {
 	if len(runs) == 0 {
 		return errors.New("report: html: no runs to render")
 	}
@@ -53,11 +60,12 @@ func HTML(w io.Writer, runs []*summary.Summary) error {
 			return fmt.Errorf("report: html: run %d is nil", i+1)
 		}
 	}
-	data, err := json.Marshal(buildChartData(runs)) // escapes <, > and & as \u003c …
+	names = append(slices.Clone(names), make([]string, max(0, len(runs)-len(names)))...)
+	data, err := json.Marshal(buildChartData(runs, names)) // escapes <, > and & as \u003c …
 	if err != nil {
 		return fmt.Errorf("report: html: encoding the chart data: %w", err)
 	}
-	p := buildPage(runs)
+	p := buildPage(runs, names)
 	p.Data = template.JS(data)
 	p.LibJS = template.JS("/*! uPlot, inlined; its licence:\n\n" + uplotLicense + "*/\n" + uplotJS)
 	p.LibCSS = template.CSS(uplotCSS)
@@ -84,6 +92,7 @@ type page struct {
 
 type runView struct {
 	Letter, Color, Label, Target, Started, Load, Duration string
+	Name                                                  string
 	Version                                               string
 	Requests, Throughput, P50, P99, Max, Errors, ErrPct   string
 	// Against run A (empty for A itself): "1.92× A".
@@ -120,9 +129,12 @@ type configRow struct {
 	Values []string
 }
 
-// runLabel names a run in legends: its target and start time.
-func runLabel(s *summary.Summary) string {
-	t := s.Target
+// runLabel names a run: its name if it has one, its target and start time.
+func runLabel(s *summary.Summary, name string) string {
+	if name != "" {
+		name += ": "
+	}
+	t := name + s.Target
 	if t == "" {
 		t = "(no target)"
 	}
@@ -132,7 +144,7 @@ func runLabel(s *summary.Summary) string {
 	return t + " @ " + s.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-func buildPage(runs []*summary.Summary) *page {
+func buildPage(runs []*summary.Summary, names []string) *page {
 	p := &page{Multi: len(runs) > 1}
 	versions := map[string]bool{}
 	for i, s := range runs {
@@ -147,7 +159,7 @@ func buildPage(runs []*summary.Summary) *page {
 		if len(s.Endpoints) > 1 {
 			p.Endpoints = true
 		}
-		r := buildRun(i, s)
+		r := buildRun(i, s, names[i])
 		if i > 0 {
 			a := runs[0]
 			r.VsRequests = ratio(float64(s.Requests.Sent), float64(a.Requests.Sent))
@@ -170,9 +182,9 @@ func buildPage(runs []*summary.Summary) *page {
 	return p
 }
 
-func buildRun(i int, s *summary.Summary) runView {
+func buildRun(i int, s *summary.Summary, name string) runView {
 	r := runView{
-		Letter: runLetter(i), Color: runColor(i), Label: runLabel(s), Target: s.Target,
+		Letter: runLetter(i), Color: runColor(i), Label: runLabel(s, name), Target: s.Target, Name: name,
 		Version:     s.Tool.Version,
 		Started:     "—",
 		Load:        loadText(s.Config.Load),

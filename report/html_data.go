@@ -67,10 +67,10 @@ func runLetter(i int) string {
 	return s
 }
 
-func buildChartData(runs []*summary.Summary) chartData {
+func buildChartData(runs []*summary.Summary, names []string) chartData {
 	d := chartData{}
 	for i, s := range runs {
-		d.Runs = append(d.Runs, chartRun{Letter: runLetter(i), Label: runLabel(s), Color: runColor(i)})
+		d.Runs = append(d.Runs, chartRun{Letter: runLetter(i), Label: runLabel(s, names[i]), Color: runColor(i)})
 		d.Spectrum = append(d.Spectrum, buildSpectrum(s))
 	}
 	d.Time = buildTime(runs)

@@ -202,6 +202,24 @@ func TestHTMLSelfContained(t *testing.T) {
 	}
 }
 
+func TestHTMLWithNames(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := HTMLWithNames(&b, []*summary.Summary{runA(), runB()}, []string{"before.rb"}); err != nil {
+		t.Fatal(err)
+	}
+	d := pageData(t, b.String())
+	if got, want := d.Runs[0].Label, "before.rb: "+runA().Target; !strings.HasPrefix(got, want) {
+		t.Errorf("A's label: got %q; want it to start with %q", got, want)
+	}
+	if got, want := d.Runs[1].Label, runB().Target; !strings.HasPrefix(got, want) {
+		t.Errorf("B's label (no name given): got %q; want it to start with %q", got, want)
+	}
+	if !strings.Contains(b.String(), `<span class="run-name">before.rb</span>`) {
+		t.Error("the page does not show A's name in its card")
+	}
+}
+
 func TestHTMLWithoutHistograms(t *testing.T) {
 	t.Parallel()
 	s := runB()
