@@ -49,7 +49,7 @@ func (f *trafficFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.data, "data", "", "data `FILE` (CSV with a header, or JSON lines) whose fields templates read as {{.field}}")
 	fs.Var(choiceFlag{&f.dataOrder, []string{"sequential", "random", "unique"}}, "data-order", "`order` of the data rows: sequential, random, or unique (each row once; the run stops when they run out)")
 	fs.StringVar(&f.setup, "setup", "", "send the requests of target `FILE` before the run, outside the figures (e.g. to create the items a GET benchmark reads)")
-	fs.Uint64Var(&f.setupCount, "setup-count", 0, "number of --setup requests (default: each entry of the file once)")
+	fs.Uint64Var(&f.setupCount, "setup-count", 0, "send `N` --setup requests, taking the entries in turn (default: each entry of the file once)")
 }
 
 // given reports whether the requests come from flags, so that the URL argument is optional.
