@@ -49,7 +49,7 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 	if err := p.Validate(); err != nil {
 		return fail(e, "quickstart", usageError{err.Error()}, ExitUsage)
 	}
-	code = execute(ctx, e, p, format, "", quiet)
+	code = execute(ctx, e, p, outputs{format: format, quiet: quiet})
 	if code == ExitOK && format == "text" {
 		fmt.Fprintln(e.stderr, "\nNext: rpcbench run --rate 1000 --duration 30s http://127.0.0.1:8080/   (rpcbench help run)")
 	}

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -55,6 +53,7 @@ type runFlags struct {
 	rpc        rpcCallFlags
 	format     string
 	reportFile string
+	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
 }
@@ -80,8 +79,9 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	f.rpc.define(fs)
-	fs.Var(choiceFlag{&f.format, []string{"text", "json"}}, "format", "report `format` on stdout: text or json")
-	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (JSON for .json, else text)")
+	fs.Var(choiceFlag{&f.format, runFormats}, "format", "report `format` on stdout: "+strings.Join(runFormats, ", "))
+	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (format by extension: .json, .csv, .md, .hgrm, .html; else text)")
+	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
 }
@@ -160,12 +160,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitCannotStart)
 		}
 	}
-	return execute(ctx, e, p, f.format, f.reportFile, f.quiet, append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
+	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args), append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
 }
 
-// execute runs p, prints its report in format and saves it to reportFile; it returns the exit code.
+// execute runs p, prints its report in o.format and saves what o asks for (report file, result file,
+// live lines, HTML); it returns the exit code.
 // extra options (e.g. the request source) go to engine.Run.
-func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string, quiet bool, extra ...engine.Option) int {
+func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engine.Option) int {
 	np := p.Normalized()
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
@@ -176,26 +177,35 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 		names[i] = ep.Name
 	}
 	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}
-	if !quiet && isTerminal(e.stdout) && isTerminal(e.stderr) {
+	saving, err := o.start(e, np)
+	if err != nil {
+		return fail(e, "run", err, ExitCannotStart)
+	}
+	opts = append(opts, saving.options()...)
+	if !o.quiet && isTerminal(e.stdout) && isTerminal(e.stderr) {
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
 	res, err := engine.Run(ctx, p, append(opts, extra...)...)
 	if err != nil {
+		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	s := summary.Of(res, Version())
 	s.Timeline = tl.Points
 	code := ExitOK
-	if err := render(e.stdout, s, format); err != nil {
+	if err := render(e.stdout, s, o.format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}
-	if reportFile != "" {
-		if err := saveReport(reportFile, s); err != nil {
+	if o.reportFile != "" {
+		if err := saveReport(o.reportFile, s); err != nil {
 			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
 			code = ExitCannotStart
 		}
+	}
+	if !saving.finish(e, res, s) {
+		code = ExitCannotStart
 	}
 	if res.Interrupted {
 		fmt.Fprintln(e.stderr, "rpcbench run: interrupted; the report covers what was done until then")
@@ -209,32 +219,13 @@ func execute(ctx context.Context, e *env, p plan.Plan, format, reportFile string
 }
 
 func render(w io.Writer, s *summary.Summary, format string) error {
-	if format == "json" {
-		return report.JSON(w, s)
-	}
-	return report.Text(w, s)
+	return renderRuns(w, []*summary.Summary{s}, nil, format)
 }
 
-// saveReport writes the report to path, JSON for a .json file and text otherwise, through a
-// temporary file so that a half-written report never replaces a good one.
+// saveReport writes the report to path in the format its extension names (text when it names none),
+// through a temporary file so that a half-written report never replaces a good one.
 func saveReport(path string, s *summary.Summary) error {
-	format := "text"
-	if strings.EqualFold(filepath.Ext(path), ".json") {
-		format = "json"
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := render(tmp, s, format); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path)) })
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+func init() {
+	register(command{name: "report", summary: "render result files (--out of run) as text, json, csv, markdown, hgrm, hlog or html", run: runReport})
+}
+
+const reportExamples = `  rpcbench report run.rb                                   the report printed at the end of the run
+  rpcbench report --format json run.rb                     the JSON report
+  rpcbench report --format csv -o series.csv run.rb        the time series, one row per interval and endpoint
+  rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
+  rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
+  rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
+  rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution
+  rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
+
+// loaded is one run read from its result file(s).
+type loaded struct {
+	label string
+	file  *result.File
+	sum   *summary.Summary
+}
+
+func runReport(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\n(text, json, csv, markdown, html), or added up with --merge.", reportExamples)
+	format, out, merge := "text", "", false
+	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
+	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
+	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
+	files, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(e.stderr, "rpcbench report: want at least one result FILE\n(see: rpcbench report --help)")
+		return ExitUsage
+	}
+	if (format == "hgrm" || format == "hlog") && len(files) > 1 && !merge {
+		return fail(e, "report", usagef("--format %s renders one run; give one file, or several with --merge", format), ExitUsage)
+	}
+	runs, err := loadRuns(files, merge)
+	if err != nil {
+		return fail(e, "report", err, ExitUsage)
+	}
+	for _, r := range runs {
+		if r.file.CutShort() {
+			fmt.Fprintf(e.stderr, "rpcbench report: %s was cut short (no trailer: the run was killed before it finished the file); showing its %d complete intervals\n", r.label, r.file.Intervals)
+		}
+	}
+	write := func(w io.Writer) error {
+		if format == "hlog" {
+			return writeHLog(w, files, runs[0])
+		}
+		sums := make([]*summary.Summary, len(runs))
+		labels := make([]string, len(runs))
+		for i, r := range runs {
+			sums[i], labels[i] = r.sum, r.label
+		}
+		return renderRuns(w, sums, labels, format)
+	}
+	if out == "" {
+		err = write(e.stdout)
+	} else {
+		err = writeAtomic(out, write)
+	}
+	if err != nil {
+		var u usageError
+		if errors.As(err, &u) {
+			return fail(e, "report", err, ExitUsage)
+		}
+		return fail(e, "report", fmt.Errorf("writing the report: %w", err), ExitCannotStart)
+	}
+	return ExitOK
+}
+
+// loadRuns reads each file into a run, or all of them into one with merge.
+func loadRuns(files []string, merge bool) ([]loaded, error) {
+	if merge {
+		var tl summary.Timeline
+		f, err := result.ReadMerged(files, func(f *result.File, iv *result.Interval) error { tl.Add(iv, f.Header.Endpoints); return nil })
+		if err != nil {
+			return nil, err
+		}
+		s, err := summarize(f, tl.Points)
+		if err != nil {
+			return nil, err
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("merged from %d result files: %s", len(files), strings.Join(files, ", ")))
+		return []loaded{{label: "merged", file: f, sum: s}}, nil
+	}
+	var runs []loaded
+	for _, path := range files {
+		var tl summary.Timeline
+		f, err := result.ReadFile(path, func(f *result.File, iv *result.Interval) error { tl.Add(iv, f.Header.Endpoints); return nil })
+		if err != nil {
+			return nil, err
+		}
+		s, err := summarize(f, tl.Points)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, loaded{label: filepath.Base(path), file: f, sum: s})
+	}
+	return runs, nil
+}
+
+// summarize folds a result file into the Summary the run printed at its end, with timeline.
+func summarize(f *result.File, timeline []summary.Point) (*summary.Summary, error) {
+	var p plan.Plan
+	if len(f.Header.Config) > 0 {
+		if err := json.Unmarshal(f.Header.Config, &p); err != nil {
+			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
+		}
+	}
+	r := f.Run()
+	var stop error
+	if r.StopReason != "" {
+		stop = errors.New(r.StopReason)
+	}
+	s := summary.New(summary.Run{
+		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending,
+		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
+	}, f.Total)
+	s.Timeline = timeline
+	return s, nil
+}
+
+// writeHLog writes the one run of files (merged when there are several) as an HdrHistogram
+// interval log. It reads the files a second time, now that the run's measured start is known.
+func writeHLog(w io.Writer, files []string, run loaded) error {
+	names := run.file.Header.Endpoints
+	start := run.file.Run().MeasuredStart
+	l, err := report.NewHLog(w, start, names, fmt.Sprintf("rpcbench %s: %s, latency in ns from the intended send time", run.file.Header.ToolVersion, run.sum.Target))
+	if err != nil {
+		return err
+	}
+	visit := func(_ *result.File, iv *result.Interval) error { return l.Interval(iv) }
+	if len(files) > 1 {
+		_, err = result.ReadMerged(files, visit)
+	} else {
+		_, err = result.ReadFile(files[0], visit)
+	}
+	return err
+}

@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// cliRun runs the command line args and returns its exit code, stdout and stderr.
+func cliRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// labRun starts a lab server and runs a bounded open-model run of it (1 s at 200/s) with extra
+// flags, in dir; it returns the run's stdout.
+func labRun(t *testing.T, cfg lab.Config, extra ...string) string {
+	t.Helper()
+	srv, err := lab.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	args := append([]string{"run", "--rate", "200", "--duration", "1s", "--quiet"}, extra...)
+	code, stdout, stderr := cliRun(t, append(args, srv.URL()+"/r")...)
+	if code != ExitOK {
+		t.Fatalf("run %v: exit %d; stderr: %s", extra, code, stderr)
+	}
+	return stdout
+}
+
+// TestRunOutThenReport saves a run with --out (and --live, --report-file) and renders the file with
+// report: text and JSON come out exactly as at the end of the run.
+func TestRunOutThenReport(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rb, txt, live := filepath.Join(dir, "run.rb"), filepath.Join(dir, "run.txt"), filepath.Join(dir, "live.jsonl")
+	runJSON := labRun(t, lab.Config{ErrorRate: 0.05, Seed: 3}, "--format", "json", "--out", rb, "--report-file", txt, "--live", live)
+
+	code, gotJSON, stderr := cliRun(t, "report", "--format", "json", rb)
+	if code != ExitOK {
+		t.Fatalf("report json: exit %d: %s", code, stderr)
+	}
+	if gotJSON != runJSON {
+		t.Errorf("report --format json differs from the run's JSON report:\ngot:\n%s\nwant:\n%s", gotJSON, runJSON)
+	}
+	wantText, err := os.ReadFile(txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, gotText, stderr := cliRun(t, "report", rb)
+	if code != ExitOK || gotText != string(wantText) {
+		t.Errorf("report text: exit %d (%s); got:\n%s\nwant:\n%s", code, stderr, gotText, wantText)
+	}
+
+	var s summary.Summary
+	if err := json.Unmarshal([]byte(runJSON), &s); err != nil {
+		t.Fatal(err)
+	}
+	lines := liveLines(t, live)
+	var sent uint64
+	for _, l := range lines {
+		sent += l.Total.Sent
+	}
+	if len(lines) == 0 || !lines[len(lines)-1].Final {
+		t.Errorf("got %d live lines, the last final=%v; want at least one, the last final", len(lines), len(lines) > 0 && lines[len(lines)-1].Final)
+	}
+	if sent != s.Requests.Sent || s.Requests.Sent == 0 {
+		t.Errorf("live lines add up to %d sent; want the report's %d (> 0)", sent, s.Requests.Sent)
+	}
+	if len(lines) > 0 && (len(lines[0].Endpoints) != 1 || lines[0].Endpoints[0].Endpoint == "") {
+		t.Errorf("got live endpoints %+v; want one named endpoint", lines[0].Endpoints)
+	}
+}
+
+func liveLines(t *testing.T, path string) []liveLine {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []liveLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l liveLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("live line %q: %v", sc.Text(), err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// TestReportMergeAddsUp merges two runs' files: counts add up exactly.
+func TestReportMergeAddsUp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.rb"), filepath.Join(dir, "b.rb")
+	var sa, sb summary.Summary
+	done := make(chan string, 1)
+	go func() { done <- labRun(t, lab.Config{ErrorRate: 0.1, Seed: 1}, "--format", "json", "--out", b) }()
+	json.Unmarshal([]byte(labRun(t, lab.Config{}, "--format", "json", "--out", a)), &sa)
+	json.Unmarshal([]byte(<-done), &sb)
+
+	code, out, stderr := cliRun(t, "report", "--merge", "--format", "json", a, b)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var m summary.Summary
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		got, want uint64
+	}{
+		{"sent", m.Requests.Sent, sa.Requests.Sent + sb.Requests.Sent},
+		{"ok", m.Requests.OK, sa.Requests.OK + sb.Requests.OK},
+		{"errors", m.Requests.Errors, sa.Requests.Errors + sb.Requests.Errors},
+		{"intended", m.Requests.Intended, sa.Requests.Intended + sb.Requests.Intended},
+		{"status 200", m.Status["200"], sa.Status["200"] + sb.Status["200"]},
+		{"status 500", m.Status["500"], sa.Status["500"] + sb.Status["500"]},
+		{"bytes in", m.Bytes.In, sa.Bytes.In + sb.Bytes.In},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %d; want %d", tc.name, tc.got, tc.want)
+		}
+	}
+	if sb.Status["500"] == 0 {
+		t.Errorf("run b has no 500s; want some (error rate 0.1)")
+	}
+	if !strings.Contains(strings.Join(m.Notes, "\n"), "merged from 2 result files") {
+		t.Errorf("got notes %q; want one saying the files were merged", m.Notes)
+	}
+}
+
+// TestReportCutShortAndFormats cuts a result file in the middle of its last interval, as a SIGKILL
+// would, and renders it in every format.
+func TestReportCutShortAndFormats(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rb := filepath.Join(dir, "run.rb")
+	labRun(t, lab.Config{}, "--out", rb, "--interval", "250ms")
+	b, err := os.ReadFile(rb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	// drop the trailer and half of the last interval
+	cut := b[:len(b)-len(lines[len(lines)-1])-1-len(lines[len(lines)-2])/2]
+	cutPath := filepath.Join(dir, "cut.rb")
+	os.WriteFile(cutPath, cut, 0o644)
+
+	code, out, stderr := cliRun(t, "report", cutPath)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "cut.rb was cut short") || !strings.Contains(out, "INTERRUPTED") || !strings.Contains(out, "cut short") {
+		t.Errorf("got stderr %q and report:\n%s\nwant both to say the file was cut short", stderr, out)
+	}
+
+	for _, tc := range []struct {
+		format string
+		want   string
+	}{
+		{"csv", "run,start_s,end_s,endpoint,sent,ok,errors,rps,p50_ms,p90_ms,p99_ms,max_ms\nrun.rb,0,"},
+		{"markdown", "Latency, from the intended send time"},
+		{"hgrm", "Value\tPercentile\tTotalCount\t1/(1-Percentile)"},
+		{"hlog", "#[Histogram log format version 1.3]"},
+		{"html", "<html"},
+	} {
+		out := filepath.Join(dir, "out."+tc.format)
+		code, _, stderr := cliRun(t, "report", "--format", tc.format, "-o", out, rb)
+		got, _ := os.ReadFile(out)
+		if code != ExitOK || !strings.Contains(string(got), tc.want) {
+			t.Errorf("--format %s: exit %d (%s); got %.200q; want it to contain %q", tc.format, code, stderr, got, tc.want)
+		}
+	}
+}
+
+// TestReportHLogReadsBack reads the hlog output with HdrHistogram's own log reader: the untagged
+// histograms add up to every request of the run.
+func TestReportHLogReadsBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	rb := filepath.Join(dir, "run.rb")
+	var s summary.Summary
+	json.Unmarshal([]byte(labRun(t, lab.Config{}, "--format", "json", "--out", rb)), &s)
+	code, out, stderr := cliRun(t, "report", "--format", "hlog", rb)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r := hdr.NewHistogramLogReader(strings.NewReader(out))
+	var n int64
+	var maxNs int64
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h == nil {
+			break
+		}
+		n += h.TotalCount()
+		maxNs = max(maxNs, h.Max())
+	}
+	if uint64(n) != s.Requests.Sent || n == 0 {
+		t.Errorf("hlog holds %d values; want the run's %d requests", n, s.Requests.Sent)
+	}
+	if got, want := float64(maxNs)/1e6, s.Latency.Max; got < want*0.99 || got > want*1.01 {
+		t.Errorf("hlog max %.3fms; want the run's max %.3fms within 1%%", got, want)
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	future := filepath.Join(dir, "future.rb")
+	os.WriteFile(future, []byte(`{"kind":"header","format":"rpcbench.result","version":"7.1"}`+"\n"), 0o644)
+	notOurs := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notOurs, []byte("shopping list\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no files", []string{"report"}, []string{"want at least one result FILE"}},
+		{"bad format", []string{"report", "--format", "pdf", future}, []string{"--format", `"pdf"`, "markdown"}},
+		{"future version", []string{"report", future}, []string{future, "7.1", "1.0", "upgrade rpcbench"}},
+		{"not a result file", []string{"report", notOurs}, []string{notOurs + ":1: not an rpcbench.result file"}},
+		{"missing file", []string{"report", filepath.Join(dir, "nope.rb")}, []string{"nope.rb", "no such file"}},
+		{"hgrm of two", []string{"report", "--format", "hgrm", future, future}, []string{"renders one run", "--merge"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := cliRun(t, tc.args...)
+			if code != ExitUsage {
+				t.Errorf("got exit %d; want %d", code, ExitUsage)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("got stderr %q; want it to contain %q", stderr, w)
+				}
+			}
+		})
+	}
+}

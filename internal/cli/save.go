@@ -1,0 +1,356 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// resultOut writes a run's result file as the run goes: the header before it starts, an interval
+// line at every tick, the trailer at the end (also after an interruption). A write error stops the
+// writing; it is reported at the end and the run goes on.
+type resultOut struct {
+	path string
+	fh   *os.File
+	w    *result.Writer
+	err  error
+}
+
+// newResultOut creates path and writes the header of the run of np.
+func newResultOut(path string, np plan.Plan, command []string) (*resultOut, error) {
+	cfg, err := json.Marshal(np)
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	h := result.Header{
+		Tool: "rpcbench", ToolVersion: Version(), Command: command, Target: targetOf(np), Endpoints: endpointNames(np),
+		Config: cfg, StartedAt: time.Now().UTC(), Host: host,
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := result.NewWriter(fh, h)
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return &resultOut{path: path, fh: fh, w: w}, nil
+}
+
+func (o *resultOut) observe(t *engine.Tick) {
+	iv := t.Interval
+	if o.err != nil || iv.End <= iv.Start && iv.Total().Sent == 0 {
+		return // nothing measured yet (warm-up)
+	}
+	o.err = o.w.WriteInterval(iv)
+}
+
+// finish writes the trailer from res and closes the file.
+func (o *resultOut) finish(res *engine.Result) error {
+	if o.err == nil {
+		t := result.Trailer{
+			MeasuredStart: res.Started.UTC(), Elapsed: res.Elapsed, Sending: res.Sending, Intended: res.Intended,
+			WarmupSent: res.WarmupSent, Interrupted: res.Interrupted,
+		}
+		if res.Stop != nil {
+			t.StopReason = res.Stop.Error()
+		}
+		o.err = o.w.Close(t)
+	}
+	if err := o.fh.Close(); o.err == nil {
+		o.err = err
+	}
+	return o.err
+}
+
+// liveOut writes one JSON line per interval for dashboards and scripts: the time, the elapsed time,
+// whether it is the warm-up or the last line, requests in flight, and for all endpoints together
+// and each endpoint the interval's figures (summary.Point: sent, ok, errors, rps, p50/p90/p99/max).
+type liveOut struct {
+	w     io.Writer
+	close func() error
+	names []string
+	err   error
+}
+
+// liveLine is one line of --live.
+type liveLine struct {
+	Time      time.Time       `json:"time"`
+	ElapsedS  float64         `json:"elapsed_s"`
+	Warmup    bool            `json:"warmup,omitempty"`
+	Final     bool            `json:"final,omitempty"`
+	InFlight  int64           `json:"in_flight"`
+	Total     summary.Point   `json:"total"`
+	Endpoints []summary.Point `json:"endpoints"`
+}
+
+func newLiveOut(path string, stdout io.Writer, np plan.Plan) (*liveOut, error) {
+	l := &liveOut{w: stdout, close: func() error { return nil }, names: endpointNames(np)}
+	if path != "-" {
+		fh, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		l.w, l.close = fh, fh.Close
+	}
+	return l, nil
+}
+
+func (l *liveOut) observe(t *engine.Tick) {
+	if l.err != nil {
+		return
+	}
+	var tl summary.Timeline
+	iv := t.Interval
+	line := liveLine{Time: time.Now().UTC(), ElapsedS: t.Elapsed.Seconds(), Warmup: t.Warmup, Final: t.Final, InFlight: t.InFlight}
+	if iv.End > iv.Start {
+		tl.Add(iv, l.names)
+		line.Total = tl.Points[0]
+		line.Endpoints = tl.Points[1:]
+		if len(l.names) == 1 {
+			line.Total.Endpoint = ""
+			p := tl.Points[0]
+			p.Endpoint = l.names[0]
+			line.Endpoints = []summary.Point{p}
+		}
+	}
+	if line.Endpoints == nil {
+		line.Endpoints = []summary.Point{}
+	}
+	b, err := json.Marshal(line)
+	if err == nil {
+		_, err = l.w.Write(append(b, '\n'))
+	}
+	l.err = err
+}
+
+func (l *liveOut) finish() error {
+	if err := l.close(); l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+func endpointNames(np plan.Plan) []string {
+	names := make([]string, len(np.Endpoints))
+	for i, ep := range np.Endpoints {
+		names[i] = ep.Name
+	}
+	return names
+}
+
+func targetOf(np plan.Plan) string {
+	switch len(np.Endpoints) {
+	case 0:
+		return ""
+	case 1:
+		return np.Endpoints[0].URL
+	}
+	return fmt.Sprintf("%s (and %d more endpoints)", np.Endpoints[0].URL, len(np.Endpoints)-1)
+}
+
+// writeAtomic writes a file through a temporary file in the same directory, so that a half-written
+// file never replaces a good one.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// reportFormats are the formats a run or a result file renders to; hlog needs the intervals and
+// only `report` renders it.
+var reportFormats = []string{"text", "json", "csv", "markdown", "hgrm", "hlog", "html"}
+
+// formatForPath picks a report format from a file's extension; text when it says nothing.
+func formatForPath(path string) string {
+	switch filepath.Ext(path) {
+	case ".json":
+		return "json"
+	case ".csv":
+		return "csv"
+	case ".md", ".markdown":
+		return "markdown"
+	case ".hgrm":
+		return "hgrm"
+	case ".html", ".htm":
+		return "html"
+	}
+	return "text"
+}
+
+// renderRuns writes runs in format; labels name them where several are shown together.
+func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format string) error {
+	one := func(name string) error {
+		if len(runs) != 1 {
+			return usagef("--format %s renders one run; give one file, or several with --merge", name)
+		}
+		return nil
+	}
+	switch format {
+	case "json":
+		if len(runs) == 1 {
+			return report.JSON(w, runs[0])
+		}
+		b, err := json.MarshalIndent(runs, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		return report.CSV(w, runs, labels)
+	case "markdown":
+		return report.Markdown(w, runs, labels)
+	case "hgrm":
+		if err := one("hgrm"); err != nil {
+			return err
+		}
+		return report.HGRM(w, runs[0])
+	case "html":
+		return report.HTML(w, runs)
+	case "text", "":
+		for i, s := range runs {
+			if len(runs) > 1 {
+				if i > 0 {
+					io.WriteString(w, "\n")
+				}
+				fmt.Fprintf(w, "══ %s ══\n", labels[i])
+			}
+			if err := report.Text(w, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return usagef("--format %s: not for this command; want one of text, json, csv, markdown, hgrm, html", format)
+}
+
+// runFormats are the formats `run` prints or saves its report in.
+var runFormats = []string{"text", "json", "csv", "markdown", "hgrm", "html"}
+
+// outputFlags are the flags of `run` that save the run beyond its report.
+type outputFlags struct {
+	out  string // --out: the result file
+	live string // --live: JSON lines per interval, "-" for stdout
+	html string // --html: the HTML report
+}
+
+func (f *outputFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
+	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout)")
+	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
+}
+
+// outputs gathers where a run's figures go, for execute.
+func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []string) outputs {
+	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html,
+		command: append([]string{"run"}, args...)}
+}
+
+// outputs says where execute sends a run's figures. The zero value prints the text report and
+// saves nothing.
+type outputs struct {
+	format     string   // report format on stdout
+	reportFile string   // the report, in the format its extension names
+	quiet      bool     // no progress line
+	out        string   // the result file
+	live       string   // JSON lines per interval; "-" for stdout
+	html       string   // the HTML report
+	command    []string // the command line, for the result file's header
+}
+
+// saving holds the files a run writes as it goes.
+type saving struct {
+	o    outputs
+	res  *resultOut
+	live *liveOut
+}
+
+// start opens the files o asks for before the run.
+func (o outputs) start(e *env, np plan.Plan) (*saving, error) {
+	s := &saving{o: o}
+	if o.out != "" {
+		r, err := newResultOut(o.out, np, o.command)
+		if err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+		s.res = r
+	}
+	if o.live != "" {
+		l, err := newLiveOut(o.live, e.stdout, np)
+		if err != nil {
+			s.abandon()
+			return nil, fmt.Errorf("--live: %w", err)
+		}
+		s.live = l
+	}
+	return s, nil
+}
+
+// options returns the observers that write the files during the run.
+func (s *saving) options() []engine.Option {
+	var opts []engine.Option
+	if s.res != nil {
+		opts = append(opts, engine.WithObserver(s.res.observe))
+	}
+	if s.live != nil {
+		opts = append(opts, engine.WithObserver(s.live.observe))
+	}
+	return opts
+}
+
+// abandon closes the files of a run that could not start, and removes the result file, which holds
+// no run.
+func (s *saving) abandon() {
+	if s.res != nil {
+		s.res.fh.Close()
+		os.Remove(s.res.path)
+	}
+	if s.live != nil {
+		s.live.finish()
+	}
+}
+
+// finish completes the files after the run and saves the HTML report; it reports each failure and
+// returns false if there was one.
+func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
+	ok := true
+	check := func(flag string, err error) {
+		if err != nil {
+			fmt.Fprintf(e.stderr, "rpcbench run: %s: %v\n", flag, err)
+			ok = false
+		}
+	}
+	if s.res != nil {
+		check("--out", s.res.finish(res))
+	}
+	if s.live != nil {
+		check("--live", s.live.finish())
+	}
+	if s.o.html != "" {
+		check("--html", writeAtomic(s.o.html, func(w io.Writer) error { return report.HTML(w, []*summary.Summary{sum}) }))
+	}
+	return ok
+}
