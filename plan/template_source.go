@@ -36,8 +36,12 @@ func NewSource(p Plan, in Inputs) (Source, error) {
 	if t == nil {
 		t = &Targets{}
 		for i, e := range p.Endpoints {
+			where := fmt.Sprintf("endpoint %d", i+1)
+			if e.Name != "" && e.Name != defaultName(e.Method, e.URL) {
+				where += fmt.Sprintf(" %q", e.Name)
+			}
 			e.Name = ""
-			t.Add(e, fmt.Sprintf("endpoint %d", i+1))
+			t.Add(e, where)
 		}
 	}
 	index := map[string]int{}

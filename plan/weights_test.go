@@ -208,7 +208,7 @@ func TestNewSourceErrors(t *testing.T) {
 		want string
 	}{
 		{"bad template in URL", Endpoint{URL: "http://127.0.0.1:9/?id={{randint 1 2}}"}, "", `plan: endpoint 1: URL "http://127.0.0.1:9/?id={{randint 1 2}}": template column 8: unknown function "randint"`},
-		{"bad header template", Endpoint{URL: "http://127.0.0.1:9/", Header: []transport.Header{{Name: "A", Value: "{{uuid 1}}"}}}, "", "header A: template column 3"},
+		{"bad header template", Endpoint{Name: "up", URL: "http://127.0.0.1:9/", Header: []transport.Header{{Name: "A", Value: "{{uuid 1}}"}}}, "", `plan: endpoint 1 "up": header A: template column 3`},
 		{"bad body", Endpoint{URL: "http://127.0.0.1:9/", Body: []byte("{{.nope}}")}, "id\n1\n", `body: template column 3: unknown field "nope"`},
 		{"data nobody reads", Endpoint{URL: "http://127.0.0.1:9/"}, "id\n1\n", "no template reads its fields"},
 	}
