@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Transport is how the peers (and the gateway, to the first peer) call each other.
+// Transport is how the peers (and the gateway, to the first peer) call each other; "" means HTTP.
+// Every process of a mesh must use the same one.
 type Transport string
 
 // The transports.
@@ -59,7 +60,7 @@ type Config struct {
 	Transport Transport
 	// Timeout bounds a whole chain, from the gateway's start to the answer; 0 means
 	// BaseTimeout + PerHopTimeout × limit. The deadline travels with the chain, so every peer gives up
-	// at the same instant and the gateway answers 504 with the hop that was waiting.
+	// at the same instant and the gateway answers 504, saying which timeout passed.
 	Timeout time.Duration
 	// MaxLimit is the largest hop limit a request may ask for; 0 means DefaultMaxLimit.
 	MaxLimit int

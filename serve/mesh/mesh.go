@@ -19,7 +19,7 @@ type Mesh struct {
 	peers  []*Peer
 }
 
-// Option changes how Listen serves the gateway.
+// Option changes how Listen serves the gateway. A nil Option is not allowed.
 type Option func(*options)
 
 type options struct {

@@ -32,13 +32,15 @@ type State struct {
 }
 
 // Response is the gateway's answer: the State and, if the chain failed, what went wrong. Error is
-// null in JSON when the chain succeeded; else State is as far as the chain got.
+// null in JSON when the chain succeeded; else State is as far as the chain got (the zero State if
+// the request was refused). The zero value is an empty success; a plain value like State.
 type Response struct {
 	State State
 	Error *string
 }
 
-// HopRequest is the body of POST /peer/hop and POST /staticPeer/hop.
+// HopRequest is the body of POST /peer/hop and POST /staticPeer/hop: the queue of peer names to
+// visit, cyclically, and the number of hops to make. The zero value is refused (empty queue, limit 0).
 type HopRequest struct {
 	Queue []string `json:"queue"`
 	Limit int      `json:"limit"`
