@@ -7,17 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Call is one JSON-RPC 2.0 call: a method and its params, as a calls file line holds it
-// ({"method":"eth_getBalance","params":["0xab…","latest"],"name":"balance"}). The zero value is not
-// a valid call: it needs a method.
+// ({"method":"eth_getBalance","params":["0xab…","latest"],"name":"balance"}). Params may hold
+// templates ({{randInt 1 1000}}, {{seq}}, {{uuid}}, … but not data fields), rendered for each
+// call; they must render to JSON. The zero value is not a valid call: it needs a method.
 type Call struct {
 	// Name labels the call in reports; calls of the same name share an endpoint. Default: Method.
 	Name   string `json:"name,omitempty"`
@@ -45,14 +48,29 @@ func (c Call) Validate() error {
 	if len(bytes.TrimSpace(c.Params)) == 0 {
 		return nil
 	}
+	if HasTemplate(string(c.Params)) {
+		t, err := ParseTemplate(string(c.Params), nil)
+		if err != nil {
+			return fmt.Errorf("params %.40s: %v", c.Params, err)
+		}
+		sample := t.appendTo(nil, newGen(1, 1))
+		if !json.Valid(sample) {
+			return fmt.Errorf("params %.40s render to %.60q, which is not valid JSON", c.Params, sample)
+		}
+		return checkParamsKind(sample)
+	}
 	if !json.Valid(c.Params) {
 		return fmt.Errorf("params %.40q are not valid JSON", c.Params)
 	}
-	switch bytes.TrimSpace(c.Params)[0] {
+	return checkParamsKind(c.Params)
+}
+
+func checkParamsKind(params []byte) error {
+	switch bytes.TrimSpace(params)[0] {
 	case '[', '{':
 		return nil
 	}
-	return fmt.Errorf("params %.40s: want an array or an object, as JSON-RPC 2.0 says", c.Params)
+	return fmt.Errorf("params %.40s: want an array or an object, as JSON-RPC 2.0 says", params)
 }
 
 // ParseCalls reads a calls file: one JSON object per line with "method", optional "params" and
@@ -157,16 +175,28 @@ func hasHeader(h []transport.Header, name string) bool {
 // reusing its memory, so that steady state does not allocate. Build it with NewJSONRPCSource; it is
 // safe for concurrent use.
 type JSONRPCSource struct {
-	base  []transport.Request // per endpoint: everything but the body
-	calls []rpcCall
-	batch uint64
-	next  atomic.Uint64 // ids handed out so far
+	base      []transport.Request // per endpoint: everything but the body
+	calls     []rpcCall
+	batch     uint64
+	next      atomic.Uint64 // ids handed out so far
+	templated bool          // some params hold templates
+	uses      uses
+	seed      uint64
+	streams   atomic.Uint64 // senders seen, each a stream of the generator
+	seq       atomic.Uint64 // {{seq}}
 }
 
 // rpcCall is a call pre-rendered around its id: head + id + tail.
 type rpcCall struct {
 	endpoint int
-	tail     []byte // `,"method":"m","params":…}`
+	tail     []byte    // `,"method":"m","params":…}`
+	tailT    *Template // the tail when the params hold templates, else nil
+}
+
+// rpcState is what one sender keeps in Request.SourceState when params hold templates.
+type rpcState struct {
+	g    *gen
+	body []byte
 }
 
 const rpcHead = `{"jsonrpc":"2.0","id":`
@@ -198,8 +228,18 @@ func NewJSONRPCSource(endpoints []Endpoint, calls []Call, batch int) (*JSONRPCSo
 			k = idx[c.label()]
 		}
 		tail := appendCall(nil, c, 0)[len(rpcHead)+1:] // drop head and the id "0"
-		s.calls = append(s.calls, rpcCall{endpoint: k, tail: tail})
+		rc := rpcCall{endpoint: k, tail: tail}
+		if HasTemplate(string(c.Params)) {
+			t, err := ParseTemplate(string(tail), nil)
+			if err != nil {
+				return nil, fmt.Errorf("plan: jsonrpc call %s: params: %v", c.label(), err)
+			}
+			rc.tailT, s.templated = t, true
+			s.uses.add(t.uses)
+		}
+		s.calls = append(s.calls, rc)
 	}
+	s.seed = rand.Uint64()
 	return s, nil
 }
 
@@ -222,25 +262,51 @@ func appendCall(dst []byte, c Call, id uint64) []byte {
 func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
 	last := s.next.Add(s.batch) // ids last-batch+1 … last
 	id := last - s.batch + 1
+	state := r.SourceState
 	body := r.Body[:0]
-	c := &s.calls[(id-1)%uint64(len(s.calls))]
-	*r = s.base[c.endpoint]
-	if s.batch == 1 {
-		body = append(body, rpcHead...)
-		body = strconv.AppendUint(body, id, 10)
-		r.Body = append(body, c.tail...)
-		return nil
-	}
-	body = append(body, '[')
-	for ; id <= last; id++ {
-		c = &s.calls[(id-1)%uint64(len(s.calls))]
-		body = append(body, rpcHead...)
-		body = strconv.AppendUint(body, id, 10)
-		body = append(body, c.tail...)
-		if id < last {
-			body = append(body, ',')
+	var g *gen
+	var st *rpcState
+	if s.templated {
+		if st, _ = state.(*rpcState); st == nil {
+			st = &rpcState{g: newGen(s.seed, s.streams.Add(1))}
+			state = st
+		}
+		body, g = st.body[:0], st.g
+		if s.uses.now {
+			g.now = time.Now()
 		}
 	}
-	r.Body = append(body, ']')
+	c := &s.calls[(id-1)%uint64(len(s.calls))]
+	*r = s.base[c.endpoint]
+	r.SourceState = state
+	if s.batch == 1 {
+		body = s.appendCall(body, c, id, g)
+	} else {
+		body = append(body, '[')
+		for ; id <= last; id++ {
+			body = s.appendCall(body, &s.calls[(id-1)%uint64(len(s.calls))], id, g)
+			if id < last {
+				body = append(body, ',')
+			}
+		}
+		body = append(body, ']')
+	}
+	r.Body = body
+	if st != nil {
+		st.body = body
+	}
 	return nil
+}
+
+// appendCall renders call c with the given id.
+func (s *JSONRPCSource) appendCall(body []byte, c *rpcCall, id uint64, g *gen) []byte {
+	body = append(body, rpcHead...)
+	body = strconv.AppendUint(body, id, 10)
+	if c.tailT == nil {
+		return append(body, c.tail...)
+	}
+	if s.uses.seq {
+		g.seq = s.seq.Add(1) - 1
+	}
+	return c.tailT.appendTo(body, g)
 }

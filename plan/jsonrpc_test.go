@@ -160,6 +160,38 @@ func TestJSONRPCSourceFillAllocs(t *testing.T) {
 	}
 }
 
+func TestJSONRPCTemplatedParams(t *testing.T) {
+	calls := []Call{{Method: "eth_getBlockByNumber", Params: json.RawMessage(`[{{randInt 1 1000000}}, false, "{{seq}}"]`)}}
+	s, _ := mustJSONRPC(t, calls, 1)
+	var r transport.Request
+	seen := map[string]bool{}
+	for k := range 20 {
+		if err := s.Fill(0, &r); err != nil {
+			t.Fatal(err)
+		}
+		var q rpcReq
+		if err := json.Unmarshal(r.Body, &q); err != nil {
+			t.Fatalf("body %s: %v", r.Body, err)
+		}
+		var params []any
+		if err := json.Unmarshal(q.Params, &params); err != nil || len(params) != 3 || params[2] != fmt.Sprint(k) {
+			t.Fatalf("params %s: %v; want [N, false, \"%d\"]", q.Params, err, k)
+		}
+		seen[fmt.Sprint(params[0])] = true
+	}
+	if len(seen) < 15 {
+		t.Errorf("20 calls drew %d distinct random ints; want nearly 20", len(seen))
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = s.Fill(0, &r) }); n != 0 {
+		t.Errorf("a templated Fill allocates %v times; want 0", n)
+	}
+	for _, bad := range []string{`[{{randInt 1}}]`, `[{{nosuch}}]`, `{{randInt 1 5}}`, `[{{.user}}]`, `[{{randString 4}}]`} {
+		if err := (Call{Method: "m", Params: json.RawMessage(bad)}).Validate(); err == nil {
+			t.Errorf("params %s: got no error; want one", bad)
+		}
+	}
+}
+
 func FuzzParseCalls(f *testing.F) {
 	f.Add("{\"method\":\"eth_call\",\"params\":[{\"to\":\"0x1\"},\"latest\"],\"name\":\"call\"}\n")
 	f.Add("# c\n{\"method\":\"a\"}\n{\"method\":\"b\",\"params\":{}}")
