@@ -20,7 +20,8 @@ const (
 )
 
 // ProtocolError is an answer that broke HTTP/1.1 (bad status line, bad framing, a limit exceeded).
-// The transport classes it as result.Protocol and discards the connection.
+// The transport classes it as result.Protocol and discards the connection. Msg says what was wrong,
+// quoting at most 40 bytes of the answer. It is a plain value, safe to share.
 type ProtocolError struct {
 	Msg string
 }
