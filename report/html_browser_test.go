@@ -3,12 +3,14 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -127,12 +129,23 @@ func TestHTMLInBrowser(t *testing.T) {
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
 	defer acancel()
 	defer func() { t.Logf("browser part took %v", time.Since(start).Round(time.Millisecond)) }()
+	raw, err := json.Marshal(runB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded summary.Summary // as read back from a JSON report: no histograms
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	all := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
 	tests := []struct {
-		name string
-		runs []*summary.Summary
+		name   string
+		runs   []*summary.Summary
+		charts []string // the charts drawn; the others say why they are empty
 	}{
-		{"one run", []*summary.Summary{&one}},
-		{"two runs", []*summary.Summary{runA(), runB()}},
+		{"one run", []*summary.Summary{&one}, all},
+		{"two runs", []*summary.Summary{runA(), runB()}, all},
+		{"from JSON", []*summary.Summary{&decoded}, all[:3]},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,9 +165,9 @@ func TestHTMLInBrowser(t *testing.T) {
 			if err := chromedp.Do(tctx, chromedp.Navigate(url)); err != nil {
 				t.Fatalf("loading the page: %v", err)
 			}
-			if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`window.rpcbenchCharts && window.rpcbenchCharts.length === 4`,
+			if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`window.rpcbenchCharts && window.rpcbenchCharts.length === `+strconv.Itoa(len(tt.charts)),
 				chromedp.WithPollingTimeout(10*time.Second))); err != nil {
-				t.Fatalf("waiting for the 4 charts: %v", err)
+				t.Fatalf("waiting for the %d charts: %v", len(tt.charts), err)
 			}
 			shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 			if err != nil {
@@ -188,7 +201,13 @@ func TestHTMLInBrowser(t *testing.T) {
 					t.Errorf("page requested %q; want no request but the page itself", r)
 				}
 			}
-			checkCharts(t, tctx, "linear axes")
+			checkCharts(t, tctx, "linear axes", tt.charts)
+			for _, id := range all[len(tt.charts):] {
+				why, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.querySelector("#`+id+` .empty").textContent`))
+				if err != nil || why == "" {
+					t.Errorf("%s: got no explanation of the empty chart (%v); want one", id, err)
+				}
+			}
 			n, err := chromedp.Run(tctx, chromedp.Evaluate[int](`(function () {
   var boxes = document.querySelectorAll(".log-toggle input");
   boxes.forEach(function (b) { b.click(); });
@@ -197,7 +216,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			if err != nil || n != 2 {
 				t.Fatalf("switching to log scales: got %d boxes, %v; want 2 boxes", n, err)
 			}
-			checkCharts(t, tctx, "log scales")
+			checkCharts(t, tctx, "log scales", tt.charts)
 			if *screenshotDir != "" {
 				shot, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
 				if err != nil {
@@ -211,15 +230,14 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 }
 
-// checkCharts asserts that the page in ctx has its four charts, each of a sane size and each of its
+// checkCharts asserts that the page in ctx has the charts wantIDs, each of a sane size and each of its
 // shown series drawn.
-func checkCharts(t *testing.T, ctx context.Context, when string) {
+func checkCharts(t *testing.T, ctx context.Context, when string, wantIDs []string) {
 	t.Helper()
 	checks, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartCheck](checkChartsJS))
 	if err != nil {
 		t.Fatalf("%s: inspecting the charts: %v", when, err)
 	}
-	wantIDs := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
 	if len(checks) != len(wantIDs) {
 		t.Fatalf("%s: charts: got %d; want %d", when, len(checks), len(wantIDs))
 	}
