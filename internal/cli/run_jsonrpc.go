@@ -35,12 +35,12 @@ type rpcCallFlags struct {
 
 func (f *rpcCallFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.method, "jsonrpc", "", "send JSON-RPC 2.0 calls of `METHOD` (POST, or messages over ws:// and wss://), each with a unique id")
-	fs.StringVar(&f.params, "params", "", "JSON-RPC params of --jsonrpc, a JSON array or object (e.g. '[\"latest\",false]')")
+	fs.StringVar(&f.params, "params", "", "JSON-RPC params of --jsonrpc: a JSON array or object, may hold templates (e.g. '[\"{{pick \"0x1\" \"latest\"}}\",false]')")
 	fs.StringVar(&f.calls, "calls", "", "JSON-RPC calls from `FILE`, one per line: {\"method\":…,\"params\":…,\"name\":…}; taken in turn, reported per name")
 	fs.IntVar(&f.batch, "batch", 0, "send `N` JSON-RPC calls per request, as one batch (an array)")
 	fs.StringVar(&f.expect, "expect-status", "", "status `CODES` that count as success, e.g. 200,201 or 2xx,404 (default 2xx and 3xx)")
 	fs.Var(&f.contains, "check-body-contains", "check that each answer's body holds `TEXT` (repeatable)")
-	fs.Var(&f.jsonEquals, "check-json", "check that each answer is JSON whose value at `PATH=VALUE` equals VALUE, e.g. result.status=ok or result[0].n=5 (repeatable)")
+	fs.Var(&f.jsonEquals, "check-json", "check `PATH=VALUE`: each answer is JSON and its value at PATH equals VALUE, e.g. result.status=ok or result[0].n=5 (repeatable)")
 	fs.Var(&f.jsonExists, "check-json-exists", "check that each answer is JSON with a value at `PATH`, e.g. result.hash (repeatable)")
 	fs.Var(&f.namedChecks, "check", "a named check `'NAME: SPEC'` where SPEC is body contains TEXT, json PATH exists or json PATH == VALUE (repeatable)")
 }
@@ -111,7 +111,7 @@ func (f *rpcCallFlags) readCalls(p *plan.Plan, base plan.Endpoint) ([]plan.Call,
 	}
 	c := plan.Call{Method: f.method, Params: json.RawMessage(bytes.TrimSpace([]byte(f.params)))}
 	if err := c.Validate(); err != nil {
-		return nil, usagef("--params %s: %v", f.params, err)
+		return nil, usagef("--params: %v", err)
 	}
 	return []plan.Call{c}, nil
 }
