@@ -3,7 +3,9 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -257,5 +260,49 @@ func TestReportBadInput(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunInterruptedSavesAll interrupts a run after its first interval (as Ctrl-C does, through the
+// context): the result file still gets every interval and a trailer that says so, and report reads it.
+func TestRunInterruptedSavesAll(t *testing.T) {
+	t.Parallel()
+	srv, err := lab.New(lab.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rb := filepath.Join(t.TempDir(), "run.rb")
+	pr, pw := io.Pipe()
+	defer pr.Close() // a failed test must not leave the run blocked on its live lines
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr bytes.Buffer
+	codec := make(chan int, 1)
+	go func() {
+		e := &env{stdin: strings.NewReader(""), stdout: pw, stderr: &stderr}
+		codec <- runRun(ctx, e, []string{"--rate", "200", "--duration", "30s", "--interval", "200ms", "--quiet", "--live", "-", "--out", rb, srv.URL() + "/i"})
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	if !sc.Scan() {
+		t.Fatalf("no live line: %v", sc.Err())
+	}
+	cancel() // the first interval is in: interrupt
+	go io.Copy(io.Discard, pr)
+	if code := <-codec; code != ExitInterrupted {
+		t.Fatalf("got exit %d; want %d (stderr: %s)", code, ExitInterrupted, stderr.String())
+	}
+	f, err := result.ReadFile(rb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.CutShort() || !f.Trailer.Interrupted || f.Intervals == 0 || f.Total.Total().Sent == 0 {
+		t.Errorf("got cut short %v, trailer %+v, %d intervals, %d sent; want a trailer saying interrupted after some requests",
+			f.CutShort(), f.Trailer, f.Intervals, f.Total.Total().Sent)
+	}
+	code, out, errs := cliRun(t, "report", rb)
+	if code != ExitOK || !strings.Contains(out, "INTERRUPTED") {
+		t.Errorf("report: exit %d (%s); got:\n%s\nwant a report that says INTERRUPTED", code, errs, out)
 	}
 }

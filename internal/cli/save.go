@@ -229,7 +229,7 @@ func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format st
 		}
 		return report.HGRM(w, runs[0])
 	case "html":
-		return report.HTML(w, runs)
+		return report.HTMLWithNames(w, runs, labels)
 	case "text", "":
 		for i, s := range runs {
 			if len(runs) > 1 {
