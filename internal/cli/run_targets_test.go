@@ -274,7 +274,7 @@ func TestExamplesWork(t *testing.T) {
 	rec := startRecorder(t)
 	root := filepath.Join("..", "..", "examples")
 	dir := t.TempDir()
-	for _, name := range []string{"targets.http", "targets.jsonl", "users.csv", "item.json"} {
+	for _, name := range []string{"targets.http", "targets.jsonl", "users.csv", "item.json", "setup.http"} {
 		b, err := os.ReadFile(filepath.Join(root, name))
 		if err != nil {
 			t.Fatal(err)
@@ -286,6 +286,10 @@ func TestExamplesWork(t *testing.T) {
 		{"run", "--rate", "200", "--requests", "20", "--targets", filepath.Join(dir, "targets.http")},
 		{"run", "--rate", "200", "--requests", "20", "--targets", filepath.Join(dir, "targets.jsonl")},
 		{"run", "--rate", "200", "--requests", "3", "--data", filepath.Join(dir, "users.csv"), rec.URL + "/v0/entity?id={{.user_id}}"},
+		{"run", "--rate", "200", "--requests", "5", "-X", "PUT", "--body", `{"name":"{{.name}}","plan":"{{.plan}}"}`,
+			"--data", filepath.Join(dir, "users.csv"), "--data-order", "unique", rec.URL + "/v0/entity?id={{.user_id}}"},
+		{"run", "--setup", filepath.Join(dir, "setup.http"), "--setup-count", "100", "--rate", "200", "--requests", "10",
+			rec.URL + "/v0/entity?id=item-{{randInt 0 99}}"},
 	} {
 		if code, stdout, stderr := mainOut(args...); code != ExitOK {
 			t.Errorf("%v: exit %d; stderr %s\n%s", args, code, stderr, stdout)
