@@ -47,7 +47,7 @@ func TestParseStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []schedule.Stage{{30 * time.Second, 1000}, {time.Minute, 5000}, {0, 10}}
+	want := []schedule.Stage{{Duration: 30 * time.Second, Target: 1000}, {Duration: time.Minute, Target: 5000}, {Duration: 0, Target: 10}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v; want %v", got, want)
 	}
