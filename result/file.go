@@ -45,6 +45,7 @@ type Header struct {
 	Endpoints   []string        `json:"endpoints,omitempty"` // endpoint names, by index
 	Config      json.RawMessage `json:"config,omitempty"`    // the plan as run, as the tool encodes it
 	StartedAt   time.Time       `json:"started_at"`          // wall clock when the file was opened
+	Warmup      time.Duration   `json:"warmup_ns,omitempty"` // the warm-up before the measured part
 	Host        string          `json:"host,omitempty"`
 }
 

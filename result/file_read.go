@@ -126,13 +126,14 @@ type File struct {
 func (f *File) CutShort() bool { return f.Trailer == nil }
 
 // Run returns the trailer's facts; for a file cut short, they are made up from its intervals: the
-// measured part ran until the end of the last interval, and it was interrupted.
+// measured part started after the header's warm-up, ran until the end of the last interval, and was
+// interrupted.
 func (f *File) Run() Trailer {
 	if f.Trailer != nil {
 		return *f.Trailer
 	}
 	return Trailer{
-		MeasuredStart: f.Header.StartedAt,
+		MeasuredStart: f.Header.StartedAt.Add(f.Header.Warmup),
 		Elapsed:       f.Total.End,
 		Sending:       f.Total.End,
 		Intended:      f.Total.Intended,

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -304,5 +305,68 @@ func TestRunInterruptedSavesAll(t *testing.T) {
 	code, out, errs := cliRun(t, "report", rb)
 	if code != ExitOK || !strings.Contains(out, "INTERRUPTED") {
 		t.Errorf("report: exit %d (%s); got:\n%s\nwant a report that says INTERRUPTED", code, errs, out)
+	}
+}
+
+// TestRunSIGKILL kills a running `rpcbench run --out` with SIGKILL (the test binary re-executed as
+// the child) and renders what it left: the complete intervals, with a note that the file was cut
+// short.
+func TestRunSIGKILL(t *testing.T) {
+	if args := os.Getenv("RPCBENCH_TEST_RUN_ARGS"); args != "" {
+		os.Exit(Main(strings.Split(args, "\x1f"), os.Stdin, os.Stdout, os.Stderr))
+	}
+	t.Parallel()
+	srv, err := lab.New(lab.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rb := filepath.Join(t.TempDir(), "killed.rb")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^TestRunSIGKILL$")
+	// The child stops by itself after 30 s if nobody kills it.
+	args := []string{"run", "--rate", "200", "--duration", "30s", "--interval", "200ms", "--quiet", "--live", "-", "--out", rb, srv.URL() + "/k"}
+	cmd.Env = append(os.Environ(), "RPCBENCH_TEST_RUN_ARGS="+strings.Join(args, "\x1f"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for i := 0; i < 3; i++ { // three intervals are in the file
+		if !sc.Scan() {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the child ended before its third live line: %v", sc.Err())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, out)
+	cmd.Wait()
+
+	f, err := result.ReadFile(rb, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.CutShort() || f.Intervals < 3 {
+		t.Errorf("got cut short %v with %d intervals; want cut short with at least 3", f.CutShort(), f.Intervals)
+	}
+	code, report, stderr := cliRun(t, "report", "--format", "json", rb)
+	if code != ExitOK || !strings.Contains(stderr, "cut short") {
+		t.Fatalf("report: exit %d, stderr %q; want 0 and a warning that the file was cut short", code, stderr)
+	}
+	var s summary.Summary
+	if err := json.Unmarshal([]byte(report), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests.Sent != f.Total.Total().Sent || s.Requests.Sent == 0 || !s.Interrupted {
+		t.Errorf("report: got %d sent, interrupted %v; want the file's %d (> 0), interrupted", s.Requests.Sent, s.Interrupted, f.Total.Total().Sent)
 	}
 }

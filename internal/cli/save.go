@@ -35,7 +35,7 @@ func newResultOut(path string, np plan.Plan, command []string) (*resultOut, erro
 	host, _ := os.Hostname()
 	h := result.Header{
 		Tool: "rpcbench", ToolVersion: Version(), Command: command, Target: targetOf(np), Endpoints: endpointNames(np),
-		Config: cfg, StartedAt: time.Now().UTC(), Host: host,
+		Config: cfg, StartedAt: time.Now().UTC(), Warmup: np.Load.Warmup, Host: host,
 	}
 	fh, err := os.Create(path)
 	if err != nil {
