@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -169,7 +170,7 @@ func (c *conn) read() {
 	for {
 		var typ websocket.MessageType
 		var r io.Reader
-		typ, r, err = c.ws.Reader(t.life)
+		typ, r, err = c.ws.Reader(context.Background()) // no deadline: Close ends the connection, and a Background context costs no timer per message
 		if err != nil {
 			break
 		}

@@ -56,8 +56,6 @@ type Transport struct {
 	client *http.Client
 	slots  []slot
 	next   atomic.Uint64
-	life   context.Context // cancelled by Close: ends every connection
-	end    context.CancelFunc
 	wg     sync.WaitGroup // readers
 	closed atomic.Bool
 	// orphans counts answers that no sender waited for (late after a timeout, or an id of null).
@@ -92,7 +90,6 @@ func New(opts Options) *Transport {
 		opts.ReadLimit = DefaultReadLimit
 	}
 	t := &Transport{opts: opts, slots: make([]slot, opts.Conns)}
-	t.life, t.end = context.WithCancel(context.Background())
 	d := &net.Dialer{Timeout: opts.ConnectTimeout}
 	t.client = &http.Client{Transport: &http.Transport{
 		DialContext:       d.DialContext,
@@ -285,7 +282,6 @@ func (t *Transport) Close() error {
 		s.mu.Unlock()
 	}
 	closing.Wait()
-	t.end()
 	t.wg.Wait()
 	return nil
 }
