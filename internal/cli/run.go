@@ -24,6 +24,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --rate 300/m --requests 1000 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
+  rpcbench run --rate 1000 --duration 10m --out run.rb --html report.html http://127.0.0.1:8080/   keep the run; render it later with rpcbench report
+  rpcbench run --rate 1000 --duration 1h --live live.jsonl http://127.0.0.1:8080/   one JSON line per interval for a dashboard
   rpcbench run --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'   a random id per request
   rpcbench run --rate 500 --targets targets.http --targets-order random        requests from a target file
   rpcbench run --rate 1000 --endpoint 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' \
