@@ -14,7 +14,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/rpcbench/rpcbench/internal/jsonscan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -284,22 +283,4 @@ func (t *Transport) Close() error {
 	closing.Wait()
 	t.wg.Wait()
 	return nil
-}
-
-// answerID returns the id that routes an answer: its id, or the first element's for a batch.
-func answerID(msg []byte) (int64, bool) {
-	v := msg
-	if jsonscan.KindOf(msg) == jsonscan.Array {
-		first, ok, err := jsonscan.Index(msg, 0)
-		if !ok || err != nil {
-			return 0, false
-		}
-		v = first
-	}
-	id, ok, err := jsonscan.Member(v, "id")
-	if !ok || err != nil {
-		return 0, false
-	}
-	n, err := jsonscan.Int(id)
-	return n, err == nil
 }
