@@ -370,3 +370,24 @@ func TestRunSIGKILL(t *testing.T) {
 		t.Errorf("report: got %d sent, interrupted %v; want the file's %d (> 0), interrupted", s.Requests.Sent, s.Interrupted, f.Total.Total().Sent)
 	}
 }
+
+// TestRunFormats prints a run in one of the new formats and saves it in another, chosen by the
+// report file's extension.
+func TestRunFormats(t *testing.T) {
+	t.Parallel()
+	csvPath := filepath.Join(t.TempDir(), "series.csv")
+	out := labRun(t, lab.Config{}, "--format", "hgrm", "--report-file", csvPath)
+	if !strings.Contains(out, "Value\tPercentile\tTotalCount\t1/(1-Percentile)") || !strings.Contains(out, "#[Max     =") {
+		t.Errorf("--format hgrm: got %.300q; want HdrHistogram's percentile table", out)
+	}
+	got, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(got), "run,start_s,end_s,endpoint,sent,ok,errors,rps,p50_ms,p90_ms,p99_ms,max_ms\nrun 1,0,") {
+		t.Errorf("--report-file series.csv: got %.300q; want the CSV time series", got)
+	}
+	if code, _, stderr := cliRun(t, "run", "--format", "hlog", "--rate", "1", "http://127.0.0.1:1/"); code != ExitUsage || !strings.Contains(stderr, `"hlog"`) {
+		t.Errorf("run --format hlog: got exit %d, %q; want a usage error (hlog is for rpcbench report)", code, stderr)
+	}
+}
