@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,8 @@ type Options struct {
 	// DefaultTimeout.
 	Timeout time.Duration `json:"timeout"`
 	// ConnectTimeout bounds a connection's set-up: dial, TLS and the upgrade. 0 means
-	// DefaultConnectTimeout.
+	// DefaultConnectTimeout. Outcomes report the set-up as DNS, TLS and Connect, where Connect
+	// is the TCP connect together with the upgrade's round trip.
 	ConnectTimeout time.Duration `json:"connect_timeout"`
 	// InsecureSkipVerify skips the TLS certificate check of wss servers.
 	InsecureSkipVerify bool `json:"insecure_skip_verify"`
@@ -226,10 +228,13 @@ func (t *Transport) conn(ctx context.Context, r *transport.Request, out *transpo
 	}
 	dctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
 	defer cancel()
+	st := &setupTimes{}
 	start := time.Now()
-	c, err := t.dial(dctx, r)
+	c, err := t.dial(httptrace.WithClientTrace(dctx, st.trace()), r)
 	out.Opened = true
-	out.Conn.Connect = time.Since(start)
+	total := time.Since(start)
+	out.Conn.DNS, out.Conn.TLS = time.Duration(st.dns.Load()), time.Duration(st.tls.Load())
+	out.Conn.Connect = max(total-out.Conn.DNS-out.Conn.TLS, 0)
 	if err != nil {
 		out.Conn.Failed = true
 		if dctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
@@ -239,6 +244,24 @@ func (t *Transport) conn(ctx context.Context, r *transport.Request, out *transpo
 	}
 	s.c = c
 	return c, nil
+}
+
+// setupTimes are the parts of a connection's set-up that happen apart from the TCP connect and
+// the upgrade: name resolution and the TLS handshake. The dialer may still write them after a
+// failed Dial returned, hence atomics.
+type setupTimes struct {
+	dns, tls           atomic.Int64
+	dnsStart, tlsStart atomic.Int64 // UnixNano
+}
+
+func (st *setupTimes) trace() *httptrace.ClientTrace {
+	since := func(t0 *atomic.Int64) int64 { return time.Now().UnixNano() - t0.Load() }
+	return &httptrace.ClientTrace{
+		DNSStart:          func(httptrace.DNSStartInfo) { st.dnsStart.Store(time.Now().UnixNano()) },
+		DNSDone:           func(httptrace.DNSDoneInfo) { st.dns.Store(since(&st.dnsStart)) },
+		TLSHandshakeStart: func() { st.tlsStart.Store(time.Now().UnixNano()) },
+		TLSHandshakeDone:  func(tls.ConnectionState, error) { st.tls.Store(since(&st.tlsStart)) },
+	}
 }
 
 func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -263,5 +264,31 @@ func BenchmarkDo(b *testing.B) {
 		if out.Class != result.OK {
 			b.Fatal(out.Err)
 		}
+	}
+}
+
+// TestWSS sends calls over TLS to a server with a self-signed certificate: refused without
+// InsecureSkipVerify, answered with it, the TLS handshake timed apart.
+func TestWSS(t *testing.T) {
+	t.Parallel()
+	s := &rpcServer{hold: 1}
+	srv := httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	defer srv.Close()
+	url := "wss" + strings.TrimPrefix(srv.URL, "https") + "/"
+	body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
+
+	strict := New(Options{})
+	defer strict.Close()
+	var out transport.Outcome
+	strict.Do(context.Background(), request(url, body), &out)
+	if out.Class != result.TLS || !out.Conn.Failed {
+		t.Errorf("self-signed, verified: class %v (%v), failed %v; want tls and a failed connection", out.Class, out.Err, out.Conn.Failed)
+	}
+	insecure := New(Options{InsecureSkipVerify: true})
+	defer insecure.Close()
+	out.Reset()
+	insecure.Do(context.Background(), request(url, body), &out)
+	if out.Class != result.OK || !out.Opened || out.Conn.TLS <= 0 || out.Conn.Connect <= 0 {
+		t.Errorf("insecure: class %v (%v), opened %v, tls %v, connect %v; want an answer with the set-up timed", out.Class, out.Err, out.Opened, out.Conn.TLS, out.Conn.Connect)
 	}
 }
