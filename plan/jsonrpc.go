@@ -172,8 +172,8 @@ func hasHeader(h []transport.Header, name string) bool {
 // JSONRPCSource renders JSON-RPC 2.0 requests: the calls in turn, one per request or Batch per
 // request as an array, each with an id unique in the run (1, 2, 3, … across senders and batches;
 // the calls of a batch get consecutive ids). The id is written into the sender's own Request.Body,
-// reusing its memory, so that steady state does not allocate. Build it with NewJSONRPCSource; it is
-// safe for concurrent use.
+// reusing its memory, so that steady state does not allocate. The zero value is not usable: build
+// it with NewJSONRPCSource. It is safe for concurrent use.
 type JSONRPCSource struct {
 	base      []transport.Request // per endpoint: everything but the body
 	calls     []rpcCall

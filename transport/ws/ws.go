@@ -50,8 +50,9 @@ type Options struct {
 	ReadLimit int64 `json:"read_limit"`
 }
 
-// Transport sends calls over a pool of WebSocket connections. Make it with New; it is safe for
-// concurrent use. Connections are opened on first use and opened again after they fail.
+// Transport sends calls over a pool of WebSocket connections. The zero value is not usable: make it
+// with New. It is safe for concurrent use. Connections are opened on first use and opened again
+// after they fail.
 type Transport struct {
 	opts   Options
 	client *http.Client
