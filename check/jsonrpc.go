@@ -91,7 +91,10 @@ func VerifyJSONRPC(req, answer []byte) (result.Class, error) {
 	ids := requestIDs(req)
 	switch jsonscan.KindOf(answer) {
 	case jsonscan.Object:
-		if ids.batch {
+		if ids.batch { // a batch rejected as a whole (too big, unparsable) gets one error object
+			if e, ok, err := jsonscan.Member(answer, "error"); err == nil && ok && jsonscan.KindOf(e) == jsonscan.Object {
+				return result.Status, rpcError(e)
+			}
 			return result.Protocol, errOneForBatch
 		}
 		return verifyOne(answer, &ids, true)

@@ -37,6 +37,7 @@ func TestVerifyJSONRPC(t *testing.T) {
 		{"batch missing an id", batch, `[{"id":10,"result":1},{"id":11,"result":2}]`, result.Protocol, "jsonrpc: batch answer lacks ids of the batch"},
 		{"batch with an extra id", batch, `[{"id":10,"result":1},{"id":11,"result":2},{"id":12,"result":3},{"id":13,"result":4}]`, result.Protocol, "jsonrpc: batch answer with an id not in the batch"},
 		{"batch with an id twice", batch, `[{"id":10,"result":1},{"id":10,"result":2},{"id":12,"result":3}]`, result.Protocol, "jsonrpc: batch answer with an id twice"},
+		{"a batch rejected whole", batch, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch too large"}}`, result.Status, "jsonrpc -32600 batch too large"},
 		{"one for a batch", batch, `{"id":10,"result":1}`, result.Protocol, "jsonrpc: single answer to a batch"},
 		{"batch of non-consecutive ids", `[{"id":5,"method":"a"},{"id":2,"method":"b"}]`, `[{"id":2,"result":1},{"id":5,"result":2}]`, result.OK, ""},
 	} {
