@@ -5,5 +5,8 @@
 //
 // It sits in the flow at transport, beside httpx: the engine picks it for ws and wss URLs. Each
 // request body is one text message (a call or a batch); the answer is the message that carries the
-// call's id (for a batch, any of its ids).
+// call's id (for a batch, any of its ids). An answer that carries no id of a waiting call (an id of
+// null, or a call that already timed out) reaches nobody: the call it was meant for times out, and
+// Transport.Orphans counts it. Options.Conns connections are opened, each on first use, and calls
+// take them in turn.
 package ws
