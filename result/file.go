@@ -68,6 +68,7 @@ type Trailer struct {
 type Writer struct {
 	w      io.Writer
 	buf    []byte
+	enc    histEncoder
 	ends   int // intervals written
 	closed bool
 }
@@ -91,7 +92,7 @@ func (fw *Writer) WriteInterval(iv *Interval) error {
 	if fw.closed {
 		return errors.New("result: write to a closed Writer")
 	}
-	rec, err := encodeInterval(iv)
+	rec, err := fw.encodeInterval(iv)
 	if err != nil {
 		return err
 	}
@@ -163,16 +164,16 @@ type connsRec struct {
 	TLS     string `json:"tls,omitempty"`
 }
 
-func encodeInterval(iv *Interval) (*intervalRec, error) {
+func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	rec := &intervalRec{Kind: "interval", Start: int64(iv.Start), End: int64(iv.End), Intended: iv.Intended}
 	var err error
 	enc := func(h *hdr.Histogram) string {
 		if err != nil || h == nil || h.TotalCount() == 0 {
 			return ""
 		}
-		var b []byte
-		b, err = h.Encode(hdr.V2CompressedEncodingCookieBase)
-		return string(b)
+		var s string
+		s, err = fw.enc.encode(h)
+		return s
 	}
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
