@@ -153,7 +153,7 @@ func New(run Run, total *result.Interval) *Summary {
 	s := &Summary{
 		Schema:      Schema,
 		Tool:        Tool{Name: "rpcbench", Version: run.Version},
-		Target:      target(p),
+		Target:      Target(p),
 		Config:      p,
 		StartedAt:   run.Started.UTC(),
 		DurationS:   run.Elapsed.Seconds(),
@@ -194,7 +194,8 @@ func New(run Run, total *result.Interval) *Summary {
 	return s
 }
 
-func target(p plan.Plan) string {
+// Target names what a plan loads: its URL, or the first URL and how many more endpoints there are.
+func Target(p plan.Plan) string {
 	switch len(p.Endpoints) {
 	case 0:
 		return ""

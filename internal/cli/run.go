@@ -177,10 +177,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
 	}
 	var tl summary.Timeline
-	names := make([]string, len(np.Endpoints))
-	for i, ep := range np.Endpoints {
-		names[i] = ep.Name
-	}
+	names := endpointNames(np)
 	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}
 	saving, err := o.start(e, np)
 	if err != nil {

@@ -34,7 +34,7 @@ func newResultOut(path string, np plan.Plan, command []string) (*resultOut, erro
 	}
 	host, _ := os.Hostname()
 	h := result.Header{
-		Tool: "rpcbench", ToolVersion: Version(), Command: command, Target: targetOf(np), Endpoints: endpointNames(np),
+		Tool: "rpcbench", ToolVersion: Version(), Command: command, Target: summary.Target(np), Endpoints: endpointNames(np),
 		Config: cfg, StartedAt: time.Now().UTC(), Warmup: np.Load.Warmup, Host: host,
 	}
 	fh, err := os.Create(path)
@@ -149,16 +149,6 @@ func endpointNames(np plan.Plan) []string {
 		names[i] = ep.Name
 	}
 	return names
-}
-
-func targetOf(np plan.Plan) string {
-	switch len(np.Endpoints) {
-	case 0:
-		return ""
-	case 1:
-		return np.Endpoints[0].URL
-	}
-	return fmt.Sprintf("%s (and %d more endpoints)", np.Endpoints[0].URL, len(np.Endpoints)-1)
 }
 
 // writeAtomic writes a file through a temporary file in the same directory, so that a half-written
