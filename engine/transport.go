@@ -9,9 +9,11 @@ import (
 	"github.com/rpcbench/rpcbench/transport/ws"
 )
 
-// NewTransport returns the transport that the URLs of a Normalized plan call for (http and https:
-// HTTP/1.1; ws and wss: JSON-RPC over WebSocket, one connection per --connections), configured from the plan's time limits and TLS settings; keepBody keeps answer bodies
-// for a Verifier. The caller closes it.
+// NewTransport returns the transport that the URLs of a Normalized plan call for, configured from
+// the plan's time limits and TLS settings: for http and https HTTP/1.1; for ws and wss JSON-RPC
+// over WebSocket, with the closed model's number of connections, or in the open model as many as
+// the calls in flight need (ws.DefaultSpread calls each), up to the cap of connections. keepBody
+// keeps answer bodies for a Verifier. The caller closes it.
 func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 	web := 0
 	for i, e := range p.Endpoints {
@@ -27,8 +29,13 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		if web < len(p.Endpoints) {
 			return nil, fmt.Errorf("%w: ws and http endpoints in one run; run them apart", ErrNoTransport)
 		}
+		spread := 0 // closed model: the connections asked for, each carrying its share
+		if p.Load.Model == plan.Open {
+			spread = ws.DefaultSpread // Connections caps the calls in flight: open only what they need
+		}
 		return ws.New(ws.Options{
 			Conns:              p.Load.Connections,
+			Spread:             spread,
 			Timeout:            p.HTTP.Timeout,
 			ConnectTimeout:     p.HTTP.ConnectTimeout,
 			InsecureSkipVerify: p.HTTP.Insecure,

@@ -197,13 +197,22 @@ func TestRunJSONRPCBatchAndWebSocket(t *testing.T) {
 	if n, repeated := node.uniqueIDs(); n != 200 || repeated {
 		t.Errorf("server saw %d ids, repeated %v; want 200 unique", n, repeated)
 	}
-	code, s, stderr = rpcRun(t, "run", "--jsonrpc", "eth_blockNumber", "--rate", "400", "--requests", "200", "--connections", "2",
+	// closed model: the connections asked for
+	code, s, stderr = rpcRun(t, "run", "--jsonrpc", "eth_blockNumber", "--requests", "200", "--connections", "2",
 		"--check-json", "result=0x10", node.wsURL())
 	if code != ExitOK {
 		t.Fatalf("ws: exit %d; stderr %s", code, stderr)
 	}
 	if s.Requests.OK != 200 || s.Status["101"] != 200 || s.Connections.Opened != 2 {
 		t.Errorf("ws: ok %d, status %v, connections %d; want 200 ok with 101 over 2 connections", s.Requests.OK, s.Status, s.Connections.Opened)
+	}
+	// open model: --connections caps the calls in flight; a few connections carry them
+	code, s, stderr = rpcRun(t, "run", "--jsonrpc", "eth_blockNumber", "--rate", "400", "--requests", "200", "--connections", "50", node.wsURL())
+	if code != ExitOK {
+		t.Fatalf("ws, open model: exit %d; stderr %s", code, stderr)
+	}
+	if s.Requests.OK != 200 || s.Connections.Opened == 0 || s.Connections.Opened >= 50 {
+		t.Errorf("ws, open model: ok %d, connections %d; want 200 ok over fewer connections than the 50 allowed", s.Requests.OK, s.Connections.Opened)
 	}
 }
 

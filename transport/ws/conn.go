@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"sync"
+	"sync/atomic"
 
 	"github.com/coder/websocket"
 
@@ -26,6 +27,8 @@ type conn struct {
 	alias map[int64]int64
 	err   error // why the connection ended; set once
 	done  chan struct{}
+	// inflight counts the calls that picked this connection and have not ended.
+	inflight atomic.Int64
 }
 
 // waiter is one call waiting for its answer.

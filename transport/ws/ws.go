@@ -24,6 +24,9 @@ const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultReadLimit      = 64 << 20
+	// DefaultSpread is a Spread that keeps a few connections busy rather than many idle: the
+	// engine uses it in the open model, where --connections caps the calls in flight.
+	DefaultSpread = 32
 )
 
 // StatusSwitched is the status of every answer: the 101 of the connection's upgrade. A message has
@@ -34,6 +37,10 @@ const StatusSwitched = http.StatusSwitchingProtocols
 type Options struct {
 	// Conns is the number of connections; calls are spread over them in turn. Default 1.
 	Conns int `json:"conns"`
+	// Spread, when above 0, makes Conns a cap: calls fill the open connections up to Spread calls
+	// in flight each, and another connection opens only when every open one is that busy. 0 opens
+	// all Conns connections, each on first use.
+	Spread int `json:"spread"`
 	// Timeout bounds one call from its send to its answer (and the wait for a connection). 0 means
 	// DefaultTimeout.
 	Timeout time.Duration `json:"timeout"`
@@ -58,6 +65,7 @@ type Transport struct {
 	client *http.Client
 	slots  []slot
 	next   atomic.Uint64
+	opened atomic.Int64   // slots in use so far, with Spread
 	wg     sync.WaitGroup // readers
 	closed atomic.Bool
 	// orphans counts answers that no sender waited for (late after a timeout, or an id of null).
@@ -67,8 +75,9 @@ type Transport struct {
 }
 
 type slot struct {
-	mu sync.Mutex
-	c  *conn
+	mu  sync.Mutex
+	c   *conn
+	cur atomic.Pointer[conn] // c, for reading without the lock
 }
 
 // ErrClosed is the failure of a call made after Close.
@@ -132,6 +141,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		out.Class, out.Err = classify(ctx, err), err
 		return
 	}
+	defer c.inflight.Add(-1)
 	if err := c.add(w); err != nil {
 		out.Class, out.Err = transport.Classify(err), err
 		return
@@ -219,9 +229,55 @@ func frameHeader(n int, masked bool) int {
 	return h
 }
 
-// conn returns the connection of the next slot, opening it when needed (recorded in out).
+// conn picks a connection for a call and counts the call in its inflight: with Spread, the first
+// open connection with room, else the next slot; without, the next slot in turn. A slot's
+// connection opens when needed (recorded in out).
 func (t *Transport) conn(ctx context.Context, r *transport.Request, out *transport.Outcome) (*conn, error) {
-	s := &t.slots[t.next.Add(1)%uint64(len(t.slots))]
+	spread := int64(t.opts.Spread)
+	for attempt := 0; ; attempt++ {
+		c, k, inTurn := t.pick(spread)
+		if c != nil {
+			return c, nil // counted by pick
+		}
+		c, err := t.slotConn(ctx, k, r, out)
+		if err != nil {
+			return nil, err
+		}
+		// another call may have filled the slot's connection while this one waited for it
+		if c.inflight.Add(1) <= spread || spread == 0 || inTurn || attempt >= len(t.slots) {
+			return c, nil
+		}
+		c.inflight.Add(-1)
+	}
+}
+
+// pick returns an open connection with room for a call (already counted), or else the slot for
+// it: one to open (again) or, inTurn, the next slot in turn.
+func (t *Transport) pick(spread int64) (c *conn, k int, inTurn bool) {
+	next := int(t.next.Add(1) % uint64(len(t.slots)))
+	if spread == 0 {
+		return nil, next, true
+	}
+	n := int(t.opened.Load())
+	for i := range n {
+		c := t.slots[i].cur.Load()
+		if c == nil || c.dead() {
+			return nil, i, false // open it again
+		}
+		if c.inflight.Add(1) <= spread {
+			return c, i, false
+		}
+		c.inflight.Add(-1)
+	}
+	if n < len(t.slots) {
+		return nil, n, false // every open one is busy: open the next
+	}
+	return nil, next, true // all open and busy: take them in turn
+}
+
+// slotConn returns the connection of slot k, opening it when needed (recorded in out).
+func (t *Transport) slotConn(ctx context.Context, k int, r *transport.Request, out *transport.Outcome) (*conn, error) {
+	s := &t.slots[k]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.c != nil && !s.c.dead() {
@@ -244,6 +300,9 @@ func (t *Transport) conn(ctx context.Context, r *transport.Request, out *transpo
 		return nil, err
 	}
 	s.c = c
+	s.cur.Store(c)
+	for n := t.opened.Load(); n <= int64(k) && !t.opened.CompareAndSwap(n, int64(k)+1); n = t.opened.Load() {
+	}
 	return c, nil
 }
 

@@ -292,3 +292,69 @@ func TestWSS(t *testing.T) {
 		t.Errorf("insecure: class %v (%v), opened %v, tls %v, connect %v; want an answer with the set-up timed", out.Class, out.Err, out.Opened, out.Conn.TLS, out.Conn.Connect)
 	}
 }
+
+// TestSpread: with Spread 4 and room for 8 connections, 8 calls that the server holds until all
+// 8 have arrived fill two connections, not eight, and one.
+func TestSpread(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	type held struct {
+		c   *websocket.Conn
+		msg []byte
+	}
+	var mu sync.Mutex
+	var waiting []held
+	conns := 0
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		mu.Lock()
+		conns++
+		mu.Unlock()
+		for {
+			_, msg, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			waiting = append(waiting, held{c, answerTo(msg)})
+			var release []held
+			if len(waiting) == n {
+				release, waiting = waiting, nil
+			}
+			mu.Unlock()
+			for _, h := range release {
+				_ = h.c.Write(context.Background(), websocket.MessageText, h.msg)
+			}
+		}
+	})}
+	go hs.Serve(ln)
+	defer hs.Close()
+	url := "ws://" + ln.Addr().String() + "/"
+	tr := New(Options{Conns: n, Spread: n / 2, KeepBody: true, Timeout: 20 * time.Second})
+	defer tr.Close()
+	var wg sync.WaitGroup
+	for i := 1; i <= n; i++ {
+		wg.Go(func() {
+			r := request(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo","params":[%d]}`, i, i))
+			var out transport.Outcome
+			tr.Do(context.Background(), r, &out)
+			if cl, err := check.VerifyJSONRPC(r.Body, out.Body); out.Class != result.OK || cl != result.OK {
+				t.Errorf("call %d: class %v (%v), answer %s: %v %v", i, out.Class, out.Err, out.Body, cl, err)
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if conns != 2 {
+		t.Errorf("server saw %d connections; want 2", conns)
+	}
+}
