@@ -1,6 +1,8 @@
 // Package result holds what happened during a run: the vocabulary of outcomes (error classes), the
-// per-interval record (histograms and counters per endpoint) and the Recorder that fills intervals
-// from many senders at once and hands out one merged Interval per tick.
+// per-interval record (histograms and counters per endpoint), the Recorder that fills intervals
+// from many senders at once and hands out one merged Interval per tick, and the result file: a
+// versioned, streaming, crash-safe JSON Lines record of a run (Writer, Reader, ReadFile) whose
+// files merge exactly (ReadMerged, Merge).
 //
 // It sits after transport in the flow plan → schedule → engine → transport → result → summary →
 // report, and imports nothing from the project, so every other package can use its types.

@@ -279,8 +279,8 @@ func TestExamplesWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// the examples aim at 127.0.0.1:8080; aim them at the test's server
-		writeFile(t, dir, name, strings.ReplaceAll(string(b), "http://127.0.0.1:8080", rec.URL))
+		// the examples aim at 127.0.0.1:8081 (rpcbench serve kv in the README); aim them at the test's server
+		writeFile(t, dir, name, strings.ReplaceAll(string(b), "http://127.0.0.1:8081", rec.URL))
 	}
 	for _, args := range [][]string{
 		{"run", "--rate", "200", "--requests", "20", "--targets", filepath.Join(dir, "targets.http")},
