@@ -16,7 +16,9 @@ import (
 
 func TestClassify(t *testing.T) {
 	t.Parallel()
-	opErr := func(err error) error { return &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: err}} }
+	opErr := func(err error) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: err}}
+	}
 	tests := []struct {
 		name string
 		err  error
