@@ -8,13 +8,7 @@ import (
 
 func TestContentionCommand(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout []string
-		wantStderr []string
-	}{
+	tests := []cliCase{
 		// a small run: every counter in the table, every count checked
 		{"small run", []string{"--goroutines", "4", "--iterations", "500", "--shards", "3"}, ExitOK,
 			[]string{"4 goroutines × 500 adds, 3 shards", "mutex", "atomic", "sharded-padded", "channel", "2000  ok"}, nil},
@@ -30,26 +24,7 @@ func TestContentionCommand(t *testing.T) {
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench contention --goroutines 500 --iterations 100000 --shards 500", "-shards"}, nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"contention"}, tt.args...), strings.NewReader(""), &out, &errb)
-			if code != tt.wantCode {
-				t.Fatalf("got exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errb.String())
-			}
-			for _, w := range tt.wantStdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout: got\n%s\nwant it to contain %q", out.String(), w)
-				}
-			}
-			for _, w := range tt.wantStderr {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("stderr: got\n%s\nwant it to contain %q", errb.String(), w)
-				}
-			}
-		})
-	}
+	runCLICases(t, []string{"contention"}, tests)
 }
 
 func TestContentionTableChecksEveryRow(t *testing.T) {

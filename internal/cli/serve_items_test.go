@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -27,13 +26,7 @@ func TestServeItemsFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "missing.pem")
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout []string
-		wantStderr []string
-	}{
+	tests := []cliCase{
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve items --tls", "-grpc-addr", "-no-reflection", "-payload-bytes"}, nil},
 		{"negative payload", []string{"--payload-bytes", "-1"}, ExitUsage, nil, []string{"--payload-bytes -1 is out of range"}},
 		{"payload not a number", []string{"--payload-bytes", "lots"}, ExitUsage, nil, []string{"-payload-bytes"}},
@@ -43,26 +36,7 @@ func TestServeItemsFlags(t *testing.T) {
 		{"bad grpc addr", []string{"--grpc-addr", "127.0.0.1:notaport"}, ExitCannotStart, nil, []string{"serve items", "gRPC"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"serve", "items"}, tt.args...), strings.NewReader(""), &out, &errb)
-			if code != tt.wantCode {
-				t.Fatalf("got exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errb.String())
-			}
-			for _, w := range tt.wantStdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			for _, w := range tt.wantStderr {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errb.String())
-				}
-			}
-		})
-	}
+	runCLICases(t, []string{"serve", "items"}, tests)
 }
 
 // TestServeItemsRuns starts `serve items --tls` in-process, uses both services at the addresses it

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -15,13 +14,7 @@ import (
 
 func TestServeJSONRPCFlags(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout []string
-		wantStderr []string
-	}{
+	tests := []cliCase{
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve jsonrpc --blocks 100000 --seed 7", "-blocks", "-seed", "-chain-id"}, nil},
 		{"blocks not a number", []string{"--blocks", "many"}, ExitUsage, nil, []string{"--blocks"}},
 		{"negative blocks", []string{"--blocks", "-5"}, ExitUsage, nil, []string{"--blocks"}},
@@ -34,26 +27,7 @@ func TestServeJSONRPCFlags(t *testing.T) {
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport", "--blocks", "5"}, ExitCannotStart, nil, []string{"serve jsonrpc", "notaport"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"serve", "jsonrpc"}, tt.args...), strings.NewReader(""), &out, &errb)
-			if code != tt.wantCode {
-				t.Fatalf("got exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errb.String())
-			}
-			for _, w := range tt.wantStdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			for _, w := range tt.wantStderr {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errb.String())
-				}
-			}
-		})
-	}
+	runCLICases(t, []string{"serve", "jsonrpc"}, tests)
 }
 
 func TestServeJSONRPCRuns(t *testing.T) {

@@ -96,13 +96,7 @@ func serveInTest(t *testing.T, args ...string) (out *kvOutput, stop func() int) 
 
 func TestServeKVFlags(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout []string
-		wantStderr []string
-	}{
+	tests := []cliCase{
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve kv --data-dir ./kvdata --prefill-bytes 1GB", "-no-sync", "-value-bytes"}, nil},
 		{"bad prefill-bytes unit", []string{"--prefill-bytes", "1XB"}, ExitUsage, nil, []string{"--prefill-bytes", `unknown unit "XB"`}},
 		{"bad prefill-bytes number", []string{"--prefill-bytes", "lots"}, ExitUsage, nil, []string{"--prefill-bytes", `"lots" is not a size`}},
@@ -114,26 +108,7 @@ func TestServeKVFlags(t *testing.T) {
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitCannotStart, nil, []string{"serve kv", "notaport"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"serve", "kv"}, tt.args...), strings.NewReader(""), &out, &errb)
-			if code != tt.wantCode {
-				t.Fatalf("got exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errb.String())
-			}
-			for _, w := range tt.wantStdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			for _, w := range tt.wantStderr {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errb.String())
-				}
-			}
-		})
-	}
+	runCLICases(t, []string{"serve", "kv"}, tests)
 }
 
 func TestServeKVRuns(t *testing.T) {

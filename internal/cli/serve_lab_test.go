@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"flag"
 	"io"
@@ -14,13 +13,7 @@ import (
 
 func TestServeLabFlags(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantStdout []string
-		wantStderr []string
-	}{
+	tests := []cliCase{
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve lab --latency 2ms", "-latency-dist", "-stall-start"}, nil},
 		{"bad dist kind", []string{"--latency-dist", "pareto:1ms"}, ExitUsage, nil, []string{"-latency-dist", `unknown distribution "pareto"`}},
 		{"bad dist value", []string{"--latency-dist", "exp:fast"}, ExitUsage, nil, []string{"-latency-dist", `mean "fast" is not a duration`}},
@@ -35,26 +28,7 @@ func TestServeLabFlags(t *testing.T) {
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitCannotStart, nil, []string{"serve lab", "notaport"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var out, errb bytes.Buffer
-			code := Main(append([]string{"serve", "lab"}, tt.args...), strings.NewReader(""), &out, &errb)
-			if code != tt.wantCode {
-				t.Fatalf("got exit %d; want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out.String(), errb.String())
-			}
-			for _, w := range tt.wantStdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			for _, w := range tt.wantStderr {
-				if !strings.Contains(errb.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errb.String())
-				}
-			}
-		})
-	}
+	runCLICases(t, []string{"serve", "lab"}, tests)
 }
 
 // lineWriter hands what a serve kind prints to a test, line by line; safe for concurrent use
