@@ -53,7 +53,8 @@ type Outcome struct {
 	Err error
 	// BytesIn and BytesOut count the bytes read and written for this request, headers included.
 	BytesIn, BytesOut int64
-	// Conn describes the connection opened for this request, when one was (Opened is true).
+	// Conn describes the connection opened for this request, or the attempt that failed
+	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   result.ConnEvent
 	Opened bool
 	// Body is the answer's body, when the Transport was asked to keep it (see KeepBody in the
