@@ -255,7 +255,8 @@ func (r *run) run(ctx context.Context) *Result {
 // wait ticks the collector until the workers are done. After ctx is cancelled it stops new
 // requests and gives those in flight the grace period before cutting them.
 func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.CancelFunc, coll *collector) (interrupted bool) {
-	tick := time.NewTicker(r.p.Load.Interval)
+	next := r.nextTick(0)
+	tick := time.NewTimer(next)
 	defer tick.Stop()
 	var grace <-chan time.Time
 	ctxDone := ctx.Done()
@@ -264,7 +265,10 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 		case <-done:
 			return interrupted
 		case now := <-tick.C:
-			coll.flush(now.Sub(r.start), false)
+			elapsed := now.Sub(r.start)
+			coll.flush(elapsed, false)
+			next = r.nextTick(max(elapsed, next))
+			tick.Reset(time.Until(r.start.Add(next)))
 		case <-ctxDone:
 			interrupted, ctxDone = true, nil
 			r.stop()
@@ -276,6 +280,20 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 			grace = nil
 		}
 	}
+}
+
+// nextTick returns the offset of the first tick after offset t. Ticks fall every interval during
+// the warm-up and, from the measured start on, at whole intervals of measured time, so that the
+// measured intervals are [0, I), [I, 2I), … and none straddles the end of the warm-up.
+func (r *run) nextTick(t time.Duration) time.Duration {
+	iv := r.p.Load.Interval
+	if t < r.warmup {
+		if k := (t/iv + 1) * iv; k < r.warmup {
+			return k
+		}
+		return r.warmup + iv
+	}
+	return r.warmup + ((t-r.warmup)/iv+1)*iv
 }
 
 // sendingWindow returns how long the measured part sent for. A schedule that ran out sent for its

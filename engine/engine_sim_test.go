@@ -222,3 +222,20 @@ func TestSimInterrupt(t *testing.T) {
 		}
 	})
 }
+
+// Ticks fall on whole intervals of measured time, whatever the length of the warm-up.
+func TestNextTick(t *testing.T) {
+	t.Parallel()
+	r := &run{p: plan.Plan{Load: plan.Load{Interval: time.Second}}, warmup: 1500 * time.Millisecond}
+	tests := []struct{ at, want time.Duration }{
+		{0, time.Second},                       // a warm-up tick
+		{time.Second, 2500 * time.Millisecond}, // the next whole second would pass the warm-up
+		{2500 * time.Millisecond, 3500 * time.Millisecond},
+		{2600 * time.Millisecond, 3500 * time.Millisecond}, // a late tick keeps the grid
+	}
+	for _, tt := range tests {
+		if got := r.nextTick(tt.at); got != tt.want {
+			t.Errorf("nextTick(%v) = %v; want %v", tt.at, got, tt.want)
+		}
+	}
+}
