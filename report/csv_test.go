@@ -2,14 +2,11 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -28,18 +25,10 @@ func load(t *testing.T, path string) *summary.Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p plan.Plan
-	if err := json.Unmarshal(f.Header.Config, &p); err != nil {
+	s, err := summary.OfFile(f, tl.Points)
+	if err != nil {
 		t.Fatal(err)
 	}
-	r := f.Run()
-	var stop error
-	if r.StopReason != "" {
-		stop = errors.New(r.StopReason)
-	}
-	s := summary.New(summary.Run{Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending,
-		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop}, f.Total)
-	s.Timeline = tl.Points
 	return s
 }
 

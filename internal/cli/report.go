@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
@@ -95,7 +93,7 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summarize(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points)
 		if err != nil {
 			return nil, err
 		}
@@ -109,34 +107,13 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summarize(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points)
 		if err != nil {
 			return nil, err
 		}
 		runs = append(runs, loaded{label: filepath.Base(path), file: f, sum: s})
 	}
 	return runs, nil
-}
-
-// summarize folds a result file into the Summary the run printed at its end, with timeline.
-func summarize(f *result.File, timeline []summary.Point) (*summary.Summary, error) {
-	var p plan.Plan
-	if len(f.Header.Config) > 0 {
-		if err := json.Unmarshal(f.Header.Config, &p); err != nil {
-			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
-		}
-	}
-	r := f.Run()
-	var stop error
-	if r.StopReason != "" {
-		stop = errors.New(r.StopReason)
-	}
-	s := summary.New(summary.Run{
-		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending,
-		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
-	}, f.Total)
-	s.Timeline = timeline
-	return s, nil
 }
 
 // writeHLog writes the one run of files (merged when there are several) as an HdrHistogram

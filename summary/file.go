@@ -1,0 +1,32 @@
+package summary
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+)
+
+// OfFile folds a result file (read with result.ReadFile or ReadMerged) into the Summary its run
+// printed at the end, with timeline as its Timeline.
+func OfFile(f *result.File, timeline []Point) (*Summary, error) {
+	var p plan.Plan
+	if len(f.Header.Config) > 0 {
+		if err := json.Unmarshal(f.Header.Config, &p); err != nil {
+			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
+		}
+	}
+	r := f.Run()
+	var stop error
+	if r.StopReason != "" {
+		stop = errors.New(r.StopReason)
+	}
+	s := New(Run{
+		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending,
+		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
+	}, f.Total)
+	s.Timeline = timeline
+	return s, nil
+}
