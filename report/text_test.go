@@ -44,8 +44,8 @@ func TestBucketEdges(t *testing.T) {
 		n      int
 		want   []int64
 	}{
-		{100, 100, 12, []int64{100, 101}},            // one value: one bucket
-		{0, 9, 3, []int64{0, 3, 7, 10}},              // linear, the last edge past the max
+		{100, 100, 12, []int64{100, 101}},             // one value: one bucket
+		{0, 9, 3, []int64{0, 3, 7, 10}},               // linear, the last edge past the max
 		{10, 10000, 3, []int64{10, 100, 1000, 10001}}, // log-spaced over a wide range
 	}
 	for _, tt := range tests {
