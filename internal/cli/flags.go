@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/schedule"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // rateFlag is a rate: "5000", "5000/s", "300/m".
@@ -34,33 +32,51 @@ func (f *rateFlag) Set(s string) error {
 	return nil
 }
 
-// stagesFlag is a list of stages: "30s:1000,60s:5000".
-type stagesFlag struct{ v []schedule.Stage }
+// parsed returns a flag.Value that reads its value into *p with parse.
+func parsed[T any](p *T, parse func(string) (T, error)) flag.Value {
+	return &parsedValue[T]{p: p, parse: parse}
+}
 
-func (f *stagesFlag) String() string { return "" }
+type parsedValue[T any] struct {
+	p     *T
+	parse func(string) (T, error)
+}
 
-func (f *stagesFlag) Set(s string) error {
-	v, err := plan.ParseStages(s)
+func (f *parsedValue[T]) String() string { return "" }
+
+func (f *parsedValue[T]) Set(s string) error {
+	v, err := f.parse(s)
 	if err != nil {
 		return err
 	}
-	f.v = v
+	*f.p = v
 	return nil
 }
 
-// headerFlag collects repeated "Name: value" headers.
-type headerFlag struct{ v []transport.Header }
+// appended returns a flag.Value for a repeatable flag: each value, read with parse, is appended
+// to *p.
+func appended[T any](p *[]T, parse func(string) (T, error)) flag.Value {
+	return &appendedValue[T]{p: p, parse: parse}
+}
 
-func (f *headerFlag) String() string { return "" }
+type appendedValue[T any] struct {
+	p     *[]T
+	parse func(string) (T, error)
+}
 
-func (f *headerFlag) Set(s string) error {
-	h, err := plan.ParseHeader(s)
+func (f *appendedValue[T]) String() string { return "" }
+
+func (f *appendedValue[T]) Set(s string) error {
+	v, err := f.parse(s)
 	if err != nil {
 		return err
 	}
-	f.v = append(f.v, h)
+	*f.p = append(*f.p, v)
 	return nil
 }
+
+// asIs is the parse function of plain string flags.
+func asIs(s string) (string, error) { return s, nil }
 
 // durationFlag is a duration that must not be negative.
 type durationFlag struct{ v *time.Duration }

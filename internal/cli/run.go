@@ -11,7 +11,9 @@ import (
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 func init() {
@@ -39,8 +41,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
 	rate       rateFlag
-	stages     stagesFlag
-	headers    headerFlag
+	stages     []schedule.Stage
+	headers    []transport.Header
 	model      string
 	duration   time.Duration
 	warmup     time.Duration
@@ -65,7 +67,7 @@ type runFlags struct {
 
 func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.rate, "rate", "open model: arrivals per second (`RATE`: 5000, 5000/s, 300/m, 1/100ms)")
-	fs.Var(&f.stages, "stages", "ramp the rate (or, closed, the connections) from 0 through `D:T,…` (e.g. 30s:1000,60s:5000); 0s:T is a step")
+	fs.Var(parsed(&f.stages, plan.ParseStages), "stages", "ramp the rate (or, closed, the connections) from 0 through `D:T,…` (e.g. 30s:1000,60s:5000); 0s:T is a step")
 	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
 	fs.Var(durationFlag{&f.duration}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
@@ -75,8 +77,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
 	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
-	fs.Var(&f.headers, "header", "request header `\"Name: value\"` (repeatable)")
-	fs.Var(&f.headers, "H", "request header `\"Name: value\"` (short for --header, repeatable)")
+	fs.Var(appended(&f.headers, plan.ParseHeader), "header", "request header `\"Name: value\"` (repeatable)")
+	fs.Var(appended(&f.headers, plan.ParseHeader), "H", "request header `\"Name: value\"` (short for --header, repeatable)")
 	fs.StringVar(&f.body, "body", "", "request `body`")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from `FILE`")
 	fs.Var(durationFlag{&f.timeout}, "timeout", "time limit of one request, from send to the last byte of the answer (default 30s)")
@@ -93,7 +95,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 
 // plan turns the flags and the URL into a plan.
 func (f *runFlags) plan(url string) (plan.Plan, error) {
-	ep := plan.Endpoint{URL: url, Method: f.method, Header: f.headers.v}
+	ep := plan.Endpoint{URL: url, Method: f.method, Header: f.headers}
 	switch {
 	case f.body != "" && f.bodyFile != "":
 		return plan.Plan{}, usagef("--body and --body-file: give one of them")
@@ -114,7 +116,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Duration:    f.duration,
 			Requests:    f.requests,
 			Connections: f.conns,
-			Stages:      f.stages.v,
+			Stages:      f.stages,
 			Warmup:      f.warmup,
 			Grace:       f.grace,
 			Interval:    f.interval,

@@ -12,12 +12,6 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 )
 
-// listFlag is a repeatable string flag.
-type listFlag struct{ v []string }
-
-func (f *listFlag) String() string     { return "" }
-func (f *listFlag) Set(s string) error { f.v = append(f.v, s); return nil }
-
 // rpcCallFlags are the flags of `run` for JSON-RPC 2.0 calls and for checks on the answers.
 type rpcCallFlags struct {
 	method      string
@@ -25,10 +19,10 @@ type rpcCallFlags struct {
 	calls       string
 	batch       int
 	expect      string
-	contains    listFlag
-	jsonEquals  listFlag
-	jsonExists  listFlag
-	namedChecks listFlag
+	contains    []string
+	jsonEquals  []string
+	jsonExists  []string
+	namedChecks []string
 
 	opts []engine.Option // made by apply
 }
@@ -39,10 +33,10 @@ func (f *rpcCallFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.calls, "calls", "", "JSON-RPC calls from `FILE`, one per line: {\"method\":…,\"params\":…,\"name\":…}; taken in turn, reported per name")
 	fs.IntVar(&f.batch, "batch", 0, "send `N` JSON-RPC calls per request, as one batch (an array)")
 	fs.StringVar(&f.expect, "expect-status", "", "status `CODES` that count as success, e.g. 200,201 or 2xx,404 (default 2xx and 3xx)")
-	fs.Var(&f.contains, "check-body-contains", "check that each answer's body holds `TEXT` (repeatable)")
-	fs.Var(&f.jsonEquals, "check-json", "check `PATH=VALUE`: each answer is JSON and its value at PATH equals VALUE, e.g. result.status=ok or result[0].n=5 (repeatable)")
-	fs.Var(&f.jsonExists, "check-json-exists", "check that each answer is JSON with a value at `PATH`, e.g. result.hash (repeatable)")
-	fs.Var(&f.namedChecks, "check", "a named check `'NAME: SPEC'` where SPEC is body contains TEXT, json PATH exists or json PATH == VALUE (repeatable)")
+	fs.Var(appended(&f.contains, asIs), "check-body-contains", "check that each answer's body holds `TEXT` (repeatable)")
+	fs.Var(appended(&f.jsonEquals, asIs), "check-json", "check `PATH=VALUE`: each answer is JSON and its value at PATH equals VALUE, e.g. result.status=ok or result[0].n=5 (repeatable)")
+	fs.Var(appended(&f.jsonExists, asIs), "check-json-exists", "check that each answer is JSON with a value at `PATH`, e.g. result.hash (repeatable)")
+	fs.Var(appended(&f.namedChecks, asIs), "check", "a named check `'NAME: SPEC'` where SPEC is body contains TEXT, json PATH exists or json PATH == VALUE (repeatable)")
 }
 
 // on reports whether JSON-RPC calls were asked for.
@@ -133,13 +127,13 @@ func (f *rpcCallFlags) verifier() (*check.Verifier, error) {
 		v.Checks = append(v.Checks, c)
 		return nil
 	}
-	for _, s := range f.contains.v {
+	for _, s := range f.contains {
 		c, err := check.BodyContains("", s)
 		if err := add("check-body-contains", c, err); err != nil {
 			return nil, err
 		}
 	}
-	for _, s := range f.jsonEquals.v {
+	for _, s := range f.jsonEquals {
 		path, value, ok := strings.Cut(s, "=")
 		if !ok {
 			return nil, usagef("--check-json %q: want PATH=VALUE, e.g. result.status=ok", s)
@@ -149,13 +143,13 @@ func (f *rpcCallFlags) verifier() (*check.Verifier, error) {
 			return nil, err
 		}
 	}
-	for _, s := range f.jsonExists.v {
+	for _, s := range f.jsonExists {
 		c, err := check.JSONExists("", s)
 		if err := add("check-json-exists", c, err); err != nil {
 			return nil, err
 		}
 	}
-	for _, s := range f.namedChecks.v {
+	for _, s := range f.namedChecks {
 		c, err := check.Parse(s)
 		if err := add("check", c, err); err != nil {
 			return nil, err

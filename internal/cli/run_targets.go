@@ -27,8 +27,8 @@ type trafficFlags struct {
 	targets       string
 	targetsFormat string
 	targetsOrder  string
-	endpoints     endpointFlag
-	weights       weightsFlag
+	endpoints     []plan.Endpoint
+	weights       map[string]float64
 	data          string
 	dataOrder     string
 	setup         string
@@ -44,8 +44,8 @@ func (f *trafficFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.targets, "targets", "", "read the requests from target `FILE` (vegeta's text or JSON-lines format; - for stdin)")
 	fs.Var(choiceFlag{&f.targetsFormat, []string{"http", "json"}}, "targets-format", "`format` of --targets: http or json (default: told by the content)")
 	fs.Var(choiceFlag{&f.targetsOrder, []string{"sequential", "random"}}, "targets-order", "`order` of targets and endpoints without weights: sequential (round-robin) or random")
-	fs.Var(&f.endpoints, "endpoint", "a named endpoint `'[NAME=][METHOD ]URL'` (repeatable), e.g. 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'")
-	fs.Var(&f.weights, "weights", "share of each endpoint by name, `NAME=W,…` (e.g. get=8,put=2)")
+	fs.Var(appended(&f.endpoints, plan.ParseEndpoint), "endpoint", "a named endpoint `'[NAME=][METHOD ]URL'` (repeatable), e.g. 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'")
+	fs.Var(parsed(&f.weights, plan.ParseWeights), "weights", "share of each endpoint by name, `NAME=W,…` (e.g. get=8,put=2)")
 	fs.StringVar(&f.data, "data", "", "data `FILE` (CSV with a header, or JSON lines) whose fields templates read as {{.field}}")
 	fs.Var(choiceFlag{&f.dataOrder, []string{"sequential", "random", "unique"}}, "data-order", "`order` of the data rows: sequential, random, or unique (each row once; the run stops when they run out)")
 	fs.StringVar(&f.setup, "setup", "", "send the requests of target `FILE` before the run, outside the figures (e.g. to create the items a GET benchmark reads)")
@@ -53,7 +53,7 @@ func (f *trafficFlags) define(fs *flag.FlagSet) {
 }
 
 // given reports whether the requests come from flags, so that the URL argument is optional.
-func (f *trafficFlags) given() bool { return f.targets != "" || len(f.endpoints.v) > 0 }
+func (f *trafficFlags) given() bool { return f.targets != "" || len(f.endpoints) > 0 }
 
 // apply replaces the plan's single endpoint (base, from the URL argument and -X, -H, --body) by the
 // endpoints the traffic flags give, and reads the target and data files.
@@ -70,7 +70,7 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		}
 		eps = append(eps, base)
 	}
-	for _, e := range f.endpoints.v {
+	for _, e := range f.endpoints {
 		if f.targets != "" {
 			return usagef("--endpoint and --targets: give one of them (names and weights go in the target file: # name: and # weight:)")
 		}
@@ -96,8 +96,8 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		}
 		f.loaded = t
 	}
-	if f.weights.v != nil {
-		if err := plan.ApplyWeights(eps, f.weights.v); err != nil {
+	if f.weights != nil {
+		if err := plan.ApplyWeights(eps, f.weights); err != nil {
 			return usagef("--weights: %v", err)
 		}
 	}
@@ -281,32 +281,4 @@ func (v *setupVerifier) first(total *result.Counts) string {
 		return "no detail"
 	}
 	return fmt.Sprintf("%s: %s", keys[0].Class, keys[0].Message)
-}
-
-// endpointFlag collects repeated --endpoint values.
-type endpointFlag struct{ v []plan.Endpoint }
-
-func (f *endpointFlag) String() string { return "" }
-
-func (f *endpointFlag) Set(s string) error {
-	e, err := plan.ParseEndpoint(s)
-	if err != nil {
-		return err
-	}
-	f.v = append(f.v, e)
-	return nil
-}
-
-// weightsFlag is "NAME=W,…".
-type weightsFlag struct{ v map[string]float64 }
-
-func (f *weightsFlag) String() string { return "" }
-
-func (f *weightsFlag) Set(s string) error {
-	w, err := plan.ParseWeights(s)
-	if err != nil {
-		return err
-	}
-	f.v = w
-	return nil
 }
