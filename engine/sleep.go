@@ -26,12 +26,7 @@ func (timerSleeper) begin() pacer { return &timerPacer{} }
 func (p *timerPacer) sleepUntil(t time.Time, stop <-chan struct{}) bool {
 	d := time.Until(t)
 	if d <= 0 {
-		select {
-		case <-stop:
-			return false
-		default:
-			return true
-		}
+		return !stopped(stop)
 	}
 	if p.t == nil {
 		p.t = time.NewTimer(d)
@@ -49,5 +44,15 @@ func (p *timerPacer) sleepUntil(t time.Time, stop <-chan struct{}) bool {
 func (p *timerPacer) end() {
 	if p.t != nil {
 		p.t.Stop()
+	}
+}
+
+// stopped says whether stop is closed, without waiting.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
 	}
 }

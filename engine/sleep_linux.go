@@ -37,12 +37,7 @@ func (p *precisePacer) sleepUntil(t time.Time, stop <-chan struct{}) bool {
 			continue
 		}
 		if d <= 0 {
-			select {
-			case <-stop:
-				return false
-			default:
-				return true
-			}
+			return !stopped(stop)
 		}
 		ts := unix.NsecToTimespec(int64(d))
 		_ = unix.Nanosleep(&ts, nil) // EINTR: the loop sleeps again for what is left
