@@ -382,19 +382,25 @@ func (r *run) openWorker(id int, tickets <-chan ticket) {
 func (r *run) closedWorker(id int) {
 	w := &worker{r: r, id: id}
 	staged := len(r.p.Load.Stages) > 0
-	for {
-		select {
-		case <-r.stopping:
-			return
-		default:
-		}
+	var wake *time.Timer
+	for !stopped(r.stopping) {
 		now := time.Now()
 		if staged && float64(id) >= r.prof.Level(now.Sub(r.start)) {
-			// not this connection's turn yet: the level is below it
+			// not this connection's turn: sleep until the level rises past it, if it ever does
+			at, ok := r.prof.Above(float64(id), now.Sub(r.start))
+			if !ok {
+				return
+			}
+			if wake == nil {
+				wake = time.NewTimer(time.Until(r.start.Add(at)))
+				defer wake.Stop()
+			} else {
+				wake.Reset(time.Until(r.start.Add(at)))
+			}
 			select {
 			case <-r.stopping:
 				return
-			case <-time.After(5 * time.Millisecond):
+			case <-wake.C:
 			}
 			continue
 		}

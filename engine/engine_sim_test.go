@@ -239,3 +239,34 @@ func TestNextTick(t *testing.T) {
 		}
 	}
 }
+
+// In the closed model, stages ramp the connections: connection k starts when the level passes k.
+func TestSimClosedStagesRampConnections(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := &simTransport{service: 10 * time.Millisecond}
+		var perTick []uint64
+		obs := WithObserver(func(tk *Tick) {
+			if !tk.Final {
+				perTick = append(perTick, tk.Interval.Endpoints[0].Sent)
+			}
+		})
+		stages := []schedule.Stage{{Duration: 2 * time.Second, Target: 10}, {Duration: time.Second, Target: 10}}
+		simRun(t, t.Context(), simPlan(plan.Load{Model: plan.Closed, Stages: stages}), tr, obs)
+		if got := tr.maxSeen.Load(); got != 10 {
+			t.Errorf("max in flight %d; want 10", got)
+		}
+		// connection k sends while the level is above k, so ⌈level⌉ connections are busy: 3
+		// connection-seconds in the first second (level 0 → 5: 1, 2, 3, 4, 5 for 0.2 s each), 8 in
+		// the second, 10 in the third; at 100 requests per connection-second, ±10%
+		want := []float64{300, 800, 1000}
+		if len(perTick) < 3 {
+			t.Fatalf("ticks %v; want 3", perTick)
+		}
+		for i, w := range want {
+			if got := float64(perTick[i]); got < w*0.9-10 || got > w*1.1+10 {
+				t.Errorf("second %d sent %v; want ≈ %v", i+1, got, w)
+			}
+		}
+	})
+}

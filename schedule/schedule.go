@@ -111,6 +111,40 @@ func (p *Profile) Level(t time.Duration) float64 {
 	return p.segs[len(p.segs)-1].to
 }
 
+// Above returns the first offset at or after from at which the level is above level, and false
+// when it never is again. The closed model uses it to wake connection k when the level rises past
+// k, instead of polling.
+func (p *Profile) Above(level float64, from time.Duration) (time.Duration, bool) {
+	x := from.Seconds()
+	for _, s := range p.segs {
+		end := s.start + s.dur
+		if end <= x && s.dur > 0 {
+			continue
+		}
+		at := max(x, s.start)
+		if p.levelAt(s, at) > level {
+			return seconds(at), true
+		}
+		if s.to > level && s.to != s.from {
+			// rising through level inside the segment: solve from + (to−from)·τ/dur = level
+			tau := (level - s.from) / (s.to - s.from) * s.dur
+			return max(seconds(s.start+tau)+time.Microsecond, from), true
+		}
+	}
+	if n := len(p.segs); n > 0 && p.segs[n-1].to > level {
+		last := p.segs[n-1]
+		return max(seconds(last.start+last.dur), from), true
+	}
+	return 0, false
+}
+
+func (p *Profile) levelAt(s segment, x float64) float64 {
+	if s.dur == 0 || x >= s.start+s.dur {
+		return s.to
+	}
+	return s.from + (s.to-s.from)*(x-s.start)/s.dur
+}
+
 // Arrivals returns the expected number of arrivals before offset t: the integral of the level from
 // 0 to t (for a for-ever profile the last level keeps counting).
 func (p *Profile) Arrivals(t time.Duration) float64 {

@@ -165,3 +165,31 @@ func BenchmarkAt(b *testing.B) {
 		i++
 	}
 }
+
+func TestAbove(t *testing.T) {
+	t.Parallel()
+	// 0 → 10 over 10 s, step down to 2, hold 5 s, then 2 → 8 over 6 s
+	p := mustProfile(t, 0, Stage{10 * time.Second, 10}, Stage{0, 2}, Stage{5 * time.Second, 2}, Stage{6 * time.Second, 8})
+	tests := []struct {
+		name  string
+		level float64
+		from  time.Duration
+		want  time.Duration
+		ok    bool
+	}{
+		{"rising past 3 at 3 s", 3, 0, 3*time.Second + time.Microsecond, true},
+		{"already above", 3, 5 * time.Second, 5 * time.Second, true},
+		{"above 5 again only in the last ramp, at 18 s", 5, 11 * time.Second, 18*time.Second + time.Microsecond, true},
+		{"never above 10 again", 10, 0, 0, false},
+		{"below the held level", 1, 12 * time.Second, 12 * time.Second, true},
+	}
+	for _, tt := range tests {
+		got, ok := p.Above(tt.level, tt.from)
+		if ok != tt.ok || ok && absDiff(got, tt.want) > time.Microsecond {
+			t.Errorf("%s: Above(%v, %v) = %v, %v; want %v, %v", tt.name, tt.level, tt.from, got, ok, tt.want, tt.ok)
+		}
+		if ok && p.Level(got) <= tt.level {
+			t.Errorf("%s: Level(%v) = %v; want above %v", tt.name, got, p.Level(got), tt.level)
+		}
+	}
+}
