@@ -84,7 +84,7 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		eps = append(eps, e)
 	}
 	if f.targets != "" {
-		t, err := f.readTargets(f.targets, f.targetsFormat)
+		t, err := f.readTargets("--targets", f.targets, f.targetsFormat)
 		if err != nil {
 			return err
 		}
@@ -128,8 +128,9 @@ outer:
 	return hs
 }
 
-// readTargets reads a target file ("-": standard input); "@path" bodies are relative to it.
-func (f *trafficFlags) readTargets(path, format string) (*plan.Targets, error) {
+// readTargets reads the target file of flag ("-": standard input); "@path" bodies are relative
+// to it.
+func (f *trafficFlags) readTargets(flag, path, format string) (*plan.Targets, error) {
 	name, dir := path, filepath.Dir(path)
 	var r io.Reader
 	if path == "-" {
@@ -137,7 +138,7 @@ func (f *trafficFlags) readTargets(path, format string) (*plan.Targets, error) {
 	} else {
 		file, err := os.Open(path)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, usagef("%s: %v", flag, err)
 		}
 		defer file.Close()
 		r = file
@@ -184,7 +185,7 @@ func (f *trafficFlags) source(p plan.Plan) (plan.Source, error) {
 // runSetup sends the --setup requests before the measured run, with setupConnections busy
 // connections, and returns an error naming the first request that failed.
 func (f *trafficFlags) runSetup(ctx context.Context, e *env, main plan.Plan) error {
-	t, err := f.readTargets(f.setup, "")
+	t, err := f.readTargets("--setup", f.setup, "")
 	if err != nil {
 		return fmt.Errorf("--setup: %w", err)
 	}
