@@ -15,18 +15,21 @@ func init() {
 
 const quickstartExamples = `  rpcbench quickstart
   rpcbench quickstart --rate 5000 --duration 5s
+  rpcbench quickstart --latency 2ms
   rpcbench quickstart --format json`
 
 func runQuickstart(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "quickstart", "quickstart [flags]\n\nStart a built-in lab service on 127.0.0.1 (1 ms service time), load it at a constant rate\nand print the report — rpcbench end to end, with nothing to set up.", quickstartExamples)
+	fs := newFlagSet(e, "quickstart", "quickstart [flags]\n\nStart a built-in lab service on 127.0.0.1, load it at a constant rate and print the report —\nrpcbench end to end, with nothing to set up.", quickstartExamples)
 	rate := rateFlag{v: 1000, set: true}
 	duration := 3 * time.Second
 	format := "text"
 	quiet := false
+	latency := time.Duration(0)
 	fs.Var(&rate, "rate", "arrivals per second (`RATE`)")
 	fs.Var(durationFlag{&duration}, "duration", "measured length of the run")
 	fs.Var(choiceFlag{&format, []string{"text", "json"}}, "format", "report `format`: text or json")
 	fs.BoolVar(&quiet, "quiet", false, "no live progress line")
+	fs.Var(durationFlag{&latency}, "latency", "service time the built-in service adds to every request (default: answer at once)")
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -35,13 +38,17 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench quickstart: unexpected argument %q\n", pos[0])
 		return ExitUsage
 	}
-	srv, err := lab.New(lab.Config{Latency: time.Millisecond})
+	srv, err := lab.New(lab.Config{Latency: latency, BodyBytes: 64})
 	if err != nil {
 		return fail(e, "quickstart", fmt.Errorf("starting the built-in service: %w", err), ExitCannotStart)
 	}
 	defer srv.Close()
-	fmt.Fprintf(e.stderr, "rpcbench quickstart: built-in lab service on %s (1 ms service time); %s/s for %s in the open model\n\n",
-		srv.URL(), trimRate(rate.v), duration)
+	service := "answers at once"
+	if latency > 0 {
+		service = "service time " + latency.String()
+	}
+	fmt.Fprintf(e.stderr, "rpcbench quickstart: built-in lab service on %s (%s); %s/s for %s in the open model\n\n",
+		srv.URL(), service, trimRate(rate.v), duration)
 	p := plan.Plan{
 		Endpoints: []plan.Endpoint{{URL: srv.URL() + "/quickstart"}},
 		Load:      plan.Load{Rate: rate.v, Duration: duration, Connections: 200},
