@@ -38,7 +38,7 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench quickstart: unexpected argument %q\n", pos[0])
 		return ExitUsage
 	}
-	srv, err := lab.New(lab.Config{Latency: latency, BodyBytes: 64})
+	srv, err := lab.New(lab.Config{Latency: latency})
 	if err != nil {
 		return fail(e, "quickstart", fmt.Errorf("starting the built-in service: %w", err), ExitCannotStart)
 	}
