@@ -29,6 +29,13 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		if web < len(p.Endpoints) {
 			return nil, fmt.Errorf("%w: ws and http endpoints in one run; run them apart", ErrNoTransport)
 		}
+		// a WebSocket connection is opened to one URL and carries every call after: endpoints
+		// differ by their calls (methods, params), not by where they go
+		for _, e := range p.Endpoints[1:] {
+			if e.URL != p.Endpoints[0].URL {
+				return nil, fmt.Errorf("%w: WebSocket endpoints must share one URL, got %s and %s; run them apart", ErrNoTransport, p.Endpoints[0].URL, e.URL)
+			}
+		}
 		spread := 0 // closed model: the connections asked for, each carrying its share
 		if p.Load.Model == plan.Open {
 			spread = ws.DefaultSpread // Connections caps the calls in flight: open only what they need

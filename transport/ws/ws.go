@@ -136,9 +136,13 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	}
 	w.timer.Reset(t.opts.Timeout)
 	defer w.timer.Stop()
-	c, err := t.conn(ctx, r, out)
+	// The whole call, set-up and write included, is bounded by Timeout: a server that stops
+	// reading must not hold a sender until the run is cut.
+	callCtx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	c, err := t.conn(callCtx, r, out)
 	if err != nil {
-		out.Class, out.Err = classify(ctx, err), err
+		out.Class, out.Err = classify(callCtx, err), err
 		return
 	}
 	defer c.inflight.Add(-1)
@@ -148,11 +152,11 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	}
 	out.Sent = time.Now()
 	out.BytesOut = int64(len(r.Body) + frameHeader(len(r.Body), true))
-	if err := c.ws.Write(ctx, websocket.MessageText, r.Body); err != nil {
+	if err := c.ws.Write(callCtx, websocket.MessageText, r.Body); err != nil {
 		if a, ok := c.cancel(w); ok && a.buf != nil { // answered or failed meanwhile: drop it
 			t.bufs.Put(a.buf)
 		}
-		out.Class, out.Err = classify(ctx, err), err
+		out.Class, out.Err = classify(callCtx, err), err
 		return
 	}
 	select {
@@ -282,6 +286,9 @@ func (t *Transport) slotConn(ctx context.Context, k int, r *transport.Request, o
 	defer s.mu.Unlock()
 	if s.c != nil && !s.c.dead() {
 		return s.c, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the call's time ran out while another caller was opening this slot
 	}
 	dctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
 	defer cancel()

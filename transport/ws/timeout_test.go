@@ -1,0 +1,105 @@
+package ws
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// A server that upgrades and then never reads: once the socket buffers fill, writes block. Every
+// call must still end within its Timeout, as a timeout.
+func TestWriteToStuckServerTimesOut(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		<-block
+	})}
+	go hs.Serve(ln) //nolint:errcheck // ends with Close
+	defer hs.Close()
+	defer close(block)
+	url := "ws://" + ln.Addr().String() + "/"
+	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond})
+	defer tr.Close()
+	big := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("x", 1<<20) + `"]}`
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			r := request(url, strings.Replace(big, `"id":1`, fmt.Sprintf(`"id":%d`, i+1), 1))
+			var out transport.Outcome
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			start := time.Now()
+			tr.Do(ctx, r, &out)
+			if d := time.Since(start); d > 3*time.Second || out.Class == result.OK {
+				t.Errorf("call %d took %v with class %v (%v); want a failure within about 300ms", i, d, out.Class, out.Err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// A server that accepts connections but never answers the upgrade: callers waiting for the same
+// connection slot must each give up at their own Timeout, not queue one set-up after another.
+func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	var held []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c)
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	url := "ws://" + ln.Addr().String() + "/"
+	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond, ConnectTimeout: 500 * time.Millisecond})
+	defer tr.Close()
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			r := request(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, i+1))
+			var out transport.Outcome
+			start := time.Now()
+			tr.Do(context.Background(), r, &out)
+			if d := time.Since(start); d > 2*time.Second || out.Class != result.Timeout {
+				t.Errorf("call %d took %v with class %v (%v); want a timeout after about 300ms", i, d, out.Class, out.Err)
+			}
+		})
+	}
+	wg.Wait()
+}
