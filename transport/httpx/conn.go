@@ -31,10 +31,14 @@ type conn struct {
 	stop     func() bool     // stops the watch of done
 	busy     bool            // a request is in flight
 	canceled bool            // the watch interrupted the request in flight
+
+	peeker // tells whether the server wrote to or closed the connection while it was idle
 }
 
-func newConn(nc net.Conn, p *hostPool) *conn {
+// newConn wraps nc (the TLS connection over tcp, or tcp itself).
+func newConn(nc, tcp net.Conn, p *hostPool) *conn {
 	c := &conn{nc: nc, pool: p, cw: countingWriter{w: nc}}
+	c.peeker.init(tcp)
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.bw = bufio.NewWriterSize(&c.cw, writeBufferSize)
 	return c

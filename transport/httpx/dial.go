@@ -148,6 +148,7 @@ func (t *Transport) dial(ctx context.Context, p *hostPool, deadline time.Time) (
 		return nil, ev, err
 	}
 
+	tcp := nc
 	if p.tls != nil {
 		start := time.Now()
 		tc := tls.Client(nc, p.tls)
@@ -160,5 +161,5 @@ func (t *Transport) dial(ctx context.Context, p *hostPool, deadline time.Time) (
 		}
 		nc = tc
 	}
-	return newConn(nc, p), ev, nil
+	return newConn(nc, tcp, p), ev, nil
 }

@@ -44,12 +44,13 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, deadline time.Time
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		t.idle--
-		if c.br.Buffered() == 0 {
+		if c.br.Buffered() == 0 && !c.stale() {
 			t.mu.Unlock()
 			return c, ev, false, nil
 		}
-		// The server sent something while the connection was idle: an error answer before closing,
-		// or garbage. Either way the connection is unusable.
+		// The server sent something while the connection was idle (a 408 before closing it at its
+		// idle timeout, or garbage) or closed it: either way the connection is unusable, and an
+		// answer read from it would belong to no request of ours.
 		t.dropLocked(c)
 		defer c.close()
 	}
