@@ -304,21 +304,31 @@ func TestStaleConnRetry(t *testing.T) {
 // at their idle timeout): the next request must not take that 408 as its answer.
 func TestIdleConnUnsolicitedAnswerIsDropped(t *testing.T) {
 	t.Parallel()
-	sent := make(chan struct{}, 4)
+	idle, sent := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
 	srv := startRaw(t, func(c net.Conn) {
 		if _, err := readRequest(bufio.NewReader(c), nil); err != nil {
 			return
 		}
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		if !first.CompareAndSwap(false, true) {
+			return // a later connection: just the answer
+		}
+		select {
+		case <-idle: // the client has read its answer: the connection sits idle in its pool
+		case <-time.After(10 * time.Second):
+			return
+		}
 		io.WriteString(c, "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
 		c.Close()
-		sent <- struct{}{}
+		close(sent)
 	})
 	tr := newTransport(t, Options{})
 	r := get(srv.Host())
 	if out := do(tr, r); out.Status != 200 {
 		t.Fatalf("first request: status %d (%v); want 200", out.Status, out.Err)
 	}
+	close(idle)
 	<-sent // the 408 and the close are in the client's socket before the next request
 	out := do(tr, r)
 	if out.Status != 200 || !out.Opened {
