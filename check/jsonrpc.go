@@ -167,7 +167,13 @@ func verifyBatch(arr []byte, ids *reqIDs) (result.Class, error) {
 		if err != nil {
 			return result.Protocol, errNotJSON
 		}
-		if ok && jsonscan.KindOf(v) != jsonscan.Null {
+		if !ok || jsonscan.KindOf(v) == jsonscan.Null {
+			// an answer that names no call stands for none of them, unless it is an error
+			// about the whole batch (a call the server could not even parse)
+			if m, hasErr, _ := jsonscan.Member(it.Value, "error"); !hasErr || jsonscan.KindOf(m) == jsonscan.Null {
+				return result.Protocol, errNullID
+			}
+		} else {
 			id, err := jsonscan.Int(v)
 			k := -1
 			if err == nil {

@@ -170,7 +170,9 @@ type run struct {
 	inFlight  atomic.Int64
 	warmSent  atomic.Uint64
 	started   atomic.Uint64 // measured requests started (closed model tickets)
-	stopErr   atomic.Pointer[error]
+	// warmTickets numbers the closed model's warm-up requests.
+	warmTickets atomic.Uint64
+	stopErr     atomic.Pointer[error]
 }
 
 func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
@@ -194,16 +196,21 @@ func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
 }
 
 // stop closes stopping once: no new request starts after it.
-func (r *run) stop() {
+func (r *run) stop() { r.stopAtOffset(time.Since(r.start)) }
+
+// stopAtOffset stops the run as of offset at: arrivals due from then on were not intended.
+func (r *run) stopAtOffset(at time.Duration) {
 	r.stopOnce.Do(func() {
-		r.stopAt.Store(int64(time.Since(r.start)))
+		r.stopAt.Store(int64(min(at, time.Since(r.start))))
 		close(r.stopping)
 	})
 }
 
-func (r *run) fail(err error) {
+// fail stops the run because the request due at intended could not be made (e.g. unique data
+// ran out): that arrival and the ones after it do not count as intended.
+func (r *run) fail(err error, intended time.Time) {
 	r.stopErr.CompareAndSwap(nil, &err)
-	r.stop()
+	r.stopAtOffset(intended.Sub(r.start))
 }
 
 func (r *run) run(ctx context.Context) *Result {
@@ -247,7 +254,10 @@ func (r *run) run(ctx context.Context) *Result {
 	res.WarmupSent = r.warmSent.Load()
 	res.Intended = r.intended(r.sendingEnd())
 	if r.p.Load.Model == plan.Closed {
-		res.Intended = r.started.Load()
+		res.Intended = 0 // no schedule: what was intended is what was sent
+		for _, c := range res.Total.Endpoints {
+			res.Intended += c.Sent
+		}
 	}
 	return res
 }
@@ -405,7 +415,9 @@ func (r *run) closedWorker(id int) {
 			continue
 		}
 		var i uint64
-		if now.Sub(r.start) >= r.warmup {
+		if now.Sub(r.start) < r.warmup {
+			i = r.warmTickets.Add(1) - 1 // warm-up requests take the endpoints in turn too
+		} else {
 			i = r.started.Add(1) - 1
 			if r.limit > 0 && i >= r.limit {
 				r.stop()
@@ -420,7 +432,7 @@ func (r *run) closedWorker(id int) {
 func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
 	r := w.r
 	if err := r.o.src.Fill(i, &w.req); err != nil {
-		r.fail(err)
+		r.fail(err, intended)
 		return
 	}
 	r.inFlight.Add(1)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,12 +21,13 @@ import (
 
 // simTransport answers every request with 200 after service time, or stalls when stall says so.
 type simTransport struct {
-	service  time.Duration
-	stall    func(now time.Time) time.Duration // extra wait for a request started at now
-	inFlight atomic.Int64
-	maxSeen  atomic.Int64
-	mu       sync.Mutex
-	calls    int
+	service     time.Duration
+	stall       func(now time.Time) time.Duration // extra wait for a request started at now
+	inFlight    atomic.Int64
+	maxSeen     atomic.Int64
+	mu          sync.Mutex
+	calls       int
+	perEndpoint [4]atomic.Int64
 }
 
 func (s *simTransport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
@@ -40,6 +42,7 @@ func (s *simTransport) Do(ctx context.Context, r *transport.Request, out *transp
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()
+	s.perEndpoint[r.Endpoint%4].Add(1)
 	d := s.service
 	if s.stall != nil {
 		d += s.stall(time.Now())
@@ -267,6 +270,62 @@ func TestSimClosedStagesRampConnections(t *testing.T) {
 			if got := float64(perTick[i]); got < w*0.9-10 || got > w*1.1+10 {
 				t.Errorf("second %d sent %v; want ≈ %v", i+1, got, w)
 			}
+		}
+	})
+}
+
+// failingSource fails from arrival n on, as a unique data file that ran out does.
+type failingSource struct {
+	plan.Source
+	n uint64
+}
+
+var errRanOut = errors.New("data ran out")
+
+func (f failingSource) Fill(i uint64, r *transport.Request) error {
+	if i >= f.n {
+		return errRanOut
+	}
+	return f.Source.Fill(i, r)
+}
+
+// A source that runs out stops the run; the arrival it could not make is not counted as intended,
+// so the report does not blame the generator.
+func TestSimSourceRunsOut(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := simPlan(plan.Load{Rate: 100, Duration: 10 * time.Second})
+		static, err := plan.NewStaticSource(p.Normalized().Endpoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &simTransport{service: time.Millisecond}
+		res := simRun(t, t.Context(), p, tr, WithSource(failingSource{static, 5}))
+		if !errors.Is(res.Stop, errRanOut) {
+			t.Errorf("Stop = %v; want %v", res.Stop, errRanOut)
+		}
+		if c := res.Total.Endpoints[0]; res.Intended != 5 || c.Sent != 5 {
+			t.Errorf("intended %d, sent %d; want 5 and 5", res.Intended, c.Sent)
+		}
+	})
+}
+
+// In the closed model the warm-up takes the endpoints in turn like the measured run, and what was
+// intended is what was sent.
+func TestSimClosedWarmupAndIntended(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := simPlan(plan.Load{Connections: 4, Requests: 1000, Warmup: 100 * time.Millisecond})
+		p.Endpoints = append(p.Endpoints, plan.Endpoint{URL: "http://127.0.0.1:2/b"})
+		tr := &simTransport{service: time.Millisecond}
+		res := simRun(t, t.Context(), p, tr)
+		if res.Intended != 1000 {
+			t.Errorf("intended %d; want 1000", res.Intended)
+		}
+		// 4 connections × 100 ms / 1 ms = 400 warm-up requests, then 1000 measured: 700 each
+		a, b := tr.perEndpoint[0].Load(), tr.perEndpoint[1].Load()
+		if a < 690 || a > 710 || b < 690 || b > 710 {
+			t.Errorf("requests per endpoint %d and %d; want ≈ 700 each", a, b)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -159,6 +160,9 @@ func (p Plan) Validate() error {
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("plan: "+format, a...)) }
 	if len(p.Endpoints) == 0 {
 		bad("no endpoint: give a URL")
+	}
+	if len(p.Endpoints) > result.MaxEndpoints {
+		bad("%d endpoints: at most %d (each keeps its own histograms); name fewer, or group targets by name", len(p.Endpoints), result.MaxEndpoints)
 	}
 	names := map[string]bool{}
 	for i, e := range p.Endpoints {

@@ -14,14 +14,18 @@ type aliasTable struct {
 func newAliasTable(weights []float64) *aliasTable {
 	n := len(weights)
 	t := &aliasTable{prob: make([]float64, n), alias: make([]int, n)}
-	var sum float64
+	// scale by the largest weight first, so that huge weights cannot overflow the sum
+	var top, sum float64
 	for _, w := range weights {
-		sum += w
+		top = max(top, w)
+	}
+	for _, w := range weights {
+		sum += w / top
 	}
 	scaled := make([]float64, n)
 	var small, large []int
 	for i, w := range weights {
-		scaled[i] = w * float64(n) / sum
+		scaled[i] = w / top * float64(n) / sum
 		if scaled[i] < 1 {
 			small = append(small, i)
 		} else {

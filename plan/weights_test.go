@@ -67,17 +67,25 @@ func TestWeightsHold(t *testing.T) {
 
 func TestAliasTableExact(t *testing.T) {
 	t.Parallel()
-	// the probability of k is (sum over columns i of the part of column i that goes to k) / n
-	w := []float64{5, 1, 3, 1}
-	tab := newAliasTable(w)
-	got := make([]float64, len(w))
-	for i := range w {
-		got[i] += tab.prob[i] / float64(len(w))
-		got[tab.alias[i]] += (1 - tab.prob[i]) / float64(len(w))
-	}
-	for k := range w {
-		if want := w[k] / 10; math.Abs(got[k]-want) > 1e-12 {
-			t.Errorf("P(%d): got %v; want %v", k, got[k], want)
+	for _, w := range [][]float64{
+		{5, 1, 3, 1},
+		{1e308, 1.7e308}, // their sum overflows: the table must scale before adding
+	} {
+		tab := newAliasTable(w)
+		// the probability of k is (sum over columns i of the part of column i that goes to k) / n
+		got := make([]float64, len(w))
+		for i := range w {
+			got[i] += tab.prob[i] / float64(len(w))
+			got[tab.alias[i]] += (1 - tab.prob[i]) / float64(len(w))
+		}
+		var sum float64
+		for _, x := range w {
+			sum += x / w[len(w)-1]
+		}
+		for k := range w {
+			if want := w[k] / w[len(w)-1] / sum; math.Abs(got[k]-want) > 1e-12 {
+				t.Errorf("weights %v: P(%d) = %v; want %v", w, k, got[k], want)
+			}
 		}
 	}
 }

@@ -264,6 +264,9 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 		return nil, fmt.Errorf("%s: format version %s: %w; this rpcbench reads version %d.x (%s): upgrade rpcbench to read it",
 			name, h.Version, ErrFutureVersion, FormatMajor, FormatVersion)
 	}
+	if len(h.Endpoints) > MaxEndpoints {
+		return nil, fmt.Errorf("%s:1: %d endpoints; a result file has at most %d", name, len(h.Endpoints), MaxEndpoints)
+	}
 	fr.header = h.Header
 	return fr, nil
 }

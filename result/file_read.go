@@ -23,6 +23,9 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	if rec.End < rec.Start || rec.Start < 0 {
 		return nil, fr.errorf("bad interval: it ends (%v) before it starts (%v)", time.Duration(rec.End), time.Duration(rec.Start))
 	}
+	if len(rec.Endpoints) > MaxEndpoints {
+		return nil, fr.errorf("an interval with %d endpoints; a result file has at most %d", len(rec.Endpoints), MaxEndpoints)
+	}
 	if n := len(fr.header.Endpoints); n > 0 && len(rec.Endpoints) != n {
 		return nil, fr.errorf("an interval with %d endpoints; the header names %d", len(rec.Endpoints), n)
 	}

@@ -14,6 +14,10 @@ const (
 	HistSigFigs = 3
 )
 
+// MaxEndpoints is the most endpoints a run (and a result file) may have: every endpoint keeps its
+// own histograms (about 0.6 MB per interval buffer), so the memory of a run grows with it.
+const MaxEndpoints = 100
+
 // NewHistogram returns an empty latency histogram with the package's range (microseconds).
 func NewHistogram() *hdr.Histogram { return hdr.New(HistMin, HistMax, HistSigFigs) }
 

@@ -73,7 +73,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
 	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10); open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
-	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s)")
+	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once)")
 	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
 	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
@@ -146,6 +146,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "grace" && f.grace == 0 {
+			f.grace = time.Nanosecond // asked for no grace; a zero in the plan means the default
+		}
+	})
 	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
