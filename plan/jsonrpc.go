@@ -95,6 +95,10 @@ func ParseCalls(r io.Reader, name string) ([]Call, error) {
 			return nil, fmt.Errorf("plan: %s:%d: more than one JSON value on the line; want one call per line", name, line)
 		}
 		if err := c.Validate(); err != nil {
+			if bytes.Contains(sc.Bytes(), []byte(`\"`)) && bytes.Contains(sc.Bytes(), []byte("{{")) {
+				// {{pick \"a\" \"b\"}} inside a JSON string: the template sees the backslashes
+				err = fmt.Errorf("%v (inside a JSON string, quote a template's words with backticks: {{pick `a` `b`}})", err)
+			}
 			return nil, fmt.Errorf("plan: %s:%d: %v", name, line, err)
 		}
 		calls = append(calls, c)
