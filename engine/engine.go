@@ -161,8 +161,7 @@ type run struct {
 	rec      *result.Recorder
 	start    time.Time
 	reqCtx   context.Context // what transports see: cancelled only after the grace period
-	cutReqs  context.CancelFunc
-	stopping chan struct{} // closed when no new request may start
+	stopping chan struct{}   // closed when no new request may start
 	stopOnce sync.Once
 	stopAt   atomic.Int64 // offset from start at which sending stopped, ns
 	// exhausted is set when the schedule ran out of arrivals: every one of them was due.
