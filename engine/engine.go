@@ -44,8 +44,12 @@ type Result struct {
 	// the last request.
 	Started time.Time
 	Elapsed time.Duration
-	// Sending is how long the measured part sent for (Elapsed minus the wait for the last answers).
+	// Sending is the measured part's schedule: the window its arrivals were due in (Elapsed minus
+	// the wait for the last answers, when the generator kept up).
 	Sending time.Duration
+	// SendSpan runs from the measured start to the last request sent. It is longer than Sending
+	// when the generator fell behind and sent late what was due earlier.
+	SendSpan time.Duration
 	// Intended counts the arrivals due in the measured part (open model); in the closed model it
 	// equals the requests started.
 	Intended uint64
@@ -169,6 +173,7 @@ type run struct {
 	inFlight  atomic.Int64
 	warmSent  atomic.Uint64
 	started   atomic.Uint64 // measured requests started (closed model tickets)
+	lastSend  atomic.Int64  // offset of the last handoff to a sender (open model), ns
 	// warmTickets numbers the closed model's warm-up requests.
 	warmTickets atomic.Uint64
 	stopErr     atomic.Pointer[error]
@@ -250,6 +255,7 @@ func (r *run) run(ctx context.Context) *Result {
 	}
 	res.Elapsed = max(end-r.warmup, 0)
 	res.Sending = r.sendingWindow()
+	res.SendSpan = max(res.Sending, time.Duration(r.lastSend.Load())-r.warmup)
 	res.WarmupSent = r.warmSent.Load()
 	res.Intended = r.intended(r.sendingEnd())
 	if r.p.Load.Model == plan.Closed {
@@ -360,6 +366,7 @@ func (r *run) pace(tickets chan<- ticket) {
 		}
 		select {
 		case tickets <- ticket{i, due}:
+			r.lastSend.Store(int64(time.Since(r.start))) // a sender took it: it goes out now
 		case <-r.stopping:
 			return
 		}

@@ -155,8 +155,10 @@ func TestCoordinatedOmissionStallShowsInP99(t *testing.T) {
 	sort.Float64s(truth)
 	want := truth[int(math.Ceil(0.99*300))-1]
 	got := float64(c.Latency.ValueAtQuantile(99)) / 1e6
-	if got < want || got > want+0.1 {
-		t.Errorf("latency p99 %.3fs; want the ground truth %.3fs (+ up to 100ms of service)", got, want)
+	// Upper slack: the backlog of the stall drains through one connection, request after request,
+	// on a machine that may be busy.
+	if got < want || got > want+0.25 {
+		t.Errorf("latency p99 %.3fs; want the ground truth %.3fs (+ up to 250ms of service and drain)", got, want)
 	}
 	// Only the one request in flight when the stall began waited on the server: the service
 	// time p99 stays small, which is what a tool timing from the late send would report.

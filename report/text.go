@@ -67,7 +67,11 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
 	}
-	fmt.Fprintf(b, "  %-11s %s (sending %s, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendingS))
+	if s.SendSpanS > s.SendingS*(1+0.01) {
+		fmt.Fprintf(b, "  %-11s %s (sending took %s for a %s schedule, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendSpanS), fmtSeconds(s.SendingS))
+	} else {
+		fmt.Fprintf(b, "  %-11s %s (sending %s, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendingS))
+	}
 	if s.Warmup != nil {
 		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
 	}

@@ -46,7 +46,9 @@ type Header struct {
 	Config      json.RawMessage `json:"config,omitempty"`    // the plan as run, as the tool encodes it
 	StartedAt   time.Time       `json:"started_at"`          // wall clock when the file was opened
 	Warmup      time.Duration   `json:"warmup_ns,omitempty"` // the warm-up before the measured part
-	Host        string          `json:"host,omitempty"`
+	// Planned is the planned length of the measured part; 0 when the run ends on a count.
+	Planned time.Duration `json:"planned_ns,omitempty"`
+	Host    string        `json:"host,omitempty"`
 }
 
 // Trailer holds the facts known only at the end of a run. The zero value is a run that measured
@@ -55,11 +57,14 @@ type Trailer struct {
 	// MeasuredStart is the wall-clock start of the measured part (after any warm-up).
 	MeasuredStart time.Time     `json:"measured_start"`
 	Elapsed       time.Duration `json:"elapsed_ns"` // from MeasuredStart to the last answer
-	Sending       time.Duration `json:"sending_ns"` // how long the measured part sent for
-	Intended      uint64        `json:"intended"`
-	WarmupSent    uint64        `json:"warmup_sent,omitempty"`
-	Interrupted   bool          `json:"interrupted,omitempty"`
-	StopReason    string        `json:"stop_reason,omitempty"`
+	Sending       time.Duration `json:"sending_ns"` // the window the measured arrivals were due in
+	// SendSpan runs to the last request sent: longer than Sending when the generator fell behind.
+	// Files of format 1.0 do without it (then it equals Sending).
+	SendSpan    time.Duration `json:"send_span_ns,omitempty"`
+	Intended    uint64        `json:"intended"`
+	WarmupSent  uint64        `json:"warmup_sent,omitempty"`
+	Interrupted bool          `json:"interrupted,omitempty"`
+	StopReason  string        `json:"stop_reason,omitempty"`
 }
 
 // Writer writes a result file line by line; each line is flushed to the underlying writer as soon

@@ -133,12 +133,19 @@ func (f *File) CutShort() bool { return f.Trailer == nil }
 // interrupted.
 func (f *File) Run() Trailer {
 	if f.Trailer != nil {
-		return *f.Trailer
+		t := *f.Trailer
+		t.SendSpan = max(t.SendSpan, t.Sending)
+		return t
+	}
+	sending := f.Total.End
+	if f.Header.Planned > 0 {
+		sending = min(sending, f.Header.Planned)
 	}
 	return Trailer{
 		MeasuredStart: f.Header.StartedAt.Add(f.Header.Warmup),
 		Elapsed:       f.Total.End,
-		Sending:       f.Total.End,
+		Sending:       sending,
+		SendSpan:      f.Total.End,
 		Intended:      f.Total.Intended,
 		Interrupted:   true,
 		StopReason:    "the result file was cut short: the run ended without finishing it",
@@ -223,6 +230,7 @@ func Merge(files ...*File) (*File, error) {
 		}
 		t.Elapsed = max(t.Elapsed, r.Elapsed)
 		t.Sending = max(t.Sending, r.Sending)
+		t.SendSpan = max(t.SendSpan, r.SendSpan)
 		t.Intended += r.Intended
 		t.WarmupSent += r.WarmupSent
 		t.Interrupted = t.Interrupted || r.Interrupted

@@ -24,7 +24,7 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 		stop = errors.New(r.StopReason)
 	}
 	s := New(Run{
-		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending,
+		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending, SendSpan: r.SendSpan,
 		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
 	}, f.Total)
 	s.Timeline = timeline

@@ -19,16 +19,18 @@ const Schema = "rpcbench.report/v1"
 // Summary is the whole report of one run. It is plain data: encode it with encoding/json. The
 // histograms are kept (outside the JSON) for renderers.
 type Summary struct {
-	Schema      string    `json:"schema"`
-	Tool        Tool      `json:"tool"`
-	Target      string    `json:"target"`
-	Config      plan.Plan `json:"config"`
-	StartedAt   time.Time `json:"started_at"`
-	DurationS   float64   `json:"duration_s"` // from the measured start to the last answer
-	SendingS    float64   `json:"sending_s"`  // how long the measured part sent for
-	Interrupted bool      `json:"interrupted,omitempty"`
-	StopReason  string    `json:"stop_reason,omitempty"`
-	Warmup      *Warmup   `json:"warmup,omitempty"`
+	Schema    string    `json:"schema"`
+	Tool      Tool      `json:"tool"`
+	Target    string    `json:"target"`
+	Config    plan.Plan `json:"config"`
+	StartedAt time.Time `json:"started_at"`
+	DurationS float64   `json:"duration_s"` // from the measured start to the last answer
+	SendingS  float64   `json:"sending_s"`  // the window the measured arrivals were due in
+	// SendSpanS runs to the last request sent: longer than SendingS when the generator fell behind.
+	SendSpanS   float64 `json:"send_span_s"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+	StopReason  string  `json:"stop_reason,omitempty"`
+	Warmup      *Warmup `json:"warmup,omitempty"`
 
 	Stats // the totals, over every endpoint
 
@@ -141,6 +143,7 @@ type Run struct {
 	Started     time.Time
 	Elapsed     time.Duration
 	Sending     time.Duration
+	SendSpan    time.Duration // to the last request sent; 0: Sending
 	Intended    uint64
 	WarmupSent  uint64
 	Interrupted bool
@@ -150,14 +153,19 @@ type Run struct {
 // New folds the merged interval total of run into a Summary.
 func New(run Run, total *result.Interval) *Summary {
 	p := run.Plan
+	span := max(run.SendSpan, run.Sending)
+	// the run lasted at least its schedule, even when the last answer came before its end (at 10/s
+	// for 1 s the last arrival is due at 0.9 s): throughput never exceeds what was sent
+	elapsed := max(run.Elapsed, span)
 	s := &Summary{
 		Schema:      Schema,
 		Tool:        Tool{Name: "rpcbench", Version: run.Version},
 		Target:      Target(p),
 		Config:      p,
 		StartedAt:   run.Started.UTC(),
-		DurationS:   run.Elapsed.Seconds(),
+		DurationS:   elapsed.Seconds(),
 		SendingS:    run.Sending.Seconds(),
+		SendSpanS:   span.Seconds(),
 		Interrupted: run.Interrupted,
 	}
 	if run.Stop != nil {
@@ -167,13 +175,13 @@ func New(run Run, total *result.Interval) *Summary {
 		s.Warmup = &Warmup{DurationS: p.Load.Warmup.Seconds(), Sent: run.WarmupSent}
 	}
 	all := total.Total()
-	s.Stats = stats(all, run.Elapsed)
+	s.Stats = stats(all, elapsed)
 	for i, c := range total.Endpoints {
 		name := fmt.Sprintf("endpoint %d", i+1)
 		if i < len(p.Endpoints) {
 			name = p.Endpoints[i].Name
 		}
-		e := Endpoint{Name: name, Stats: stats(c, run.Elapsed)}
+		e := Endpoint{Name: name, Stats: stats(c, elapsed)}
 		e.Requests.Intended = e.Requests.Sent
 		s.Endpoints = append(s.Endpoints, e)
 	}
@@ -186,6 +194,8 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	if sec := run.Sending.Seconds(); sec > 0 {
 		s.IntendedRate = float64(s.Requests.Intended) / sec
+	}
+	if sec := span.Seconds(); sec > 0 {
 		s.SendRate = float64(s.Requests.Sent) / sec
 	}
 	c := total.Conns
@@ -290,7 +300,8 @@ func notes(s *Summary, p plan.Plan) []string {
 	if d := s.Requests.Dropped; d > 0 {
 		out = append(out, fmt.Sprintf("the generator fell behind: %d of %d intended requests were never sent (%.1f%%); raise --connections or lower the rate", d, s.Requests.Intended, 100*float64(d)/float64(s.Requests.Intended)))
 	} else if s.IntendedRate > 0 && s.SendRate < s.IntendedRate*(1-shortfallPct/100) {
-		out = append(out, fmt.Sprintf("the generator fell behind: sent %.1f/s of an intended %.1f/s", s.SendRate, s.IntendedRate))
+		out = append(out, fmt.Sprintf("the generator fell behind: it sent %.1f/s of an intended %.1f/s, taking %s to send what was due in %s; raise --connections or lower the rate",
+			s.SendRate, s.IntendedRate, FormatMs(s.SendSpanS*1000), FormatMs(s.SendingS*1000)))
 	}
 	if lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond)); lag > lagNote {
 		out = append(out, fmt.Sprintf("requests went out late: send lag p99 %s, max %s; latency still counts from the intended send times", FormatMs(s.SendLag.P99), FormatMs(s.SendLag.Max)))
@@ -316,7 +327,7 @@ func FormatMs(v float64) string {
 // Of folds an engine run into a Summary; version names the tool's version in the report.
 func Of(res *engine.Result, version string) *Summary {
 	return New(Run{
-		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending,
+		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan,
 		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
 	}, res.Total)
 }

@@ -35,7 +35,7 @@ func newResultOut(path string, np plan.Plan, command []string) (*resultOut, erro
 	host, _ := os.Hostname()
 	h := result.Header{
 		Tool: "rpcbench", ToolVersion: Version(), Command: command, Target: summary.Target(np), Endpoints: endpointNames(np),
-		Config: cfg, StartedAt: time.Now().UTC(), Warmup: np.Load.Warmup, Host: host,
+		Config: cfg, StartedAt: time.Now().UTC(), Warmup: np.Load.Warmup, Planned: plannedLength(np.Load), Host: host,
 	}
 	fh, err := os.Create(path)
 	if err != nil {
@@ -61,7 +61,7 @@ func (o *resultOut) observe(t *engine.Tick) {
 func (o *resultOut) finish(res *engine.Result) error {
 	if o.err == nil {
 		t := result.Trailer{
-			MeasuredStart: res.Started.UTC(), Elapsed: res.Elapsed, Sending: res.Sending, Intended: res.Intended,
+			MeasuredStart: res.Started.UTC(), Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan, Intended: res.Intended,
 			WarmupSent: res.WarmupSent, Interrupted: res.Interrupted,
 		}
 		if res.Stop != nil {
@@ -343,4 +343,17 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		check("--html", writeAtomic(s.o.html, func(w io.Writer) error { return report.HTML(w, []*summary.Summary{sum}) }))
 	}
 	return ok
+}
+
+// plannedLength is the planned length of a load's measured part: its duration, or its stages'
+// total; 0 when it ends on a count.
+func plannedLength(l plan.Load) time.Duration {
+	if len(l.Stages) == 0 {
+		return l.Duration
+	}
+	var d time.Duration
+	for _, s := range l.Stages {
+		d += s.Duration
+	}
+	return d
 }
