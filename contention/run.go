@@ -51,6 +51,13 @@ func (c Config) withDefaults() Config {
 }
 
 // Validate reports every problem with c, each naming its field; nil means Run will accept c.
+// Limits on a Config, so that a run fits in memory: each goroutine has a stack, each padded shard
+// a cache line.
+const (
+	MaxGoroutines = 100_000
+	MaxShards     = 1 << 20
+)
+
 func (c Config) Validate() error {
 	var errs []error
 	if c.Goroutines < 0 {
@@ -61,6 +68,12 @@ func (c Config) Validate() error {
 	}
 	if c.Shards < 0 {
 		errs = append(errs, fmt.Errorf("contention: Shards: got %d; want ≥ 1 (0 for %d)", c.Shards, DefaultShards))
+	}
+	if c.Goroutines > MaxGoroutines {
+		errs = append(errs, fmt.Errorf("contention: Goroutines: got %d; want at most %d", c.Goroutines, MaxGoroutines))
+	}
+	if c.Shards > MaxShards {
+		errs = append(errs, fmt.Errorf("contention: Shards: got %d; want at most %d", c.Shards, MaxShards))
 	}
 	d := c.withDefaults()
 	if d.Goroutines > 0 && d.Iterations > 0 && int64(d.Goroutines) > MaxOps/int64(d.Iterations) {

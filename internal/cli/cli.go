@@ -150,7 +150,7 @@ func parseArgs(e *env, fs *flag.FlagSet, args []string) (pos []string, code int,
 			usage()
 			return nil, ExitOK, true
 		}
-		fmt.Fprintf(e.stderr, "rpcbench %s: %s\n(see: rpcbench %s --help)\n", fs.Name(), flagError(err), fs.Name())
+		fmt.Fprintf(e.stderr, "rpcbench %s: %s\n(see: rpcbench %s --help)\n", fs.Name(), flagError(fs, err), fs.Name())
 		return nil, ExitUsage, true
 	}
 	return pos, 0, false

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/contention"
@@ -78,7 +79,10 @@ func runContention(ctx context.Context, e *env, args []string) int {
 	}
 	cfg := contention.Config{Goroutines: int(goroutines), Iterations: int(iterations), Shards: int(shards), Kinds: kinds}
 	if err := cfg.Validate(); err != nil {
-		return fail(e, "contention", usagef("%v (--goroutines × --iterations is too large)", err), ExitUsage)
+		// the fields are named as the flags are: Goroutines is --goroutines, and so on
+		msg := strings.NewReplacer("Goroutines × Iterations", "--goroutines × --iterations", "Goroutines", "--goroutines",
+			"Iterations", "--iterations", "Shards", "--shards", "contention: ", "").Replace(err.Error())
+		return fail(e, "contention", usageError{msg}, ExitUsage)
 	}
 	fmt.Fprintf(e.stdout, "%d goroutines × %d adds, %d shards\n\n", cfg.Goroutines, cfg.Iterations, cfg.Shards)
 	rs, err := contention.Run(ctx, cfg)

@@ -20,7 +20,8 @@ func TestContentionCommand(t *testing.T) {
 		{"negative shards", []string{"--shards", "-5"}, ExitUsage, nil, []string{"-shards", "got -5"}},
 		{"not a number", []string{"--shards", "many"}, ExitUsage, nil, []string{"-shards", `got "many"`}},
 		{"unknown counter", []string{"--counters", "spin"}, ExitUsage, nil, []string{"-counters", `unknown counter "spin"`}},
-		{"too much work", []string{"--goroutines", "1000000", "--iterations", "1000000"}, ExitUsage, nil, []string{"Goroutines × Iterations"}},
+		{"too much work", []string{"--goroutines", "1000000", "--iterations", "1000000"}, ExitUsage, nil, []string{"--goroutines × --iterations"}},
+		{"too many shards", []string{"--shards", "2000000000"}, ExitUsage, nil, []string{"--shards: got 2000000000; want at most"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench contention --goroutines 500 --iterations 100000 --shards 500", "-shards"}, nil},
 	}

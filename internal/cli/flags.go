@@ -123,9 +123,15 @@ func (f choiceFlag) Set(s string) error {
 var flagErr = regexp.MustCompile(`^invalid (?:value|boolean value) "(.*)" for flag -([\w.-]+): (.*)$`)
 
 // flagError rewrites the flag package's "invalid value … for flag -rate: …" as "--rate: …".
-func flagError(err error) string {
+func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if m := flagErr.FindStringSubmatch(msg); m != nil {
+		switch m[3] {
+		case "parse error":
+			return fmt.Sprintf("--%s: %q is not %s", m[2], m[1], kindOf(fs, m[2]))
+		case "value out of range":
+			return fmt.Sprintf("--%s: %q is out of range", m[2], m[1])
+		}
 		return fmt.Sprintf("--%s: %s", m[2], m[3])
 	}
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
@@ -155,4 +161,23 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// kindOf says what kind of value the plain flag name takes, for error messages.
+func kindOf(fs *flag.FlagSet, name string) string {
+	f := fs.Lookup(name)
+	if f == nil {
+		return "valid"
+	}
+	switch t := fmt.Sprintf("%T", f.Value); {
+	case strings.Contains(t, "uint"):
+		return "a whole number ≥ 0"
+	case strings.Contains(t, "int"):
+		return "a whole number"
+	case strings.Contains(t, "float"):
+		return "a number"
+	case strings.Contains(t, "bool"):
+		return "true or false"
+	}
+	return "valid"
 }

@@ -38,6 +38,12 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench quickstart: unexpected argument %q\n", pos[0])
 		return ExitUsage
 	}
+	if rate.v <= 0 {
+		return fail(e, "quickstart", usagef("--rate: want a rate above 0, e.g. 1000/s"), ExitUsage)
+	}
+	if duration <= 0 {
+		return fail(e, "quickstart", usagef("--duration: want a duration above 0, e.g. 3s"), ExitUsage)
+	}
 	srv, err := lab.New(lab.Config{Latency: latency})
 	if err != nil {
 		return fail(e, "quickstart", fmt.Errorf("starting the built-in service: %w", err), ExitCannotStart)
@@ -51,7 +57,7 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 		srv.URL(), service, trimRate(rate.v), duration)
 	p := plan.Plan{
 		Endpoints: []plan.Endpoint{{URL: srv.URL() + "/quickstart"}},
-		Load:      plan.Load{Rate: rate.v, Duration: duration, Connections: 200},
+		Load:      plan.Load{Model: plan.Open, Rate: rate.v, Duration: duration, Connections: 200},
 	}
 	if err := p.Validate(); err != nil {
 		return fail(e, "quickstart", usageError{err.Error()}, ExitUsage)

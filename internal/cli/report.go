@@ -23,7 +23,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
-  rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution
+  rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
 
 // loaded is one run read from its result file(s).
@@ -112,6 +112,16 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 			return nil, err
 		}
 		runs = append(runs, loaded{label: filepath.Base(path), file: f, sum: s})
+	}
+	// runs of the same name in different folders (a/run.rb, b/run.rb) are labelled by their paths
+	seen := map[string]int{}
+	for _, r := range runs {
+		seen[r.label]++
+	}
+	for i := range runs {
+		if seen[runs[i].label] > 1 {
+			runs[i].label = files[i]
+		}
 	}
 	return runs, nil
 }

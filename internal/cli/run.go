@@ -146,11 +146,18 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
+	zeroConns := false
 	fs.Visit(func(fl *flag.Flag) {
 		if fl.Name == "grace" && f.grace == 0 {
 			f.grace = time.Nanosecond // asked for no grace; a zero in the plan means the default
 		}
+		if fl.Name == "connections" && f.conns == 0 {
+			zeroConns = true // a zero in the plan would mean the default
+		}
 	})
+	if zeroConns {
+		return fail(e, "run", usagef("--connections: 0 sends nothing; want 1 or more"), ExitUsage)
+	}
 	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage

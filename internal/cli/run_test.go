@@ -55,6 +55,10 @@ func TestRunUsageErrors(t *testing.T) {
 		{"missing body file", []string{"run", "--body-file", "/nonexistent/body.json", "http://127.0.0.1:1/"}, "--body-file: open /nonexistent/body.json"},
 		{"bad format", []string{"run", "--format", "xml", "http://127.0.0.1:1/"}, `--format: "xml": want one of text, json`},
 		{"unknown command", []string{"rnu"}, `unknown command "rnu"`},
+		{"zero connections", []string{"run", "--connections", "0", "http://127.0.0.1:1/"}, "--connections: 0 sends nothing"},
+		{"negative count", []string{"run", "--requests", "-1", "http://127.0.0.1:1/"}, `--requests: "-1" is not a whole number ≥ 0`},
+		{"quickstart at rate 0", []string{"quickstart", "--rate", "0"}, "--rate: want a rate above 0"},
+		{"quickstart for 0s", []string{"quickstart", "--duration", "0s"}, "--duration: want a duration above 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

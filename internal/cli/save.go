@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -156,10 +157,15 @@ func endpointNames(np plan.Plan) []string {
 func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	// CreateTemp makes the file private; a report is as readable as a file the shell would make
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -107,10 +109,25 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench serve %s: unexpected argument %q\n", k.name, pos[0])
 		return ExitUsage
 	}
+	if err := checkAddr(se.Addr); err != nil {
+		return fail(e, "serve "+k.name, usagef("--addr %q: %v", se.Addr, err), ExitUsage)
+	}
 	if err := run(ctx, se); err != nil {
 		return fail(e, "serve "+k.name, err, ExitCannotStart)
 	}
 	return ExitOK
+}
+
+// checkAddr checks that addr is host:port with a port from 0 to 65535.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port, e.g. 127.0.0.1:8080 (port 0: any free port)")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
+	}
+	return nil
 }
 
 func printServeHelp(w io.Writer) {

@@ -25,7 +25,7 @@ func TestServeJSONRPCFlags(t *testing.T) {
 		{"zero tx per block", []string{"--tx-per-block", "0"}, ExitUsage, nil, []string{"--tx-per-block 0 is out of range"}},
 		{"zero storage range", []string{"--max-storage-range", "0"}, ExitUsage, nil, []string{"--max-storage-range 0"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
-		{"bad addr", []string{"--addr", "127.0.0.1:notaport", "--blocks", "5"}, ExitCannotStart, nil, []string{"serve jsonrpc", "notaport"}},
+		{"bad addr", []string{"--addr", "127.0.0.1:notaport", "--blocks", "5"}, ExitUsage, nil, []string{"serve jsonrpc", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "jsonrpc"}, tests)
 }

@@ -106,7 +106,7 @@ func TestServeKVFlags(t *testing.T) {
 		{"both prefills", []string{"--prefill", "10", "--prefill-bytes", "1MB"}, ExitUsage, nil, []string{"--prefill and --prefill-bytes"}},
 		{"zero value-bytes", []string{"--value-bytes", "0"}, ExitUsage, nil, []string{"--value-bytes 0 is out of range"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
-		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitCannotStart, nil, []string{"serve kv", "notaport"}},
+		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitUsage, nil, []string{"serve kv", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "kv"}, tests)
 }

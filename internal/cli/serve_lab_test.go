@@ -26,7 +26,7 @@ func TestServeLabFlags(t *testing.T) {
 		{"every without stall", []string{"--every", "10s"}, ExitUsage, nil, []string{"need --stall"}},
 		{"negative body", []string{"--body-bytes", "-1"}, ExitUsage, nil, []string{"--body-bytes -1 is out of range"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
-		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitCannotStart, nil, []string{"serve lab", "notaport"}},
+		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitUsage, nil, []string{"serve lab", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "lab"}, tests)
 }

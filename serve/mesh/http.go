@@ -167,8 +167,8 @@ func decodeStrict(r io.Reader, v any) error {
 		}
 		return err
 	}
-	if dec.More() {
-		return errors.New("more than one JSON value")
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("data after the JSON object")
 	}
 	return nil
 }
