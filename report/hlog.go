@@ -33,12 +33,15 @@ func NewHLog(w io.Writer, start time.Time, names []string, comment string) (*HLo
 		l.tags = append(l.tags, tag(n))
 	}
 	ms := start.UnixMilli()
-	l.lw.SetBaseTime(ms)
+	// The writer prints the base time in whole seconds: take a whole second as the base, so that
+	// the intervals' timestamps (relative to it) add up to the right absolute times.
+	base := start.Truncate(time.Second).UnixMilli()
+	l.lw.SetBaseTime(base)
 	for _, f := range []func() error{
 		func() error { return l.lw.OutputComment(comment) },
 		l.lw.OutputLogFormatVersion,
 		func() error { return l.lw.OutputStartTime(ms) },
-		func() error { return l.lw.OutputBaseTime(ms) },
+		func() error { return l.lw.OutputBaseTime(base) },
 		l.lw.OutputLegend,
 	} {
 		if err := f(); err != nil {
