@@ -186,10 +186,19 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(Main(args, os.Stdin, os.Stdout, os.Stderr))
 }
 
-// SIGINT in the middle of a run: the child stops, still prints the whole report of what it did,
-// saves the report file, and exits 3.
+// SIGINT or SIGTERM in the middle of a run: the child stops, still prints the whole report of what
+// it did, saves the report file, and exits 3.
 func TestRunInterruptedBySignal(t *testing.T) {
 	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			testInterruptedBy(t, sig)
+		})
+	}
+}
+
+func testInterruptedBy(t *testing.T, sig syscall.Signal) {
 	reached := make(chan struct{})
 	var served atomic.Int64
 	srv := startLab(t, lab.Config{}, lab.WithMiddleware(func(h http.Handler) http.Handler {
@@ -219,14 +228,14 @@ func TestRunInterruptedBySignal(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("the server did not see 100 requests within 20s")
 	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("the child did not stop within 20s of SIGINT")
+		t.Fatalf("the child did not stop within 20s of %v", sig)
 	}
 	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
 		t.Errorf("exit code %d; want %d\n%s", code, ExitInterrupted, stderr.String())
@@ -236,13 +245,13 @@ func TestRunInterruptedBySignal(t *testing.T) {
 		Requests    struct{ Sent, OK uint64 }
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
-		t.Fatalf("no complete JSON report after SIGINT: %v\n%s", err, stdout.String())
+		t.Fatalf("no complete JSON report after %v: %v\n%s", sig, err, stdout.String())
 	}
 	if !rep.Interrupted || rep.Requests.Sent < 100 || rep.Requests.OK < 100 {
 		t.Errorf("report: interrupted %v, sent %d, ok %d; want true and at least 100", rep.Interrupted, rep.Requests.Sent, rep.Requests.OK)
 	}
 	if saved, err := os.ReadFile(file); err != nil || !bytes.Equal(saved, stdout.Bytes()) {
-		t.Errorf("report file after SIGINT: %v; want the printed report", err)
+		t.Errorf("report file after %v: %v; want the printed report", sig, err)
 	}
 }
 
