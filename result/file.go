@@ -249,6 +249,9 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 	sc.Split(fr.split)
 	b, err := fr.next()
 	if err == io.EOF {
+		if fr.torn {
+			return nil, fmt.Errorf("%s: cut short within its header line: the run wrote nothing readable", name)
+		}
 		return nil, fmt.Errorf("%s: empty file: not an %s file", name, FormatName)
 	}
 	if err != nil {

@@ -309,6 +309,7 @@ func TestFileBadInput(t *testing.T) {
 		name, in, want string
 	}{
 		{"empty file", "", "empty file"},
+		{"torn header", `{"kind":"header","format":"rpcbench.res`, "cut short within its header line"},
 		{"not ours", "hello\n", "bad.rb:1: not an rpcbench.result file"},
 		{"other JSON", `{"kind":"header","format":"vegeta"}` + "\n", "bad.rb:1: not an rpcbench.result file"},
 		{"bad version", `{"kind":"header","format":"rpcbench.result","version":"one"}` + "\n", `bad.rb:1: version "one"`},
