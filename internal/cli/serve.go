@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // serveKind is one built-in service of `rpcbench serve KIND`. Each lives in a file serve_KIND.go
@@ -32,6 +33,21 @@ type serveEnv struct {
 	Addr  string    // --addr: where to listen (default 127.0.0.1:0)
 	Out   io.Writer // where to print the address and notes
 	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
+}
+
+// shutdownGrace bounds how long a service waits for requests in flight after Ctrl-C.
+const shutdownGrace = 5 * time.Second
+
+// untilDone waits for ctx (Ctrl-C, SIGTERM), then shuts the service down, giving requests in flight
+// shutdownGrace to finish; running past the grace is not an error.
+func untilDone(ctx context.Context, shutdown func(context.Context) error) error {
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }
 
 // PprofHandler wraps h so that /debug/pprof/ is served beside it when --pprof was given.

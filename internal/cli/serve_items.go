@@ -55,13 +55,7 @@ func itemsFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error 
 		if cfg.TLS && cfg.CertFile == "" {
 			fmt.Fprintln(se.Out, "the certificate is self-signed: clients must trust it or skip verification (rpcbench run --insecure)")
 		}
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		if err := s.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
+		return untilDone(ctx, s.Shutdown)
 	}
 }
 

@@ -50,10 +50,7 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 		if se.Pprof {
 			fmt.Fprintf(se.Out, "pprof on %sdebug/pprof/\n", s.URL())
 		}
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), kvShutdownGrace)
-		defer cancel()
-		return s.Shutdown(sctx)
+		return untilDone(ctx, s.Shutdown)
 	}
 }
 

@@ -26,9 +26,6 @@ func init() {
 	})
 }
 
-// kvShutdownGrace bounds how long the kv service waits for requests in flight after Ctrl-C.
-const kvShutdownGrace = 5 * time.Second
-
 func kvFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error {
 	var cfg kv.Config
 	var prefillBytes kvSize
@@ -103,10 +100,7 @@ func runKV(ctx context.Context, out io.Writer, cfg kv.Config, pprof bool) error 
 	if pprof {
 		fmt.Fprintf(out, "pprof on %s/debug/pprof/\n", s.URL())
 	}
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), kvShutdownGrace)
-	defer cancel()
-	return s.Shutdown(sctx)
+	return untilDone(ctx, s.Shutdown)
 }
 
 // kvSize is a flag.Value for a byte count written with an optional unit: "1GB", "512MiB", "1000".

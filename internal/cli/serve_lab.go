@@ -22,9 +22,6 @@ func init() {
 	})
 }
 
-// shutdownGrace bounds how long a serve kind waits for requests in flight after Ctrl-C.
-const shutdownGrace = 5 * time.Second
-
 func labFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error {
 	var cfg lab.Config
 	fs.DurationVar(&cfg.Latency, "latency", 0, "fixed service time of every request (`duration`, e.g. 2ms)")
@@ -53,13 +50,7 @@ func labFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error {
 		if note := labStallNote(s.Schedule()); note != "" {
 			fmt.Fprintln(se.Out, note)
 		}
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		if err := s.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
+		return untilDone(ctx, s.Shutdown)
 	}
 }
 
