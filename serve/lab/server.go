@@ -156,17 +156,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return // else the client went away
 	}
+	// Counted before the answer goes out: once its bytes are on the wire the client may ask
+	// Served before this handler returns.
+	s.served.Add(1)
 	switch d.Outcome {
 	case Reset:
 		s.resets.Add(1)
-		s.served.Add(1)
 		s.reset(w)
-		return
 	case Error:
+		s.errors.Add(1)
 		hdr := w.Header()
 		hdr["X-Lab-Seq"] = []string{strconv.FormatUint(n, 10)}
 		http.Error(w, "lab: injected error", http.StatusInternalServerError)
-		s.errors.Add(1)
 	default:
 		hdr := w.Header()
 		hdr["X-Lab-Seq"] = []string{strconv.FormatUint(n, 10)}
@@ -177,7 +178,6 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Write(s.body) //nolint:errcheck // the client may have gone
 		}
 	}
-	s.served.Add(1)
 }
 
 // reset closes the request's connection with SO_LINGER 0, so the client sees a TCP RST. Should
