@@ -71,15 +71,17 @@ func checkLabFlags(c lab.Config) error {
 	if c.Stall > 0 && c.Every > 0 && c.Stall >= c.Every {
 		errs = append(errs, fmt.Errorf("--stall %v must be shorter than --every %v", c.Stall, c.Every))
 	}
+	fractions := true
 	for _, r := range []struct {
 		flag string
 		v    float64
 	}{{"--error-rate", c.ErrorRate}, {"--reset-rate", c.ResetRate}} {
 		if !(r.v >= 0 && r.v <= 1) {
 			errs = append(errs, fmt.Errorf("%s %v is not a fraction; want 0 to 1, e.g. 0.01", r.flag, r.v))
+			fractions = false
 		}
 	}
-	if c.ErrorRate+c.ResetRate > 1 {
+	if fractions && c.ErrorRate+c.ResetRate > 1 { // else the line above already said what is wrong
 		errs = append(errs, fmt.Errorf("--error-rate %v and --reset-rate %v add up to more than 1", c.ErrorRate, c.ResetRate))
 	}
 	if c.BodyBytes < 0 || c.BodyBytes > lab.MaxBodyBytes {

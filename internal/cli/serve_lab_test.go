@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
 func TestServeLabFlags(t *testing.T) {
@@ -29,6 +31,15 @@ func TestServeLabFlags(t *testing.T) {
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport"}, ExitUsage, nil, []string{"serve lab", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "lab"}, tests)
+}
+
+// TestLabRateOutOfRangeSaidOnce: a rate that is not a fraction is one error, not also a sum.
+func TestLabRateOutOfRangeSaidOnce(t *testing.T) {
+	t.Parallel()
+	err := checkLabFlags(lab.Config{ErrorRate: 2})
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "--error-rate 2 is not a fraction") {
+		t.Errorf("checkLabFlags(ErrorRate 2) = %v; want the one line \"--error-rate 2 is not a fraction…\"", err)
+	}
 }
 
 // lineWriter hands what a serve kind prints to a test, line by line; safe for concurrent use
