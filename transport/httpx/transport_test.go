@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -204,12 +205,7 @@ func TestRequestBytes(t *testing.T) {
 
 func TestFailures(t *testing.T) {
 	t.Parallel()
-	closed, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusedHost := closed.Addr().String()
-	closed.Close()
+	refusedHost := testnet.RefusedAddr(t)
 
 	tests := []struct {
 		name   string
@@ -262,12 +258,7 @@ func TestFailures(t *testing.T) {
 
 func TestRefusedConnEvent(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := ln.Addr().String()
-	ln.Close()
+	host := testnet.RefusedAddr(t)
 	tr := newTransport(t, Options{})
 	out := do(tr, get(host))
 	if !out.Opened || !out.Conn.Failed || out.Conn.Connect <= 0 || !out.Sent.IsZero() {
@@ -279,7 +270,13 @@ func TestRefusedConnEvent(t *testing.T) {
 // Idempotent requests are retried once on a new connection; a POST is not.
 func TestStaleConnRetry(t *testing.T) {
 	t.Parallel()
-	srv := startRaw(t, answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
+	answer := answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+	closed := make(chan struct{}, 8)
+	srv := startRaw(t, func(c net.Conn) {
+		answer(c)
+		c.Close()
+		closed <- struct{}{}
+	})
 	tr := newTransport(t, Options{})
 	r := get(srv.Host())
 	for i := range 3 {
@@ -292,7 +289,11 @@ func TestStaleConnRetry(t *testing.T) {
 		t.Errorf("got %d connections; want 3", got)
 	}
 	// The server closed each connection after its answer: the idle connection is seen to be
-	// closed before it is used, so even a POST, which is never retried, goes on a new one.
+	// closed before it is used, so even a POST, which is never retried, goes on a new one. (Wait
+	// for the closes: a POST sent between an answer and its close meets a reset, as with any client.)
+	for range 3 {
+		<-closed
+	}
 	r.Method = "POST"
 	out := do(tr, r)
 	if out.Class != result.OK || !out.Opened {
