@@ -3,13 +3,13 @@ package engine
 import (
 	"context"
 	"math"
-	"net"
 	"net/http"
 	"sort"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/lab"
@@ -156,9 +156,10 @@ func TestCoordinatedOmissionStallShowsInP99(t *testing.T) {
 	want := truth[int(math.Ceil(0.99*300))-1]
 	got := float64(c.Latency.ValueAtQuantile(99)) / 1e6
 	// Upper slack: the backlog of the stall drains through one connection, request after request,
-	// on a machine that may be busy.
-	if got < want || got > want+0.25 {
-		t.Errorf("latency p99 %.3fs; want the ground truth %.3fs (+ up to 250ms of service and drain)", got, want)
+	// on a machine that may be busy (1–40 ms seen; a second allows for a pause of the whole
+	// process under load). The lower bound is the one that catches coordinated omission.
+	if got < want || got > want+1 {
+		t.Errorf("latency p99 %.3fs; want the ground truth %.3fs (+ up to 1s of service and drain)", got, want)
 	}
 	// Only the one request in flight when the stall began waited on the server: the service
 	// time p99 stays small, which is what a tool timing from the late send would report.
@@ -169,13 +170,7 @@ func TestCoordinatedOmissionStallShowsInP99(t *testing.T) {
 
 func TestErrorClasses(t *testing.T) {
 	t.Parallel()
-	// A port with nothing listening: take a free port and close it.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refusedURL := "http://" + ln.Addr().String() + "/"
-	ln.Close()
+	refusedURL := "http://" + testnet.RefusedAddr(t) + "/"
 	resets := startLab(t, lab.Config{ResetRate: 1})
 	slow := startLab(t, lab.Config{Latency: 5 * time.Second})
 	fails := startLab(t, lab.Config{ErrorRate: 1})
@@ -229,14 +224,18 @@ func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Bounds that hold on a loaded machine too: how far past the 100th answer the stop lands, and
+	// how many arrivals the pacer was behind by then, depend on scheduling (TestSimInterrupt
+	// checks the exact counts on a fake clock).
 	c := res.Total.Endpoints[0]
-	if !res.Interrupted || c.Sent < 100 || c.Sent > 400 {
-		t.Errorf("interrupted %v, sent %d; want true and 100 to a few hundred", res.Interrupted, c.Sent)
+	if !res.Interrupted || c.Sent < 100 || c.Sent > 5000 {
+		t.Errorf("interrupted %v, sent %d; want true and from 100 to far below the minute's 30,000", res.Interrupted, c.Sent)
 	}
 	if c.OK+c.Failed() != c.Sent {
 		t.Errorf("ok %d + failed %d != sent %d", c.OK, c.Failed(), c.Sent)
 	}
-	if res.Intended < c.Sent || res.Intended > c.Sent+10 {
-		t.Errorf("intended %d, sent %d: want the arrivals due before the stop", res.Intended, c.Sent)
+	if due := uint64(500*res.Sending.Seconds()) + 1; res.Intended < c.Sent || res.Intended > due {
+		t.Errorf("intended %d, sent %d, sending for %v: want from the sent to the %d arrivals due before the stop",
+			res.Intended, c.Sent, res.Sending, due)
 	}
 }

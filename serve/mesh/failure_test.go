@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpcbench/rpcbench/internal/testnet"
 )
 
 // blackHole accepts connections and never answers, until the test ends.
@@ -44,7 +46,8 @@ func blackHole(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// A chain stuck at a peer that never answers ends at its deadline with 504 and says so.
+// A chain stuck at a peer that never answers ends at its deadline with 504 and says so. (The
+// deadline leaves time for the first hop to reach A on a busy machine: A counts it on arrival.)
 func TestChainTimeout(t *testing.T) {
 	t.Parallel()
 	for _, tr := range Transports() {
@@ -57,7 +60,7 @@ func TestChainTimeout(t *testing.T) {
 			t.Cleanup(func() { a.Close() })
 			peers := map[string]string{"A": a.Addr(), "X": "unused"}
 			peers["X"] = a.cfg.Peers["X"]
-			m, err := Listen("127.0.0.1:0", Config{Transport: tr, Peers: peers, Timeout: 300 * time.Millisecond})
+			m, err := Listen("127.0.0.1:0", Config{Transport: tr, Peers: peers, Timeout: time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,8 +69,8 @@ func TestChainTimeout(t *testing.T) {
 			if code != http.StatusGatewayTimeout {
 				t.Errorf("got status %d; want 504", code)
 			}
-			if msg := deref(r.Error); !strings.Contains(msg, "chain did not finish within 300ms") {
-				t.Errorf("got error %q; want it to say the chain did not finish within 300ms", msg)
+			if msg := deref(r.Error); !strings.Contains(msg, "chain did not finish within 1s") {
+				t.Errorf("got error %q; want it to say the chain did not finish within 1s", msg)
 			}
 			if a.Hops() != 1 {
 				t.Errorf("peer A: got %d hops; want 1", a.Hops())
@@ -78,12 +81,7 @@ func TestChainTimeout(t *testing.T) {
 
 func TestUnreachablePeer(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gone := ln.Addr().String()
-	ln.Close()
+	gone := testnet.RefusedAddr(t)
 	m := startMesh(t, Config{})
 	peers := m.Peers()
 	peers["Z"] = gone

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/rpcbench/rpcbench/check"
+	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -236,12 +237,7 @@ func TestFailures(t *testing.T) {
 
 func TestRefused(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := testnet.RefusedAddr(t)
 	tr := New(Options{})
 	defer tr.Close()
 	var out transport.Outcome

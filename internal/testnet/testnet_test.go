@@ -1,0 +1,31 @@
+//go:build unix
+
+package testnet
+
+import (
+	"errors"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestRefusedAddrRefuses(t *testing.T) {
+	t.Parallel()
+	addr := RefusedAddr(t)
+	for range 3 {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err == nil {
+			c.Close()
+			t.Fatalf("dial %s: connected; want refused", addr)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("dial %s: %v; want connection refused", addr, err)
+		}
+	}
+	// The port stays taken: nobody else can listen on it while the test runs.
+	if ln, err := net.Listen("tcp", addr); err == nil {
+		ln.Close()
+		t.Errorf("listen %s: succeeded; want the port taken", addr)
+	}
+}
