@@ -113,10 +113,13 @@ func TestReportMergeAddsUp(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.rb"), filepath.Join(dir, "b.rb")
 	var sa, sb summary.Summary
-	done := make(chan string, 1)
-	go func() { done <- labRun(t, lab.Config{ErrorRate: 0.1, Seed: 1}, "--format", "json", "--out", b) }()
-	json.Unmarshal([]byte(labRun(t, lab.Config{}, "--format", "json", "--out", a)), &sa)
-	json.Unmarshal([]byte(<-done), &sb)
+	// One after the other: labRun may stop the test, which only the test's goroutine may do.
+	if err := json.Unmarshal([]byte(labRun(t, lab.Config{}, "--format", "json", "--out", a)), &sa); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(labRun(t, lab.Config{ErrorRate: 0.1, Seed: 1}, "--format", "json", "--out", b)), &sb); err != nil {
+		t.Fatal(err)
+	}
 
 	code, out, stderr := cliRun(t, "report", "--merge", "--format", "json", a, b)
 	if code != ExitOK {
