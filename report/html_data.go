@@ -99,13 +99,22 @@ func buildTime(runs []*summary.Summary) timeData {
 		n := len(xs)
 		r := timeSeriesR{P50: make([]*float64, n), P90: make([]*float64, n), P99: make([]*float64, n),
 			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n)}
+		prev := 0.0 // the previous total point's length
 		for _, p := range s.Timeline {
 			if p.Endpoint != "" {
 				continue
 			}
+			d := p.End - p.Start
+			// A short interval that holds nothing (the few ms between the last send and the end
+			// of the run) would draw the throughput diving to 0: leave a gap instead.
+			short, empty := d < prev/2, p.Sent == 0 && p.RPS == 0 && p.Errors == 0
+			prev = d
+			if short && empty {
+				continue
+			}
 			i := idx[p.End]
 			r.RPS[i] = num(p.RPS)
-			if d := p.End - p.Start; d > 0 {
+			if d > 0 {
 				r.ErrRPS[i] = num(float64(p.Errors) / d)
 			}
 			if p.OK+p.Errors > 0 && (p.P50 > 0 || p.Max > 0) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -270,6 +271,33 @@ func TestHTMLEdgeCases(t *testing.T) {
 				t.Errorf("got data %+v; want no points and no bins", d)
 			}
 		})
+	}
+}
+
+// TestTimeTail: the few empty ms between the last send and the end of a run leave a gap in the
+// throughput chart instead of a dive to 0; a full interval without answers (a stall) is a 0.
+func TestTimeTail(t *testing.T) {
+	t.Parallel()
+	s := &summary.Summary{Timeline: []summary.Point{
+		{Start: 0, End: 1, Sent: 100, OK: 100, RPS: 100, P50: 1, Max: 2},
+		{Start: 1, End: 2}, // a stall: nothing answered for a whole interval
+		{Start: 2, End: 3, Sent: 100, OK: 100, RPS: 100, P50: 1, Max: 2},
+		{Start: 3, End: 3.006}, // the tail
+	}}
+	td := buildTime([]*summary.Summary{s})
+	r := td.Runs[0]
+	got := make([]string, len(r.RPS))
+	for i, v := range r.RPS {
+		got[i] = "nil"
+		if v != nil {
+			got[i] = strconv.FormatFloat(*v, 'g', -1, 64)
+		}
+	}
+	if want := []string{"100", "0", "100", "nil"}; !slices.Equal(got, want) {
+		t.Errorf("throughput points %v; want %v", got, want)
+	}
+	if r.ErrRPS[3] != nil {
+		t.Errorf("errors in the tail: %v; want a gap", *r.ErrRPS[3])
 	}
 }
 
