@@ -61,11 +61,18 @@ func HTMLWithNames(w io.Writer, runs []*summary.Summary, names []string) error {
 		}
 	}
 	names = append(slices.Clone(names), make([]string, max(0, len(runs)-len(names)))...)
-	data, err := json.Marshal(buildChartData(runs, names)) // escapes <, > and & as \u003c …
+	cd := buildChartData(runs, names)
+	data, err := json.Marshal(cd) // escapes <, > and & as \u003c …
 	if err != nil {
 		return fmt.Errorf("report: html: encoding the chart data: %w", err)
 	}
 	p := buildPage(runs, names)
+	if et := cd.Time.Endpoints; et != nil {
+		p.EndpointCharts = fmt.Sprintf("each of the %d endpoints", len(et.Names))
+		if len(et.Names) < et.Of {
+			p.EndpointCharts = fmt.Sprintf("the %d busiest of the %d endpoints", len(et.Names), et.Of)
+		}
+	}
 	p.Data = template.JS(data)
 	p.LibJS = template.JS("/*! uPlot, inlined; its licence:\n\n" + uplotLicense + "*/\n" + uplotJS)
 	p.LibCSS = template.CSS(uplotCSS)
@@ -80,14 +87,17 @@ type page struct {
 	Runs      []runView
 	Multi     bool
 	Endpoints bool // some run has more than one endpoint
-	Status    []countRow
-	Classes   []countRow
-	Config    []configRow
-	Data      template.JS
-	LibJS     template.JS
-	LibCSS    template.CSS
-	PageJS    template.JS
-	PageCSS   template.CSS
+	// EndpointCharts names the endpoints charted one by one ("each of the 3 endpoints"), or is ""
+	// when there are no such charts (several runs, or one endpoint).
+	EndpointCharts string
+	Status         []countRow
+	Classes        []countRow
+	Config         []configRow
+	Data           template.JS
+	LibJS          template.JS
+	LibCSS         template.CSS
+	PageJS         template.JS
+	PageCSS        template.CSS
 }
 
 type runView struct {

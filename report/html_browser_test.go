@@ -138,14 +138,16 @@ func TestHTMLInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := []string{"chart-latency", "chart-throughput", "chart-spectrum", "chart-histogram"}
+	// one run of several endpoints adds a chart of each endpoint's p99 and one of its throughput
+	perEndpoint := []string{"chart-endpoint-latency", "chart-endpoint-throughput"}
 	tests := []struct {
 		name   string
 		runs   []*summary.Summary
 		charts []string // the charts drawn; the others say why they are empty
 	}{
-		{"one run", []*summary.Summary{&one}, all},
+		{"one run", []*summary.Summary{&one}, append(slices.Clone(all), perEndpoint...)},
 		{"two runs", []*summary.Summary{runA(), runB()}, all},
-		{"from JSON", []*summary.Summary{&decoded}, all[:3]},
+		{"from JSON", []*summary.Summary{&decoded}, append(slices.Clone(all[:3]), perEndpoint...)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,7 +204,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			checkCharts(t, tctx, "linear axes", tt.charts)
-			for _, id := range all[len(tt.charts):] {
+			for _, id := range all {
+				if slices.Contains(tt.charts, id) {
+					continue
+				}
 				why, err := chromedp.Run(tctx, chromedp.Evaluate[string](`document.querySelector("#`+id+` .empty").textContent`))
 				if err != nil || why == "" {
 					t.Errorf("%s: got no explanation of the empty chart (%v); want one", id, err)
@@ -213,8 +218,12 @@ func TestHTMLInBrowser(t *testing.T) {
   boxes.forEach(function (b) { b.click(); });
   return boxes.length;
 })()`))
-			if err != nil || n != 2 {
-				t.Fatalf("switching to log scales: got %d boxes, %v; want 2 boxes", n, err)
+			boxes := 2 // latency over time and by percentile, and p99 per endpoint when charted
+			if slices.Contains(tt.charts, "chart-endpoint-latency") {
+				boxes++
+			}
+			if err != nil || n != boxes {
+				t.Fatalf("switching to log scales: got %d boxes, %v; want %d boxes", n, err, boxes)
 			}
 			checkCharts(t, tctx, "log scales", tt.charts)
 			if *screenshotDir != "" {

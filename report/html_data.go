@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -29,6 +31,18 @@ type chartRun struct {
 type timeData struct {
 	X    []float64     `json:"x"`
 	Runs []timeSeriesR `json:"runs"`
+	// Endpoints is the timeline per endpoint when the page holds one run of several endpoints.
+	Endpoints *endpointTime `json:"endpoints,omitempty"`
+}
+
+// endpointTime is one run's p99 and throughput per endpoint over time, on timeData's x axis, for
+// the busiest endpoints (at most len(palette), one colour each).
+type endpointTime struct {
+	Names  []string     `json:"names"`
+	Colors []string     `json:"colors"`
+	Of     int          `json:"of"` // how many endpoints the run has
+	P99    [][]*float64 `json:"p99"`
+	RPS    [][]*float64 `json:"rps"`
 }
 
 type timeSeriesR struct {
@@ -99,31 +113,90 @@ func buildTime(runs []*summary.Summary) timeData {
 		n := len(xs)
 		r := timeSeriesR{P50: make([]*float64, n), P90: make([]*float64, n), P99: make([]*float64, n),
 			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n)}
-		prev := 0.0 // the previous total point's length
+		var tail tailGap
 		for _, p := range s.Timeline {
-			if p.Endpoint != "" {
-				continue
-			}
-			d := p.End - p.Start
-			// A short interval that holds nothing (the few ms between the last send and the end
-			// of the run) would draw the throughput diving to 0: leave a gap instead.
-			short, empty := d < prev/2, p.Sent == 0 && p.RPS == 0 && p.Errors == 0
-			prev = d
-			if short && empty {
+			if p.Endpoint != "" || tail.skip(p) {
 				continue
 			}
 			i := idx[p.End]
 			r.RPS[i] = num(p.RPS)
-			if d > 0 {
+			if d := p.End - p.Start; d > 0 {
 				r.ErrRPS[i] = num(float64(p.Errors) / d)
 			}
-			if p.OK+p.Errors > 0 && (p.P50 > 0 || p.Max > 0) {
+			if hasLatency(p) {
 				r.P50[i], r.P90[i], r.P99[i], r.Max[i] = num(p.P50), num(p.P90), num(p.P99), num(p.Max)
 			}
 		}
 		td.Runs = append(td.Runs, r)
 	}
+	if len(runs) == 1 {
+		td.Endpoints = buildEndpointTime(runs[0], idx, len(xs))
+	}
 	return td
+}
+
+func hasLatency(p summary.Point) bool { return p.OK+p.Errors > 0 && (p.P50 > 0 || p.Max > 0) }
+
+// tailGap tells the points to leave out of a series: a short interval that holds nothing (the few
+// ms between the last send and the end of a run) would draw the throughput diving to 0, where a
+// gap says what happened. A full interval without answers (a stall) stays a 0.
+type tailGap struct{ prev float64 } // the length of the series' previous point
+
+func (g *tailGap) skip(p summary.Point) bool {
+	d := p.End - p.Start
+	short := d < g.prev/2
+	g.prev = d
+	return short && p.Sent == 0 && p.RPS == 0 && p.Errors == 0
+}
+
+// buildEndpointTime returns the per-endpoint series of s on the x axis idx of n points, or nil when
+// s has fewer than two endpoints over time.
+func buildEndpointTime(s *summary.Summary, idx map[float64]int, n int) *endpointTime {
+	sent := map[string]uint64{}
+	var names []string
+	for _, p := range s.Timeline {
+		if p.Endpoint == "" {
+			continue
+		}
+		if _, ok := sent[p.Endpoint]; !ok {
+			names = append(names, p.Endpoint)
+		}
+		sent[p.Endpoint] += p.Sent
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	et := &endpointTime{Of: len(names)}
+	if len(names) > len(palette) { // the busiest, in the run's order
+		busy := slices.Clone(names)
+		slices.SortStableFunc(busy, func(a, b string) int { return cmp.Compare(sent[b], sent[a]) })
+		keep := map[string]bool{}
+		for _, name := range busy[:len(palette)] {
+			keep[name] = true
+		}
+		names = slices.DeleteFunc(names, func(name string) bool { return !keep[name] })
+	}
+	at := make(map[string]int, len(names))
+	for i, name := range names {
+		at[name] = i
+		et.Names = append(et.Names, name)
+		et.Colors = append(et.Colors, runColor(i))
+		et.P99 = append(et.P99, make([]*float64, n))
+		et.RPS = append(et.RPS, make([]*float64, n))
+	}
+	tails := make([]tailGap, len(names))
+	for _, p := range s.Timeline {
+		k, ok := at[p.Endpoint]
+		if p.Endpoint == "" || !ok || tails[k].skip(p) {
+			continue
+		}
+		i := idx[p.End]
+		et.RPS[k][i] = num(p.RPS)
+		if hasLatency(p) {
+			et.P99[k][i] = num(p.P99)
+		}
+	}
+	return et
 }
 
 func num(v float64) *float64 {

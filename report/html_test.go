@@ -301,6 +301,34 @@ func TestTimeTail(t *testing.T) {
 	}
 }
 
+// TestEndpointTimeBusiest: one run of more endpoints than there are colours charts the busiest,
+// in the run's order, and says of how many.
+func TestEndpointTimeBusiest(t *testing.T) {
+	t.Parallel()
+	s := &summary.Summary{}
+	for iv := range 2 {
+		start := float64(iv)
+		s.Timeline = append(s.Timeline, summary.Point{Start: start, End: start + 1, Sent: 100, RPS: 100})
+		for e := range 10 { // endpoint e9 is the busiest, e0 the least busy
+			s.Timeline = append(s.Timeline, summary.Point{Start: start, End: start + 1, Endpoint: "e" + strconv.Itoa(e),
+				Sent: uint64(e + 1), OK: uint64(e + 1), RPS: float64(e + 1), P99: float64(e), Max: float64(e)})
+		}
+	}
+	et := buildTime([]*summary.Summary{s}).Endpoints
+	if et == nil {
+		t.Fatal("no per-endpoint series; want them for one run of 10 endpoints")
+	}
+	if want := []string{"e3", "e4", "e5", "e6", "e7", "e8", "e9"}; !slices.Equal(et.Names, want) || et.Of != 10 {
+		t.Errorf("charted %v of %d; want %v of 10", et.Names, et.Of, want)
+	}
+	if len(et.RPS) != 7 || len(et.RPS[0]) != 2 || et.RPS[0][1] == nil || *et.RPS[0][1] != 4 || et.P99[6][0] == nil || *et.P99[6][0] != 9 {
+		t.Errorf("series %v / %v; want e3's throughput 4 and e9's p99 9 at each point", et.RPS, et.P99)
+	}
+	if two := buildTime([]*summary.Summary{s, s}).Endpoints; two != nil {
+		t.Errorf("two runs: got per-endpoint series %v; want none", two.Names)
+	}
+}
+
 func TestBinEdges(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

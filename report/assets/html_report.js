@@ -224,6 +224,31 @@
     }; }, [xs].concat(ys));
   })();
 
+  // Per endpoint over time (one run of several endpoints): p99, and answers per second.
+  (function () {
+    var t = data.time, e = t.endpoints;
+    if (!e || !document.getElementById("chart-endpoint-latency")) return;
+    function chart(id, ys, fmt, yLabel, yOpts) {
+      if (!hasData(ys)) {
+        empty(id, "No endpoint has a value over time in this result.");
+        return;
+      }
+      var series = [{ label: "time", value: function (u, v) { return v == null ? "—" : v.toFixed(1) + " s"; } }];
+      e.names.forEach(function (name, k) {
+        series.push({ label: name, stroke: e.colors[k], width: 2, spanGaps: true, points: { show: false }, value: function (u, v) { return fmt(v); } });
+      });
+      make(id, function (log) { return {
+        series: series.map(copy),
+        scales: { x: { time: false }, y: yOpts(log) },
+        axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+          axis(yLabel, { size: 64, values: function (u, v) { return v.map(tickNum); } })]
+      }; }, [t.x].concat(ys), yOpts === latencyY);
+    }
+    chart("chart-endpoint-latency", e.p99, fmtMs, "latency p99 (ms)", latencyY);
+    chart("chart-endpoint-throughput", e.rps, function (v) { return fmtNum(v, " /s"); }, "throughput (answers/s)",
+      function () { return { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } }; });
+  })();
+
   var pending = 0;
   window.addEventListener("resize", function () {
     clearTimeout(pending);
