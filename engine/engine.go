@@ -200,13 +200,18 @@ func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
 }
 
 // stop closes stopping once: no new request starts after it.
-func (r *run) stop() { r.stopAtOffset(time.Since(r.start)) }
+func (r *run) stop() { r.stopAtOffset(math.MaxInt64) }
 
-// stopAtOffset stops the run as of offset at: arrivals due from then on were not intended.
+// stopAtOffset stops the run as of offset at, or as of now if that is earlier: arrivals due from
+// then on were not intended.
 func (r *run) stopAtOffset(at time.Duration) {
 	r.stopOnce.Do(func() {
-		r.stopAt.Store(int64(min(at, time.Since(r.start))))
 		close(r.stopping)
+		// Now is read after the close: the pacer hands out an arrival only once it is due and
+		// stopping is still open, so every arrival sent falls before the stop and is intended.
+		// (Read before the close, a stop delayed between the two could leave out arrivals the
+		// pacer sent meanwhile: more sent than intended.)
+		r.stopAt.Store(int64(min(at, time.Since(r.start))))
 	})
 }
 

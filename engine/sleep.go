@@ -35,7 +35,7 @@ func (p *timerPacer) sleepUntil(t time.Time, stop <-chan struct{}) bool {
 	}
 	select {
 	case <-p.t.C:
-		return true
+		return !stopped(stop) // both ready: select may pick either, and a stop wins
 	case <-stop:
 		return false
 	}
