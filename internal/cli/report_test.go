@@ -88,6 +88,34 @@ func TestRunOutThenReport(t *testing.T) {
 	}
 }
 
+// TestLiveToStdout: with --live -, stdout holds nothing but the JSON lines, the last one final,
+// and the report goes to stderr.
+func TestLiveToStdout(t *testing.T) {
+	t.Parallel()
+	srv, err := lab.New(lab.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	code, stdout, stderr := cliRun(t, "run", "--rate", "200", "--duration", "1s", "--live", "-", srv.URL()+"/")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	var last liveLine
+	for i, l := range lines {
+		if err := json.Unmarshal([]byte(l), &last); err != nil {
+			t.Fatalf("stdout line %d %q is not a live line: %v", i+1, l, err)
+		}
+	}
+	if !last.Final {
+		t.Errorf("last stdout line %q is not final", lines[len(lines)-1])
+	}
+	if !strings.Contains(stderr, "Requests") || !strings.Contains(stderr, "Latency") {
+		t.Errorf("stderr %q; want the text report", stderr)
+	}
+}
+
 func liveLines(t *testing.T, path string) []liveLine {
 	t.Helper()
 	f, err := os.Open(path)

@@ -198,7 +198,13 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	opts = append(opts, saving.options()...)
-	if !o.quiet && isTerminal(e.stdout) && isTerminal(e.stderr) {
+	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
+	// must not break: the report goes to stderr, and there is no progress line.
+	reportTo := e.stdout
+	if o.live == "-" {
+		reportTo = e.stderr
+	}
+	if !o.quiet && o.live != "-" && isTerminal(e.stdout) && isTerminal(e.stderr) {
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
@@ -210,7 +216,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	s := summary.Of(res, Version())
 	s.Timeline = tl.Points
 	code := ExitOK
-	if err := render(e.stdout, s, o.format); err != nil {
+	if err := render(reportTo, s, o.format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}

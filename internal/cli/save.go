@@ -255,7 +255,7 @@ type outputFlags struct {
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
-	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout)")
+	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout; the report then goes to stderr)")
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
 }
 
