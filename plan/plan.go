@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ const (
 	DefaultGrace           = 5 * time.Second
 	DefaultInterval        = time.Second
 	MaxConnections         = 1_000_000
+	MaxLength              = 10_000 * time.Hour // a run's warm-up and measured part together
 	maxRate                = 1e9
 	defaultEndpointNameLen = 60
 )
@@ -225,9 +227,28 @@ func (p Plan) Validate() error {
 		if l.Duration > 0 {
 			bad("both a duration and stages: the stages set the duration; give one of them")
 		}
+		for i, st := range l.Stages {
+			switch {
+			case l.Model == Closed && (st.Target < 0 || st.Target > MaxConnections || st.Target != math.Trunc(st.Target)):
+				bad("stage %d: %s connections: want a whole number from 0 to %d", i+1, strconv.FormatFloat(st.Target, 'f', -1, 64), MaxConnections)
+			case l.Model != Closed && !(st.Target >= 0 && st.Target <= maxRate):
+				bad("stage %d: rate %s/s: want a rate from 0 to %g per second", i+1, strconv.FormatFloat(st.Target, 'f', -1, 64), float64(maxRate))
+			}
+		}
 		if _, err := schedule.NewProfile(0, l.Stages); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	// Lengths add up in nanoseconds: a sum past MaxLength would overflow or never end.
+	length := min(l.Warmup, MaxLength) + min(l.Duration, MaxLength)
+	for _, st := range l.Stages {
+		if length > MaxLength {
+			break
+		}
+		length += min(max(st.Duration, 0), MaxLength)
+	}
+	if length > MaxLength {
+		bad("the run lasts %v with its warm-up: want at most %v", length.Round(time.Hour), MaxLength)
 	}
 	if p.HTTP.Timeout < 0 {
 		bad("timeout %v is negative", p.HTTP.Timeout)

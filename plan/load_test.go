@@ -1,0 +1,39 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/schedule"
+)
+
+// TestLoadBounds: stage targets and run lengths a run could not carry out are refused up front
+// (a closed stage of 3e9 connections would otherwise start that many senders).
+func TestLoadBounds(t *testing.T) {
+	t.Parallel()
+	ep := []Endpoint{{URL: "http://127.0.0.1:1/"}}
+	tests := []struct {
+		name string
+		load Load
+		want string // "" for valid
+	}{
+		{"closed stage too many", Load{Model: Closed, Stages: []schedule.Stage{{Duration: time.Second, Target: 3e9}}}, "stage 1: 3000000000 connections"},
+		{"closed stage fraction", Load{Model: Closed, Stages: []schedule.Stage{{Duration: time.Second, Target: 10}, {Duration: time.Second, Target: 0.5}}}, "stage 2: 0.5 connections"},
+		{"closed stage fine", Load{Model: Closed, Stages: []schedule.Stage{{Duration: time.Second, Target: 1000}, {Duration: time.Second, Target: 0}}}, ""},
+		{"open stage too fast", Load{Stages: []schedule.Stage{{Duration: time.Second, Target: 1e10}}}, "stage 1: rate 10000000000/s"},
+		{"open stage fine", Load{Stages: []schedule.Stage{{Duration: time.Second, Target: 1e9}}}, ""},
+		{"too long", Load{Rate: 1, Warmup: 2562047 * time.Hour, Duration: 2562047 * time.Hour}, "want at most 10000h"},
+		{"stages too long", Load{Stages: []schedule.Stage{{Duration: 9000 * time.Hour, Target: 1}, {Duration: 9000 * time.Hour, Target: 1}}}, "want at most 10000h"},
+		{"long enough", Load{Rate: 1, Warmup: time.Hour, Duration: 9999 * time.Hour}, ""},
+	}
+	for _, tt := range tests {
+		err := Plan{Endpoints: ep, Load: tt.load}.Validate()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: got %v; want valid", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: got %v; want an error with %q", tt.name, err, tt.want)
+		}
+	}
+}
