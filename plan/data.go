@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -48,8 +49,8 @@ func (d *Data) Value(i, col int) string { return string(d.rows[i][col]) }
 // format is told by the first character: '{' means JSON lines. name labels errors ("users.csv:3:
 // …").
 func ReadData(name string, r io.Reader) (*Data, error) {
-	br := bufio.NewReader(r)
 	d := &Data{Name: name}
+	br := bufio.NewReader(&lineCap{r: r})
 	var err error
 	if first, _ := peekNonSpace(br); first == '{' {
 		err = d.readJSONLines(br)
@@ -147,7 +148,7 @@ func (d *Data) setColumns(names []string, line int) error {
 
 func (d *Data) readJSONLines(r io.Reader) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	sc.Buffer(make([]byte, 64*1024), maxDataLine+1)
 	index := map[string]int{}
 	var objs []map[int][]byte
 	for line := 1; sc.Scan(); line++ {
@@ -232,4 +233,50 @@ func jsonText(raw json.RawMessage) []byte {
 		return b.Bytes()
 	}
 	return []byte(raw)
+}
+
+// maxDataLine bounds a line of a data file, so that a file without line ends (a device, a binary
+// file given by mistake) is refused instead of read into memory whole.
+const maxDataLine = 16 << 20
+
+// lineCap passes r through, failing once a line grows past maxDataLine bytes.
+type lineCap struct {
+	r    io.Reader
+	line int // bytes since the last line end
+	n    int // line ends seen
+}
+
+func (c *lineCap) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for _, b := range p[:n] {
+		if b == '\n' {
+			c.line, c.n = 0, c.n+1
+			continue
+		}
+		if c.line++; c.line > maxDataLine {
+			return 0, fmt.Errorf("line %d is longer than %d MiB: want a CSV or JSON-lines data file", c.n+1, maxDataLine>>20)
+		}
+	}
+	return n, err
+}
+
+// MaxBodyBytes bounds a request body read from a file: every sender holds it.
+const MaxBodyBytes = 64 << 20
+
+// ReadBodyFile reads a request body from path, refusing one larger than MaxBodyBytes (or a source
+// without end, such as a device) instead of reading it into memory whole.
+func ReadBodyFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxBodyBytes {
+		return nil, fmt.Errorf("%s is larger than %d MiB: want a smaller request body", path, MaxBodyBytes>>20)
+	}
+	return b, nil
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -86,4 +87,24 @@ func FuzzReadData(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDataEndlessLine: a source without line ends (say /dev/zero) is refused after one long line,
+// not read until memory runs out.
+func TestDataEndlessLine(t *testing.T) {
+	t.Parallel()
+	for _, start := range []string{"", "id\n", "{\"id\":1}\n"} {
+		r := io.MultiReader(strings.NewReader(start), zeros{})
+		_, err := ReadData("zero", r)
+		if err == nil || !strings.Contains(err.Error(), "zero:") || len(err.Error()) > 300 {
+			t.Errorf("after %q: got %v; want a short error naming the file and line", start, err)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -138,7 +137,7 @@ func (h *httpReader) readLine(s string) error {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(h.dir, path)
 		}
-		b, err := os.ReadFile(path)
+		b, err := ReadBodyFile(path)
 		if err != nil {
 			return h.errorf("body file: %v", err)
 		}

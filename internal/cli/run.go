@@ -102,7 +102,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	case f.body != "":
 		ep.Body = []byte(f.body)
 	case f.bodyFile != "":
-		b, err := os.ReadFile(f.bodyFile)
+		b, err := plan.ReadBodyFile(f.bodyFile)
 		if err != nil {
 			return plan.Plan{}, usagef("--body-file: %v", err)
 		}
