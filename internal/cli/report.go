@@ -50,6 +50,13 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if (format == "hgrm" || format == "hlog") && len(files) > 1 && !merge {
 		return fail(e, "report", usagef("--format %s renders one run; give one file, or several with --merge", format), ExitUsage)
 	}
+	inputs := make([]namedFile, len(files))
+	for i, f := range files {
+		inputs[i] = namedFile{"a result file to read", f}
+	}
+	if err := distinctFiles([]namedFile{{"-o", out}}, inputs); err != nil {
+		return fail(e, "report", err, ExitUsage)
+	}
 	runs, err := loadRuns(files, merge)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)

@@ -422,3 +422,32 @@ func TestRunFormats(t *testing.T) {
 		t.Errorf("run --format hlog: got exit %d, %q; want a usage error (hlog is for rpcbench report)", code, stderr)
 	}
 }
+
+// TestOutputsOfTheirOwn: an output that is an input or another output is a usage error, before
+// anything is written.
+func TestOutputsOfTheirOwn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	targets := filepath.Join(dir, "t.http")
+	if err := os.WriteFile(targets, []byte("GET http://127.0.0.1:1/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rb := filepath.Join(dir, "x.rb")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--targets", targets, "--out", targets, "--requests", "1"}, "--out " + targets + " is also --targets"},
+		{[]string{"run", "--out", rb, "--html", rb, "--requests", "1", "http://127.0.0.1:1/"}, "--out " + rb + " is also --html"},
+		{[]string{"report", "-o", targets, targets}, "-o " + targets + " is also a result file to read"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := cliRun(t, tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tt.args, code, stderr, ExitUsage, tt.want)
+		}
+	}
+	if b, err := os.ReadFile(targets); err != nil || string(b) != "GET http://127.0.0.1:1/\n" {
+		t.Errorf("target file now %q, %v; want it untouched", b, err)
+	}
+}

@@ -162,6 +162,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
 	}
+	if err := distinctFiles(
+		[]namedFile{{"--out", f.output.out}, {"--report-file", f.reportFile}, {"--live", f.output.live}, {"--html", f.output.html}},
+		[]namedFile{{"--targets", f.traffic.targets}, {"--data", f.traffic.data}, {"--setup", f.traffic.setup}, {"--calls", f.rpc.calls}, {"--body-file", f.bodyFile}},
+	); err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
 	f.traffic.stdin = e.stdin
 	p, err := f.plan(strings.Join(pos, ""))
 	if err != nil {

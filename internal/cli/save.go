@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
@@ -362,4 +363,36 @@ func plannedLength(l plan.Load) time.Duration {
 		d += s.Duration
 	}
 	return d
+}
+
+// namedFile is a file a flag names; "" and "-" (stdin or stdout) name none.
+type namedFile struct{ flag, path string }
+
+// distinctFiles refuses an output that is another output or an input: a run must not write its
+// result over its own target file, nor two outputs into one file.
+func distinctFiles(outputs, inputs []namedFile) error {
+	same := func(a, b string) bool {
+		if a == b {
+			return true
+		}
+		aa, err1 := filepath.Abs(a)
+		ba, err2 := filepath.Abs(b)
+		if err1 == nil && err2 == nil && aa == ba {
+			return true
+		}
+		sa, err1 := os.Stat(a)
+		sb, err2 := os.Stat(b)
+		return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+	}
+	for i, o := range outputs {
+		if o.path == "" || o.path == "-" {
+			continue
+		}
+		for _, other := range append(slices.Clone(outputs[i+1:]), inputs...) {
+			if other.path != "" && other.path != "-" && same(o.path, other.path) {
+				return usagef("%s %s is also %s: want a file of its own", o.flag, o.path, other.flag)
+			}
+		}
+	}
+	return nil
 }
