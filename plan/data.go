@@ -152,6 +152,9 @@ func (d *Data) readJSONLines(r io.Reader) error {
 	index := map[string]int{}
 	var objs []map[int][]byte
 	for line := 1; sc.Scan(); line++ {
+		if err := sc.Err(); err != nil {
+			break // the reader failed mid-line: what Scan handed over is a fragment
+		}
 		text := bytes.TrimSpace(sc.Bytes())
 		if len(text) == 0 {
 			continue
