@@ -354,12 +354,45 @@ func (r *run) intended(t time.Duration) uint64 {
 	return n - min(n, r.warmN)
 }
 
-// pace hands out arrival numbers at their due times until the schedule ends or the run stops.
+// lateSends is how long after the end of its schedule an open-model run still sends arrivals that
+// fell due before the end: a generator that keeps up sends its last one within microseconds; one
+// further behind than this has fallen behind (every sender stuck on a server that does not answer,
+// say), and the rest are counted as never sent.
+const lateSends = 100 * time.Millisecond
+
+// plannedEnd returns the offset at which the open model's schedule ends, warm-up included: its
+// planned length, or for a count-limited run when the next arrival after the last would be due.
+// ok is false for a schedule without end.
+func (r *run) plannedEnd() (time.Duration, bool) {
+	if e := r.prof.End(); e > 0 {
+		return e, true
+	}
+	if r.limit > 0 {
+		return r.prof.At(r.warmN + r.limit)
+	}
+	return 0, false
+}
+
+// pace hands out arrival numbers at their due times until the schedule ends or the run stops. The
+// planned end bounds it: arrivals still waiting for a free sender lateSends after it are never
+// sent, so a run ends at its planned length (plus the time to wait for answers in flight) however
+// late its senders are.
 func (r *run) pace(tickets chan<- ticket) {
 	defer close(tickets)
 	defer r.stop()
 	pacer := r.o.sleep.begin()
 	defer pacer.end()
+	var late <-chan time.Time
+	if end, ok := r.plannedEnd(); ok {
+		t := time.NewTimer(time.Until(r.start.Add(end + lateSends)))
+		defer t.Stop()
+		late = t.C
+		defer func() {
+			if !r.exhausted.Load() && time.Since(r.start) >= end {
+				r.stopAtOffset(end) // before the deferred stop: what was due up to the end was intended
+			}
+		}()
+	}
 	for i := uint64(0); ; i++ {
 		due, ok := r.sched.At(i)
 		if !ok {
@@ -373,6 +406,8 @@ func (r *run) pace(tickets chan<- ticket) {
 		case tickets <- ticket{i, due}:
 			r.lastSend.Store(int64(time.Since(r.start))) // a sender took it: it goes out now
 		case <-r.stopping:
+			return
+		case <-late:
 			return
 		}
 	}

@@ -239,3 +239,32 @@ func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
 			res.Intended, c.Sent, res.Sending, due)
 	}
 }
+
+// The planned length bounds an open-model run whose senders are all stuck: against a server that
+// never answers, 10 senders with a 1 s timeout could send 20 of 500 arrivals in the planned 1 s;
+// the rest are never sent, and the run ends at about 1 s + the 1 s timeout — not after the 50 s it
+// would take to send them all late.
+func TestOpenModelEndsOnTimeWhenSendersAreStuck(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{Latency: time.Hour})
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 500, Duration: time.Second, Connections: 10}}
+	p.HTTP.Timeout = time.Second
+	begin := time.Now()
+	res := runPlan(t, p)
+	took := time.Since(begin)
+	c := res.Total.Endpoints[0]
+	if res.Intended != 500 {
+		t.Errorf("intended %d; want 500 (every arrival due in the planned second)", res.Intended)
+	}
+	// each sender sends at 0 s and, once its first request has timed out, at about 1 s
+	if c.Sent > 20 || c.OK != 0 {
+		t.Errorf("sent %d, ok %d; want at most 20 sent (10 senders, 1 s timeout), none ok", c.Sent, c.OK)
+	}
+	// 1 s of schedule + lateSends + 1 s for the answers in flight, with room for a slow machine
+	if limit := 3500 * time.Millisecond; took > limit {
+		t.Errorf("run took %v; want at most %v", took, limit)
+	}
+	if res.SendSpan > time.Second+lateSends+200*time.Millisecond {
+		t.Errorf("send span %v; want no send after the planned end + %v", res.SendSpan, lateSends)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,9 +28,12 @@ type preciseSleeper struct{}
 type precisePacer struct {
 	timer timerPacer
 	f     *os.File // the timerfd, in the poller; nil: runtime timers only
-	fd    int
-	buf   [8]byte
+	rc    syscall.RawConn
+	armed bool // wait's fired has armed the timer and waits for it to fire
+	err   error
 	spec  unix.ItimerSpec
+	buf   [8]byte
+	fired func(fd uintptr) bool // made once: a method value allocates
 }
 
 func (preciseSleeper) begin() pacer {
@@ -38,7 +42,12 @@ func (preciseSleeper) begin() pacer {
 	if err != nil {
 		return &p.timer
 	}
-	p.f, p.fd = os.NewFile(uintptr(fd), "timerfd"), fd
+	p.f = os.NewFile(uintptr(fd), "timerfd")
+	if p.rc, err = p.f.SyscallConn(); err != nil {
+		_ = p.f.Close()
+		return &p.timer
+	}
+	p.fired = p.onReadable
 	return p
 }
 
@@ -68,12 +77,35 @@ func (p *precisePacer) sleepUntil(t time.Time, stop <-chan struct{}) bool {
 	}
 }
 
-// wait arms the timerfd to fire after d and reads it: the goroutine parks in the poller until then.
+// wait arms the timerfd to fire after d and parks in the poller until it has: two system calls
+// besides the poller's wait (arm, and a read to clear it once it fired).
 func (p *precisePacer) wait(d time.Duration) bool {
 	p.spec.Value = unix.NsecToTimespec(int64(d))
-	if err := unix.TimerfdSettime(p.fd, 0, &p.spec, nil); err != nil {
+	p.armed, p.err = false, nil
+	if err := p.rc.Read(p.fired); err != nil || p.err != nil {
 		return false
 	}
-	_, err := p.f.Read(p.buf[:]) // EAGAIN parks in the poller; EINTR is retried by os
-	return err == nil
+	return true
+}
+
+// onReadable is called by the poller's read loop: first to arm the timer (after the poller has
+// cleared any earlier readiness, so that the firing cannot be missed), then each time the timerfd
+// is readable, until a read has cleared it.
+func (p *precisePacer) onReadable(fd uintptr) bool {
+	if !p.armed {
+		p.armed = true
+		if p.err = unix.TimerfdSettime(int(fd), 0, &p.spec, nil); p.err != nil {
+			return true
+		}
+		return false
+	}
+	_, err := unix.Read(int(fd), p.buf[:])
+	switch err {
+	case nil:
+		return true
+	case unix.EAGAIN, unix.EINTR:
+		return false // not fired yet: wait again
+	}
+	p.err = err
+	return true
 }
