@@ -62,6 +62,8 @@ type Result struct {
 	Interrupted bool
 	// Stop is why the run stopped early, other than an interruption: e.g. a Source ran out of data.
 	Stop error
+	// Procs is how many CPUs the generator could use at once (GOMAXPROCS) during the run.
+	Procs int
 }
 
 type options struct {
@@ -227,7 +229,7 @@ func (r *run) run(ctx context.Context) *Result {
 	r.reqCtx, cut = context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
 	r.start = time.Now()
-	res := &Result{Plan: r.p, Started: r.start.Add(r.warmup), Total: result.NewInterval(len(r.p.Endpoints))}
+	res := &Result{Plan: r.p, Started: r.start.Add(r.warmup), Total: result.NewInterval(len(r.p.Endpoints)), Procs: runtime.GOMAXPROCS(0)}
 
 	var wg sync.WaitGroup
 	if r.p.Load.Model == plan.Open {

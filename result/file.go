@@ -65,6 +65,8 @@ type Trailer struct {
 	WarmupSent  uint64        `json:"warmup_sent,omitempty"`
 	Interrupted bool          `json:"interrupted,omitempty"`
 	StopReason  string        `json:"stop_reason,omitempty"`
+	// Procs is how many CPUs the generator could use at once (GOMAXPROCS); 0 when not known.
+	Procs int `json:"procs,omitempty"`
 }
 
 // Writer writes a result file line by line; each line is flushed to the underlying writer as soon

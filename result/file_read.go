@@ -234,6 +234,9 @@ func Merge(files ...*File) (*File, error) {
 		t.Intended += r.Intended
 		t.WarmupSent += r.WarmupSent
 		t.Interrupted = t.Interrupted || r.Interrupted
+		if r.Procs > 0 && (t.Procs == 0 || r.Procs < t.Procs) {
+			t.Procs = r.Procs // the merged run is as short of CPUs as its poorest part
+		}
 		if t.StopReason == "" {
 			t.StopReason = r.StopReason
 		}

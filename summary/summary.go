@@ -30,7 +30,9 @@ type Summary struct {
 	SendSpanS   float64 `json:"send_span_s"`
 	Interrupted bool    `json:"interrupted,omitempty"`
 	StopReason  string  `json:"stop_reason,omitempty"`
-	Warmup      *Warmup `json:"warmup,omitempty"`
+	// GeneratorCPUs is how many CPUs the generator could use at once (GOMAXPROCS); 0: not known.
+	GeneratorCPUs int     `json:"generator_cpus,omitempty"`
+	Warmup        *Warmup `json:"warmup,omitempty"`
 
 	Stats // the totals, over every endpoint
 
@@ -148,6 +150,7 @@ type Run struct {
 	WarmupSent  uint64
 	Interrupted bool
 	Stop        error
+	Procs       int // GOMAXPROCS of the generator; 0: not known
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -158,15 +161,16 @@ func New(run Run, total *result.Interval) *Summary {
 	// for 1 s the last arrival is due at 0.9 s): throughput never exceeds what was sent
 	elapsed := max(run.Elapsed, span)
 	s := &Summary{
-		Schema:      Schema,
-		Tool:        Tool{Name: "rpcbench", Version: run.Version},
-		Target:      Target(p),
-		Config:      p,
-		StartedAt:   run.Started.UTC(),
-		DurationS:   elapsed.Seconds(),
-		SendingS:    run.Sending.Seconds(),
-		SendSpanS:   span.Seconds(),
-		Interrupted: run.Interrupted,
+		Schema:        Schema,
+		Tool:          Tool{Name: "rpcbench", Version: run.Version},
+		Target:        Target(p),
+		Config:        p,
+		StartedAt:     run.Started.UTC(),
+		DurationS:     elapsed.Seconds(),
+		SendingS:      run.Sending.Seconds(),
+		SendSpanS:     span.Seconds(),
+		Interrupted:   run.Interrupted,
+		GeneratorCPUs: run.Procs,
 	}
 	if run.Stop != nil {
 		s.StopReason = run.Stop.Error()
@@ -282,8 +286,11 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 // Thresholds of the notes on a generator that fell behind.
 const (
-	lagNote      = 10 * time.Millisecond // send lag p99 above this is worth a note
-	shortfallPct = 1.0                   // sending more than this many percent below the intended rate
+	lagNote = 10 * time.Millisecond // send lag p99 above this is worth a note
+	// oneCPULagNote is the send lag p99 above which a generator on one CPU is said to have fallen
+	// behind its own wake-ups: on an idle core it wakes within about 0.1 ms.
+	oneCPULagNote = time.Millisecond
+	shortfallPct  = 1.0 // sending more than this many percent below the intended rate
 )
 
 func notes(s *Summary, p plan.Plan) []string {
@@ -303,8 +310,12 @@ func notes(s *Summary, p plan.Plan) []string {
 		out = append(out, fmt.Sprintf("the generator fell behind: it sent %.1f/s of an intended %.1f/s, taking %s to send what was due in %s; raise --connections or lower the rate",
 			s.SendRate, s.IntendedRate, FormatMs(s.SendSpanS*1000), FormatMs(s.SendingS*1000)))
 	}
-	if lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond)); lag > lagNote {
+	lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond))
+	if lag > lagNote {
 		out = append(out, fmt.Sprintf("requests went out late: send lag p99 %s, max %s; latency still counts from the intended send times", FormatMs(s.SendLag.P99), FormatMs(s.SendLag.Max)))
+	}
+	if s.GeneratorCPUs == 1 && lag > oneCPULagNote {
+		out = append(out, fmt.Sprintf("the generator ran on one CPU (GOMAXPROCS=1) and its own wake-ups could not keep up: send lag p99 %s; it may also have read answers late, adding to latency and service time; give it a second CPU or lower the rate before publishing these figures", FormatMs(s.SendLag.P99)))
 	}
 	return out
 }
@@ -328,6 +339,6 @@ func FormatMs(v float64) string {
 func Of(res *engine.Result, version string) *Summary {
 	return New(Run{
 		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan,
-		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
+		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop, Procs: res.Procs,
 	}, res.Total)
 }
