@@ -197,7 +197,7 @@ func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
 		}
 		r.workers = max(r.workers, 1)
 	}
-	r.rec = result.NewRecorder(len(p.Endpoints), min(r.workers, 4*runtime.GOMAXPROCS(0)))
+	r.rec = result.NewRecorder(len(p.Endpoints), min(r.workers, runtime.GOMAXPROCS(0)))
 	return r
 }
 
@@ -356,11 +356,20 @@ func (r *run) intended(t time.Duration) uint64 {
 	return n - min(n, r.warmN)
 }
 
-// lateSends is how long after the end of its schedule an open-model run still sends arrivals that
-// fell due before the end: a generator that keeps up sends its last one within microseconds; one
-// further behind than this has fallen behind (every sender stuck on a server that does not answer,
-// say), and the rest are counted as never sent.
-const lateSends = 100 * time.Millisecond
+// maxLateSends is how long after the end of its schedule an open-model run at most still sends
+// arrivals that fell due before the end (less when the request timeout is shorter): a generator
+// that keeps up sends its last one within microseconds, a busy one (a loaded machine, the race
+// detector) some tens of milliseconds late; one further behind has fallen behind — every sender
+// stuck on a server that does not answer, say — and the rest are counted as never sent.
+const maxLateSends = time.Second
+
+// lateSends returns how long after the end of its schedule the run still sends overdue arrivals.
+func (r *run) lateSends() time.Duration {
+	if t := r.p.HTTP.Timeout; t > 0 {
+		return min(maxLateSends, t)
+	}
+	return maxLateSends
+}
 
 // plannedEnd returns the offset at which the open model's schedule ends, warm-up included: its
 // planned length, or for a count-limited run when the next arrival after the last would be due.
@@ -376,7 +385,7 @@ func (r *run) plannedEnd() (time.Duration, bool) {
 }
 
 // pace hands out arrival numbers at their due times until the schedule ends or the run stops. The
-// planned end bounds it: arrivals still waiting for a free sender lateSends after it are never
+// planned end bounds it: arrivals still waiting for a free sender lateSends() after it are never
 // sent, so a run ends at its planned length (plus the time to wait for answers in flight) however
 // late its senders are.
 func (r *run) pace(tickets chan<- ticket) {
@@ -386,7 +395,7 @@ func (r *run) pace(tickets chan<- ticket) {
 	defer pacer.end()
 	var late <-chan time.Time
 	if end, ok := r.plannedEnd(); ok {
-		t := time.NewTimer(time.Until(r.start.Add(end + lateSends)))
+		t := time.NewTimer(time.Until(r.start.Add(end + r.lateSends())))
 		defer t.Stop()
 		late = t.C
 		defer func() {
