@@ -23,6 +23,7 @@ type HLog struct {
 	lw    *hdr.HistogramLogWriter
 	start time.Time
 	tags  []string
+	total *result.Counts // reused by Interval
 }
 
 // NewHLog writes the log's preamble to w: a comment, the format version, the start and base times
@@ -63,7 +64,10 @@ func tag(name string) string {
 
 // Interval writes iv's lines.
 func (l *HLog) Interval(iv *result.Interval) error {
-	if err := l.line(iv, iv.Total().Latency, ""); err != nil {
+	if l.total == nil {
+		l.total = result.NewCounts()
+	}
+	if err := l.line(iv, iv.TotalInto(l.total).Latency, ""); err != nil {
 		return err
 	}
 	if len(iv.Endpoints) > 1 {

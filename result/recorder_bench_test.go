@@ -1,6 +1,9 @@
 package result
 
 import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -28,5 +31,24 @@ func BenchmarkFlush(b *testing.B) {
 			r.Record(i, ev)
 		}
 		r.Flush(0, time.Second)
+	}
+}
+
+// BenchmarkRecordParallel records from as many goroutines as GOMAXPROCS into a recorder with one
+// shard per processor (procs) or four (4procs): what the shards buy against contention.
+func BenchmarkRecordParallel(b *testing.B) {
+	for _, per := range []int{1, 4} {
+		b.Run(fmt.Sprintf("%dprocs", per), func(b *testing.B) {
+			r := NewRecorder(1, per*runtime.GOMAXPROCS(0))
+			var ids atomic.Int64
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				id := int(ids.Add(1))
+				ev := &Event{Latency: time.Millisecond, Service: time.Millisecond, TTFB: 900 * time.Microsecond, Answered: true, Status: 200, Scheduled: true}
+				for pb.Next() {
+					r.Record(id, ev)
+				}
+			})
+		})
 	}
 }

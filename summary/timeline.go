@@ -24,7 +24,8 @@ type Point struct {
 // there are several endpoints, one per interval and endpoint. Its memory grows by a few hundred
 // bytes per interval, not per request. The zero value is ready to use; not safe for concurrent use.
 type Timeline struct {
-	Points []Point `json:"points"`
+	Points []Point        `json:"points"`
+	total  *result.Counts // reused by Add
 }
 
 // Add appends the points of iv; names label the endpoints (by index).
@@ -32,8 +33,10 @@ func (t *Timeline) Add(iv *result.Interval, names []string) {
 	if iv.End <= iv.Start {
 		return
 	}
-	total := iv.Total()
-	t.Points = append(t.Points, point(iv, total, ""))
+	if t.total == nil {
+		t.total = result.NewCounts()
+	}
+	t.Points = append(t.Points, point(iv, iv.TotalInto(t.total), ""))
 	if len(iv.Endpoints) > 1 {
 		for i, c := range iv.Endpoints {
 			name := ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 	"golang.org/x/term"
 )
@@ -16,6 +17,7 @@ type progress struct {
 	w      io.Writer
 	errors uint64
 	sent   uint64
+	total  *result.Counts // reused each tick
 }
 
 func newProgress(w io.Writer) *progress { return &progress{w: w} }
@@ -25,7 +27,10 @@ func (p *progress) observe(t *engine.Tick) {
 		fmt.Fprint(p.w, "\r\033[K")
 		return
 	}
-	total := t.Interval.Total()
+	if p.total == nil {
+		p.total = result.NewCounts()
+	}
+	total := t.Interval.TotalInto(p.total)
 	p.errors += total.Failed()
 	p.sent += total.Sent
 	secs := (t.Interval.End - t.Interval.Start).Seconds()

@@ -53,7 +53,7 @@ func newResultOut(path string, np plan.Plan, command []string) (*resultOut, erro
 
 func (o *resultOut) observe(t *engine.Tick) {
 	iv := t.Interval
-	if o.err != nil || iv.End <= iv.Start && iv.Total().Sent == 0 {
+	if o.err != nil || iv.End <= iv.Start && iv.Sent() == 0 {
 		return // nothing measured yet (warm-up)
 	}
 	o.err = o.w.WriteInterval(iv)
