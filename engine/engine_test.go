@@ -12,6 +12,7 @@ import (
 	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -267,5 +268,23 @@ func TestOpenModelEndsOnTimeWhenSendersAreStuck(t *testing.T) {
 	}
 	if res.SendSpan > 2*time.Second+200*time.Millisecond {
 		t.Errorf("send span %v; want no send after the planned end + 1 s (the timeout)", res.SendSpan)
+	}
+}
+
+// A closed-model stage target is a number of connections: a step to 30 opens 30, not the default
+// cap of 10 (with 30 senders sharing 10 connections the run would measure queueing in the
+// generator).
+func TestClosedStagesOpenTheirConnections(t *testing.T) {
+	t.Parallel()
+	var f inFlight
+	srv := startLab(t, lab.Config{Latency: 2 * time.Millisecond}, lab.WithMiddleware(f.wrap))
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Model: plan.Closed,
+		Stages: []schedule.Stage{{Duration: 0, Target: 30}, {Duration: 300 * time.Millisecond, Target: 30}}}}
+	res := runPlan(t, p)
+	if got := res.Total.Conns.Opened; got != 30 {
+		t.Errorf("connections opened %d; want 30 (the stage target)", got)
+	}
+	if got := f.max.Load(); got <= 10 || got > 30 {
+		t.Errorf("server saw at most %d requests at once; want more than 10 (the default cap), at most 30", got)
 	}
 }

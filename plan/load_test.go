@@ -26,6 +26,8 @@ func TestLoadBounds(t *testing.T) {
 		{"too long", Load{Rate: 1, Warmup: 2562047 * time.Hour, Duration: 2562047 * time.Hour}, "want at most 10000h"},
 		{"stages too long", Load{Stages: []schedule.Stage{{Duration: 9000 * time.Hour, Target: 1}, {Duration: 9000 * time.Hour, Target: 1}}}, "want at most 10000h"},
 		{"long enough", Load{Rate: 1, Warmup: time.Hour, Duration: 9999 * time.Hour}, ""},
+		{"closed stages above the connections", Load{Model: Closed, Connections: 10, Stages: []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, "connections 10 is below the highest stage target, 200 connections"},
+		{"closed stages within the connections", Load{Model: Closed, Connections: 200, Stages: []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, ""},
 	}
 	for _, tt := range tests {
 		err := Plan{Endpoints: ep, Load: tt.load}.Validate()
@@ -35,5 +37,19 @@ func TestLoadBounds(t *testing.T) {
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 			t.Errorf("%s: got %v; want an error with %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// Closed-model stages without --connections open as many connections as their highest target; the
+// open model keeps its default cap.
+func TestClosedStagesSetConnections(t *testing.T) {
+	t.Parallel()
+	ep := []Endpoint{{URL: "http://127.0.0.1:1/"}}
+	stages := []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}, {Duration: time.Second, Target: 20}}
+	if got := (Plan{Endpoints: ep, Load: Load{Model: Closed, Stages: stages}}).Normalized().Load.Connections; got != 200 {
+		t.Errorf("closed stages: connections %d; want 200", got)
+	}
+	if got := (Plan{Endpoints: ep, Load: Load{Stages: stages}}).Normalized().Load.Connections; got != DefaultOpenConns {
+		t.Errorf("open stages: connections %d; want the default cap %d", got, DefaultOpenConns)
 	}
 }

@@ -96,6 +96,22 @@ type HTTP struct {
 	Insecure         bool          `json:"insecure,omitempty"` // skip TLS certificate verification
 }
 
+// topConnections returns the highest stage target of a closed-model load with stages, in
+// connections; 0 for any other load.
+func (l Load) topConnections() int {
+	if l.Model != Closed {
+		return 0
+	}
+	top := 0.0
+	for _, st := range l.Stages {
+		top = max(top, st.Target)
+	}
+	if top > MaxConnections { // Validate says so
+		return 0
+	}
+	return int(math.Ceil(top))
+}
+
 // Normalized returns a copy of p with every default filled in, as the run will use it.
 func (p Plan) Normalized() Plan {
 	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
@@ -124,6 +140,9 @@ func (p Plan) Normalized() Plan {
 		l.Connections = DefaultClosedConns
 		if l.Model == Open {
 			l.Connections = DefaultOpenConns
+		}
+		if top := l.topConnections(); top > 0 {
+			l.Connections = top // a closed-model stage target is a number of connections: open them
 		}
 	}
 	if l.Grace == 0 {
@@ -234,6 +253,9 @@ func (p Plan) Validate() error {
 			case l.Model != Closed && !(st.Target >= 0 && st.Target <= maxRate):
 				bad("stage %d: rate %s/s: want a rate from 0 to %g per second", i+1, strconv.FormatFloat(st.Target, 'f', -1, 64), float64(maxRate))
 			}
+		}
+		if top := l.topConnections(); l.Connections > 0 && top > l.Connections {
+			bad("connections %d is below the highest stage target, %d connections: in the closed model a stage target is a number of connections, as a k6 VU count is; raise --connections to %d or leave it out", l.Connections, top, top)
 		}
 		if _, err := schedule.NewProfile(0, l.Stages); err != nil {
 			errs = append(errs, err)
