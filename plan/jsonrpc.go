@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,6 +29,9 @@ type Call struct {
 	Method string `json:"method"`
 	// Params is the raw JSON of the params member: an array or an object; empty for none.
 	Params json.RawMessage `json:"params,omitempty"`
+	// Weight is the call's share of the requests: calls are picked at random in proportion to
+	// their weights. 0 for every call: the calls are taken in turn.
+	Weight float64 `json:"weight,omitempty"`
 }
 
 // MaxBatch is the largest batch NewJSONRPCSource accepts.
@@ -44,6 +49,9 @@ func (c Call) label() string {
 func (c Call) Validate() error {
 	if strings.TrimSpace(c.Method) == "" {
 		return errors.New("no method: want e.g. {\"method\":\"eth_blockNumber\"}")
+	}
+	if c.Weight < 0 || math.IsNaN(c.Weight) || math.IsInf(c.Weight, 0) {
+		return fmt.Errorf("weight %v: want a number above 0", c.Weight)
 	}
 	if len(bytes.TrimSpace(c.Params)) == 0 {
 		return nil
@@ -130,6 +138,11 @@ func JSONRPCEndpoints(url string, header []transport.Header, calls []Call, batch
 	for k, n := range names {
 		c := calls[first[k]]
 		eps[k] = Endpoint{Name: n, Method: "POST", URL: url, Header: h, Body: appendCall(nil, c, 1)}
+		for _, x := range calls {
+			if len(names) == 1 || x.label() == n {
+				eps[k].Weight += x.Weight // the share of the endpoint's requests, as the report shows it
+			}
+		}
 	}
 	return eps, nil
 }
@@ -141,9 +154,47 @@ func checkCalls(calls []Call, batch int) error {
 	if batch < 0 || batch > MaxBatch {
 		return fmt.Errorf("plan: jsonrpc: batch %d: want 1 to %d calls per batch", batch, MaxBatch)
 	}
+	weighted := 0
 	for i, c := range calls {
 		if err := c.Validate(); err != nil {
 			return fmt.Errorf("plan: jsonrpc call %d: %v", i+1, err)
+		}
+		if c.Weight > 0 {
+			weighted++
+		}
+	}
+	if weighted > 0 && weighted < len(calls) {
+		for i, c := range calls {
+			if c.Weight == 0 {
+				return fmt.Errorf("plan: jsonrpc call %d (%s) has no weight; give every call a weight, or none", i+1, c.label())
+			}
+		}
+	}
+	return nil
+}
+
+// WeighCalls sets the weights of the calls by name (a call's name, or its method when it has
+// none), as --weights does: the calls of one name share its weight, as the targets of an endpoint
+// do. A name that no call has is an error; names not in w keep no weight.
+func WeighCalls(calls []Call, w map[string]float64) error {
+	count := map[string]int{}
+	for _, c := range calls {
+		count[c.label()]++
+	}
+	var unknown []string
+	for name := range w {
+		if count[name] == 0 {
+			unknown = append(unknown, fmt.Sprintf("%q", name))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		names, _ := callNames(calls, 0)
+		return fmt.Errorf("no call is named %s; the calls are %s", strings.Join(unknown, ", "), strings.Join(names, ", "))
+	}
+	for i := range calls {
+		if v, ok := w[calls[i].label()]; ok {
+			calls[i].Weight = v / float64(count[calls[i].label()])
 		}
 	}
 	return nil
@@ -181,6 +232,7 @@ func hasHeader(h []transport.Header, name string) bool {
 type JSONRPCSource struct {
 	base      []transport.Request // per endpoint: everything but the body
 	calls     []rpcCall
+	weights   *aliasTable // nil: the calls in turn
 	batch     uint64
 	next      atomic.Uint64 // ids handed out so far
 	templated bool          // some params hold templates
@@ -243,6 +295,13 @@ func NewJSONRPCSource(endpoints []Endpoint, calls []Call, batch int) (*JSONRPCSo
 		}
 		s.calls = append(s.calls, rc)
 	}
+	if calls[0].Weight > 0 {
+		w := make([]float64, len(calls))
+		for i, c := range calls {
+			w[i] = c.Weight
+		}
+		s.weights = newAliasTable(w)
+	}
 	s.seed = rand.Uint64()
 	return s, nil
 }
@@ -270,7 +329,7 @@ func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
 	body := r.Body[:0]
 	var g *gen
 	var st *rpcState
-	if s.templated {
+	if s.templated || s.weights != nil {
 		if st, _ = state.(*rpcState); st == nil {
 			st = &rpcState{g: newGen(s.seed, s.streams.Add(1))}
 			state = st
@@ -280,7 +339,7 @@ func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
 			g.now = time.Now()
 		}
 	}
-	c := &s.calls[(id-1)%uint64(len(s.calls))]
+	c := s.call(id, g)
 	*r = s.base[c.endpoint]
 	r.SourceState = state
 	if s.batch == 1 {
@@ -288,7 +347,10 @@ func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
 	} else {
 		body = append(body, '[')
 		for ; id <= last; id++ {
-			body = s.appendCall(body, &s.calls[(id-1)%uint64(len(s.calls))], id, g)
+			if id > last-s.batch+1 {
+				c = s.call(id, g)
+			}
+			body = s.appendCall(body, c, id, g)
 			if id < last {
 				body = append(body, ',')
 			}
@@ -300,6 +362,14 @@ func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
 		st.body = body
 	}
 	return nil
+}
+
+// call picks the call of the given id: the calls in turn, or at random by weight.
+func (s *JSONRPCSource) call(id uint64, g *gen) *rpcCall {
+	if s.weights != nil {
+		return &s.calls[s.weights.pick(g.rng)]
+	}
+	return &s.calls[(id-1)%uint64(len(s.calls))]
 }
 
 // appendCall renders call c with the given id.

@@ -123,10 +123,11 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure},
 	}
+	f.traffic.callsWeighted = f.rpc.on()
 	if err := f.traffic.apply(&p, ep); err != nil {
 		return p, err
 	}
-	if err := f.rpc.apply(&p, ep); err != nil {
+	if err := f.rpc.apply(&p, ep, f.traffic.weights); err != nil {
 		return p, err
 	}
 	if f.rate.set && f.rate.v == 0 {

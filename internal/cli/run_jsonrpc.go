@@ -30,7 +30,7 @@ type rpcCallFlags struct {
 func (f *rpcCallFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.method, "jsonrpc", "", "send JSON-RPC 2.0 calls of `METHOD` (POST, or messages over ws:// and wss://), each with a unique id")
 	fs.StringVar(&f.params, "params", "", "JSON-RPC params of --jsonrpc: a JSON array or object, may hold templates (e.g. '[\"{{pick \"0x1\" \"latest\"}}\",false]')")
-	fs.StringVar(&f.calls, "calls", "", "JSON-RPC calls from `FILE`, one per line: {\"method\":…,\"params\":…,\"name\":…}; taken in turn, reported per name")
+	fs.StringVar(&f.calls, "calls", "", "JSON-RPC calls from `FILE`, one per line: {\"method\":…,\"params\":…,\"name\":…,\"weight\":…}; taken in turn (or by weight), reported per name")
 	fs.IntVar(&f.batch, "batch", 0, "send `N` JSON-RPC calls per request, as one batch (an array)")
 	fs.StringVar(&f.expect, "expect-status", "", "status `CODES` that count as success, e.g. 200,201 or 2xx,404 (default 2xx and 3xx)")
 	fs.Var(appended(&f.contains, asIs), "check-body-contains", "check that each answer's body holds `TEXT` (repeatable)")
@@ -44,7 +44,7 @@ func (f *rpcCallFlags) on() bool { return f.method != "" || f.calls != "" }
 
 // apply turns the plan's single endpoint (the URL argument, with -H) into one endpoint per
 // JSON-RPC method, and makes the request source and the verifier of the answers.
-func (f *rpcCallFlags) apply(p *plan.Plan, base plan.Endpoint) error {
+func (f *rpcCallFlags) apply(p *plan.Plan, base plan.Endpoint, weights map[string]float64) error {
 	f.opts = nil
 	v, err := f.verifier()
 	if err != nil {
@@ -54,6 +54,11 @@ func (f *rpcCallFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		calls, err := f.readCalls(p, base)
 		if err != nil {
 			return err
+		}
+		if weights != nil {
+			if err := plan.WeighCalls(calls, weights); err != nil {
+				return usagef("--weights: %v", err)
+			}
 		}
 		eps, err := plan.JSONRPCEndpoints(base.URL, base.Header, calls, f.batch)
 		if err != nil {

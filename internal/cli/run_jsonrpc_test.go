@@ -261,3 +261,33 @@ func TestRunJSONRPCUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// --weights names the calls of a calls file (by name, or method), and a line's "weight" works alike.
+func TestRunJSONRPCCallsWeighted(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	dir := t.TempDir()
+	plain := writeFile(t, dir, "calls.jsonl", `{"method":"eth_blockNumber"}
+{"method":"eth_chainId","name":"chain"}
+`)
+	weighted := writeFile(t, dir, "weighted.jsonl", `{"method":"eth_blockNumber","weight":9}
+{"method":"eth_chainId","name":"chain","weight":1}
+`)
+	for _, args := range [][]string{
+		{"--calls", plain, "--weights", "eth_blockNumber=9,chain=1"},
+		{"--calls", weighted},
+	} {
+		code, s, stderr := rpcRun(t, append([]string{"run", "--requests", "2000", "--connections", "4"}, append(args, node.url)...)...)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d; stderr %s", args, code, stderr)
+		}
+		// 9 in 10 of 2,000: 1,800 ± 4·√(2,000·0.9·0.1) ≈ 1,800 ± 54
+		if len(s.Endpoints) != 2 || s.Endpoints[0].Requests.Sent < 1746 || s.Endpoints[0].Requests.Sent > 1854 {
+			t.Errorf("%v: endpoints %+v; want eth_blockNumber with 1,800 ± 54 of 2,000", args, s.Endpoints)
+		}
+	}
+	code, _, stderr := rpcRun(t, "run", "--calls", plain, "--weights", "nope=1", "--requests", "1", node.url)
+	if code != ExitUsage || !strings.Contains(stderr, `--weights: no call is named "nope"; the calls are eth_blockNumber, chain`) {
+		t.Errorf("unknown name: exit %d, stderr %q; want %d and the names there are", code, stderr, ExitUsage)
+	}
+}

@@ -29,6 +29,7 @@ type trafficFlags struct {
 	targetsOrder  string
 	endpoints     []plan.Endpoint
 	weights       map[string]float64
+	callsWeighted bool // JSON-RPC calls take the weights (rpcCallFlags.apply), not the endpoints
 	data          string
 	dataOrder     string
 	setup         string
@@ -96,7 +97,7 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		}
 		f.loaded = t
 	}
-	if f.weights != nil {
+	if f.weights != nil && !f.callsWeighted {
 		if err := plan.ApplyWeights(eps, f.weights); err != nil {
 			return usagef("--weights: %v", err)
 		}
