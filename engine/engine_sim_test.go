@@ -31,6 +31,7 @@ type simTransport struct {
 }
 
 func (s *simTransport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	out.Sent = time.Now() // the request is written at once; only the answer takes time
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
