@@ -76,6 +76,7 @@ type options struct {
 	verify    Verifier
 	observers []Observer
 	sleep     sleeper
+	cut       <-chan struct{}
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -118,6 +119,11 @@ func WithVerifier(v Verifier) Option { return func(o *options) { o.verify = v } 
 func WithObserver(f Observer) Option {
 	return func(o *options) { o.observers = append(o.observers, f) }
 }
+
+// WithCut makes closing cut end the run at once: no new request starts and the requests in flight
+// are cut (class Canceled) without waiting out the grace period, as a second Ctrl-C asks. The
+// Result is Interrupted.
+func WithCut(cut <-chan struct{}) Option { return func(o *options) { o.cut = cut } }
 
 // Run runs p until its load is done or ctx is cancelled. It returns an error only when the run could
 // not start (an invalid plan, a transport that cannot be made); everything that happens to requests
@@ -283,13 +289,14 @@ func (r *run) run(ctx context.Context) *Result {
 }
 
 // wait ticks the collector until the workers are done. After ctx is cancelled it stops new
-// requests and gives those in flight the grace period before cutting them.
+// requests and gives those in flight the grace period before cutting them; once the cut channel
+// (WithCut) is closed it cuts them at once.
 func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.CancelFunc, coll *collector) (interrupted bool) {
 	next := r.nextTick(0)
 	tick := time.NewTimer(next)
 	defer tick.Stop()
 	var grace <-chan time.Time
-	ctxDone := ctx.Done()
+	ctxDone, cutNow := ctx.Done(), r.o.cut
 	for {
 		select {
 		case <-done:
@@ -308,6 +315,10 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 		case <-grace:
 			cut() // requests still in flight end as canceled
 			grace = nil
+		case <-cutNow: // no grace: cut them now
+			interrupted, ctxDone, cutNow, grace = true, nil, nil, nil
+			r.stop()
+			cut()
 		}
 	}
 }
