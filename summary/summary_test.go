@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ func TestRequestsFailedBeforeSending(t *testing.T) {
 	}{
 		{"closed", plan.Closed, 0, Requests{Intended: 14, Sent: 10, Completed: 10, OK: 7, Errors: 7, Unsent: 4}},
 		{"open, 2 never sent", plan.Open, 16, Requests{Intended: 16, Sent: 10, Completed: 10, OK: 7, Errors: 7, Unsent: 4, Dropped: 2}},
+		// the 4 refused were made on time: the generator kept up
+		{"open, all made", plan.Open, 14, Requests{Intended: 14, Sent: 10, Completed: 10, OK: 7, Errors: 7, Unsent: 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,6 +42,10 @@ func TestRequestsFailedBeforeSending(t *testing.T) {
 			}
 			if got := s.Endpoints[0].Requests; got.Intended != 14 || got.Unsent != 4 || got.Errors != 7 {
 				t.Errorf("got endpoint requests %+v; want intended 14, unsent 4, errors 7", got)
+			}
+			behind := strings.Contains(strings.Join(s.Notes, "\n"), "fell behind")
+			if want := tt.want.Dropped > 0; behind != want {
+				t.Errorf("got notes %q; want a note that the generator fell behind: %v", s.Notes, want)
 			}
 			if s.Backoff == nil || s.Backoff.Count != 4 || s.Backoff.TotalS != 0.015 {
 				t.Errorf("got back-off %+v; want 4 waits, 0.015 s", s.Backoff)

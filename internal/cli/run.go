@@ -71,7 +71,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
 	fs.Var(durationFlag{&f.duration}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
-	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10); open: cap of connections and requests in flight (default 1000)")
+	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
 	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
 	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
