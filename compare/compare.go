@@ -60,10 +60,10 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 	}
 	add("throughput", "req/s", "requests/s", HigherIsBetter, func(s *summary.Summary) float64 { return s.Throughput })
 	add("error rate", "%", "error rate", LowerIsBetter, func(s *summary.Summary) float64 {
-		if s.Requests.Sent == 0 {
+		if s.Requests.Attempted() == 0 {
 			return 0
 		}
-		return 100 * float64(s.Requests.Errors) / float64(s.Requests.Sent)
+		return 100 * float64(s.Requests.Errors) / float64(s.Requests.Attempted())
 	})
 	lat := []struct {
 		name string

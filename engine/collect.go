@@ -28,7 +28,7 @@ func (c *collector) flush(now time.Duration, final bool) {
 		iv.Intended = r.intended(until) - min(r.intended(until), r.intended(c.last))
 	} else {
 		for _, e := range iv.Endpoints {
-			iv.Intended += e.Sent
+			iv.Intended += e.Attempted()
 		}
 	}
 	c.res.Total.Merge(iv)

@@ -62,6 +62,12 @@ type Result struct {
 	Interrupted bool
 	// Stop is why the run stopped early, other than an interruption: e.g. a Source ran out of data.
 	Stop error
+	// Backoffs counts the waits of the closed model's connections after a connection could not be
+	// made (refused, a name not resolved, a failed TLS handshake, a connect timeout): 1 ms after
+	// the first failure, doubling with each failure in a row up to 1 s, until a request gets a
+	// connection. BackoffTime adds up how long they waited.
+	Backoffs    uint64
+	BackoffTime time.Duration
 	// Procs is how many CPUs the generator could use at once (GOMAXPROCS) during the run.
 	Procs int
 }
@@ -72,6 +78,7 @@ type options struct {
 	verify    Verifier
 	observers []Observer
 	sleep     sleeper
+	cut       <-chan struct{}
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -114,6 +121,11 @@ func WithVerifier(v Verifier) Option { return func(o *options) { o.verify = v } 
 func WithObserver(f Observer) Option {
 	return func(o *options) { o.observers = append(o.observers, f) }
 }
+
+// WithCut makes closing cut end the run at once: no new request starts and the requests in flight
+// are cut (class Canceled) without waiting out the grace period, as a second Ctrl-C asks. The
+// Result is Interrupted.
+func WithCut(cut <-chan struct{}) Option { return func(o *options) { o.cut = cut } }
 
 // Run runs p until its load is done or ctx is cancelled. It returns an error only when the run could
 // not start (an invalid plan, a transport that cannot be made); everything that happens to requests
@@ -179,6 +191,9 @@ type run struct {
 	// warmTickets numbers the closed model's warm-up requests.
 	warmTickets atomic.Uint64
 	stopErr     atomic.Pointer[error]
+	// backoffs and backoffNs count the closed model's back-offs in the measured part.
+	backoffs  atomic.Uint64
+	backoffNs atomic.Int64
 }
 
 func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
@@ -264,24 +279,26 @@ func (r *run) run(ctx context.Context) *Result {
 	res.Sending = r.sendingWindow()
 	res.SendSpan = max(res.Sending, time.Duration(r.lastSend.Load())-r.warmup)
 	res.WarmupSent = r.warmSent.Load()
+	res.Backoffs, res.BackoffTime = r.backoffs.Load(), time.Duration(r.backoffNs.Load())
 	res.Intended = r.intended(r.sendingEnd())
 	if r.p.Load.Model == plan.Closed {
-		res.Intended = 0 // no schedule: what was intended is what was sent
+		res.Intended = 0 // no schedule: what was intended is what was sent or failed before sending
 		for _, c := range res.Total.Endpoints {
-			res.Intended += c.Sent
+			res.Intended += c.Attempted()
 		}
 	}
 	return res
 }
 
 // wait ticks the collector until the workers are done. After ctx is cancelled it stops new
-// requests and gives those in flight the grace period before cutting them.
+// requests and gives those in flight the grace period before cutting them; once the cut channel
+// (WithCut) is closed it cuts them at once.
 func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.CancelFunc, coll *collector) (interrupted bool) {
 	next := r.nextTick(0)
 	tick := time.NewTimer(next)
 	defer tick.Stop()
 	var grace <-chan time.Time
-	ctxDone := ctx.Done()
+	ctxDone, cutNow := ctx.Done(), r.o.cut
 	for {
 		select {
 		case <-done:
@@ -300,6 +317,10 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 		case <-grace:
 			cut() // requests still in flight end as canceled
 			grace = nil
+		case <-cutNow: // no grace: cut them now
+			interrupted, ctxDone, cutNow, grace = true, nil, nil, nil
+			r.stop()
+			cut()
 		}
 	}
 }
@@ -450,6 +471,8 @@ func (r *run) closedWorker(id int) {
 	w := &worker{r: r, id: id}
 	staged := len(r.p.Load.Stages) > 0
 	var wake *time.Timer
+	var back backoff
+	defer back.close()
 	for !stopped(r.stopping) {
 		now := time.Now()
 		if staged && float64(id) >= r.prof.Level(now.Sub(r.start)) {
@@ -481,16 +504,29 @@ func (r *run) closedWorker(id int) {
 				return
 			}
 		}
-		w.send(i, now, false)
+		if !w.send(i, now, false) {
+			back.reset()
+			continue
+		}
+		measured := time.Since(r.start) >= r.warmup
+		waited, full := back.wait(r.stopping) // no connection could be made: do not hammer
+		if waited > 0 && measured {
+			r.backoffs.Add(1)
+			r.backoffNs.Add(int64(waited))
+		}
+		if !full {
+			return
+		}
 	}
 }
 
-// send makes one request due at intended and records it.
-func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
+// send makes one request due at intended and records it. It reports whether the request failed
+// because no connection could be made for it.
+func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed bool) {
 	r := w.r
 	if err := r.o.src.Fill(i, &w.req); err != nil {
 		r.fail(err, intended)
-		return
+		return false
 	}
 	r.inFlight.Add(1)
 	w.out.Reset()
@@ -498,11 +534,17 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
 	r.o.tr.Do(r.reqCtx, &w.req, &w.out)
 	done := time.Now()
 	r.inFlight.Add(-1)
+	out, ev := &w.out, &w.ev
+	// A request that failed without a byte of it written (nothing answers, the name does not
+	// resolve) was never sent: it counts as failed, with no service time. A transport that answered
+	// without saying when it sent is taken to have sent at once.
+	unsent := out.Sent.IsZero() && !out.Answered && out.Class != result.OK
+	connFailed = out.Opened && out.Conn.Failed ||
+		unsent && (out.Class == result.Refused || out.Class == result.DNS || out.Class == result.TLS)
 	if intended.Sub(r.start) < r.warmup {
 		r.warmSent.Add(1)
-		return
+		return connFailed
 	}
-	out, ev := &w.out, &w.ev
 	sent := out.Sent
 	if sent.IsZero() {
 		sent = begin
@@ -519,6 +561,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
 		BytesOut:  out.BytesOut,
 		Lag:       begin.Sub(intended),
 		Scheduled: scheduled,
+		Unsent:    unsent,
 	}
 	if !out.FirstByte.IsZero() {
 		ev.TTFB = out.FirstByte.Sub(sent)
@@ -533,6 +576,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) {
 		ev.Class = result.Other // a transport's own cancellation, not the run's
 	}
 	r.rec.Record(w.id, ev)
+	return connFailed
 }
 
 // ErrNoTransport is returned by NewTransport for a plan whose URLs no transport serves.

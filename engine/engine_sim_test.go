@@ -31,6 +31,7 @@ type simTransport struct {
 }
 
 func (s *simTransport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	out.Sent = time.Now() // the request is written at once; only the answer takes time
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
@@ -326,6 +327,29 @@ func TestSimClosedWarmupAndIntended(t *testing.T) {
 		a, b := tr.perEndpoint[0].Load(), tr.perEndpoint[1].Load()
 		if a < 690 || a > 710 || b < 690 || b > 710 {
 			t.Errorf("requests per endpoint %d and %d; want ≈ 700 each", a, b)
+		}
+	})
+}
+
+// Closing the cut channel after an interruption ends the grace period at once: the requests in
+// flight are cut then, not when the grace runs out.
+func TestSimCutEndsGrace(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		time.AfterFunc(1450*time.Millisecond, cancel)
+		cut := make(chan struct{})
+		time.AfterFunc(1600*time.Millisecond, func() { close(cut) })
+		tr := &simTransport{service: 5 * time.Second}
+		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: time.Minute})
+		res := simRun(t, ctx, p, tr, WithCut(cut))
+		c := res.Total.Endpoints[0]
+		// arrivals at 0, 0.1, …, 1.4 s: 15 sent, all cut at 1.6 s
+		if !res.Interrupted || c.Sent != 15 || c.Errors[result.Canceled] != 15 {
+			t.Errorf("interrupted %v, sent %d, canceled %d; want true, 15, 15", res.Interrupted, c.Sent, c.Errors[result.Canceled])
+		}
+		if res.Elapsed != 1600*time.Millisecond {
+			t.Errorf("elapsed %v; want 1.6s (the cut), not the minute of grace", res.Elapsed)
 		}
 	})
 }

@@ -180,11 +180,12 @@ func TestErrorClasses(t *testing.T) {
 		url     string
 		timeout time.Duration
 		class   result.Class
+		unsent  bool // failed before a byte was written: not sent, no service time
 	}{
-		{"nothing listens", refusedURL, 0, result.Refused},
-		{"server resets", resets.URL(), 0, result.Reset},
-		{"server too slow", slow.URL(), 100 * time.Millisecond, result.Timeout},
-		{"server answers 500", fails.URL(), 0, result.Status},
+		{"nothing listens", refusedURL, 0, result.Refused, true},
+		{"server resets", resets.URL(), 0, result.Reset, false},
+		{"server too slow", slow.URL(), 100 * time.Millisecond, result.Timeout, false},
+		{"server answers 500", fails.URL(), 0, result.Status, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,8 +193,21 @@ func TestErrorClasses(t *testing.T) {
 			p := plan.Plan{Endpoints: []plan.Endpoint{{URL: tt.url}}, Load: plan.Load{Connections: 2, Requests: 20}, HTTP: plan.HTTP{Timeout: tt.timeout}}
 			res := runPlan(t, p)
 			c := res.Total.Endpoints[0]
-			if c.Sent != 20 || c.Errors[tt.class] != 20 {
-				t.Errorf("sent %d, %v failures %d (all: %v); want 20, 20", c.Sent, tt.class, c.Errors[tt.class], c.Errors)
+			wantSent, wantUnsent, wantService := uint64(20), uint64(0), int64(20)
+			if tt.unsent {
+				wantSent, wantUnsent, wantService = 0, 20, 0
+			}
+			if c.Sent != wantSent || c.Unsent != wantUnsent || c.Errors[tt.class] != 20 {
+				t.Errorf("sent %d, unsent %d, %v failures %d (all: %v); want %d, %d, 20", c.Sent, c.Unsent, tt.class, c.Errors[tt.class], c.Errors, wantSent, wantUnsent)
+			}
+			if got := c.Service.TotalCount(); got != wantService {
+				t.Errorf("%d service times recorded; want %d", got, wantService)
+			}
+			if got := c.Latency.TotalCount(); got != 20 {
+				t.Errorf("%d latencies recorded; want 20, one per request", got)
+			}
+			if res.Intended != 20 {
+				t.Errorf("intended %d; want 20 (ok + failed)", res.Intended)
 			}
 			if len(c.Messages) == 0 {
 				t.Error("no error message recorded")

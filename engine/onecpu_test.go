@@ -96,10 +96,12 @@ func TestOneCPUServiceTime(t *testing.T) {
 	t.Logf("service time p50 on one CPU: %d µs at 50/s, %v µs at 5000/s", slow.ServiceUs, fast)
 	sort.Slice(fast, func(i, j int) bool { return fast[i] < fast[j] })
 	// A few times the slow run's p50 leaves room for a loaded machine (a busier generator reads its
-	// answers a little later); 10 ms of unread answers are a hundred times it.
+	// answers a little later); 10 ms of unread answers are a hundred times it. The stall shows in
+	// every run, while a busy machine (other tests, other work) slows some runs and not others: the
+	// fastest run is compared.
 	limit := 5*slow.ServiceUs + 200
-	if worst := fast[len(fast)-1]; worst > limit {
-		t.Errorf("service time p50 at 5000/s on one CPU: %v µs (each run); at 50/s: %d µs; want every fast run ≤ %d µs", fast, slow.ServiceUs, limit)
+	if best := fast[0]; best > limit {
+		t.Errorf("service time p50 at 5000/s on one CPU: %v µs (each run); at 50/s: %d µs; want the fastest run ≤ %d µs", fast, slow.ServiceUs, limit)
 	}
 }
 

@@ -186,7 +186,7 @@ func buildPage(runs []*summary.Summary, names []string) *page {
 	}
 	p.Status = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Status, s.Requests.Completed },
 		func(k string) bool { c, err := strconv.Atoi(k); return err != nil || c < 200 || c >= 400 })
-	p.Classes = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Errors, s.Requests.Sent },
+	p.Classes = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Errors, s.Requests.Attempted() },
 		func(string) bool { return true })
 	p.Config = configRows(runs)
 	return p
@@ -205,7 +205,7 @@ func buildRun(i int, s *summary.Summary, name string) runView {
 		P99:         fmtMs(s.Latency.P99),
 		Max:         fmtMs(s.Latency.Max),
 		Errors:      strconv.FormatUint(s.Requests.Errors, 10),
-		ErrPct:      fmt.Sprintf("%.2f%%", pct(s.Requests.Errors, s.Requests.Sent)),
+		ErrPct:      fmt.Sprintf("%.2f%%", pct(s.Requests.Errors, s.Requests.Attempted())),
 		Failing:     s.Requests.Errors > 0,
 		Interrupted: s.Interrupted,
 		Notes:       s.Notes,

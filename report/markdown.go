@@ -60,7 +60,11 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 	mdHeader(b, "", "")
 	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	mdRow(b, "duration", fmtSeconds(s.DurationS))
-	mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
+	if r.Unsent > 0 {
+		mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed (%d before sending)", r.Sent, r.OK, r.Errors, r.Unsent))
+	} else {
+		mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
+	}
 	mdRow(b, "throughput", fmt1(s.Throughput)+" answers/s")
 	if s.IntendedRate > 0 {
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")

@@ -64,6 +64,9 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	r := s.Requests
 	b.WriteString("\nRequests\n")
 	fmt.Fprintf(b, "  %-11s intended %d, sent %d, completed %d, ok %d, failed %d\n", "count", r.Intended, r.Sent, r.Completed, r.OK, r.Errors)
+	if r.Unsent > 0 {
+		fmt.Fprintf(b, "  %-11s %d failed before sending (no connection: nothing written, no service time)\n", "unsent", r.Unsent)
+	}
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
 	}
@@ -208,8 +211,12 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 			classes = append(classes, c)
 		}
 		sort.Slice(classes, func(i, j int) bool { return st.Errors[classes[i]] > st.Errors[classes[j]] })
+		of := "sent"
+		if st.Requests.Unsent > 0 {
+			of = "attempted" // sent or failed before sending
+		}
 		for _, c := range classes {
-			fmt.Fprintf(b, "  %-9s %d (%.1f%% of sent)\n", c, st.Errors[c], pct(st.Errors[c], st.Requests.Sent))
+			fmt.Fprintf(b, "  %-9s %d (%.1f%% of %s)\n", c, st.Errors[c], pct(st.Errors[c], st.Requests.Attempted()), of)
 		}
 		b.WriteString("\nDistinct failures\n")
 		for i, m := range st.ErrorMessages {

@@ -65,6 +65,10 @@ type Trailer struct {
 	WarmupSent  uint64        `json:"warmup_sent,omitempty"`
 	Interrupted bool          `json:"interrupted,omitempty"`
 	StopReason  string        `json:"stop_reason,omitempty"`
+	// Backoffs counts the closed model's waits after a connection could not be made, and
+	// BackoffTime adds up their lengths.
+	Backoffs    uint64        `json:"backoffs,omitempty"`
+	BackoffTime time.Duration `json:"backoff_ns,omitempty"`
 	// Procs is how many CPUs the generator could use at once (GOMAXPROCS); 0 when not known.
 	Procs int `json:"procs,omitempty"`
 }
@@ -145,6 +149,7 @@ type intervalRec struct {
 
 type countsRec struct {
 	Sent      uint64            `json:"sent,omitempty"`
+	Unsent    uint64            `json:"unsent,omitempty"` // failed before sending; not in sent
 	Completed uint64            `json:"completed,omitempty"`
 	OK        uint64            `json:"ok,omitempty"`
 	Errors    map[string]uint64 `json:"errors,omitempty"`   // by class name
@@ -184,7 +189,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	}
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
-			Sent: c.Sent, Completed: c.Completed, OK: c.OK, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
+			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
 			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
 		}
 		for cl, n := range c.Errors {

@@ -42,6 +42,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	for i, cr := range rec.Endpoints {
 		c := iv.Endpoints[i]
 		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
+		c.Unsent = cr.Unsent
 		for name, n := range cr.Errors {
 			cl, e := ParseClass(name)
 			if e != nil {
@@ -233,6 +234,8 @@ func Merge(files ...*File) (*File, error) {
 		t.SendSpan = max(t.SendSpan, r.SendSpan)
 		t.Intended += r.Intended
 		t.WarmupSent += r.WarmupSent
+		t.Backoffs += r.Backoffs
+		t.BackoffTime += r.BackoffTime
 		t.Interrupted = t.Interrupted || r.Interrupted
 		if r.Procs > 0 && (t.Procs == 0 || r.Procs < t.Procs) {
 			t.Procs = r.Procs // the merged run is as short of CPUs as its poorest part

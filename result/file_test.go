@@ -42,6 +42,11 @@ func synthInterval(rng *rand.Rand, i, endpoints, perEndpoint int) *Interval {
 				c.Errors[Status]++
 				c.Status[503]++
 				c.Messages[ErrorKey{Status, "status 503"}]++
+			case r < 6: // failed before sending: not among the sent
+				c.Sent--
+				c.Unsent++
+				c.Errors[Refused]++
+				c.Messages[ErrorKey{Refused, "dial tcp ADDR: connect: connection refused"}]++
 			default:
 				c.Completed++
 				c.OK++
@@ -90,7 +95,7 @@ func testHeader(endpoints int) Header {
 // sameCounts fails unless a and b hold exactly the same counts and histograms.
 func sameCounts(t *testing.T, what string, got, want *Counts) {
 	t.Helper()
-	if got.Sent != want.Sent || got.Completed != want.Completed || got.OK != want.OK || got.Errors != want.Errors ||
+	if got.Sent != want.Sent || got.Unsent != want.Unsent || got.Completed != want.Completed || got.OK != want.OK || got.Errors != want.Errors ||
 		got.BytesIn != want.BytesIn || got.BytesOut != want.BytesOut {
 		t.Errorf("%s: got counts %+v; want %+v", what, *got, *want)
 	}
@@ -121,7 +126,7 @@ func TestFileRoundTrip(t *testing.T) {
 		want.Merge(iv)
 	}
 	tr := Trailer{MeasuredStart: time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC), Elapsed: 5 * time.Second, Sending: 5 * time.Second,
-		Intended: want.Intended, WarmupSent: 7, StopReason: "source ran dry"}
+		Intended: want.Intended, WarmupSent: 7, StopReason: "source ran dry", Backoffs: 3, BackoffTime: 7 * time.Millisecond}
 	path := filepath.Join(t.TempDir(), "run.rb")
 	writeFile(t, path, testHeader(2), ivs, &tr)
 
@@ -384,8 +389,8 @@ func TestMergeFiles(t *testing.T) {
 	if tr == nil || tr.Intended != 3*3*100+4*3*101 || tr.WarmupSent != 20 || tr.Elapsed != 4*time.Second {
 		t.Errorf("got trailer %+v; want intended %d, warm-up 20, elapsed 4s", tr, 3*3*100+4*3*101)
 	}
-	if got, wantSent := f.Total.Total().Sent, uint64(3*3*100+4*3*101); got != wantSent {
-		t.Errorf("got %d sent; want %d", got, wantSent)
+	if got, wantMade := f.Total.Total().Attempted(), uint64(3*3*100+4*3*101); got != wantMade {
+		t.Errorf("got %d sent or failed before sending; want %d", got, wantMade)
 	}
 
 	other := filepath.Join(dir, "other.rb")

@@ -42,7 +42,11 @@ type ErrorKey struct {
 // Counts is what happened to the requests of one endpoint. The zero value is not ready: use
 // NewCounts. Not safe for concurrent use.
 type Counts struct {
-	Sent      uint64 // requests written to the wire (or attempted)
+	Sent uint64 // requests written to the wire, in part or whole
+	// Unsent counts the requests that failed before any byte of them was written (a connection
+	// refused, a name not resolved, a TLS handshake failed): they are in Errors, not in Sent, and
+	// have no service time.
+	Unsent    uint64
 	Completed uint64 // requests that got an answer (any status)
 	OK        uint64 // answers that count as a success
 	// Errors counts the failed requests by class; Errors[OK] stays zero.
@@ -67,6 +71,9 @@ func NewCounts() *Counts {
 	}
 }
 
+// Attempted returns the requests made: those sent and those that failed before sending.
+func (c *Counts) Attempted() uint64 { return c.Sent + c.Unsent }
+
 // Failed returns the number of failed requests, all classes together.
 func (c *Counts) Failed() uint64 {
 	var n uint64
@@ -79,6 +86,7 @@ func (c *Counts) Failed() uint64 {
 // Merge adds o into c.
 func (c *Counts) Merge(o *Counts) {
 	c.Sent += o.Sent
+	c.Unsent += o.Unsent
 	c.Completed += o.Completed
 	c.OK += o.OK
 	for i, v := range o.Errors {

@@ -19,7 +19,7 @@ var statusMessages = func() (m [1000]string) {
 type Event struct {
 	Endpoint int
 	Latency  time.Duration // done − intended: what the user of the service felt
-	Service  time.Duration // done − sent: what the service took
+	Service  time.Duration // done − sent: what the service took; unused when Unsent
 	TTFB     time.Duration // first byte − sent; 0 when unknown
 	Status   int           // status code of the answer; 0 when there was none
 	Class    Class         // OK, or why it failed
@@ -32,6 +32,9 @@ type Event struct {
 	Scheduled bool
 	// Conn is the connection opened for this request, if one was; nil otherwise.
 	Conn *ConnEvent
+	// Unsent marks a request that failed before any byte of it was written (a connection refused,
+	// a name not resolved): it counts as failed, but not as sent, and has no service time.
+	Unsent bool
 }
 
 // Exact is a failure message that is already short and stable, such as a check's name or
@@ -86,7 +89,11 @@ func (r *Recorder) Record(shard int, e *Event) {
 	s := &r.shards[shard%len(r.shards)]
 	s.mu.Lock()
 	c := s.cur.Endpoints[e.Endpoint]
-	c.Sent++
+	if e.Unsent {
+		c.Unsent++
+	} else {
+		c.Sent++
+	}
 	if e.Answered {
 		c.Completed++
 		if e.Status != 0 {
@@ -112,9 +119,11 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.BytesIn += uint64(max(e.BytesIn, 0))
 	c.BytesOut += uint64(max(e.BytesOut, 0))
 	RecordDuration(c.Latency, e.Latency)
-	RecordDuration(c.Service, e.Service)
-	if e.TTFB > 0 {
-		RecordDuration(c.TTFB, e.TTFB)
+	if !e.Unsent {
+		RecordDuration(c.Service, e.Service)
+		if e.TTFB > 0 {
+			RecordDuration(c.TTFB, e.TTFB)
+		}
 	}
 	if e.Scheduled {
 		RecordDuration(s.cur.SendLag, e.Lag)

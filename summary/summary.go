@@ -40,11 +40,20 @@ type Summary struct {
 	SendRate     float64     `json:"send_rate_rps"` // requests sent per second of sending
 	SendLag      LagStats    `json:"send_lag_ms"`
 	Connections  Connections `json:"connections"`
-	Endpoints    []Endpoint  `json:"endpoints"`
+	// Backoff says how the closed model's connections waited after connections could not be made.
+	Backoff   *Backoff   `json:"backoff,omitempty"`
+	Endpoints []Endpoint `json:"endpoints"`
 	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
 	Notes []string `json:"notes,omitempty"`
 	// Timeline is the run interval by interval, when it was collected (see Timeline).
 	Timeline []Point `json:"timeline,omitempty"`
+}
+
+// Backoff counts the closed model's waits after a connection could not be made (1 ms after the
+// first failure, doubling with each failure in a row up to 1 s) and their total length.
+type Backoff struct {
+	Count  uint64  `json:"count"`
+	TotalS float64 `json:"total_s"`
 }
 
 // Tool names the program that measured.
@@ -82,16 +91,23 @@ type Endpoint struct {
 	Stats
 }
 
-// Requests counts requests. Errors = Sent − OK: every request that did not end in success, whatever
-// its class (Status for answers with a failing status code).
+// Requests counts requests. Errors = Sent + Unsent − OK: every request that did not end in
+// success, whatever its class (Status for answers with a failing status code), those that failed
+// before sending included; Intended = OK + Errors + Dropped.
 type Requests struct {
 	Intended  uint64 `json:"intended"`
 	Sent      uint64 `json:"sent"`
 	Completed uint64 `json:"completed"` // got an answer, whatever its status
 	OK        uint64 `json:"ok"`
 	Errors    uint64 `json:"errors"`
-	Dropped   uint64 `json:"dropped,omitempty"` // intended but never sent
+	// Unsent counts the requests that failed before any byte was written (a connection refused, a
+	// name not resolved): in Errors, not in Sent, without a service time.
+	Unsent  uint64 `json:"failed_before_sending,omitempty"`
+	Dropped uint64 `json:"dropped,omitempty"` // intended but never sent
 }
+
+// Attempted returns the requests made: those sent and those that failed before sending.
+func (r Requests) Attempted() uint64 { return r.Sent + r.Unsent }
 
 // Percentiles of a latency distribution, in milliseconds.
 type Percentiles struct {
@@ -150,7 +166,9 @@ type Run struct {
 	WarmupSent  uint64
 	Interrupted bool
 	Stop        error
-	Procs       int // GOMAXPROCS of the generator; 0: not known
+	Backoffs    uint64        // the closed model's waits after failed connections
+	BackoffTime time.Duration // their total length
+	Procs       int           // GOMAXPROCS of the generator; 0: not known
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -186,15 +204,18 @@ func New(run Run, total *result.Interval) *Summary {
 			name = p.Endpoints[i].Name
 		}
 		e := Endpoint{Name: name, Stats: stats(c, elapsed)}
-		e.Requests.Intended = e.Requests.Sent
+		e.Requests.Intended = e.Requests.Attempted()
 		s.Endpoints = append(s.Endpoints, e)
 	}
 	s.Requests.Intended = run.Intended
 	if p.Load.Model == plan.Open {
-		s.Requests.Dropped = run.Intended - min(run.Intended, s.Requests.Sent)
+		s.Requests.Dropped = run.Intended - min(run.Intended, s.Requests.Attempted())
 		s.SendLag = LagStats{P50: ms(total.SendLag.ValueAtQuantile(50)), P99: ms(total.SendLag.ValueAtQuantile(99)), Max: ms(total.SendLag.Max())}
 	} else {
-		s.Requests.Intended = s.Requests.Sent
+		s.Requests.Intended = s.Requests.Attempted()
+	}
+	if run.Backoffs > 0 {
+		s.Backoff = &Backoff{Count: run.Backoffs, TotalS: run.BackoffTime.Seconds()}
 	}
 	if sec := run.Sending.Seconds(); sec > 0 {
 		s.IntendedRate = float64(s.Requests.Intended) / sec
@@ -225,7 +246,8 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 			Sent:      c.Sent,
 			Completed: c.Completed,
 			OK:        c.OK,
-			Errors:    c.Sent - min(c.OK, c.Sent),
+			Errors:    c.Attempted() - min(c.OK, c.Attempted()),
+			Unsent:    c.Unsent,
 		},
 		Latency:     percentiles(c.Latency),
 		Service:     percentiles(c.Service),
@@ -301,14 +323,19 @@ func notes(s *Summary, p plan.Plan) []string {
 	if s.StopReason != "" {
 		out = append(out, "stopped early: "+s.StopReason)
 	}
+	if b := s.Backoff; b != nil {
+		out = append(out, fmt.Sprintf("connections could not be made: the connections backed off %d times, %s in all, before trying again (%s after a failure, doubling with each failure in a row up to %s)",
+			b.Count, FormatMs(b.TotalS*1000), FormatMs(1), FormatMs(1000)))
+	}
 	if p.Load.Model != plan.Open {
 		return out
 	}
 	if d := s.Requests.Dropped; d > 0 {
 		out = append(out, fmt.Sprintf("the generator fell behind: %d of %d intended requests were never sent (%.1f%%); raise --connections or lower the rate", d, s.Requests.Intended, 100*float64(d)/float64(s.Requests.Intended)))
-	} else if s.IntendedRate > 0 && s.SendRate < s.IntendedRate*(1-shortfallPct/100) {
+	} else if made := float64(s.Requests.Attempted()) / s.SendSpanS; s.IntendedRate > 0 && made < s.IntendedRate*(1-shortfallPct/100) {
+		// requests that failed before sending were made on time: they do not make the generator late
 		out = append(out, fmt.Sprintf("the generator fell behind: it sent %.1f/s of an intended %.1f/s, taking %s to send what was due in %s; raise --connections or lower the rate",
-			s.SendRate, s.IntendedRate, FormatMs(s.SendSpanS*1000), FormatMs(s.SendingS*1000)))
+			made, s.IntendedRate, FormatMs(s.SendSpanS*1000), FormatMs(s.SendingS*1000)))
 	}
 	lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond))
 	if lag > lagNote {
@@ -339,6 +366,7 @@ func FormatMs(v float64) string {
 func Of(res *engine.Result, version string) *Summary {
 	return New(Run{
 		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan,
-		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop, Procs: res.Procs,
+		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
+		Backoffs: res.Backoffs, BackoffTime: res.BackoffTime, Procs: res.Procs,
 	}, res.Total)
 }

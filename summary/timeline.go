@@ -51,7 +51,7 @@ func (t *Timeline) Add(iv *result.Interval, names []string) {
 func point(iv *result.Interval, c *result.Counts, name string) Point {
 	p := Point{
 		Start: iv.Start.Seconds(), End: iv.End.Seconds(), Endpoint: name,
-		Sent: c.Sent, OK: c.OK, Errors: c.Sent - min(c.OK, c.Sent),
+		Sent: c.Sent, OK: c.OK, Errors: c.Attempted() - min(c.OK, c.Attempted()),
 	}
 	if d := (iv.End - iv.Start).Seconds(); d > 0 {
 		p.RPS = float64(c.Completed) / d

@@ -39,7 +39,9 @@ type Request struct {
 // Outcome is what a Transport reports about one request. The engine resets it before each Do.
 type Outcome struct {
 	// Sent is when the request's first byte was written, after any connection set-up. Zero means
-	// "just before Do", and the engine fills it in.
+	// that nothing of it was written: a request that failed with Sent zero (a connection refused,
+	// a name not resolved) counts as failed before sending, not as sent, and has no service time.
+	// A transport that answers without setting it is taken to have sent at the start of Do.
 	Sent time.Time
 	// FirstByte is when the first byte of the answer arrived; zero when unknown.
 	FirstByte time.Time

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -26,6 +27,8 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// cut is closed by a second SIGINT or SIGTERM: a run then cuts its requests in flight at once.
+	cut <-chan struct{}
 }
 
 // command is one subcommand.
@@ -67,8 +70,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			ctx, stop := signalContext()
+			ctx, cut, stop := signalContext(stderr)
 			defer stop()
+			e.cut = cut
 			return c.run(ctx, e, args[1:])
 		}
 	}
@@ -77,21 +81,33 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// signalContext returns a context cancelled by the first SIGINT or SIGTERM. A second signal is left
-// to the default handler again, so a stuck process can still be killed with a second Ctrl-C.
-func signalContext() (context.Context, context.CancelFunc) {
+// signalContext returns a context cancelled by the first SIGINT or SIGTERM (a run stops and gives
+// the requests in flight its grace period), saying so on stderr, and a channel closed by the second
+// (a run cuts them at once and still reports). A third signal is left to the default handler
+// again, so a stuck process can still be killed.
+func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan os.Signal, 1)
+	cut := make(chan struct{})
+	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
 	go func() {
 		select {
 		case <-ch:
-			signal.Stop(ch)
+			fmt.Fprintln(stderr, "\nrpcbench: stopping (a run waits up to --grace for the requests in flight); interrupt again to stop at once")
 			cancel()
-		case <-ctx.Done():
+		case <-quit:
+			return
+		}
+		select {
+		case <-ch:
+			signal.Stop(ch)
+			close(cut)
+		case <-quit:
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	var once sync.Once
+	return ctx, cut, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel() }) }
 }
 
 func printHelp(w io.Writer) {

@@ -71,9 +71,9 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
 	fs.Var(durationFlag{&f.duration}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
-	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10); open: cap of connections and requests in flight (default 1000)")
+	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
-	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once)")
+	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
 	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
 	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
@@ -205,6 +205,9 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	opts = append(opts, saving.options()...)
+	if e.cut != nil {
+		opts = append(opts, engine.WithCut(e.cut)) // a second Ctrl-C
+	}
 	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
 	// must not break: the report goes to stderr, and there is no progress line.
 	reportTo := e.stdout

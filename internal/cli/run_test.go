@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"net/http"
@@ -8,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/summary"
 )
 
 func startLab(t *testing.T, cfg lab.Config, opts ...lab.Option) *lab.Server {
@@ -261,5 +264,115 @@ func TestBadFlagPrintsNoHelp(t *testing.T) {
 	code, stdout, stderr := mainOut("run", "--rate", "fast", "http://127.0.0.1:1/")
 	if code != ExitUsage || stdout != "" || strings.Count(stderr, "\n") > 2 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout and a short error", code, stdout, stderr)
+	}
+}
+
+// A second SIGINT or SIGTERM does not wait out --grace: against a server that never answers, with
+// a grace of a minute, the child cuts its requests in flight at once, prints its whole report,
+// leaves a result file that report re-renders, and exits 3.
+func TestRunCutBySecondSignal(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			testCutBySecondSignal(t, sig)
+		})
+	}
+}
+
+func testCutBySecondSignal(t *testing.T, sig syscall.Signal) {
+	reached := make(chan struct{})
+	var received atomic.Int64
+	srv := startLab(t, lab.Config{}, lab.WithMiddleware(func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if received.Add(1) == 10 {
+				close(reached)
+			}
+			<-r.Context().Done() // never answers
+		})
+	}))
+	rb := filepath.Join(t.TempDir(), "run.rb")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "--",
+		"run", "--rate", "100", "--duration", "1m", "--timeout", "1m", "--grace", "1m", "--format", "json", "--out", rb, srv.URL())
+	cmd.Env = append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// stderr line by line: the child says when it took the first signal
+	stopping, eof := make(chan struct{}), make(chan struct{})
+	var errMu sync.Mutex
+	go func() {
+		defer close(eof)
+		said := false
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			errMu.Lock()
+			stderr.WriteString(sc.Text() + "\n")
+			errMu.Unlock()
+			if strings.Contains(sc.Text(), "interrupt again") && !said {
+				close(stopping)
+				said = true
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { <-eof; done <- cmd.Wait() }()
+	wait := func(what string, c <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-c:
+		case err := <-done:
+			errMu.Lock()
+			defer errMu.Unlock()
+			t.Fatalf("child ended before %s: %v\n%s", what, err, stderr.String())
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("no %s within 20s", what)
+		}
+	}
+	wait("10 requests at the server", reached)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	wait("word of the first signal", stopping)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the child did not stop within 20s of a second %v (its grace is 1m)", sig)
+	}
+	if took := time.Since(signalled); took > 10*time.Second {
+		t.Errorf("the child took %v to stop after the second %v; want far less than its 1m grace", took, sig)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Fatalf("exit code %d; want %d\n%s", code, ExitInterrupted, stderr.String())
+	}
+	var printed summary.Summary
+	if err := json.Unmarshal(stdout.Bytes(), &printed); err != nil {
+		t.Fatalf("no complete JSON report after a second %v: %v\n%s", sig, err, stdout.String())
+	}
+	if !printed.Interrupted || printed.Requests.Sent < 10 || printed.Errors["canceled"] < 10 {
+		t.Errorf("report: interrupted %v, sent %d, canceled %d; want true, at least 10 sent and cut", printed.Interrupted, printed.Requests.Sent, printed.Errors["canceled"])
+	}
+	code, again, errs := mainOut("report", "--format", "json", rb)
+	if code != ExitOK {
+		t.Fatalf("report of the result file: exit %d, %s", code, errs)
+	}
+	var read summary.Summary
+	if err := json.Unmarshal([]byte(again), &read); err != nil {
+		t.Fatal(err)
+	}
+	if read.Requests != printed.Requests || !read.Interrupted {
+		t.Errorf("the result file re-renders %+v, interrupted %v; want the printed %+v, interrupted", read.Requests, read.Interrupted, printed.Requests)
 	}
 }

@@ -64,7 +64,8 @@ func (o *resultOut) finish(res *engine.Result) error {
 	if o.err == nil {
 		t := result.Trailer{
 			MeasuredStart: res.Started.UTC(), Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan, Intended: res.Intended,
-			WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Procs: res.Procs,
+			WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Backoffs: res.Backoffs, BackoffTime: res.BackoffTime,
+			Procs: res.Procs,
 		}
 		if res.Stop != nil {
 			t.StopReason = res.Stop.Error()

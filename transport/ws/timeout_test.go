@@ -57,15 +57,14 @@ func TestWriteToStuckServerTimesOut(t *testing.T) {
 	wg.Wait()
 }
 
-// A server that accepts connections but never answers the upgrade: callers waiting for the same
-// connection slot must each give up at their own Timeout, not queue one set-up after another.
-func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
-	t.Parallel()
+// stuckUpgradeServer returns the ws:// URL of a server on loopback that accepts connections but
+// never answers the upgrade; it holds them until the test ends.
+func stuckUpgradeServer(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
 	var mu sync.Mutex
 	var held []net.Conn
 	go func() {
@@ -79,14 +78,22 @@ func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	defer func() {
+	t.Cleanup(func() {
+		ln.Close()
 		mu.Lock()
 		for _, c := range held {
 			c.Close()
 		}
 		mu.Unlock()
-	}()
-	url := "ws://" + ln.Addr().String() + "/"
+	})
+	return "ws://" + ln.Addr().String() + "/"
+}
+
+// A server that accepts connections but never answers the upgrade: callers waiting for the same
+// connection slot must each give up at their own Timeout, not queue one set-up after another.
+func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
+	t.Parallel()
+	url := stuckUpgradeServer(t)
 	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond, ConnectTimeout: 500 * time.Millisecond})
 	defer tr.Close()
 	var wg sync.WaitGroup
@@ -102,4 +109,48 @@ func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Calls arriving one after another (as the open model sends them) at a server that never answers
+// the upgrade all queue for the same connection slot. Each failed set-up takes a little longer than
+// the gap between arrivals, so the queue grows; each call must still end within its own Timeout
+// (in the engine this made service times reach twice --timeout).
+func TestStuckUpgradeBoundsEveryCallByTimeout(t *testing.T) {
+	t.Parallel()
+	url := stuckUpgradeServer(t)
+	const timeout = 200 * time.Millisecond
+	tr := New(Options{Conns: 8, Spread: DefaultSpread, Timeout: timeout})
+	defer tr.Close()
+	const calls = 1000
+	var wg sync.WaitGroup
+	took := make([]time.Duration, calls)
+	tick := time.NewTicker(250 * time.Microsecond) // the pace of arrivals: 1000 calls over 250ms, faster than a set-up fails
+	defer tick.Stop()
+	for i := range calls {
+		<-tick.C
+		wg.Go(func() {
+			r := request(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, i+1))
+			var out transport.Outcome
+			start := time.Now()
+			tr.Do(context.Background(), r, &out)
+			took[i] = time.Since(start)
+			if out.Class != result.Timeout {
+				t.Errorf("call %d: got class %v (%v); want timeout", i, out.Class, out.Err)
+			}
+		})
+	}
+	wg.Wait()
+	// a call ends within its Timeout plus scheduling slack, far below the two Timeouts that a
+	// wait behind a later call's set-up adds up to
+	const slack = 150 * time.Millisecond
+	late, worst := 0, time.Duration(0)
+	for _, d := range took {
+		if d > timeout+slack {
+			late++
+		}
+		worst = max(worst, d)
+	}
+	if late > 0 {
+		t.Errorf("%d of %d calls took longer than %v, the longest %v; want each within its Timeout %v", late, calls, timeout+slack, worst, timeout)
+	}
 }

@@ -41,8 +41,8 @@ type Options struct {
 	// in flight each, and another connection opens only when every open one is that busy. 0 opens
 	// all Conns connections, each on first use.
 	Spread int `json:"spread"`
-	// Timeout bounds one call from its send to its answer (and the wait for a connection). 0 means
-	// DefaultTimeout.
+	// Timeout bounds one whole call: the wait for a connection, its set-up, the send and the
+	// answer. 0 means DefaultTimeout.
 	Timeout time.Duration `json:"timeout"`
 	// ConnectTimeout bounds a connection's set-up: dial, TLS and the upgrade. 0 means
 	// DefaultConnectTimeout. Outcomes report the set-up as DNS, TLS and Connect, where Connect
@@ -75,10 +75,25 @@ type Transport struct {
 }
 
 type slot struct {
-	mu  sync.Mutex
-	c   *conn
-	cur atomic.Pointer[conn] // c, for reading without the lock
+	// lock guards c: holding it is having a value in the channel (of capacity 1). A caller waits
+	// for it within its own time limit, so a call never outlasts its Timeout queued behind the
+	// set-up of a call that began after it.
+	lock chan struct{}
+	c    *conn
+	cur  atomic.Pointer[conn] // c, for reading without the lock
 }
+
+// acquire takes s's lock, or returns ctx's error when ctx ends first.
+func (s *slot) acquire(ctx context.Context) error {
+	select {
+	case s.lock <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *slot) release() { <-s.lock }
 
 // ErrClosed is the failure of a call made after Close.
 var ErrClosed = errors.New("ws: transport closed")
@@ -101,6 +116,9 @@ func New(opts Options) *Transport {
 		opts.ReadLimit = DefaultReadLimit
 	}
 	t := &Transport{opts: opts, slots: make([]slot, opts.Conns)}
+	for i := range t.slots {
+		t.slots[i].lock = make(chan struct{}, 1)
+	}
 	d := &net.Dialer{Timeout: opts.ConnectTimeout}
 	t.client = &http.Client{Transport: &http.Transport{
 		DialContext:       d.DialContext,
@@ -282,13 +300,13 @@ func (t *Transport) pick(spread int64) (c *conn, k int, inTurn bool) {
 // slotConn returns the connection of slot k, opening it when needed (recorded in out).
 func (t *Transport) slotConn(ctx context.Context, k int, r *transport.Request, out *transport.Outcome) (*conn, error) {
 	s := &t.slots[k]
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		// the call's time ran out while another caller was opening this slot
+		return nil, fmt.Errorf("ws: waiting for a connection: %w", err)
+	}
+	defer s.release()
 	if s.c != nil && !s.c.dead() {
 		return s.c, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err // the call's time ran out while another caller was opening this slot
 	}
 	dctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
 	defer cancel()
@@ -364,11 +382,11 @@ func (t *Transport) Close() error {
 	var closing sync.WaitGroup
 	for i := range t.slots {
 		s := &t.slots[i]
-		s.mu.Lock()
+		_ = s.acquire(context.Background()) // cannot fail
 		if c := s.c; c != nil && !c.dead() {
 			closing.Go(func() { _ = c.ws.Close(websocket.StatusNormalClosure, "") })
 		}
-		s.mu.Unlock()
+		s.release()
 	}
 	closing.Wait()
 	t.wg.Wait()
