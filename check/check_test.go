@@ -80,6 +80,72 @@ func TestParseCheck(t *testing.T) {
 	}
 }
 
+// TestJSONEqualsValues compares the value at a path with values below, equal to and above it, written
+// in several ways: numbers compare by exact value, strings by text, and a string never equals a
+// number however alike they look.
+func TestJSONEqualsValues(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"result":{"n":10,"e":1e1,"z":0,"nz":-0,"f":1.5,"neg":-7,` +
+		`"big":9007199254740993,"huge":123456789012345678901234567890,"tiny":1e-400,` +
+		`"s10":"10","s1e1":"1e1","ok":"ok"}}`)
+	for _, tc := range []struct {
+		path, value string
+		pass        bool
+	}{
+		{"result.n", "9", false}, // below the value
+		{"result.n", "10", true},
+		{"result.n", "11", false}, // above
+		{"result.n", "-10", false},
+		{"result.n", "10.0", true},
+		{"result.n", "1e1", true},
+		{"result.n", "1E+1", true},
+		{"result.n", "100e-1", true},
+		{"result.n", "0.1e2", true},
+		{"result.n", "10.000000000000001", false},
+		{"result.e", "10", true}, // 1e1 in the answer
+		{"result.e", "9", false},
+		{"result.e", "11", false},
+		{"result.z", "0", true},
+		{"result.z", "-0", true},
+		{"result.z", "0.0e5", true},
+		{"result.nz", "0", true},
+		{"result.tiny", "1e-400", true},
+		{"result.f", "1.5", true},
+		{"result.f", "15e-1", true},
+		{"result.f", "1", false},
+		{"result.f", "2", false},
+		{"result.neg", "-7", true},
+		{"result.neg", "-8", false},
+		{"result.neg", "-6", false},
+		{"result.neg", "7", false},
+		{"result.big", "9007199254740993", true},
+		{"result.big", "9007199254740994", false},
+		{"result.huge", "123456789012345678901234567890", true},
+		{"result.huge", "1.2345678901234567890123456789e29", true},
+		// strings that look like numbers
+		{"result.n", `"10"`, false},
+		{"result.s10", "10", false},
+		{"result.s10", `"10"`, true},
+		{"result.s10", "10.0", false},
+		{"result.s1e1", "10", false},
+		{"result.s1e1", "1e1", false}, // 1e1 is JSON: the number ten, not the string
+		{"result.s1e1", `"1e1"`, true},
+		{"result.n", "10abc", false}, // not JSON: the text of a string
+		{"result.ok", "ok", true},
+		{"result.ok", "oj", false},
+		{"result.ok", "ol", false},
+	} {
+		c, err := JSONEquals("", tc.path, tc.value)
+		if err != nil {
+			t.Errorf("JSONEquals(%q, %q): %v", tc.path, tc.value, err)
+			continue
+		}
+		if got := c.ok(body); got != tc.pass {
+			t.Errorf("json %s == %s: passed %v; want %v", tc.path, tc.value, got, tc.pass)
+		}
+	}
+}
+
 func TestParseStatuses(t *testing.T) {
 	t.Parallel()
 	s, err := ParseStatuses("200, 201,3xx,404-405")
