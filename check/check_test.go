@@ -1,6 +1,9 @@
 package check
 
 import (
+	"math/big"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -109,19 +112,26 @@ func TestJSONEqualsValues(t *testing.T) {
 		{"result.z", "-0", true},
 		{"result.z", "0.0e5", true},
 		{"result.nz", "0", true},
+		{"result.z", "1e-400", false}, // not zero, however small
 		{"result.tiny", "1e-400", true},
+		{"result.tiny", "0", false},
 		{"result.f", "1.5", true},
 		{"result.f", "15e-1", true},
+		{"result.f", "1.4999999999999999999", false}, // the same float64, not the same number
 		{"result.f", "1", false},
 		{"result.f", "2", false},
 		{"result.neg", "-7", true},
 		{"result.neg", "-8", false},
 		{"result.neg", "-6", false},
 		{"result.neg", "7", false},
+		// integers past 2^53 that one float64 cannot tell apart
 		{"result.big", "9007199254740993", true},
+		{"result.big", "9007199254740992", false},
 		{"result.big", "9007199254740994", false},
 		{"result.huge", "123456789012345678901234567890", true},
 		{"result.huge", "1.2345678901234567890123456789e29", true},
+		{"result.huge", "123456789012345678901234567891", false},
+		{"result.huge", "123456789012345678901234567889", false},
 		// strings that look like numbers
 		{"result.n", `"10"`, false},
 		{"result.s10", "10", false},
@@ -212,6 +222,49 @@ func TestCheckFailureAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = v.Verify(req, out) }); n != 0 {
 		t.Errorf("a failing check allocates %v times; want 0", n)
 	}
+}
+
+func TestNumberCheckAllocs(t *testing.T) {
+	c, _ := JSONEquals("", "result.n", "9007199254740993")
+	v := &Verifier{Checks: []Check{c}}
+	req := &transport.Request{Scheme: "http"}
+	out := &transport.Outcome{Status: 200, Body: []byte(`{"result":{"n":9.007199254740992e15}}`)}
+	if n := testing.AllocsPerRun(100, func() { _, _ = v.Verify(req, out) }); n != 0 {
+		t.Errorf("a number check allocates %v times; want 0", n)
+	}
+}
+
+// FuzzSameNumber compares sameNumber with math/big's exact rationals.
+func FuzzSameNumber(f *testing.F) {
+	for _, s := range [][2]string{{"10", "1e1"}, {"-0", "0"}, {"9007199254740993", "9007199254740992"}, {"1.50", "15e-1"},
+		{"0.001", "1E-3"}, {"1e-400", "0"}, {"01", "1"}, {"1.", "1"}, {"-", "0"}, {"1e+0003", "1000"}, {"2e1000000000000000", "2e1000000000000000"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got := sameNumber([]byte(a), []byte(b))
+		ra, okA := exactNumber(a)
+		rb, okB := exactNumber(b)
+		if !okA || !okB {
+			return // not both JSON numbers of a size math/big weighs quickly
+		}
+		if want := ra.Cmp(rb) == 0; got != want {
+			t.Errorf("sameNumber(%q, %q) = %v; want %v", a, b, got, want)
+		}
+	})
+}
+
+// exactNumber parses a JSON number of a modest exponent with math/big.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?([0-9]+))?$`)
+
+func exactNumber(s string) (*big.Rat, bool) {
+	m := jsonNumber.FindStringSubmatch(s)
+	if m == nil || len(s) > 200 {
+		return nil, false
+	}
+	if e, err := strconv.Atoi(m[4]); m[4] != "" && (err != nil || e > 1000) {
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
 }
 
 func FuzzParsePath(f *testing.F) {
