@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/internal/jsonscan"
@@ -166,11 +165,128 @@ func (c *Check) equal(v []byte) bool {
 		s, err := jsonscan.Unquote(v)
 		return err == nil && s == string(c.text)
 	case k == jsonscan.Number && jsonscan.KindOf(c.text) == jsonscan.Number:
-		a, err1 := strconv.ParseFloat(string(v), 64)
-		b, err2 := strconv.ParseFloat(string(c.text), 64)
-		return err1 == nil && err2 == nil && a == b
+		return sameNumber(v, c.text)
 	case k == jsonscan.Object || k == jsonscan.Array:
 		return bytes.Equal(compact(v), c.text)
 	}
 	return bytes.Equal(v, c.text)
+}
+
+// sameNumber reports whether the JSON numbers a and b have the same value, exactly: 10, 10.0, 1e1
+// and 100e-1 are the same, 0 and -0 too, but 9007199254740993 and 9007199254740992 are not (as
+// float64 they would be). It does not allocate.
+func sameNumber(a, b []byte) bool {
+	na, okA := parseNumber(a)
+	nb, okB := parseNumber(b)
+	if !okA || !okB {
+		return okA == okB && bytes.Equal(a, b) // not numbers, or exponents too large to weigh
+	}
+	if na.neg != nb.neg || na.scale != nb.scale {
+		return false
+	}
+	i, j := 0, 0
+	for {
+		for i < len(na.digits) && na.digits[i] == '.' {
+			i++
+		}
+		for j < len(nb.digits) && nb.digits[j] == '.' {
+			j++
+		}
+		if i == len(na.digits) || j == len(nb.digits) {
+			return i == len(na.digits) && j == len(nb.digits)
+		}
+		if na.digits[i] != nb.digits[j] {
+			return false
+		}
+		i, j = i+1, j+1
+	}
+}
+
+// number is a JSON number as 0.d₁d₂…dₙ × 10^scale, with d₁ and dₙ not 0: digits runs from the
+// first significant digit to the last as written (it may hold the '.'). Zero has no digits.
+type number struct {
+	neg    bool
+	digits []byte
+	scale  int64
+}
+
+// maxExpDigits bounds the exponents parseNumber weighs: larger ones are compared as written.
+const maxExpDigits = 15
+
+// parseNumber parses s by JSON's number grammar; ok is false for anything else, and for an
+// exponent of more than maxExpDigits digits.
+func parseNumber(s []byte) (n number, ok bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		n.neg = true
+		i++
+	}
+	digits := func() int { // skips digits from i, returns how many
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	mant := i
+	intDigits := digits()
+	if intDigits == 0 || intDigits > 1 && s[mant] == '0' {
+		return n, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return n, false
+		}
+	}
+	mantEnd := i
+	var exp int64
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		neg := false
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			neg = s[i] == '-'
+			i++
+		}
+		start := i
+		if digits() == 0 {
+			return n, false
+		}
+		for start < i-1 && s[start] == '0' {
+			start++
+		}
+		if i-start > maxExpDigits {
+			return n, false
+		}
+		for _, c := range s[start:i] {
+			exp = exp*10 + int64(c-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return n, false
+	}
+	// the significant digits: from the first digit that is not 0 to the last
+	first, last := -1, -1
+	lead := 0 // zeros before the first significant digit
+	for j := mant; j < mantEnd; j++ {
+		switch c := s[j]; {
+		case c == '.':
+		case c != '0':
+			if first < 0 {
+				first = j
+			}
+			last = j
+		case first < 0:
+			lead++
+		}
+	}
+	if first < 0 {
+		return number{}, true // zero, whatever its sign and exponent
+	}
+	n.digits = s[first : last+1]
+	n.scale = int64(intDigits-lead) + exp
+	return n, true
 }

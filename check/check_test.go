@@ -1,6 +1,9 @@
 package check
 
 import (
+	"math/big"
+	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -80,6 +83,79 @@ func TestParseCheck(t *testing.T) {
 	}
 }
 
+// TestJSONEqualsValues compares the value at a path with values below, equal to and above it, written
+// in several ways: numbers compare by exact value, strings by text, and a string never equals a
+// number however alike they look.
+func TestJSONEqualsValues(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"result":{"n":10,"e":1e1,"z":0,"nz":-0,"f":1.5,"neg":-7,` +
+		`"big":9007199254740993,"huge":123456789012345678901234567890,"tiny":1e-400,` +
+		`"s10":"10","s1e1":"1e1","ok":"ok"}}`)
+	for _, tc := range []struct {
+		path, value string
+		pass        bool
+	}{
+		{"result.n", "9", false}, // below the value
+		{"result.n", "10", true},
+		{"result.n", "11", false}, // above
+		{"result.n", "-10", false},
+		{"result.n", "10.0", true},
+		{"result.n", "1e1", true},
+		{"result.n", "1E+1", true},
+		{"result.n", "100e-1", true},
+		{"result.n", "0.1e2", true},
+		{"result.n", "10.000000000000001", false},
+		{"result.e", "10", true}, // 1e1 in the answer
+		{"result.e", "9", false},
+		{"result.e", "11", false},
+		{"result.z", "0", true},
+		{"result.z", "-0", true},
+		{"result.z", "0.0e5", true},
+		{"result.nz", "0", true},
+		{"result.z", "1e-400", false}, // not zero, however small
+		{"result.tiny", "1e-400", true},
+		{"result.tiny", "0", false},
+		{"result.f", "1.5", true},
+		{"result.f", "15e-1", true},
+		{"result.f", "1.4999999999999999999", false}, // the same float64, not the same number
+		{"result.f", "1", false},
+		{"result.f", "2", false},
+		{"result.neg", "-7", true},
+		{"result.neg", "-8", false},
+		{"result.neg", "-6", false},
+		{"result.neg", "7", false},
+		// integers past 2^53 that one float64 cannot tell apart
+		{"result.big", "9007199254740993", true},
+		{"result.big", "9007199254740992", false},
+		{"result.big", "9007199254740994", false},
+		{"result.huge", "123456789012345678901234567890", true},
+		{"result.huge", "1.2345678901234567890123456789e29", true},
+		{"result.huge", "123456789012345678901234567891", false},
+		{"result.huge", "123456789012345678901234567889", false},
+		// strings that look like numbers
+		{"result.n", `"10"`, false},
+		{"result.s10", "10", false},
+		{"result.s10", `"10"`, true},
+		{"result.s10", "10.0", false},
+		{"result.s1e1", "10", false},
+		{"result.s1e1", "1e1", false}, // 1e1 is JSON: the number ten, not the string
+		{"result.s1e1", `"1e1"`, true},
+		{"result.n", "10abc", false}, // not JSON: the text of a string
+		{"result.ok", "ok", true},
+		{"result.ok", "oj", false},
+		{"result.ok", "ol", false},
+	} {
+		c, err := JSONEquals("", tc.path, tc.value)
+		if err != nil {
+			t.Errorf("JSONEquals(%q, %q): %v", tc.path, tc.value, err)
+			continue
+		}
+		if got := c.ok(body); got != tc.pass {
+			t.Errorf("json %s == %s: passed %v; want %v", tc.path, tc.value, got, tc.pass)
+		}
+	}
+}
+
 func TestParseStatuses(t *testing.T) {
 	t.Parallel()
 	s, err := ParseStatuses("200, 201,3xx,404-405")
@@ -146,6 +222,49 @@ func TestCheckFailureAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = v.Verify(req, out) }); n != 0 {
 		t.Errorf("a failing check allocates %v times; want 0", n)
 	}
+}
+
+func TestNumberCheckAllocs(t *testing.T) {
+	c, _ := JSONEquals("", "result.n", "9007199254740993")
+	v := &Verifier{Checks: []Check{c}}
+	req := &transport.Request{Scheme: "http"}
+	out := &transport.Outcome{Status: 200, Body: []byte(`{"result":{"n":9.007199254740992e15}}`)}
+	if n := testing.AllocsPerRun(100, func() { _, _ = v.Verify(req, out) }); n != 0 {
+		t.Errorf("a number check allocates %v times; want 0", n)
+	}
+}
+
+// FuzzSameNumber compares sameNumber with math/big's exact rationals.
+func FuzzSameNumber(f *testing.F) {
+	for _, s := range [][2]string{{"10", "1e1"}, {"-0", "0"}, {"9007199254740993", "9007199254740992"}, {"1.50", "15e-1"},
+		{"0.001", "1E-3"}, {"1e-400", "0"}, {"01", "1"}, {"1.", "1"}, {"-", "0"}, {"1e+0003", "1000"}, {"2e1000000000000000", "2e1000000000000000"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got := sameNumber([]byte(a), []byte(b))
+		ra, okA := exactNumber(a)
+		rb, okB := exactNumber(b)
+		if !okA || !okB {
+			return // not both JSON numbers of a size math/big weighs quickly
+		}
+		if want := ra.Cmp(rb) == 0; got != want {
+			t.Errorf("sameNumber(%q, %q) = %v; want %v", a, b, got, want)
+		}
+	})
+}
+
+// exactNumber parses a JSON number of a modest exponent with math/big.
+var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?([0-9]+))?$`)
+
+func exactNumber(s string) (*big.Rat, bool) {
+	m := jsonNumber.FindStringSubmatch(s)
+	if m == nil || len(s) > 200 {
+		return nil, false
+	}
+	if e, err := strconv.Atoi(m[4]); m[4] != "" && (err != nil || e > 1000) {
+		return nil, false
+	}
+	return new(big.Rat).SetString(s)
 }
 
 func FuzzParsePath(f *testing.F) {

@@ -331,6 +331,100 @@ func TestSimClosedWarmupAndIntended(t *testing.T) {
 	})
 }
 
+// slowFailingSource fails from arrival n on, and takes delay to find out, as a data file read
+// that ends in an error does: the failure comes after the arrival's due time.
+type slowFailingSource struct {
+	plan.Source
+	n     uint64
+	delay time.Duration
+}
+
+func (f slowFailingSource) Fill(i uint64, r *transport.Request) error {
+	if i >= f.n {
+		time.Sleep(f.delay)
+		return errRanOut
+	}
+	return f.Source.Fill(i, r)
+}
+
+// A source that fails after the due time of the arrival it could not make stops the run as of
+// that due time, not as of the failure: the arrivals due in between were never intended, and the
+// sending window ends at the due time.
+func TestSimSourceFailsLate(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		p := simPlan(plan.Load{Rate: 100, Duration: 10 * time.Second, Warmup: 200 * time.Millisecond})
+		static, err := plan.NewStaticSource(p.Normalized().Endpoints)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := &simTransport{service: time.Millisecond}
+		// Arrivals every 10 ms; 0–19 are the warm-up (0–190 ms), 20–24 are measured and sent
+		// (200–240 ms). Arrival 25 is due at 250 ms and its failure comes 35 ms later, at 285 ms,
+		// while arrivals 26–28 (260–280 ms) have fallen due meanwhile.
+		src := slowFailingSource{static, 25, 35 * time.Millisecond}
+		res := simRun(t, t.Context(), p, tr, WithSource(src))
+		if !errors.Is(res.Stop, errRanOut) {
+			t.Errorf("Stop = %v; want %v", res.Stop, errRanOut)
+		}
+		c := res.Total.Endpoints[0]
+		if res.Intended != 5 || c.Sent != 5 {
+			t.Errorf("intended %d, sent %d; want 5 and 5 (none never sent: the stop is at arrival 25's due time)", res.Intended, c.Sent)
+		}
+		if res.Sending != 50*time.Millisecond {
+			t.Errorf("sending window %v; want 50ms (from the measured start at 200 ms to the failed arrival due at 250 ms)", res.Sending)
+		}
+		if res.WarmupSent != 20 {
+			t.Errorf("warm-up sent %d; want 20", res.WarmupSent)
+		}
+	})
+}
+
+// sentLateTransport sets up a connection before it writes the request, then waits for the answer's
+// first byte and its last: Sent and FirstByte fall after Do starts.
+type sentLateTransport struct {
+	setup, toFirst, toLast time.Duration
+}
+
+func (s sentLateTransport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	time.Sleep(s.setup)
+	out.Sent = time.Now()
+	time.Sleep(s.toFirst)
+	out.FirstByte = time.Now()
+	time.Sleep(s.toLast)
+	out.Answered, out.Status = true, 200
+}
+
+func (sentLateTransport) Close() error { return nil }
+
+// Service time runs from the transport's Sent instant to the end, and time to first byte from Sent
+// to FirstByte: connection set-up before Sent counts in the latency only.
+func TestSimServiceTimeFromSent(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tr := sentLateTransport{setup: 5 * time.Millisecond, toFirst: 2 * time.Millisecond, toLast: time.Millisecond}
+		res := simRun(t, t.Context(), simPlan(plan.Load{Rate: 100, Duration: time.Second}), tr)
+		c := res.Total.Endpoints[0]
+		if c.Sent != 100 || c.OK != 100 {
+			t.Fatalf("sent %d, ok %d; want 100 each", c.Sent, c.OK)
+		}
+		// every request alike, sent on time: latency 5+2+1 = 8 ms, service 2+1 = 3 ms, first byte 2 ms
+		for _, tt := range []struct {
+			name string
+			got  interface {
+				Min() int64
+				Max() int64
+			}
+			want int64 // µs
+		}{{"latency", c.Latency, 8000}, {"service time", c.Service, 3000}, {"time to first byte", c.TTFB, 2000}} {
+			// the histogram keeps 3 significant digits: a value reads back within 0.1 %
+			if lo, hi := tt.got.Min(), tt.got.Max(); lo < tt.want-tt.want/1000 || hi > tt.want+tt.want/1000 {
+				t.Errorf("%s from %d to %d µs; want %d µs for every request", tt.name, lo, hi, tt.want)
+			}
+		}
+	})
+}
+
 // Closing the cut channel after an interruption ends the grace period at once: the requests in
 // flight are cut then, not when the grace runs out.
 func TestSimCutEndsGrace(t *testing.T) {

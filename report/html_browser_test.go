@@ -106,6 +106,9 @@ func (e *browserEvents) listen(ev any) {
 func TestHTMLInBrowser(t *testing.T) {
 	path, err := findBrowser()
 	if err != nil {
+		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+			t.Fatalf("%v: CI (CI=%s) must run the browser test, not skip it", err, os.Getenv("CI"))
+		}
 		t.Skip(err)
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -204,6 +207,7 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			checkCharts(t, tctx, "linear axes", tt.charts)
+			checkSeries(t, tctx, tt.runs)
 			for _, id := range all {
 				if slices.Contains(tt.charts, id) {
 					continue
@@ -268,5 +272,53 @@ func checkCharts(t *testing.T, ctx context.Context, when string, wantIDs []strin
 			t.Errorf("%s: %s: %d data pixels in all; want a chart that drew its data", when, c.ID, drawn)
 		}
 		t.Logf("%s: %s: %dx%d, series %q drew %v px", when, c.ID, c.Width, c.Height, c.Series, c.Pixels)
+	}
+}
+
+// chartSeries is the data of one uPlot chart as the page holds it: its series' labels, and its
+// data (x first, then one array per series, null where a series has no value).
+type chartSeries struct {
+	ID     string       `json:"id"`
+	Labels []string     `json:"labels"`
+	Data   [][]*float64 `json:"data"`
+}
+
+const chartSeriesJS = `(window.rpcbenchCharts || []).map(function (c) {
+  var u = c.plot;
+  return { id: c.id, labels: u.series.map(function (s) { return s.label; }), data: u.data };
+})`
+
+// checkSeries asserts that the page in ctx draws, in each chart over time, the values of runs'
+// timelines under the right labels.
+func checkSeries(t *testing.T, ctx context.Context, runs []*summary.Summary) {
+	t.Helper()
+	charts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartSeries](chartSeriesJS))
+	if err != nil {
+		t.Fatalf("reading the charts' data: %v", err)
+	}
+	got := map[string]series{}
+	for _, c := range charts {
+		if len(c.Data) == 0 || len(c.Labels) != len(c.Data) {
+			t.Errorf("%s: %d labels for %d data arrays; want as many, x first", c.ID, len(c.Labels), len(c.Data))
+			continue
+		}
+		xs := make([]float64, len(c.Data[0]))
+		for i, x := range c.Data[0] {
+			if x != nil {
+				xs[i] = *x
+			}
+		}
+		s := series{}
+		for i := 1; i < len(c.Data); i++ {
+			s.put(c.Labels[i], xs, c.Data[i])
+		}
+		got[c.ID] = s
+	}
+	for chart, want := range timelineSeries(runs) {
+		if _, ok := got[chart]; !ok {
+			t.Errorf("%s: not drawn; want its series", chart)
+			continue
+		}
+		sameSeries(t, chart, got[chart], want)
 	}
 }

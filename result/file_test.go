@@ -19,45 +19,55 @@ import (
 )
 
 // synthInterval returns interval i of a synthetic run: perEndpoint requests for each endpoint, with
-// log-normal latencies around a median of 2 ms, a few failures and connections.
-func synthInterval(rng *rand.Rand, i, endpoints, perEndpoint int) *Interval {
+// log-normal latencies around a median of 2 ms, a few failures and connections. Every value is
+// also recorded, one by one, into each of sums: expected totals that owe nothing to Merge.
+func synthInterval(rng *rand.Rand, i, endpoints, perEndpoint int, sums ...*Interval) *Interval {
 	iv := NewInterval(endpoints)
 	iv.Start, iv.End = time.Duration(i)*time.Second, time.Duration(i+1)*time.Second
-	iv.Intended = uint64(endpoints * perEndpoint)
-	for e, c := range iv.Endpoints {
+	all := append([]*Interval{iv}, sums...)
+	for _, t := range all {
+		t.Intended += uint64(endpoints * perEndpoint)
+	}
+	for e := range endpoints {
 		for range perEndpoint {
 			svc := time.Duration(2000*math.Exp(rng.NormFloat64()*0.5)) * time.Microsecond
 			lag := time.Duration(rng.ExpFloat64()*20) * time.Microsecond
-			RecordDuration(c.Latency, svc+lag)
-			RecordDuration(c.Service, svc)
-			RecordDuration(c.TTFB, svc*9/10)
-			RecordDuration(iv.SendLag, lag)
-			c.Sent++
-			switch r := rng.IntN(1000); {
-			case r == 0:
-				c.Errors[Timeout]++
-				c.Messages[ErrorKey{Timeout, "read tcp ADDR->ADDR: i/o timeout"}]++
-			case r < 4:
-				c.Completed++
-				c.Errors[Status]++
-				c.Status[503]++
-				c.Messages[ErrorKey{Status, "status 503"}]++
-			case r < 6: // failed before sending: not among the sent
-				c.Sent--
-				c.Unsent++
-				c.Errors[Refused]++
-				c.Messages[ErrorKey{Refused, "dial tcp ADDR: connect: connection refused"}]++
-			default:
-				c.Completed++
-				c.OK++
-				c.Status[200]++
+			r := rng.IntN(1000)
+			for _, t := range all {
+				c := t.Endpoints[e]
+				RecordDuration(c.Latency, svc+lag)
+				RecordDuration(c.Service, svc)
+				RecordDuration(c.TTFB, svc*9/10)
+				RecordDuration(t.SendLag, lag)
+				c.Sent++
+				switch {
+				case r < 6 && r >= 4: // failed before sending: not among the sent
+					c.Sent--
+					c.Unsent++
+					c.Errors[Refused]++
+					c.Messages[ErrorKey{Refused, "dial tcp ADDR: connect: connection refused"}]++
+				case r == 0:
+					c.Errors[Timeout]++
+					c.Messages[ErrorKey{Timeout, "read tcp ADDR->ADDR: i/o timeout"}]++
+				case r < 4:
+					c.Completed++
+					c.Errors[Status]++
+					c.Status[503]++
+					c.Messages[ErrorKey{Status, "status 503"}]++
+				default:
+					c.Completed++
+					c.OK++
+					c.Status[200]++
+				}
+				c.BytesOut += 80
+				c.BytesIn += uint64(120 + e)
 			}
-			c.BytesOut += 80
-			c.BytesIn += uint64(120 + e)
 		}
 	}
-	iv.Conns.Opened = uint64(i % 3)
-	RecordDuration(iv.Conns.Connect, 150*time.Microsecond)
+	for _, t := range all {
+		t.Conns.Opened += uint64(i % 3)
+		RecordDuration(t.Conns.Connect, 150*time.Microsecond)
+	}
 	return iv
 }
 
@@ -119,11 +129,9 @@ func TestFileRoundTrip(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var ivs []*Interval
-	want := NewInterval(2)
+	want := NewInterval(2) // the totals, recorded value by value
 	for i := range 5 {
-		iv := synthInterval(rng, i, 2, 200)
-		ivs = append(ivs, iv)
-		want.Merge(iv)
+		ivs = append(ivs, synthInterval(rng, i, 2, 200, want))
 	}
 	tr := Trailer{MeasuredStart: time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC), Elapsed: 5 * time.Second, Sending: 5 * time.Second,
 		Intended: want.Intended, WarmupSent: 7, StopReason: "source ran dry", Backoffs: 3, BackoffTime: 7 * time.Millisecond}
@@ -362,12 +370,11 @@ func TestMergeFiles(t *testing.T) {
 	for k, n := range []int{3, 4} { // the second machine ran one interval longer
 		var ivs []*Interval
 		for i := range n {
-			iv := synthInterval(rng, i, 3, 100+k)
+			sums := []*Interval{want} // expected totals, recorded value by value
 			if i == 0 {
-				wantFirst.Merge(iv)
+				sums = append(sums, wantFirst)
 			}
-			want.Merge(iv)
-			ivs = append(ivs, iv)
+			ivs = append(ivs, synthInterval(rng, i, 3, 100+k, sums...))
 		}
 		p := filepath.Join(dir, fmt.Sprintf("m%d.rb", k))
 		writeFile(t, p, testHeader(3), ivs, &Trailer{Elapsed: time.Duration(n) * time.Second, Sending: time.Duration(n) * time.Second, Intended: uint64(n * 3 * (100 + k)), WarmupSent: 10})
@@ -384,6 +391,20 @@ func TestMergeFiles(t *testing.T) {
 	for e := range want.Endpoints {
 		sameCounts(t, fmt.Sprintf("merged total endpoint %d", e), f.Total.Endpoints[e], want.Endpoints[e])
 		sameCounts(t, fmt.Sprintf("merged first interval endpoint %d", e), merged[0].Endpoints[e], wantFirst.Endpoints[e])
+	}
+	if !f.Total.SendLag.Equals(want.SendLag) || !merged[0].SendLag.Equals(wantFirst.SendLag) {
+		t.Errorf("merged send lag differs from the values recorded")
+	}
+	// connections opened: i % 3 per interval and machine, intervals 0–2 on one and 0–3 on the other
+	if got := f.Total.Conns.Opened; got != 0+1+2+0+1+2+0 || !f.Total.Conns.Connect.Equals(want.Conns.Connect) {
+		t.Errorf("merged connections: got %d opened; want 6, and the connect times recorded", got)
+	}
+	// interval i holds both machines' requests while both ran: 3·100 + 3·101, then 3·101 alone
+	for i, w := range []uint64{603, 603, 603, 303} {
+		iv := merged[i]
+		if iv.Start != time.Duration(i)*time.Second || iv.End != time.Duration(i+1)*time.Second || iv.Intended != w {
+			t.Errorf("merged interval %d: got [%v, %v) intended %d; want [%ds, %ds) intended %d", i, iv.Start, iv.End, iv.Intended, i, i+1, w)
+		}
 	}
 	tr := f.Trailer
 	if tr == nil || tr.Intended != 3*3*100+4*3*101 || tr.WarmupSent != 20 || tr.Elapsed != 4*time.Second {

@@ -1,7 +1,13 @@
 // Package testnet holds network helpers for the tests of rpcbench's packages.
 package testnet
 
-import "testing"
+import (
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+	"time"
+)
 
 // RefusedAddr returns a loopback host:port that refuses connections for the rest of the test.
 // Closing a listener is not enough: a test running in parallel may be given the freed port by
@@ -10,4 +16,27 @@ import "testing"
 func RefusedAddr(tb testing.TB) string {
 	tb.Helper()
 	return refusedAddr(tb)
+}
+
+// Closed returns nil if ln is closed, else an error saying it still accepts. It looks at the
+// listener itself: listening again on its port to prove the port free would fail whenever a test
+// running in parallel has been given that port meanwhile. ln must be a *net.TCPListener, not in
+// use by a server any more.
+func Closed(ln net.Listener) error {
+	tl, ok := ln.(*net.TCPListener)
+	if !ok {
+		return fmt.Errorf("testnet: a %T; want a *net.TCPListener", ln)
+	}
+	// On an open listener the deadline makes Accept return at once instead of waiting.
+	if err := tl.SetDeadline(time.Now()); errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	c, err := tl.Accept()
+	switch {
+	case errors.Is(err, net.ErrClosed):
+		return nil
+	case err == nil:
+		c.Close()
+	}
+	return fmt.Errorf("listener on %s is open (Accept: %v); want it closed", ln.Addr(), err)
 }

@@ -29,3 +29,31 @@ func TestRefusedAddrRefuses(t *testing.T) {
 		t.Errorf("listen %s: succeeded; want the port taken", addr)
 	}
 }
+
+func TestClosed(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := Closed(ln); err == nil {
+		t.Errorf("Closed on an open listener: got nil; want an error")
+	}
+	// still open after the check: a connection is accepted
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second)) //nolint:errcheck // bounds the Accept below
+	go func() {
+		if c, err := net.DialTimeout("tcp", ln.Addr().String(), 10*time.Second); err == nil {
+			c.Close()
+		}
+	}()
+	if c, err := ln.Accept(); err != nil {
+		t.Errorf("Accept after the check: %v; want a connection", err)
+	} else {
+		c.Close()
+	}
+	ln.Close()
+	if err := Closed(ln); err != nil {
+		t.Errorf("Closed on a closed listener: %v; want nil", err)
+	}
+}

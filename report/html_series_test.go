@@ -1,0 +1,131 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// series is what a chart draws, by series label: x → y, for the points that have a value.
+type series map[string]map[float64]float64
+
+// timelineSeries is what the page's charts over time must draw for runs, chart by chart, worked
+// out from the runs' timelines: the series of a run are named by the percentile or figure they
+// show, after the run's letter when the page holds several runs. Every point of the fixtures'
+// timelines is a whole interval with answers, so every point is drawn.
+func timelineSeries(runs []*summary.Summary) map[string]series {
+	out := map[string]series{"chart-latency": {}, "chart-throughput": {}}
+	put := func(chart, label string, x, y float64) {
+		if out[chart] == nil {
+			out[chart] = series{}
+		}
+		if out[chart][label] == nil {
+			out[chart][label] = map[float64]float64{}
+		}
+		out[chart][label][x] = y
+	}
+	for r, s := range runs {
+		name := func(what string) string {
+			if len(runs) > 1 {
+				return string(rune('A'+r)) + " " + what
+			}
+			return what
+		}
+		for _, p := range s.Timeline {
+			if p.Endpoint != "" {
+				if len(runs) == 1 {
+					put("chart-endpoint-latency", p.Endpoint, p.End, p.P99)
+					put("chart-endpoint-throughput", p.Endpoint, p.End, p.RPS)
+				}
+				continue
+			}
+			put("chart-latency", name("p50"), p.End, p.P50)
+			put("chart-latency", name("p90"), p.End, p.P90)
+			put("chart-latency", name("p99"), p.End, p.P99)
+			put("chart-latency", name("max"), p.End, p.Max)
+			put("chart-throughput", name("answers/s"), p.End, p.RPS)
+			put("chart-throughput", name("errors/s"), p.End, float64(p.Errors)/(p.End-p.Start))
+		}
+	}
+	return out
+}
+
+// sameSeries fails unless got has exactly the series of want, with the same values at the same x.
+func sameSeries(t *testing.T, chart string, got, want series) {
+	t.Helper()
+	labels := func(s series) []string {
+		var l []string
+		for k := range s {
+			l = append(l, k)
+		}
+		sort.Strings(l)
+		return l
+	}
+	if g, w := labels(got), labels(want); !slices.Equal(g, w) {
+		t.Errorf("%s: series %q; want %q", chart, g, w)
+	}
+	for label, w := range want {
+		g := got[label]
+		if len(g) != len(w) {
+			t.Errorf("%s, %s: %d points; want %d", chart, label, len(g), len(w))
+		}
+		for x, wy := range w {
+			gy, ok := g[x]
+			if !ok || math.Abs(gy-wy) > 1e-9*math.Max(1, math.Abs(wy)) {
+				t.Errorf("%s, %s at %vs: got %v (drawn %v); want %v", chart, label, x, gy, ok, wy)
+			}
+		}
+	}
+}
+
+// put adds the values of ys over xs to s as the series label.
+func (s series) put(label string, xs []float64, ys []*float64) {
+	m := map[float64]float64{}
+	for i, y := range ys {
+		if y != nil && i < len(xs) {
+			m[xs[i]] = *y
+		}
+	}
+	s[label] = m
+}
+
+// The data the page charts over time is the runs' timelines, series by series: p90 is the p90 of
+// each interval, not another percentile's.
+func TestHTMLSeriesFollowTheTimeline(t *testing.T) {
+	t.Parallel()
+	for _, runs := range [][]*summary.Summary{{runA()}, {runA(), runB()}} {
+		d := pageData(t, render(t, runs...))
+		got := map[string]series{"chart-latency": {}, "chart-throughput": {}}
+		for r, ts := range d.Time.Runs {
+			name := func(what string) string {
+				if len(runs) > 1 {
+					return d.Runs[r].Letter + " " + what
+				}
+				return what
+			}
+			got["chart-latency"].put(name("p50"), d.Time.X, ts.P50)
+			got["chart-latency"].put(name("p90"), d.Time.X, ts.P90)
+			got["chart-latency"].put(name("p99"), d.Time.X, ts.P99)
+			got["chart-latency"].put(name("max"), d.Time.X, ts.Max)
+			got["chart-throughput"].put(name("answers/s"), d.Time.X, ts.RPS)
+			got["chart-throughput"].put(name("errors/s"), d.Time.X, ts.ErrRPS)
+		}
+		if e := d.Time.Endpoints; e != nil {
+			got["chart-endpoint-latency"], got["chart-endpoint-throughput"] = series{}, series{}
+			for k, name := range e.Names {
+				got["chart-endpoint-latency"].put(name, d.Time.X, e.P99[k])
+				got["chart-endpoint-throughput"].put(name, d.Time.X, e.RPS[k])
+			}
+		}
+		want := timelineSeries(runs)
+		if len(got) != len(want) {
+			t.Errorf("%d runs: %d charts over time; want %d", len(runs), len(got), len(want))
+		}
+		for chart, w := range want {
+			sameSeries(t, chart, got[chart], w)
+		}
+	}
+}
