@@ -199,7 +199,10 @@ func TestVerifier(t *testing.T) {
 		{"a check by name", "http", 200, `{"id":3,"result":"1"}`, result.Check, `body contains "0x"`},
 		{"ws answers carry 101", "ws", 101, `{"id":3,"result":"0x1"}`, result.OK, ""},
 	} {
-		req.Scheme = tc.scheme
+		req.Scheme, req.Protocol = tc.scheme, transport.HTTP1
+		if tc.scheme == "ws" {
+			req.Protocol = transport.WS
+		}
 		cl, err := v.Verify(req, &transport.Outcome{Status: tc.status, Answered: true, Body: []byte(tc.body)})
 		msg := ""
 		if err != nil {

@@ -51,7 +51,7 @@ func statusRange(s string) (lo, hi int, err error) {
 	return lo, hi, nil
 }
 
-// Has reports whether code is expected.
+// Has reports whether code is expected: with no code given, any 2xx or 3xx.
 func (s *Statuses) Has(code int) bool {
 	if !s.some {
 		return code >= 200 && code < 400
@@ -64,8 +64,9 @@ func (s *Statuses) Has(code int) bool {
 // as engine.StatusVerifier does. A Verifier is read-only while a run uses it, so it is safe for
 // concurrent use; it implements engine.Verifier.
 type Verifier struct {
-	// Status is the set of expected status codes. Answers over a WebSocket (ws, wss) carry the
-	// 101 of their connection's upgrade and are not judged by it.
+	// Status is the set of expected status codes of a protocol whose answers carry HTTP statuses;
+	// empty, or for another protocol (a WebSocket message carries its connection's 101), an
+	// answer is judged as its protocol counts success (transport.Protocol.Success).
 	Status Statuses
 	// JSONRPC judges bodies as JSON-RPC 2.0 answers to the request's call or batch: an error member
 	// fails with class Status and the message "jsonrpc CODE MESSAGE", an id that does not answer
@@ -76,13 +77,18 @@ type Verifier struct {
 	Checks []Check
 }
 
+// statusOK judges the status of an answer: by the expected statuses for a protocol whose answers
+// carry HTTP statuses, else (and with none expected) as the protocol counts success.
+func (v *Verifier) statusOK(r *transport.Request, status int) bool {
+	if v.Status.some && (r.Protocol == "" || r.Protocol.HTTPStatus()) {
+		return v.Status.Has(status)
+	}
+	return r.Protocol.Success(status)
+}
+
 // Verify judges one answer.
 func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
-	if r.Scheme == "ws" || r.Scheme == "wss" {
-		if out.Status != 101 && !v.Status.Has(out.Status) {
-			return result.Status, nil
-		}
-	} else if !v.Status.Has(out.Status) {
+	if !v.statusOK(r, out.Status) {
 		return result.Status, nil
 	}
 	if v.JSONRPC {

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -90,14 +89,14 @@ type Verifier interface {
 	Verify(r *transport.Request, out *transport.Outcome) (result.Class, error)
 }
 
-// StatusVerifier is the default Verifier: 2xx and 3xx answers are successes, as wrk and vegeta
-// count them, and so are WebSocket messages (status 101, their connection's upgrade); any other
-// status is a failure of class Status.
+// StatusVerifier is the default Verifier: an answer is a success when its protocol says its status
+// is (transport.Protocol.Success: over HTTP 2xx and 3xx, as wrk and vegeta count them; every
+// WebSocket message); any other status is a failure of class Status.
 type StatusVerifier struct{}
 
 // Verify implements Verifier.
 func (StatusVerifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
-	if out.Status >= 200 && out.Status < 400 || out.Status == 101 && (r.Scheme == "ws" || r.Scheme == "wss") {
+	if r.Protocol.Success(out.Status) {
 		return result.OK, nil
 	}
 	return result.Status, nil
@@ -528,6 +527,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		r.fail(err, intended)
 		return false
 	}
+	w.req.Protocol = r.p.Protocol
 	r.inFlight.Add(1)
 	w.out.Reset()
 	begin := time.Now()
@@ -579,5 +579,5 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 	return connFailed
 }
 
-// ErrNoTransport is returned by NewTransport for a plan whose URLs no transport serves.
-var ErrNoTransport = errors.New("no transport for the plan's URLs")
+// ErrNoTransport is returned by NewTransport for a plan whose protocol no transport serves.
+var ErrNoTransport = transport.ErrNoTransport

@@ -38,6 +38,9 @@ type Plan struct {
 	Traffic Traffic `json:"traffic,omitzero"`
 	Load    Load    `json:"load"`
 	HTTP    HTTP    `json:"http"`
+	// Protocol is how the requests travel (http1, h2, h2c, grpc, ws); empty means the default of
+	// the first endpoint's URL scheme (http1 for http and https, ws for ws and wss).
+	Protocol transport.Protocol `json:"protocol,omitempty"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
@@ -157,6 +160,9 @@ func (p Plan) Normalized() Plan {
 	if p.HTTP.ConnectTimeout == 0 {
 		p.HTTP.ConnectTimeout = DefaultConnectTimeout
 	}
+	if p.Protocol == "" {
+		p.Protocol = p.defaultProtocol()
+	}
 	return p
 }
 
@@ -209,6 +215,7 @@ func (p Plan) Validate() error {
 		}
 	}
 	errs = append(errs, p.validateTraffic()...)
+	errs = append(errs, p.validateProtocol()...)
 	l := p.Load
 	switch l.Model {
 	case "", Open, Closed:

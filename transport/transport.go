@@ -19,8 +19,11 @@ type Request struct {
 	Endpoint int
 	// Method is the HTTP method ("GET"); transports of other protocols may ignore it.
 	Method string
-	// Scheme is "http" or "https" (later also "ws", "wss", "grpc").
+	// Scheme is the URL's scheme: "http", "https", "ws", "wss".
 	Scheme string
+	// Protocol is how the request travels; the engine sets it from the plan after the source has
+	// filled the request. It decides what success is for the answer's status (Protocol.Success).
+	Protocol Protocol
 	// Host is the authority: "host" or "host:port", as in a URL.
 	Host string
 	// Path is the request target: path and query ("/v0/entity?id=42"), never empty ("/").

@@ -122,7 +122,7 @@ func answerTo(msg []byte) []byte {
 func request(url string, body string) *transport.Request {
 	scheme, rest, _ := strings.Cut(url, "://")
 	host, path, _ := strings.Cut(rest, "/")
-	return &transport.Request{Method: "POST", Scheme: scheme, Host: host, Path: []byte("/" + path), Body: []byte(body)}
+	return &transport.Request{Method: "POST", Scheme: scheme, Protocol: transport.WS, Host: host, Path: []byte("/" + path), Body: []byte(body)}
 }
 
 // TestManyInFlightOnOneConnection sends 8 calls at once over one connection; the server answers

@@ -1,0 +1,66 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// schemeOf returns the scheme of a URL, templates and all: what comes before "://".
+func schemeOf(u string) string {
+	s, _, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	return s
+}
+
+// defaultProtocol returns the protocol the first endpoint's URL scheme calls for, or "" when it
+// has none that a transport serves (Validate says so).
+func (p Plan) defaultProtocol() transport.Protocol {
+	if len(p.Endpoints) == 0 {
+		return ""
+	}
+	proto, err := transport.ProtocolFor(schemeOf(p.Endpoints[0].URL))
+	if err != nil {
+		return ""
+	}
+	return proto
+}
+
+// validateProtocol checks that the plan's protocol carries every endpoint's URL: one protocol per
+// run, so http and ws endpoints do not mix; and WebSocket endpoints share one URL, since a
+// connection is opened to one URL and carries every call after.
+func (p Plan) validateProtocol() []error {
+	proto := p.Protocol
+	if proto == "" {
+		proto = p.defaultProtocol()
+	}
+	if proto == "" {
+		return nil // the URLs' own checks say what is wrong with the first one
+	}
+	if !proto.Known() {
+		return []error{fmt.Errorf("plan: protocol %q: want http1, h2, h2c, grpc or ws", proto)}
+	}
+	var errs []error
+	for i, e := range p.Endpoints {
+		s := schemeOf(e.URL)
+		if s == "" || proto.Serves(s) {
+			continue
+		}
+		if _, err := transport.ProtocolFor(s); err != nil {
+			continue // a scheme nothing serves: the URL's own check says so
+		}
+		errs = append(errs, fmt.Errorf("plan: endpoint %d: URL %q: protocol %s does not carry %s:// URLs; one run speaks one protocol: run them apart", i+1, e.URL, proto, s))
+	}
+	if proto == transport.WS && len(errs) == 0 {
+		for i, e := range p.Endpoints[1:] {
+			if e.URL != p.Endpoints[0].URL {
+				errs = append(errs, fmt.Errorf("plan: endpoint %d: WebSocket endpoints must share one URL, got %s and %s; run them apart", i+2, p.Endpoints[0].URL, e.URL))
+				break
+			}
+		}
+	}
+	return errs
+}

@@ -1,0 +1,45 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+func TestPlanProtocol(t *testing.T) {
+	t.Parallel()
+	ep := func(urls ...string) []Endpoint {
+		var eps []Endpoint
+		for _, u := range urls {
+			eps = append(eps, Endpoint{URL: u})
+		}
+		return eps
+	}
+	for _, tc := range []struct {
+		name  string
+		p     Plan
+		proto transport.Protocol // after Normalized
+		err   string             // "" for valid
+	}{
+		{"http defaults to HTTP/1.1", Plan{Endpoints: ep("http://127.0.0.1:1/a", "https://127.0.0.1:2/b")}, transport.HTTP1, ""},
+		{"ws", Plan{Endpoints: []Endpoint{{Name: "a", URL: "ws://127.0.0.1:1/"}, {Name: "b", URL: "ws://127.0.0.1:1/"}}}, transport.WS, ""},
+		{"h2c named", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: transport.H2C}, transport.H2C, ""},
+		{"http and ws mixed", Plan{Endpoints: ep("http://127.0.0.1:1/a", "ws://127.0.0.1:1/b")}, transport.HTTP1,
+			`endpoint 2: URL "ws://127.0.0.1:1/b": protocol http1 does not carry ws:// URLs; one run speaks one protocol`},
+		{"ws to two URLs", Plan{Endpoints: ep("ws://127.0.0.1:1/a", "ws://127.0.0.1:1/b")}, transport.WS,
+			"WebSocket endpoints must share one URL"},
+		{"h2 cannot carry http", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: transport.H2}, transport.H2,
+			`protocol h2 does not carry http:// URLs`},
+		{"unknown protocol", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: "h3"}, "h3", `protocol "h3": want http1, h2, h2c, grpc or ws`},
+	} {
+		n := tc.p.Normalized()
+		if n.Protocol != tc.proto {
+			t.Errorf("%s: protocol %q; want %q", tc.name, n.Protocol, tc.proto)
+		}
+		err := n.Validate()
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%s: Validate() = %v; want %q", tc.name, err, tc.err)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+// Package protocols registers the transport of every protocol this module has with the transport
+// package's registry, so that a plan's protocol finds its transport: HTTP/1.1 (transport/httpx) and
+// JSON-RPC over WebSocket (transport/ws). Import it for its side effect, as the engine does; a
+// program that wants fewer protocols in its binary imports the ones it needs and registers them
+// itself.
+package protocols
+
+import (
+	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/httpx"
+	"github.com/rpcbench/rpcbench/transport/ws"
+)
+
+func init() {
+	transport.Register(transport.HTTP1, HTTP1)
+	transport.Register(transport.WS, WS)
+}
+
+// HTTP1 makes the HTTP/1.1 transport: a pool capped at c.Conns connections.
+func HTTP1(c transport.Config) (transport.Transport, error) {
+	return httpx.New(httpx.Options{
+		Timeout:            c.Timeout,
+		ConnectTimeout:     c.ConnectTimeout,
+		MaxConns:           c.Conns,
+		DisableKeepAlive:   c.DisableKeepAlive,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		KeepBody:           c.KeepBody,
+	})
+}
+
+// WS makes the JSON-RPC over WebSocket transport: in the closed model c.Conns connections, each
+// carrying its share of the calls; in the open model as many as the calls in flight need
+// (ws.DefaultSpread calls each), up to c.Conns.
+func WS(c transport.Config) (transport.Transport, error) {
+	spread := 0
+	if c.Open {
+		spread = ws.DefaultSpread
+	}
+	return ws.New(ws.Options{
+		Conns:              c.Conns,
+		Spread:             spread,
+		Timeout:            c.Timeout,
+		ConnectTimeout:     c.ConnectTimeout,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		KeepBody:           c.KeepBody,
+	}), nil
+}
