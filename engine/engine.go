@@ -39,36 +39,15 @@ type Observer func(*Tick)
 type Result struct {
 	// Plan is the plan as run, defaults filled in.
 	Plan plan.Plan
-	// Started is the wall-clock start of the measured part; Elapsed runs from there to the end of
-	// the last request.
-	Started time.Time
-	Elapsed time.Duration
-	// Sending is the measured part's schedule: the window its arrivals were due in (Elapsed minus
-	// the wait for the last answers, when the generator kept up).
-	Sending time.Duration
-	// SendSpan runs from the measured start to the last request sent. It is longer than Sending
-	// when the generator fell behind and sent late what was due earlier.
-	SendSpan time.Duration
-	// Intended counts the arrivals due in the measured part (open model); in the closed model it
-	// equals the requests started.
-	Intended uint64
+	// Trailer is the record of the run — its start, lengths, intended count, interruption,
+	// back-offs, the generator's CPUs — as a result file's trailer keeps it and summary.New reads
+	// it. Its StopReason is Stop's message.
+	result.Trailer
 	// Total is every measured request merged: per-endpoint counts and histograms, send lag and
 	// connections.
 	Total *result.Interval
-	// WarmupSent counts the requests sent during the warm-up (not in Total).
-	WarmupSent uint64
-	// Interrupted is true when ctx was cancelled before the load was done.
-	Interrupted bool
 	// Stop is why the run stopped early, other than an interruption: e.g. a Source ran out of data.
 	Stop error
-	// Backoffs counts the waits of the closed model's connections after a connection could not be
-	// made (refused, a name not resolved, a failed TLS handshake, a connect timeout): 1 ms after
-	// the first failure, doubling with each failure in a row up to 1 s, until a request gets a
-	// connection. BackoffTime adds up how long they waited.
-	Backoffs    uint64
-	BackoffTime time.Duration
-	// Procs is how many CPUs the generator could use at once (GOMAXPROCS) during the run.
-	Procs int
 }
 
 type options struct {
@@ -243,7 +222,8 @@ func (r *run) run(ctx context.Context) *Result {
 	r.reqCtx, cut = context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
 	r.start = time.Now()
-	res := &Result{Plan: r.p, Started: r.start.Add(r.warmup), Total: result.NewInterval(len(r.p.Endpoints)), Procs: runtime.GOMAXPROCS(0)}
+	res := &Result{Plan: r.p, Total: result.NewInterval(len(r.p.Endpoints))}
+	res.MeasuredStart, res.Procs = r.start.Add(r.warmup), runtime.GOMAXPROCS(0)
 
 	var wg sync.WaitGroup
 	if r.p.Load.Model == plan.Open {
@@ -273,6 +253,7 @@ func (r *run) run(ctx context.Context) *Result {
 	res.Interrupted = interrupted
 	if p := r.stopErr.Load(); p != nil {
 		res.Stop = *p
+		res.StopReason = res.Stop.Error()
 	}
 	res.Elapsed = max(end-r.warmup, 0)
 	res.Sending = r.sendingWindow()

@@ -141,14 +141,14 @@ func TestCoordinatedOmissionStallShowsInP99(t *testing.T) {
 	}
 	// Ground truth: arrival i is due at Started + i/rate; one due inside the stall window
 	// [ws, we) cannot be answered before we, so its true latency is at least we − due.
-	windows := srv.StallWindows(res.Started.Add(-time.Second), res.Started.Add(10*time.Second))
+	windows := srv.StallWindows(res.MeasuredStart.Add(-time.Second), res.MeasuredStart.Add(10*time.Second))
 	if len(windows) != 1 {
 		t.Fatalf("stall windows %v; want one", windows)
 	}
 	w := windows[0]
 	truth := make([]float64, 300)
 	for i := range truth {
-		due := res.Started.Add(time.Duration(i) * time.Second / rate)
+		due := res.MeasuredStart.Add(time.Duration(i) * time.Second / rate)
 		if !due.Before(w.Start) && due.Before(w.End) {
 			truth[i] = w.End.Sub(due).Seconds()
 		}

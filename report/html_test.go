@@ -70,10 +70,7 @@ func testRun(seed uint64, secs int, rate int, base float64) *summary.Summary {
 		tl.Add(iv, names)
 		total.Merge(iv)
 	}
-	s := summary.New(summary.Run{
-		Plan: p.Normalized(), Version: "v0.4.0-test", Started: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC).Add(time.Duration(seed) * time.Hour),
-		Elapsed: time.Duration(secs) * time.Second, Sending: time.Duration(secs) * time.Second, Intended: sent,
-	}, total)
+	s := summary.New(summary.Run{Plan: p.Normalized(), Version: "v0.4.0-test", Trailer: result.Trailer{MeasuredStart: time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC).Add(time.Duration(seed) * time.Hour), Elapsed: time.Duration(secs) * time.Second, Sending: time.Duration(secs) * time.Second, Intended: sent}}, total)
 	s.Timeline = tl.Points
 	return s
 }

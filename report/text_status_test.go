@@ -21,7 +21,7 @@ func textOf(t *testing.T, fill func(c *result.Counts)) string {
 	c.Sent, c.Completed = 10, 10
 	fill(c)
 	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}}.Normalized()
-	s := summary.New(summary.Run{Plan: p, Started: time.Unix(0, 0), Elapsed: time.Second, Sending: time.Second, Intended: 10}, iv)
+	s := summary.New(summary.Run{Plan: p, Trailer: result.Trailer{MeasuredStart: time.Unix(0, 0), Elapsed: time.Second, Sending: time.Second, Intended: 10}}, iv)
 	var b strings.Builder
 	if err := Text(&b, s); err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 
 // The four imports of a library user: plan describes the work, engine runs it, summary folds the
 // results, report prints them.
-func ExampleOf() {
+func ExampleNew() {
 	srv, err := lab.New(lab.Config{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -28,7 +28,7 @@ func ExampleOf() {
 		fmt.Fprintln(os.Stderr, err)
 		return
 	}
-	s := summary.Of(res, "example")
+	s := summary.New(summary.Run{Plan: res.Plan, Version: "example", Trailer: res.Trailer}, res.Total)
 	fmt.Println(s.Schema, s.Requests.OK, s.Status["200"])
 	if err := report.Text(os.Stderr, s); err != nil { // the report people read
 		fmt.Fprintln(os.Stderr, err)

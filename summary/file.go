@@ -2,7 +2,6 @@ package summary
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/rpcbench/rpcbench/plan"
@@ -18,16 +17,7 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
 		}
 	}
-	r := f.Run()
-	var stop error
-	if r.StopReason != "" {
-		stop = errors.New(r.StopReason)
-	}
-	s := New(Run{
-		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending, SendSpan: r.SendSpan,
-		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
-		Backoffs: r.Backoffs, BackoffTime: r.BackoffTime, Procs: r.Procs,
-	}, f.Total)
+	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run()}, f.Total)
 	s.Timeline = timeline
 	return s, nil
 }

@@ -39,7 +39,7 @@ func TestOneCPUNote(t *testing.T) {
 			}
 			total.Endpoints[0].Sent, total.Endpoints[0].Completed, total.Endpoints[0].OK = 100, 100, 100
 			p := plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}, Load: plan.Load{Model: plan.Open, Rate: 100, Duration: time.Second}}
-			s := New(Run{Plan: p, Sending: time.Second, Elapsed: time.Second, Intended: 100, Procs: c.procs}, total)
+			s := New(Run{Plan: p, Trailer: result.Trailer{Sending: time.Second, Elapsed: time.Second, Intended: 100, Procs: c.procs}}, total)
 			got := false
 			for _, n := range s.Notes {
 				got = got || strings.Contains(n, "one CPU")

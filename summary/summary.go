@@ -8,7 +8,6 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -154,21 +153,13 @@ type Connections struct {
 	TLS     *Percentiles `json:"tls_ms,omitempty"`
 }
 
-// Run describes a measured run for New: the facts that are not in the merged interval.
+// Run describes a measured run for New: the facts that are not in the merged interval — the plan,
+// the tool's version, and the run's record as the engine's Result and a result file's trailer
+// hold it (a SendSpan of 0 means Sending; a Procs of 0 that the CPUs are not known).
 type Run struct {
-	Plan        plan.Plan
-	Version     string // the tool's version
-	Started     time.Time
-	Elapsed     time.Duration
-	Sending     time.Duration
-	SendSpan    time.Duration // to the last request sent; 0: Sending
-	Intended    uint64
-	WarmupSent  uint64
-	Interrupted bool
-	Stop        error
-	Backoffs    uint64        // the closed model's waits after failed connections
-	BackoffTime time.Duration // their total length
-	Procs       int           // GOMAXPROCS of the generator; 0: not known
+	Plan    plan.Plan
+	Version string // the tool's version
+	result.Trailer
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -183,16 +174,14 @@ func New(run Run, total *result.Interval) *Summary {
 		Tool:          Tool{Name: "rpcbench", Version: run.Version},
 		Target:        Target(p),
 		Config:        p,
-		StartedAt:     run.Started.UTC(),
+		StartedAt:     run.MeasuredStart.UTC(),
 		DurationS:     elapsed.Seconds(),
 		SendingS:      run.Sending.Seconds(),
 		SendSpanS:     span.Seconds(),
 		Interrupted:   run.Interrupted,
 		GeneratorCPUs: run.Procs,
 	}
-	if run.Stop != nil {
-		s.StopReason = run.Stop.Error()
-	}
+	s.StopReason = run.StopReason
 	if p.Load.Warmup > 0 {
 		s.Warmup = &Warmup{DurationS: p.Load.Warmup.Seconds(), Sent: run.WarmupSent}
 	}
@@ -360,13 +349,4 @@ func FormatMs(v float64) string {
 		return fmt.Sprintf("%.2fs", v/1000)
 	}
 	return time.Duration(v * float64(time.Millisecond)).Round(time.Second).String()
-}
-
-// Of folds an engine run into a Summary; version names the tool's version in the report.
-func Of(res *engine.Result, version string) *Summary {
-	return New(Run{
-		Plan: res.Plan, Version: version, Started: res.Started, Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan,
-		Intended: res.Intended, WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Stop: res.Stop,
-		Backoffs: res.Backoffs, BackoffTime: res.BackoffTime, Procs: res.Procs,
-	}, res.Total)
 }

@@ -1,12 +1,10 @@
 package summary
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -37,7 +35,7 @@ func TestPercentilesOfAKnownHistogram(t *testing.T) {
 	t.Parallel()
 	iv := result.NewInterval(1)
 	tenToThousand(iv.Endpoints[0])
-	s := New(Run{Plan: openPlan(100), Elapsed: time.Second, Sending: time.Second, Intended: 100}, iv)
+	s := New(Run{Plan: openPlan(100), Trailer: result.Trailer{Elapsed: time.Second, Sending: time.Second, Intended: 100}}, iv)
 	// The p-th percentile of 100 values is the ⌊p + 0.5⌋-th smallest (the 100th for 99.9 and
 	// 99.99); mean 505 µs; population stdev 10·√((100²−1)/12) = 288.661 µs.
 	want := Percentiles{Min: 0.01, Mean: 0.505, Stdev: 0.289, P50: 0.5, P75: 0.75, P90: 0.9, P95: 0.95, P99: 0.99, P999: 1, P9999: 1, Max: 1}
@@ -76,7 +74,7 @@ func TestThroughputWindow(t *testing.T) {
 			t.Parallel()
 			iv := result.NewInterval(1)
 			tenToThousand(iv.Endpoints[0])
-			s := New(Run{Plan: openPlan(100), Elapsed: tt.elapsed, Sending: tt.sending, SendSpan: tt.sendSpan, Intended: 100}, iv)
+			s := New(Run{Plan: openPlan(100), Trailer: result.Trailer{Elapsed: tt.elapsed, Sending: tt.sending, SendSpan: tt.sendSpan, Intended: 100}}, iv)
 			if s.Throughput != tt.want || s.Endpoints[0].Throughput != tt.want {
 				t.Errorf("throughput: got %v (endpoint %v); want %v", s.Throughput, s.Endpoints[0].Throughput, tt.want)
 			}
@@ -104,7 +102,7 @@ func TestRequestsRatesAndNotes(t *testing.T) {
 		intended          uint64
 		sending, sendSpan time.Duration
 		lag               func(*result.Interval)
-		stop              error
+		stop              string
 		interrupted       bool
 		wantIntended      uint64
 		wantDropped       uint64
@@ -129,7 +127,7 @@ func TestRequestsRatesAndNotes(t *testing.T) {
 			wantNotes: []string{"requests went out late: send lag p99 20.0ms, max 20.0ms; latency still counts from the intended send times"}},
 		{name: "lag under the threshold", model: plan.Open, intended: 100, sending: time.Second, lag: lag(9000),
 			wantIntended: 100, wantIntendedRate: 100, wantSendRate: 100},
-		{name: "stopped and interrupted", model: plan.Open, intended: 100, sending: time.Second, stop: errors.New("data ran out"), interrupted: true,
+		{name: "stopped and interrupted", model: plan.Open, intended: 100, sending: time.Second, stop: "data ran out", interrupted: true,
 			wantIntended: 100, wantIntendedRate: 100, wantSendRate: 100,
 			wantNotes: []string{"interrupted: the figures cover the run up to the interruption", "stopped early: data ran out"}},
 		// the closed model has no schedule: what was intended is what was sent, whatever Intended says
@@ -146,8 +144,7 @@ func TestRequestsRatesAndNotes(t *testing.T) {
 			}
 			p := openPlan(100)
 			p.Load.Model = tt.model
-			s := New(Run{Plan: p, Elapsed: 2 * time.Second, Sending: tt.sending, SendSpan: tt.sendSpan, Intended: tt.intended,
-				Stop: tt.stop, Interrupted: tt.interrupted}, iv)
+			s := New(Run{Plan: p, Trailer: result.Trailer{Elapsed: 2 * time.Second, Sending: tt.sending, SendSpan: tt.sendSpan, Intended: tt.intended, StopReason: tt.stop, Interrupted: tt.interrupted}}, iv)
 			r := s.Requests
 			if r.Intended != tt.wantIntended || r.Sent != 100 || r.Dropped != tt.wantDropped {
 				t.Errorf("intended, sent, never sent: got %d, %d, %d; want %d, 100, %d", r.Intended, r.Sent, r.Dropped, tt.wantIntended, tt.wantDropped)
@@ -177,7 +174,7 @@ func TestErrorsAndStatus(t *testing.T) {
 	b.Messages[result.ErrorKey{Class: result.Status, Message: "status 503"}] = 2
 	p := openPlan(100)
 	p.Endpoints = append(p.Endpoints, plan.Endpoint{Name: "POST /b", URL: "http://127.0.0.1:1/b"})
-	s := New(Run{Plan: p, Elapsed: time.Second, Sending: time.Second, Intended: 110}, iv)
+	s := New(Run{Plan: p, Trailer: result.Trailer{Elapsed: time.Second, Sending: time.Second, Intended: 110}}, iv)
 	if r := s.Requests; r.Sent != 110 || r.Completed != 107 || r.OK != 105 || r.Errors != 5 || r.Dropped != 0 {
 		t.Errorf("requests: got %+v; want sent 110, completed 107, ok 105, errors 5, none never sent", r)
 	}
@@ -231,16 +228,18 @@ func TestTimelinePoints(t *testing.T) {
 }
 
 // Of carries every fact of an engine run into the Summary.
-func TestOfEngineResult(t *testing.T) {
+// The run's record (what the engine's Result and a result file's trailer hold) becomes the
+// summary's header figures: the start in UTC, the lengths, the rates, the warm-up and the stop.
+func TestRunRecord(t *testing.T) {
 	t.Parallel()
 	iv := result.NewInterval(1)
 	tenToThousand(iv.Endpoints[0])
 	p := openPlan(100)
 	p.Load.Warmup = 500 * time.Millisecond
 	started := time.Date(2026, 5, 6, 7, 8, 9, 0, time.FixedZone("X", 3600))
-	res := &engine.Result{Plan: p, Started: started, Elapsed: 3 * time.Second, Sending: 2 * time.Second, SendSpan: 2500 * time.Millisecond,
-		Intended: 150, Total: iv, WarmupSent: 42, Interrupted: true, Stop: errors.New("data ran out")}
-	s := Of(res, "v9")
+	run := result.Trailer{MeasuredStart: started, Elapsed: 3 * time.Second, Sending: 2 * time.Second, SendSpan: 2500 * time.Millisecond,
+		Intended: 150, WarmupSent: 42, Interrupted: true, StopReason: "data ran out"}
+	s := New(Run{Plan: p, Version: "v9", Trailer: run}, iv)
 	if s.Tool.Version != "v9" || !s.StartedAt.Equal(started) || s.StartedAt.Location() != time.UTC {
 		t.Errorf("tool %q, started %v; want v9, %v in UTC", s.Tool.Version, s.StartedAt, started)
 	}
@@ -282,7 +281,7 @@ func TestRequestsFailedBeforeSending(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := plan.Plan{Endpoints: []plan.Endpoint{{Name: "a", URL: "http://127.0.0.1:1/"}}, Load: plan.Load{Model: tt.model, Rate: 16}}
-			s := New(Run{Plan: p, Intended: tt.intended, Elapsed: time.Second, Sending: time.Second, Backoffs: 4, BackoffTime: 15 * time.Millisecond}, iv)
+			s := New(Run{Plan: p, Trailer: result.Trailer{Intended: tt.intended, Elapsed: time.Second, Sending: time.Second, Backoffs: 4, BackoffTime: 15 * time.Millisecond}}, iv)
 			if s.Requests != tt.want {
 				t.Errorf("got requests %+v; want %+v", s.Requests, tt.want)
 			}

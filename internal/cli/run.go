@@ -223,7 +223,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
-	s := summary.Of(res, Version())
+	s := summary.New(summary.Run{Plan: res.Plan, Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.Timeline = tl.Points
 	code := ExitOK
 	if err := render(reportTo, s, o.format); err != nil {

@@ -62,14 +62,8 @@ func (o *resultOut) observe(t *engine.Tick) {
 // finish writes the trailer from res and closes the file.
 func (o *resultOut) finish(res *engine.Result) error {
 	if o.err == nil {
-		t := result.Trailer{
-			MeasuredStart: res.Started.UTC(), Elapsed: res.Elapsed, Sending: res.Sending, SendSpan: res.SendSpan, Intended: res.Intended,
-			WarmupSent: res.WarmupSent, Interrupted: res.Interrupted, Backoffs: res.Backoffs, BackoffTime: res.BackoffTime,
-			Procs: res.Procs,
-		}
-		if res.Stop != nil {
-			t.StopReason = res.Stop.Error()
-		}
+		t := res.Trailer
+		t.MeasuredStart = t.MeasuredStart.UTC()
 		o.err = o.w.Close(t)
 	}
 	if err := o.fh.Close(); o.err == nil {
