@@ -25,6 +25,7 @@ apt_peers() {
 	have hyperfine || missing+=(hyperfine)
 	[[ -x /usr/bin/time ]] || missing+=(time)
 	have taskset || missing+=(util-linux)
+	have jq || missing+=(jq)
 	((${#missing[@]})) || return 0
 	if [[ $(id -u) != 0 ]] || ! have apt-get; then
 		failed+=("${missing[@]} (Debian packages: run as root with apt-get, or install them yourself)")
@@ -94,7 +95,7 @@ pick bombardier && go_build_from_cache bombardier github.com/codesenberg/bombard
 pick k6 && go_install k6 go.k6.io/k6 "$K6_VERSION"
 pick oha && cargo_install oha oha "$OHA_VERSION"
 
-log "peers in $TOOLS/bin: $(cd "$TOOLS/bin" && ls | tr '\n' ' ')"
+log "peers in $TOOLS/bin: $(find "$TOOLS/bin" -mindepth 1 -maxdepth 1 -printf '%f ')"
 ((${#installed[@]})) && log "installed now: ${installed[*]}"
 if ((${#failed[@]})); then
 	log "could not install:"
