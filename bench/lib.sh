@@ -89,9 +89,13 @@ build_rpcbench() {
 	(cd "$REPO_DIR" && go build -o "$RPCBENCH_BIN" ./cmd/rpcbench) || die "go build ./cmd/rpcbench failed"
 }
 
+# rpcbench_version: the checkout's commit, "+changes" when its Go code differs from that commit.
 rpcbench_version() {
 	local v
-	v=$(cd "$REPO_DIR" && git describe --always --dirty 2>/dev/null) || v=unknown
+	v=$(cd "$REPO_DIR" && git rev-parse --short HEAD 2>/dev/null) || v=unknown
+	if [[ $v != unknown ]] && ! (cd "$REPO_DIR" && git diff --quiet HEAD -- '*.go' go.mod go.sum); then
+		v+="+changes"
+	fi
 	printf 'rpcbench %s (this checkout)\n' "$v"
 }
 
