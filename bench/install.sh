@@ -4,7 +4,7 @@
 # not install and carries on, so that a comparison runs with the peers that are there.
 #
 #   bench/install.sh            all peers
-#   bench/install.sh oha k6     only these
+#   bench/install.sh oha k6     only these (apt: the Debian packages)
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -84,6 +84,12 @@ cargo_install() { # name crate version
 
 want() { (($# == 0)) && return 0; local w; for w in "${wanted[@]}"; do [[ $w == "$1" ]] && return 0; done; return 1; }
 wanted=("$@")
+for w in "${wanted[@]}"; do
+	case $w in
+	apt | hey | ghz | fortio | vegeta | bombardier | k6 | oha) ;;
+	*) log "install.sh: unknown peer $w (apt, hey, ghz, fortio, vegeta, bombardier, k6, oha)"; exit 2 ;;
+	esac
+done
 pick() { ((${#wanted[@]} == 0)) || want "$1"; }
 
 pick apt && apt_peers
