@@ -422,7 +422,7 @@ versions() {
 		vegeta) printf -- '- vegeta %s\n' "$VEGETA_VERSION" ;;
 		hey) printf -- '- hey %s\n' "$HEY_VERSION" ;;
 		k6) printf -- '- k6 %s\n' "$K6_VERSION" ;;
-		ghz) printf -- '- ghz %s\n' "$GHZ_VERSION" ;;
+		ghz) if has_scenario grpc; then printf -- '- ghz %s\n' "$GHZ_VERSION"; fi ;;
 		esac
 	done
 	# shellcheck disable=SC2016 # the backquotes are Markdown
@@ -439,6 +439,7 @@ machine() {
 report=$WORK/report.md
 {
 	printf 'Measured %s; load average at the end %s.\n\n' "$(machine)" "$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+	printf '**Caveat:** the figures come from %s cores shared with whatever else ran, one for the generator and one for the target; read ranges, not single figures.\n\n' "$(nproc)"
 	versions
 	printf '\n'
 	tables
