@@ -1,0 +1,167 @@
+# shellcheck shell=bash disable=SC2034 # the variables set here are read by the scripts that source it
+# Shared by the bench/ scripts: where the peers live, how to build rpcbench, and the targets
+# (nginx, rpcbench serve lab, rpcbench serve items) started on 127.0.0.1 and stopped on exit.
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
+TOOLS=${RPCBENCH_TOOLS:-$BENCH_DIR/.tools}
+export PATH="$TOOLS/bin:$PATH"
+
+# Pinned versions of the peers (see bench/README.md for why these).
+VEGETA_VERSION=v12.12.0
+BOMBARDIER_VERSION=v1.2.6
+FORTIO_VERSION=v1.68.2
+GHZ_VERSION=v0.93.0
+HEY_VERSION=v0.1.5
+K6_VERSION=v1.8.1
+OHA_VERSION=1.16.0
+
+log() { printf '%s\n' "$*" >&2; }
+die() { log "$*"; exit 1; }
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# Cores: the generator runs on GEN_CPU, the target on TARGET_CPU.
+GEN_CPU=${GEN_CPU:-0}
+TARGET_CPU=${TARGET_CPU:-1}
+
+WORK=
+PIDS=()
+
+# bench_init makes the run's temporary directory and stops every target on exit.
+bench_init() {
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/rpcbench-bench.XXXXXX")
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+bench_cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	PIDS=()
+	[[ -n $WORK && -d $WORK ]] && rm -rf "$WORK"
+	return 0
+}
+
+# stop_target PID stops one target started by a start_ function.
+stop_target() {
+	local p=$1 rest=() q
+	kill "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+	for q in "${PIDS[@]}"; do [[ $q == "$p" ]] || rest+=("$q"); done
+	PIDS=("${rest[@]}")
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+free_port() {
+	local p i
+	for ((i = 0; i < 200; i++)); do
+		p=$((20000 + RANDOM % 40000))
+		port_open "$p" || { printf '%s\n' "$p"; return 0; }
+	done
+	die "no free port on 127.0.0.1"
+}
+
+# wait_port PORT PID LOG: until PORT accepts connections (10 s at most) while PID lives.
+wait_port() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		port_open "$1" && return 0
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; die "target exited before listening on 127.0.0.1:$1"; }
+		sleep 0.05
+	done
+	cat "$3" >&2
+	die "target not listening on 127.0.0.1:$1 after 10 s"
+}
+
+# build_rpcbench builds rpcbench from this checkout into $WORK (or uses $RPCBENCH if set).
+build_rpcbench() {
+	if [[ -n ${RPCBENCH:-} ]]; then
+		RPCBENCH_BIN=$RPCBENCH
+		return 0
+	fi
+	RPCBENCH_BIN=$WORK/rpcbench
+	(cd "$REPO_DIR" && go build -o "$RPCBENCH_BIN" ./cmd/rpcbench) || die "go build ./cmd/rpcbench failed"
+}
+
+# rpcbench_version: the checkout's commit, "+changes" when its Go code differs from that commit.
+rpcbench_version() {
+	local v
+	v=$(cd "$REPO_DIR" && git rev-parse --short HEAD 2>/dev/null) || v=unknown
+	if [[ $v != unknown ]] && ! (cd "$REPO_DIR" && git diff --quiet HEAD -- '*.go' go.mod go.sum); then
+		v+="+changes"
+	fi
+	printf 'rpcbench %s (this checkout)\n' "$v"
+}
+
+# start_nginx: one nginx process (worker_processes 1, master_process off) on TARGET_CPU,
+# answering every request with 200 "ok". Sets TARGET_URL and TARGET_PID.
+start_nginx() {
+	local nginx dir port
+	nginx=$(command -v nginx || true)
+	[[ -n $nginx ]] || nginx=/usr/sbin/nginx
+	[[ -x $nginx ]] || die "nginx not found: run bench/install.sh as root, or install nginx"
+	port=$(free_port)
+	dir=$WORK/nginx-$port
+	mkdir -p "$dir"
+	cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+master_process off;
+daemon off;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    client_body_temp_path $dir/body;
+    proxy_temp_path $dir/proxy;
+    fastcgi_temp_path $dir/fastcgi;
+    uwsgi_temp_path $dir/uwsgi;
+    scgi_temp_path $dir/scgi;
+    keepalive_requests 1000000000;
+    keepalive_timeout 300s;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 200 "ok"; }
+    }
+}
+CONF
+	taskset -c "$TARGET_CPU" "$nginx" -e "$dir/error.log" -p "$dir" -c "$dir/nginx.conf" >"$dir/out.log" 2>&1 &
+	TARGET_PID=$!
+	PIDS+=("$TARGET_PID")
+	wait_port "$port" "$TARGET_PID" "$dir/out.log"
+	TARGET_URL=http://127.0.0.1:$port/
+}
+
+# start_lab [FLAGS…]: rpcbench serve lab on TARGET_CPU. Sets TARGET_URL and TARGET_PID.
+start_lab() {
+	local port log
+	port=$(free_port)
+	log=$WORK/lab-$port.log
+	taskset -c "$TARGET_CPU" "$RPCBENCH_BIN" serve lab --addr "127.0.0.1:$port" "$@" >"$log" 2>&1 &
+	TARGET_PID=$!
+	PIDS+=("$TARGET_PID")
+	wait_port "$port" "$TARGET_PID" "$log"
+	TARGET_URL=http://127.0.0.1:$port/
+}
+
+# start_items: rpcbench serve items (a grpc-go server) on TARGET_CPU, with item "bench" created.
+# Sets GRPC_ADDR, TARGET_URL and TARGET_PID.
+start_items() {
+	local port gport log
+	port=$(free_port)
+	gport=$(free_port)
+	log=$WORK/items-$port.log
+	taskset -c "$TARGET_CPU" "$RPCBENCH_BIN" serve items --addr "127.0.0.1:$port" --grpc-addr "127.0.0.1:$gport" >"$log" 2>&1 &
+	TARGET_PID=$!
+	PIDS+=("$TARGET_PID")
+	wait_port "$port" "$TARGET_PID" "$log"
+	wait_port "$gport" "$TARGET_PID" "$log"
+	GRPC_ADDR=127.0.0.1:$gport
+	TARGET_URL=http://127.0.0.1:$port/
+}
