@@ -1,0 +1,300 @@
+// Package faults holds servers that misbehave on purpose, for the tests of rpcbench's fault matrix:
+// each binds 127.0.0.1, serves one fault (refuses, resets mid-answer, closes kept-alive
+// connections, answers garbage, trickles, sends an endless body, fails the TLS handshake, goes
+// away and comes back) and closes with Close, which waits for every goroutine it started.
+//
+// Most faults are raw net.Listeners: an HTTP server cannot misbehave enough. They read a request
+// head (GET requests: no body) and then act.
+package faults
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is one misbehaving server on 127.0.0.1. Close stops it and waits for its goroutines; it is
+// also registered with the test's cleanup. Safe for concurrent use.
+type Server struct {
+	Addr string // host:port
+
+	handle func(c net.Conn, done <-chan struct{})
+	done   chan struct{} // closed by Close
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+// URL returns "http://" + Addr.
+func (s *Server) URL() string { return "http://" + s.Addr }
+
+// start makes a Server that runs handle on each connection accepted from ln. handle must return
+// once done is closed or its connection is (Close does both).
+func start(tb testing.TB, ln net.Listener, handle func(c net.Conn, done <-chan struct{})) *Server {
+	tb.Helper()
+	s := &Server{Addr: ln.Addr().String(), handle: handle, done: make(chan struct{}), conns: map[net.Conn]struct{}{}}
+	s.serve(ln)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+func listen(tb testing.TB) net.Listener {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("faults: %v", err)
+	}
+	return ln
+}
+
+// serve accepts on ln until it is closed.
+func (s *Server) serve(ln net.Listener) {
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				c.Close()
+				return
+			}
+			s.conns[c] = struct{}{}
+			s.wg.Add(1)
+			s.mu.Unlock()
+			go func() {
+				defer s.wg.Done()
+				s.handle(c, s.done)
+				c.Close()
+				s.mu.Lock()
+				delete(s.conns, c)
+				s.mu.Unlock()
+			}()
+		}
+	}()
+}
+
+// dropAll closes the listener and every open connection.
+func (s *Server) dropAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln != nil {
+		s.ln.Close()
+		s.ln = nil
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+}
+
+// Close stops the server: it closes the listener and every connection, and waits for every
+// goroutine. Closing twice is harmless.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.done)
+	}
+	s.mu.Unlock()
+	s.dropAll()
+	s.wg.Wait()
+}
+
+// readHead reads one request head (up to the empty line). It returns false when the connection
+// ended or sent something that is not a head.
+func readHead(r *bufio.Reader) bool {
+	for n := 0; n < 100; n++ {
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			return false
+		}
+		if len(line) <= 2 && (len(line) == 1 || line[0] == '\r') {
+			return true
+		}
+	}
+	return false
+}
+
+// ResetMidAnswer answers every request with the start of a 200 whose body is cut short by a TCP
+// reset.
+func ResetMidAnswer(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		if !readHead(bufio.NewReader(c)) {
+			return
+		}
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nhalf an ans")
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0) // close sends RST instead of FIN
+		}
+	})
+}
+
+// Answer is a complete HTTP/1.1 answer of 200 with the body "ok".
+const Answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+
+// CloseAtRandom answers every request with Answer and keeps the connection alive, but after each
+// answer closes the connection with probability p (no "Connection: close" warns the client), from
+// a sequence that seed makes repeatable.
+func CloseAtRandom(tb testing.TB, p float64, seed uint64) *Server {
+	var mu sync.Mutex
+	x := seed | 1
+	draw := func() float64 { // xorshift64: repeatable, no global state
+		mu.Lock()
+		defer mu.Unlock()
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return float64(x>>11) / (1 << 53)
+	}
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		r := bufio.NewReader(c)
+		for readHead(r) {
+			if _, err := io.WriteString(c, Answer); err != nil || draw() < p {
+				return
+			}
+		}
+	})
+}
+
+// Garbage reads a request head and answers with data, then closes the connection.
+func Garbage(tb testing.TB, data string) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		if !readHead(bufio.NewReader(c)) {
+			return
+		}
+		_, _ = io.WriteString(c, data)
+	})
+}
+
+// NotHTTP is an answer that is no HTTP at all.
+const NotHTTP = "SSH-2.0-OpenSSH_9.6\r\n\x00\xff\xfe garbage \x7f\r\n\r\n"
+
+// Trickle answers every request with a valid 200 whose body is 1000 bytes, written one byte every
+// period (the head too), until the client goes away or the server closes.
+func Trickle(tb testing.TB, period time.Duration) *Server {
+	return start(tb, listen(tb), func(c net.Conn, done <-chan struct{}) {
+		if !readHead(bufio.NewReader(c)) {
+			return
+		}
+		ans := "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
+		for len(ans) < 1000+38 {
+			ans += "x"
+		}
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for i := range len(ans) {
+			if _, err := io.WriteString(c, ans[i:i+1]); err != nil {
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// EndlessBody answers every request with a 200 whose body never ends: chunked, or with a
+// Content-Length of 1 GiB, written as fast as the client reads.
+func EndlessBody(tb testing.TB, chunked bool) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		if !readHead(bufio.NewReader(c)) {
+			return
+		}
+		head, chunk := "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n", make([]byte, 32<<10)
+		if chunked {
+			head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+			chunk = append([]byte("8000\r\n"), make([]byte, 32<<10)...)
+			chunk = append(chunk, "\r\n"...)
+		}
+		if _, err := io.WriteString(c, head); err != nil {
+			return
+		}
+		for written := 0; written < 1<<30; written += len(chunk) {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// Silent accepts connections, reads what comes and never answers.
+func Silent(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		_, _ = io.Copy(io.Discard, c)
+	})
+}
+
+// TLSAlert reads the client's first TLS record (its ClientHello) and answers with a fatal
+// handshake_failure alert: the handshake fails at once.
+func TLSAlert(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		hdr := make([]byte, 5)
+		if _, err := io.ReadFull(c, hdr); err != nil {
+			return
+		}
+		if _, err := io.CopyN(io.Discard, c, int64(hdr[3])<<8|int64(hdr[4])); err != nil {
+			return
+		}
+		_, _ = c.Write([]byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}) // alert, TLS 1.2, fatal, handshake_failure
+	})
+}
+
+// Flapping is a server that answers every request with Answer on kept-alive connections, and can
+// go away (Down: its listener and every connection closed, so connections are refused) and come
+// back (Up) on the same port. Its port stays reserved while it is down.
+type Flapping struct {
+	*Server
+}
+
+// NewFlapping starts a Flapping server, up, on a port that stays reserved for the rest of the
+// test (see testnet.ReservedAddr).
+func NewFlapping(tb testing.TB, addr string) *Flapping {
+	tb.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		tb.Fatalf("faults: %v", err)
+	}
+	return &Flapping{start(tb, ln, func(c net.Conn, _ <-chan struct{}) {
+		r := bufio.NewReader(c)
+		for readHead(r) {
+			if _, err := io.WriteString(c, Answer); err != nil {
+				return
+			}
+		}
+	})}
+}
+
+// Down closes the listener and every connection: until Up, connections are refused.
+func (f *Flapping) Down() { f.dropAll() }
+
+// Up listens again on the same address. It reports a failure to tb.
+func (f *Flapping) Up(tb testing.TB) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", f.Addr)
+	if err != nil {
+		tb.Errorf("faults: listen again on %s: %v", f.Addr, err)
+		return
+	}
+	f.mu.Lock()
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		ln.Close()
+		return
+	}
+	f.serve(ln)
+}
