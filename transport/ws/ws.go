@@ -181,8 +181,27 @@ func classify(ctx context.Context, err error) result.Class {
 	if ctx.Err() != nil {
 		return transport.Classify(ctx.Err())
 	}
+	var up *upgradeError
+	switch {
+	case errors.As(err, &up):
+		return result.Status
+	case strings.Contains(err.Error(), "malformed HTTP"): // net/http read no HTTP answer to the upgrade
+		return result.Protocol
+	}
 	return transport.Classify(err)
 }
+
+// upgradeError is an upgrade answered with another status than 101: a failure of class Status.
+type upgradeError struct {
+	status int
+	err    error
+}
+
+func (e *upgradeError) Error() string {
+	return fmt.Sprintf("ws: upgrade refused with HTTP %d: %v", e.status, e.err)
+}
+
+func (e *upgradeError) Unwrap() error { return e.err }
 
 // finish fills out from the answer a and recycles its buffer.
 func (t *Transport) finish(a answer, out *transport.Outcome) {
@@ -342,7 +361,7 @@ func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, erro
 	wc, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: t.client, HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, fmt.Errorf("ws: upgrade refused with HTTP %d: %w", resp.StatusCode, err)
+			return nil, &upgradeError{resp.StatusCode, err}
 		}
 		return nil, err
 	}
