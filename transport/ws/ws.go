@@ -72,6 +72,8 @@ type Transport struct {
 	orphans atomic.Uint64
 	waiters sync.Pool
 	bufs    sync.Pool
+	rawMu   sync.Mutex
+	raw     map[*rawConn]struct{} // TCP connections open, for Close
 }
 
 type slot struct {
@@ -102,8 +104,9 @@ func New(opts Options) *Transport {
 	}
 	t := &Transport{opts: opts, slots: make([]slot, opts.Conns)}
 	d := &net.Dialer{Timeout: opts.ConnectTimeout}
+	t.raw = map[*rawConn]struct{}{}
 	t.client = &http.Client{Transport: &http.Transport{
-		DialContext:       d.DialContext,
+		DialContext:       t.dialRaw(d),
 		TLSClientConfig:   &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify}, //nolint:gosec // the user asked
 		ForceAttemptHTTP2: false,
 		DisableKeepAlives: true,
@@ -375,6 +378,38 @@ func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, erro
 	return c, nil
 }
 
+// rawConn is a TCP connection the Transport dialled, known to it until closed, so that Close can
+// cut a closing handshake that the server does not answer.
+type rawConn struct {
+	net.Conn
+	t *Transport
+}
+
+func (c *rawConn) Close() error {
+	c.t.rawMu.Lock()
+	delete(c.t.raw, c)
+	c.t.rawMu.Unlock()
+	return c.Conn.Close()
+}
+
+// dialRaw returns a DialContext that dials with d and tracks the connections.
+func (t *Transport) dialRaw(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c := &rawConn{Conn: nc, t: t}
+		t.rawMu.Lock()
+		t.raw[c] = struct{}{}
+		t.rawMu.Unlock()
+		return c, nil
+	}
+}
+
+// closeWait bounds the closing handshake of Close.
+const closeWait = time.Second
+
 // Close closes every connection and waits for their readers. Calls in flight fail.
 func (t *Transport) Close() error {
 	if t.closed.Swap(true) {
@@ -389,7 +424,23 @@ func (t *Transport) Close() error {
 		}
 		s.mu.Unlock()
 	}
-	closing.Wait()
+	// A server that never answers the close frame would hold Close for the library's 5 s: give
+	// the closing handshake at most closeWait (or Timeout, when shorter), then drop the connections.
+	closed := make(chan struct{})
+	go func() { closing.Wait(); close(closed) }()
+	wait := time.NewTimer(min(closeWait, t.opts.Timeout))
+	defer wait.Stop()
+	select {
+	case <-closed:
+	case <-wait.C:
+		// the handshake waits for a frame that does not come: end the reads and writes it waits on
+		t.rawMu.Lock()
+		for c := range t.raw {
+			_ = c.SetDeadline(time.Unix(1, 0))
+		}
+		t.rawMu.Unlock()
+		<-closed
+	}
 	t.wg.Wait()
 	return nil
 }
