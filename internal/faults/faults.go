@@ -9,8 +9,11 @@ package faults
 
 import (
 	"bufio"
+	"crypto/sha1"
+	"encoding/base64"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,6 +128,64 @@ func readHead(r *bufio.Reader) bool {
 		}
 	}
 	return false
+}
+
+// readKey reads one request head and returns its Sec-WebSocket-Key ("" if none).
+func readKey(r *bufio.Reader) (key string, ok bool) {
+	for n := 0; n < 100; n++ {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return "", false
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			return key, true
+		}
+		if name, v, found := strings.Cut(line, ":"); found && strings.EqualFold(name, "Sec-WebSocket-Key") {
+			key = strings.TrimSpace(v)
+		}
+	}
+	return "", false
+}
+
+// upgrade reads a WebSocket upgrade request from c and accepts it.
+func upgrade(c net.Conn, r *bufio.Reader) bool {
+	key, ok := readKey(r)
+	if !ok {
+		return false
+	}
+	h := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	_, err := io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Accept: "+base64.StdEncoding.EncodeToString(h[:])+"\r\n\r\n")
+	return err == nil
+}
+
+// WSResetAfterUpgrade accepts WebSocket upgrades, then resets each connection (TCP RST) once the
+// first bytes of a message arrive: every call on it is cut mid-answer.
+func WSResetAfterUpgrade(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		r := bufio.NewReader(c)
+		if !upgrade(c, r) {
+			return
+		}
+		if _, err := r.ReadByte(); err != nil {
+			return
+		}
+		if tc, ok := c.(*net.TCPConn); ok {
+			_ = tc.SetLinger(0)
+		}
+	})
+}
+
+// WSSilent accepts WebSocket upgrades, then reads every message and answers none.
+func WSSilent(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		r := bufio.NewReader(c)
+		if !upgrade(c, r) {
+			return
+		}
+		_, _ = io.Copy(io.Discard, r)
+	})
 }
 
 // ResetMidAnswer answers every request with the start of a 200 whose body is cut short by a TCP
