@@ -1,11 +1,15 @@
 package faults_test
 
 import (
+	"context"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // A server that never answers, with the connections capped: the run still ends at its duration
@@ -23,5 +27,42 @@ func TestFaultNeverAnswersEndsOnTime(t *testing.T) {
 	if tot.Sent > 10 {
 		t.Errorf("sent %d; want at most 10 (5 connections, each held 1 s, for 1 s)", tot.Sent)
 	}
+	s.Close()
+}
+
+// acceptAll is a Verifier that passes every answer; with it, the transport keeps answer bodies.
+type acceptAll struct{}
+
+func (acceptAll) Verify(*transport.Request, *transport.Outcome) (result.Class, error) {
+	return result.OK, nil
+}
+
+// A body kept for a verifier (checks, JSON-RPC) is bounded: an endless answer does not grow the
+// heap by what it sends.
+func TestFaultEndlessBodyKept(t *testing.T) {
+	s := faults.EndlessBody(t, false)
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base, peak := ms.HeapInuse, ms.HeapInuse
+	stop := sampleHeap(&peak)
+	p := faultPlan(s.URL()+"/", 2, time.Second, 2*time.Second)
+	p.Load.Connections = 1
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := engine.Run(ctx, p, engine.WithVerifier(acceptAll{}))
+	stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, p, outcome{res, time.Since(start)}, 2, result.Timeout, result.Protocol, result.Other)
+	// the run's own buffers take about 25 MiB; a body limit of tens of MiB may double in a buffer
+	const allowed = 256 << 20
+	tot := res.Total.Total()
+	if grew := peak - base; grew > allowed {
+		t.Errorf("heap in use grew by %d MiB while reading %d MiB of kept bodies; want at most %d MiB", grew>>20, tot.BytesIn>>20, allowed>>20)
+	}
+	t.Logf("read %d MiB, heap grew by %d MiB", tot.BytesIn>>20, (peak-base)>>20)
 	s.Close()
 }
