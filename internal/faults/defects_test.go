@@ -8,6 +8,8 @@ import (
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/internal/faults"
+	"github.com/rpcbench/rpcbench/internal/testnet"
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -65,4 +67,36 @@ func TestFaultEndlessBodyKept(t *testing.T) {
 	}
 	t.Logf("read %d MiB, heap grew by %d MiB", tot.BytesIn>>20, (peak-base)>>20)
 	s.Close()
+}
+
+// The closed model backs off when connecting fails: against a refused address, two connections
+// for 1 s do not spin through thousands of attempts.
+func TestFaultClosedBacksOffRefused(t *testing.T) {
+	t.Parallel()
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{{URL: "http://" + testnet.RefusedAddr(t) + "/"}},
+		Load:      plan.Load{Duration: time.Second, Connections: 2, Interval: 100 * time.Millisecond},
+		HTTP:      plan.HTTP{Timeout: 500 * time.Millisecond, ConnectTimeout: 500 * time.Millisecond},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := engine.Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Since(start)
+	if bound := p.Load.Duration + p.HTTP.Timeout + slack; wall > bound {
+		t.Errorf("run took %v; want at most %v", wall, bound)
+	}
+	tot := res.Total.Total()
+	attempts := tot.OK + tot.Failed()
+	if tot.Errors[result.Refused] != attempts {
+		t.Errorf("%d refused of %d attempts; want all (messages %v)", tot.Errors[result.Refused], attempts, tot.Messages)
+	}
+	// a refused connect on loopback takes tens of µs: without a pause, thousands
+	const most = 200 // 100 attempts per connection per second
+	if attempts > most {
+		t.Errorf("%d attempts in 1 s over 2 connections; want at most %d (a back-off between refused connects)", attempts, most)
+	}
 }
