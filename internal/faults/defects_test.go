@@ -100,3 +100,20 @@ func TestFaultClosedBacksOffRefused(t *testing.T) {
 		t.Errorf("%d attempts in 1 s over 2 connections; want at most %d (a back-off between refused connects)", attempts, most)
 	}
 }
+
+// A request that could not be written (the connection was refused, the name did not resolve) was
+// never sent: it fails, as refused, but is not counted among the requests sent.
+func TestFaultRefusedNotSent(t *testing.T) {
+	t.Parallel()
+	p := faultPlan("http://"+testnet.RefusedAddr(t)+"/", 20, time.Second, 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := engine.Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := res.Total.Total()
+	if tot.Sent != 0 || tot.Errors[result.Refused] != 20 {
+		t.Errorf("sent %d, refused %d; want 0 sent and 20 refused", tot.Sent, tot.Errors[result.Refused])
+	}
+}
