@@ -3,6 +3,7 @@ package ws
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -67,5 +68,15 @@ func TestUpgradeFailureClass(t *testing.T) {
 				t.Errorf("got class %v (%v); want %v", out.Class, out.Err, tt.want)
 			}
 		})
+	}
+}
+
+// A call written on a connection that its reader closed meanwhile (the server reset it) is cut by
+// a reset, not "other".
+func TestClassifyClosedUnderCall(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("failed to write msg: failed to write frame: %w", net.ErrClosed)
+	if got := classify(context.Background(), err); got != result.Reset {
+		t.Errorf("classify(%v) = %v; want reset", err, got)
 	}
 }

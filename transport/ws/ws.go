@@ -190,6 +190,8 @@ func classify(ctx context.Context, err error) result.Class {
 		return result.Status
 	case strings.Contains(err.Error(), "malformed HTTP"): // net/http read no HTTP answer to the upgrade
 		return result.Protocol
+	case errors.Is(err, net.ErrClosed): // the connection died (its reader closed it) under the call
+		return result.Reset
 	}
 	return transport.Classify(err)
 }
