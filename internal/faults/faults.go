@@ -13,8 +13,10 @@ import (
 	"encoding/base64"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -115,16 +117,24 @@ func (s *Server) Close() {
 	s.wg.Wait()
 }
 
-// readHead reads one request head (up to the empty line). It returns false when the connection
-// ended or sent something that is not a head.
+// readHead reads one request: its head (up to the empty line) and a body of its Content-Length.
+// It returns false when the connection ended or sent something that is not a request.
 func readHead(r *bufio.Reader) bool {
+	var length int64
 	for n := 0; n < 100; n++ {
-		line, err := r.ReadSlice('\n')
+		line, err := r.ReadString('\n')
 		if err != nil {
 			return false
 		}
-		if len(line) <= 2 && (len(line) == 1 || line[0] == '\r') {
-			return true
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			_, err := io.CopyN(io.Discard, r, length)
+			return err == nil
+		}
+		if name, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(name, "Content-Length") {
+			if length, err = strconv.ParseInt(strings.TrimSpace(v), 10, 64); err != nil || length < 0 {
+				return false
+			}
 		}
 	}
 	return false
@@ -242,6 +252,9 @@ func Garbage(tb testing.TB, data string) *Server {
 // NotHTTP is an answer that is no HTTP at all.
 const NotHTTP = "SSH-2.0-OpenSSH_9.6\r\n\x00\xff\xfe garbage \x7f\r\n\r\n"
 
+// NotJSON is an HTTP answer of 200 whose body is not JSON.
+const NotJSON = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n<html>oops</"
+
 // Trickle answers every request with a valid 200 whose body is 1000 bytes, written one byte every
 // period (the head too), until the client goes away or the server closes.
 func Trickle(tb testing.TB, period time.Duration) *Server {
@@ -319,7 +332,11 @@ func TLSAlert(tb testing.TB) *Server {
 // back (Up) on the same port. Its port stays reserved while it is down.
 type Flapping struct {
 	*Server
+	served atomic.Uint64
 }
+
+// Served returns the number of answers written so far.
+func (f *Flapping) Served() uint64 { return f.served.Load() }
 
 // NewFlapping starts a Flapping server, up, on a port that stays reserved for the rest of the
 // test (see testnet.ReservedAddr).
@@ -329,14 +346,17 @@ func NewFlapping(tb testing.TB, addr string) *Flapping {
 	if err != nil {
 		tb.Fatalf("faults: %v", err)
 	}
-	return &Flapping{start(tb, ln, func(c net.Conn, _ <-chan struct{}) {
+	f := &Flapping{}
+	f.Server = start(tb, ln, func(c net.Conn, _ <-chan struct{}) {
 		r := bufio.NewReader(c)
 		for readHead(r) {
 			if _, err := io.WriteString(c, Answer); err != nil {
 				return
 			}
+			f.served.Add(1)
 		}
-	})}
+	})
+	return f
 }
 
 // Down closes the listener and every connection: until Up, connections are refused.

@@ -5,11 +5,13 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/rpcbench/rpcbench/check"
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/internal/testnet"
@@ -25,7 +27,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // slack is what a run may take beyond its planned length and its time limit per request: the
 // last interval's flush, closing the transport, and the scheduling of a busy machine (tests run
 // with -race beside other builds).
-const slack = 2 * time.Second
+const slack = 2*time.Second + raceSlack
+
+// limit is the time limit of one request in most cases: long enough that a loaded machine still
+// finishes a refusal, a reset or a TLS alert within it.
+const limit = time.Second
 
 // faultPlan is an open-model run of rate per second for d against url, requests limited to
 // timeout (connecting included). It is due rate·d arrivals.
@@ -108,14 +114,14 @@ func every(t *testing.T, o outcome, c result.Class) {
 
 func TestFaultRefused(t *testing.T) {
 	t.Parallel()
-	o := run(t, faultPlan("http://"+testnet.RefusedAddr(t)+"/", 50, time.Second, 500*time.Millisecond), 50, result.Refused)
+	o := run(t, faultPlan("http://"+testnet.RefusedAddr(t)+"/", 50, time.Second, limit), 50, result.Refused)
 	every(t, o, result.Refused)
 }
 
 func TestFaultResetMidAnswer(t *testing.T) {
 	t.Parallel()
 	s := faults.ResetMidAnswer(t)
-	o := run(t, faultPlan(s.URL()+"/", 50, time.Second, 500*time.Millisecond), 50, result.Reset)
+	o := run(t, faultPlan(s.URL()+"/", 50, time.Second, limit), 50, result.Reset)
 	every(t, o, result.Reset)
 	s.Close()
 }
@@ -125,7 +131,7 @@ func TestFaultResetMidAnswer(t *testing.T) {
 func TestFaultCloseKeptAliveAtRandom(t *testing.T) {
 	t.Parallel()
 	s := faults.CloseAtRandom(t, 0.3, 7)
-	o := run(t, faultPlan(s.URL()+"/", 100, time.Second, 500*time.Millisecond), 100, result.Reset)
+	o := run(t, faultPlan(s.URL()+"/", 100, time.Second, limit), 100, result.Reset)
 	if tot := o.res.Total.Total(); tot.OK < 50 {
 		t.Errorf("ok %d of 100; want most (the server answers every request it reads)", tot.OK)
 	}
@@ -135,7 +141,27 @@ func TestFaultCloseKeptAliveAtRandom(t *testing.T) {
 func TestFaultNotHTTP(t *testing.T) {
 	t.Parallel()
 	s := faults.Garbage(t, faults.NotHTTP)
-	o := run(t, faultPlan(s.URL()+"/", 50, time.Second, 500*time.Millisecond), 50, result.Protocol)
+	o := run(t, faultPlan(s.URL()+"/", 50, time.Second, limit), 50, result.Protocol)
+	every(t, o, result.Protocol)
+	s.Close()
+}
+
+// JSON-RPC calls answered 200 with a body that is not JSON: protocol failures, not successes.
+func TestFaultNotJSON(t *testing.T) {
+	t.Parallel()
+	s := faults.Garbage(t, faults.NotJSON)
+	p := faultPlan(s.URL()+"/", 50, time.Second, limit)
+	p.Endpoints[0].Method = "POST"
+	p.Endpoints[0].Body = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := engine.Run(ctx, p, engine.WithVerifier(&check.Verifier{JSONRPC: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := outcome{res, time.Since(start)}
+	checkRun(t, p, o, 50, result.Protocol)
 	every(t, o, result.Protocol)
 	s.Close()
 }
@@ -145,7 +171,7 @@ func TestFaultNotHTTP(t *testing.T) {
 func TestFaultTrickle(t *testing.T) {
 	t.Parallel()
 	s := faults.Trickle(t, 100*time.Millisecond)
-	o := run(t, faultPlan(s.URL()+"/", 20, time.Second, 500*time.Millisecond), 20, result.Timeout)
+	o := run(t, faultPlan(s.URL()+"/", 20, time.Second, limit), 20, result.Timeout)
 	every(t, o, result.Timeout)
 	s.Close()
 }
@@ -159,7 +185,7 @@ func TestFaultHealthyLatencyBesideTrickle(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := faults.Trickle(t, 100*time.Millisecond)
-	p := faultPlan(healthy.URL()+"/", 40, time.Second, 500*time.Millisecond)
+	p := faultPlan(healthy.URL()+"/", 40, time.Second, limit)
 	p.Endpoints[0].Name = "healthy"
 	p.Endpoints = append(p.Endpoints, plan.Endpoint{Name: "trickle", URL: s.URL() + "/"})
 	o := run(t, p, 40, result.Timeout)
@@ -167,10 +193,10 @@ func TestFaultHealthyLatencyBesideTrickle(t *testing.T) {
 	if h.OK != h.Sent || h.Sent == 0 {
 		t.Errorf("healthy endpoint: ok %d of %d sent; want all", h.OK, h.Sent)
 	}
-	// At least its 10 ms of service time; at most half the 500 ms time limit, which every
+	// At least its 10 ms of service time; at most half the 1 s time limit, which every
 	// trickling request takes: a busy machine (-race beside other builds) adds tens of ms, a
 	// healthy request held behind a trickling one would add hundreds.
-	const lo, hi = 10 * time.Millisecond, 250 * time.Millisecond
+	const lo, hi = 10 * time.Millisecond, limit / 2
 	if p50 := time.Duration(h.Latency.ValueAtQuantile(50)) * time.Microsecond; p50 < lo || p50 > hi {
 		t.Errorf("healthy endpoint: median latency %v; want from %v to %v", p50, lo, hi)
 	}
@@ -234,7 +260,7 @@ func sampleHeap(peak *uint64) (stop func()) {
 func TestFaultTLSHandshake(t *testing.T) {
 	t.Parallel()
 	s := faults.TLSAlert(t)
-	o := run(t, faultPlan("https://"+s.Addr+"/", 50, time.Second, 500*time.Millisecond), 50, result.TLS)
+	o := run(t, faultPlan("https://"+s.Addr+"/", 50, time.Second, limit), 50, result.TLS)
 	every(t, o, result.TLS)
 	s.Close()
 }
@@ -246,7 +272,7 @@ func TestFaultNameDoesNotResolve(t *testing.T) {
 	if !loopbackResolver(t) {
 		t.Skip("the resolver is not on loopback (/etc/resolv.conf): a lookup would leave the machine")
 	}
-	o := run(t, faultPlan("http://nowhere.invalid:8080/", 20, time.Second, 500*time.Millisecond), 20, result.DNS)
+	o := run(t, faultPlan("http://nowhere.invalid:8080/", 20, time.Second, limit), 20, result.DNS)
 	every(t, o, result.DNS)
 }
 
@@ -271,42 +297,43 @@ func loopbackResolver(t *testing.T) bool {
 }
 
 // A server that goes away mid-run and comes back on the same port: requests before and after
-// succeed, the ones between are refused (or reset when cut on a connection being dropped).
+// succeed, the ones between are refused (or reset when cut on a connection being dropped). It
+// goes away 400 ms into the run and comes back 400 ms later, on timers of its own (the run's
+// ticks may come late on a loaded machine).
 func TestFaultAwayAndBack(t *testing.T) {
 	t.Parallel()
 	f := faults.NewFlapping(t, testnet.ReservedAddr(t))
-	p := faultPlan(f.URL()+"/", 50, 1500*time.Millisecond, 500*time.Millisecond)
-	var down, up bool
-	var okAfter uint64
-	observe := func(tk *engine.Tick) { // one goroutine, in order
-		switch {
-		case !down && tk.Elapsed >= 500*time.Millisecond:
-			down = true
-			f.Down()
-		case down && !up && tk.Elapsed >= time.Second:
-			up = true
-			f.Up(t)
-		case up:
-			for _, c := range tk.Interval.Endpoints {
-				okAfter += c.OK
-			}
-		}
-	}
+	p := faultPlan(f.URL()+"/", 50, 1500*time.Millisecond, limit)
+	var servedAway atomic.Uint64 // answers written before it went away
+	cameBack := make(chan struct{})
+	down := time.AfterFunc(400*time.Millisecond, func() {
+		f.Down()
+		servedAway.Store(f.Served())
+		time.AfterFunc(400*time.Millisecond, func() { f.Up(t); close(cameBack) })
+	})
+	defer down.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	res, err := engine.Run(ctx, p, engine.WithObserver(observe))
+	res, err := engine.Run(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := outcome{res, time.Since(start)}
+	select {
+	case <-cameBack:
+	case <-ctx.Done():
+		t.Fatal("the server never came back")
+	}
 	checkRun(t, p, o, 75, result.Refused, result.Reset)
 	tot := res.Total.Total()
 	if tot.Errors[result.Refused] == 0 {
 		t.Errorf("no request refused while the server was away; want some (messages %v)", tot.Messages)
 	}
-	if okAfter == 0 {
-		t.Errorf("no request succeeded after the server came back; want the ones after it")
+	// every ok before it went away is among the answers it wrote by then: more ok than those
+	// means answers after it came back
+	if away := servedAway.Load(); tot.OK <= away {
+		t.Errorf("ok %d; want more than the %d answered before the server went away (some after it came back)", tot.OK, away)
 	}
 	f.Close()
 }
@@ -337,7 +364,7 @@ func TestFaultWebSocket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := run(t, wsPlan(tt.url(t), 20, time.Second, 500*time.Millisecond), 20, tt.class)
+			o := run(t, wsPlan(tt.url(t), 20, time.Second, limit), 20, tt.class)
 			every(t, o, tt.class)
 		})
 	}
@@ -351,9 +378,9 @@ func TestFaultWebSocketServiceWithinTimeout(t *testing.T) {
 	const timeout = 500 * time.Millisecond
 	o := run(t, wsPlan("ws://"+s.Addr+"/", 20, time.Second, timeout), 20, result.Timeout)
 	tot := o.res.Total.Total()
-	// a timer firing late on a busy machine: 100 ms
-	if got := time.Duration(tot.Service.Max()) * time.Microsecond; got > timeout+100*time.Millisecond {
-		t.Errorf("longest service time %v; want at most the %v time limit (+100 ms)", got, timeout)
+	// a timer firing late on a busy machine: 300 ms
+	if got := time.Duration(tot.Service.Max()) * time.Microsecond; got > timeout+300*time.Millisecond {
+		t.Errorf("longest service time %v; want at most the %v time limit (+300 ms)", got, timeout)
 	}
 	s.Close()
 }
