@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 func TestParseRate(t *testing.T) {
@@ -102,6 +103,27 @@ func FuzzParseRate(f *testing.F) {
 		r, err := ParseRate(s)
 		if err == nil && (r < 0 || math.IsNaN(r) || math.IsInf(r, 0)) {
 			t.Fatalf("ParseRate(%q) = %v", s, r)
+		}
+	})
+}
+
+// FuzzParseHeader: a header ParseHeader accepts is one a plan accepts, and it says its name and
+// value back as given, trimmed.
+func FuzzParseHeader(f *testing.F) {
+	for _, s := range []string{"Content-Type: application/json", "X-A:b", "a: b: c", " X : y ", ":", "a b: c", "A: \r\nB: c", "A:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ParseHeader(s)
+		if err != nil {
+			return
+		}
+		p := Plan{Endpoints: []Endpoint{{URL: "http://127.0.0.1:8080/", Header: []transport.Header{h}}}}
+		if err := p.Validate(); err != nil {
+			t.Errorf("ParseHeader(%q) = %+v, which a plan refuses: %v", s, h, err)
+		}
+		if name, value, _ := strings.Cut(s, ":"); h.Name != strings.TrimSpace(name) || h.Value != strings.TrimSpace(value) {
+			t.Errorf("ParseHeader(%q) = %+v; want the name and value as given, trimmed", s, h)
 		}
 	})
 }

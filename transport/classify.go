@@ -25,6 +25,7 @@ func Classify(err error) result.Class {
 		hostErr x509.HostnameError
 		invalid x509.CertificateInvalidError
 		netErr  net.Error
+		opErr   *net.OpError
 	)
 	switch {
 	case err == nil:
@@ -41,7 +42,8 @@ func Classify(err error) result.Class {
 	case errors.As(err, &dnsErr):
 		return result.DNS
 	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alert),
-		errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
+		errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid),
+		errors.As(err, &opErr) && opErr.Op == "remote error": // crypto/tls: an alert from the peer
 		return result.TLS
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return result.Timeout

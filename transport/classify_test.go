@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -40,5 +42,33 @@ func TestClassify(t *testing.T) {
 		if got := Classify(tt.err); got != tt.want {
 			t.Errorf("%s: Classify(%v) = %v; want %v", tt.name, tt.err, got, tt.want)
 		}
+	}
+}
+
+// A server that answers the ClientHello with a fatal alert: crypto/tls reports it as a
+// *net.OpError "remote error" around an unexported alert type, which is a TLS failure.
+func TestClassifyRemoteTLSAlert(t *testing.T) {
+	t.Parallel()
+	client, server := net.Pipe()
+	defer client.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer server.Close()
+		hdr := make([]byte, 5)
+		if _, err := io.ReadFull(server, hdr); err != nil {
+			return
+		}
+		if _, err := io.CopyN(io.Discard, server, int64(hdr[3])<<8|int64(hdr[4])); err != nil {
+			return
+		}
+		_, _ = server.Write([]byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28}) // fatal handshake_failure
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := tls.Client(client, &tls.Config{ServerName: "example.test"}).HandshakeContext(ctx)
+	<-done
+	if got := Classify(err); got != result.TLS {
+		t.Errorf("Classify(%v) = %v; want tls", err, got)
 	}
 }

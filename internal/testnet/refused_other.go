@@ -17,3 +17,6 @@ func refusedAddr(tb testing.TB) string {
 	ln.Close()
 	return addr
 }
+
+// reservedAddr takes a free port and closes it: a parallel test may take it again, which is rare.
+func reservedAddr(tb testing.TB) string { return refusedAddr(tb) }

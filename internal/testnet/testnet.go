@@ -18,6 +18,16 @@ func RefusedAddr(tb testing.TB) string {
 	return refusedAddr(tb)
 }
 
+// ReservedAddr returns a loopback host:port that nobody else is given for the rest of the test,
+// where the caller may listen, close and listen again: a server that goes away and comes back on
+// the same port. Between its listeners connections are refused. Where the platform allows it,
+// a socket bound with SO_REUSEADDR (never listening) holds the port: a listener with SO_REUSEADDR
+// (Go sets it on every listener) may share it, but a bind to port 0 is never given it.
+func ReservedAddr(tb testing.TB) string {
+	tb.Helper()
+	return reservedAddr(tb)
+}
+
 // Closed returns nil if ln is closed, else an error saying it still accepts. It looks at the
 // listener itself: listening again on its port to prove the port free would fail whenever a test
 // running in parallel has been given that port meanwhile. ln must be a *net.TCPListener, not in

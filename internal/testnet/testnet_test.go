@@ -30,6 +30,27 @@ func TestRefusedAddrRefuses(t *testing.T) {
 	}
 }
 
+func TestReservedAddrRelisten(t *testing.T) {
+	t.Parallel()
+	addr := ReservedAddr(t)
+	for round := range 2 {
+		if c, err := net.DialTimeout("tcp", addr, 10*time.Second); err == nil {
+			c.Close()
+			t.Fatalf("round %d: dial %s before listening: connected; want refused", round, addr)
+		}
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("round %d: listen %s: %v; want the reserved port free to listen on", round, addr, err)
+		}
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err != nil {
+			t.Fatalf("round %d: dial %s while listening: %v", round, addr, err)
+		}
+		c.Close()
+		ln.Close()
+	}
+}
+
 func TestClosed(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

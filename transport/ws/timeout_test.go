@@ -57,6 +57,64 @@ func TestWriteToStuckServerTimesOut(t *testing.T) {
 	wg.Wait()
 }
 
+// A server that accepts connections but never answers the upgrade: callers waiting for the same
+// connection slot must each give up at their own Timeout, not queue one set-up after another.
+func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
+	t.Parallel()
+	url := stuckUpgradeServer(t)
+	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond, ConnectTimeout: 500 * time.Millisecond})
+	defer tr.Close()
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			r := request(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, i+1))
+			var out transport.Outcome
+			start := time.Now()
+			tr.Do(context.Background(), r, &out)
+			if d := time.Since(start); d > 2*time.Second || out.Class != result.Timeout {
+				t.Errorf("call %d took %v with class %v (%v); want a timeout after about 300ms", i, d, out.Class, out.Err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// A server that upgrades and then never reads, so never answers the close frame: Close must not
+// wait the websocket library's 5 s for it.
+func TestCloseUnansweredHandshake(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make(chan struct{})
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		<-block
+	})}
+	go hs.Serve(ln) //nolint:errcheck // ends with Close
+	defer hs.Close()
+	defer close(block)
+	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond})
+	var out transport.Outcome
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tr.Do(ctx, request("ws://"+ln.Addr().String()+"/", `{"jsonrpc":"2.0","id":1,"method":"x"}`), &out)
+	if out.Class != result.Timeout {
+		t.Fatalf("call: class %v (%v); want a timeout (the server never answers)", out.Class, out.Err)
+	}
+	start := time.Now()
+	tr.Close()
+	// closeWait is 1 s, cut to the 300 ms Timeout; the library alone would wait 5 s
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v; want about 300ms", d)
+	}
+}
+
 // stuckUpgradeServer returns the ws:// URL of a server on loopback that accepts connections but
 // never answers the upgrade; it holds them until the test ends.
 func stuckUpgradeServer(t *testing.T) string {
@@ -87,28 +145,6 @@ func stuckUpgradeServer(t *testing.T) string {
 		mu.Unlock()
 	})
 	return "ws://" + ln.Addr().String() + "/"
-}
-
-// A server that accepts connections but never answers the upgrade: callers waiting for the same
-// connection slot must each give up at their own Timeout, not queue one set-up after another.
-func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
-	t.Parallel()
-	url := stuckUpgradeServer(t)
-	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond, ConnectTimeout: 500 * time.Millisecond})
-	defer tr.Close()
-	var wg sync.WaitGroup
-	for i := range 6 {
-		wg.Go(func() {
-			r := request(url, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, i+1))
-			var out transport.Outcome
-			start := time.Now()
-			tr.Do(context.Background(), r, &out)
-			if d := time.Since(start); d > 2*time.Second || out.Class != result.Timeout {
-				t.Errorf("call %d took %v with class %v (%v); want a timeout after about 300ms", i, d, out.Class, out.Err)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // Calls arriving one after another (as the open model sends them) at a server that never answers

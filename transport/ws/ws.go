@@ -72,6 +72,8 @@ type Transport struct {
 	orphans atomic.Uint64
 	waiters sync.Pool
 	bufs    sync.Pool
+	rawMu   sync.Mutex
+	raw     map[*rawConn]struct{} // TCP connections open, for Close
 }
 
 type slot struct {
@@ -120,8 +122,9 @@ func New(opts Options) *Transport {
 		t.slots[i].lock = make(chan struct{}, 1)
 	}
 	d := &net.Dialer{Timeout: opts.ConnectTimeout}
+	t.raw = map[*rawConn]struct{}{}
 	t.client = &http.Client{Transport: &http.Transport{
-		DialContext:       d.DialContext,
+		DialContext:       t.dialRaw(d),
 		TLSClientConfig:   &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify}, //nolint:gosec // the user asked
 		ForceAttemptHTTP2: false,
 		DisableKeepAlives: true,
@@ -199,8 +202,29 @@ func classify(ctx context.Context, err error) result.Class {
 	if ctx.Err() != nil {
 		return transport.Classify(ctx.Err())
 	}
+	var up *upgradeError
+	switch {
+	case errors.As(err, &up):
+		return result.Status
+	case strings.Contains(err.Error(), "malformed HTTP"): // net/http read no HTTP answer to the upgrade
+		return result.Protocol
+	case errors.Is(err, net.ErrClosed): // the connection died (its reader closed it) under the call
+		return result.Reset
+	}
 	return transport.Classify(err)
 }
+
+// upgradeError is an upgrade answered with another status than 101: a failure of class Status.
+type upgradeError struct {
+	status int
+	err    error
+}
+
+func (e *upgradeError) Error() string {
+	return fmt.Sprintf("ws: upgrade refused with HTTP %d: %v", e.status, e.err)
+}
+
+func (e *upgradeError) Unwrap() error { return e.err }
 
 // finish fills out from the answer a and recycles its buffer.
 func (t *Transport) finish(a answer, out *transport.Outcome) {
@@ -360,7 +384,7 @@ func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, erro
 	wc, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: t.client, HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
-			return nil, fmt.Errorf("ws: upgrade refused with HTTP %d: %w", resp.StatusCode, err)
+			return nil, &upgradeError{resp.StatusCode, err}
 		}
 		return nil, err
 	}
@@ -373,6 +397,38 @@ func (t *Transport) dial(ctx context.Context, r *transport.Request) (*conn, erro
 	}
 	return c, nil
 }
+
+// rawConn is a TCP connection the Transport dialled, known to it until closed, so that Close can
+// cut a closing handshake that the server does not answer.
+type rawConn struct {
+	net.Conn
+	t *Transport
+}
+
+func (c *rawConn) Close() error {
+	c.t.rawMu.Lock()
+	delete(c.t.raw, c)
+	c.t.rawMu.Unlock()
+	return c.Conn.Close()
+}
+
+// dialRaw returns a DialContext that dials with d and tracks the connections.
+func (t *Transport) dialRaw(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		nc, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		c := &rawConn{Conn: nc, t: t}
+		t.rawMu.Lock()
+		t.raw[c] = struct{}{}
+		t.rawMu.Unlock()
+		return c, nil
+	}
+}
+
+// closeWait bounds the closing handshake of Close.
+const closeWait = time.Second
 
 // Close closes every connection and waits for their readers. Calls in flight fail.
 func (t *Transport) Close() error {
@@ -388,7 +444,23 @@ func (t *Transport) Close() error {
 		}
 		s.release()
 	}
-	closing.Wait()
+	// A server that never answers the close frame would hold Close for the library's 5 s: give
+	// the closing handshake at most closeWait (or Timeout, when shorter), then drop the connections.
+	closed := make(chan struct{})
+	go func() { closing.Wait(); close(closed) }()
+	wait := time.NewTimer(min(closeWait, t.opts.Timeout))
+	defer wait.Stop()
+	select {
+	case <-closed:
+	case <-wait.C:
+		// the handshake waits for a frame that does not come: end the reads and writes it waits on
+		t.rawMu.Lock()
+		for c := range t.raw {
+			_ = c.SetDeadline(time.Unix(1, 0))
+		}
+		t.rawMu.Unlock()
+		<-closed
+	}
 	t.wg.Wait()
 	return nil
 }

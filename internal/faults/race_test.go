@@ -1,0 +1,8 @@
+//go:build race
+
+package faults_test
+
+import "time"
+
+// raceSlack is added to slack under the race detector, which slows every goroutine several times.
+const raceSlack = 2 * time.Second
