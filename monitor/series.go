@@ -193,3 +193,14 @@ func (s *Series) Summary() Summary {
 		NetTxTotal:     a.txTotal,
 	}
 }
+
+// SaturationPercent is the share of the CPU available to a process above which Saturated says it
+// was the bottleneck: 90% of cores cores.
+const SaturationPercent = 90
+
+// Saturated reports whether some interval used at least SaturationPercent of cores cores — for
+// the load generator watching itself, the sign that the figures may be its limit rather than the
+// server's. cores is what the process could use: GOMAXPROCS, or fewer if a CPU quota says so.
+func (s Summary) Saturated(cores float64) bool {
+	return s.CPUPercent.Samples > 0 && s.CPUPercent.Peak >= SaturationPercent*cores
+}

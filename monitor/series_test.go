@@ -79,3 +79,25 @@ func TestSeriesBounded(t *testing.T) {
 		}
 	}
 }
+
+func TestSaturated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		peak  float64
+		n     int
+		cores float64
+		want  bool
+	}{
+		{peak: 95, n: 3, cores: 1, want: true},    // a full core
+		{peak: 89.9, n: 3, cores: 1, want: false}, // just under 90%
+		{peak: 95, n: 3, cores: 2, want: false},   // half of two cores
+		{peak: 180, n: 3, cores: 2, want: true},   // 90% of two cores
+		{peak: 0, n: 0, cores: 0, want: false},    // no interval measured
+	}
+	for _, tt := range tests {
+		s := Summary{CPUPercent: Stat{Peak: tt.peak, Samples: tt.n}}
+		if got := s.Saturated(tt.cores); got != tt.want {
+			t.Errorf("peak %v%% on %v cores: got %v; want %v", tt.peak, tt.cores, got, tt.want)
+		}
+	}
+}
