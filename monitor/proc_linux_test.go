@@ -379,3 +379,22 @@ func TestRun(t *testing.T) {
 		t.Errorf("got %v; want an error naming interval 0s", err)
 	}
 }
+
+// A target whose processes all exited gives empty samples, not errors: the run goes on.
+func TestSamplerTargetExits(t *testing.T) {
+	t.Parallel()
+	b := startBurner(t, "burn", os.Args[0])
+	s, err := NewSampler(PIDs(b.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err := s.Sample(time.Now()); err != nil || x.Procs != 1 {
+		t.Fatalf("got %d procs, %v; want 1 and no error", x.Procs, err)
+	}
+	_ = b.cmd.Process.Kill()
+	_ = b.cmd.Wait()
+	x, err := s.Sample(time.Now())
+	if err != nil || x.Procs != 0 || x.RSS != 0 || x.CPUPercent != 0 {
+		t.Errorf("got %d procs, RSS %d, CPU %v%%, %v; want an empty sample and no error", x.Procs, x.RSS, x.CPUPercent, err)
+	}
+}
