@@ -1,0 +1,17 @@
+// Package monitor samples the resources a benchmark's target uses while the load runs: CPU (as a
+// percentage of one core, so 200% is two cores), resident memory, disk read and write bytes,
+// network bytes, threads and open files. A Target names what to watch: processes by PID together
+// with all their descendants, processes by name, a cgroup v2 directory (how containers are
+// measured) or this process itself, so the load generator can show when it was the bottleneck.
+//
+// A Sampler reads the target each time its caller asks (the engine's tick) and turns two
+// consecutive readings into a Sample; the arithmetic (Sampler.Observe) takes the time and the
+// readings as parameters, so it is tested without a clock. Run is a convenience ticker around it.
+// A Series keeps a bounded number of samples for time-series output and exact running averages and
+// peaks for the summary. A Scraper reads chosen series of the target's own Prometheus metrics on
+// the same timeline.
+//
+// It sits beside the flow plan → schedule → engine → transport → result → summary → report: it is
+// a leaf that imports nothing from the project, and the real clock lives only here and in engine.
+// Reading /proc and cgroups works on Linux only; elsewhere NewSampler returns ErrUnsupported.
+package monitor

@@ -1,0 +1,211 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ProcReading is what one read of one process says: cumulative counters since it started and
+// current levels. For a cgroup target a single ProcReading with PID 0 carries the cgroup's own
+// counters.
+type ProcReading struct {
+	PID   int
+	Start uint64        // start time in clock ticks after boot; with PID, names one process across samples
+	CPU   time.Duration // cumulative user + system time
+	RSS   uint64        // resident bytes now
+	// IOKnown is false when the I/O counters could not be read (another user's process without
+	// permission); ReadBytes and WriteBytes are then meaningless.
+	IOKnown    bool
+	ReadBytes  uint64 // cumulative bytes read from storage
+	WriteBytes uint64 // cumulative bytes written to storage
+	Threads    int
+	FDs        int // open file descriptors; -1 when they could not be counted
+}
+
+// NetReading is one network namespace's cumulative byte counters, summed over its interfaces
+// (loopback included, since a benchmark on one machine travels over it).
+type NetReading struct {
+	Namespace uint64 // inode of the namespace, to tell several apart
+	Rx, Tx    uint64
+}
+
+// Snapshot is everything one read of a target says.
+type Snapshot struct {
+	Procs []ProcReading
+	Net   []NetReading // one per distinct network namespace of the processes read; nil if unreadable
+}
+
+// Sample is the figures of one interval for one target, summed over its processes. The first
+// Sample of a Sampler has Interval 0: it is the baseline, and its CPU and per-interval byte counts
+// are zero.
+type Sample struct {
+	Time     time.Time     `json:"time"`
+	Interval time.Duration `json:"interval_ns"` // since the previous sample; 0 for the first
+	Procs    int           `json:"procs"`       // processes counted (1 for a cgroup read as a whole)
+	// CPUPercent is CPU time used during the interval over the interval's length, in percent of
+	// one core: 200 means two cores busy.
+	CPUPercent float64 `json:"cpu_percent"`
+	RSS        uint64  `json:"rss_bytes"`
+	Threads    int     `json:"threads"`
+	FDsKnown   bool    `json:"fds_known"` // false when some process's descriptors could not be counted
+	FDs        int     `json:"fds"`
+	// DiskKnown is false when some process's I/O counters could not be read: the disk figures are
+	// then absent, not zero.
+	DiskKnown      bool   `json:"disk_known"`
+	DiskRead       uint64 `json:"disk_read_bytes"`        // during the interval
+	DiskWrite      uint64 `json:"disk_write_bytes"`       // during the interval
+	DiskReadTotal  uint64 `json:"disk_read_total_bytes"`  // since the first sample
+	DiskWriteTotal uint64 `json:"disk_write_total_bytes"` // since the first sample
+	// NetKnown is false when no network namespace of the target could be read.
+	NetKnown   bool   `json:"net_known"`
+	NetRx      uint64 `json:"net_rx_bytes"` // during the interval, over the target's network namespaces
+	NetTx      uint64 `json:"net_tx_bytes"`
+	NetRxTotal uint64 `json:"net_rx_total_bytes"` // since the first sample
+	NetTxTotal uint64 `json:"net_tx_total_bytes"`
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+// Sampler turns readings of one target into Samples. Build it with NewSampler, which checks the
+// target exists, or use the zero value and feed Observe with readings made elsewhere. It is not
+// safe for concurrent use: one goroutine drives it, each interval.
+type Sampler struct {
+	target Target
+	read   func() (Snapshot, error)
+
+	started  bool
+	prevTime time.Time
+	prev     map[procKey]ProcReading
+	prevNet  map[uint64]NetReading
+	total    [4]uint64 // disk read, disk write, net rx, net tx since the first sample
+}
+
+// Target returns what the sampler watches.
+func (s *Sampler) Target() Target { return s.target }
+
+// Sample reads the target now and returns the figures since the previous call. A target whose
+// processes have all exited gives a Sample with Procs 0, not an error; errors are reading failures
+// of the system itself.
+func (s *Sampler) Sample(now time.Time) (Sample, error) {
+	if s.read == nil {
+		return Sample{}, errors.New("monitor: Sampler not made by NewSampler has nothing to read; use Observe")
+	}
+	snap, err := s.read()
+	if err != nil {
+		return Sample{}, err
+	}
+	return s.Observe(now, snap), nil
+}
+
+// Observe folds one snapshot taken at now into a Sample. It is pure arithmetic on its inputs and
+// the previous snapshot:
+//   - CPU % = Σ over processes of (CPU time now − CPU time at the previous sample) / (now − then)
+//     × 100. A process seen for the first time after the first sample started since, so all its
+//     CPU time counts; a process that exited during the interval loses its last partial interval.
+//   - Disk bytes: the same per-process differences; absent (DiskKnown false) if any process's
+//     counters were unreadable.
+//   - Network bytes: differences per network namespace; a namespace seen for the first time is a
+//     new baseline.
+//   - RSS, threads and FDs: the levels now, summed.
+func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
+	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true}
+	if s.started {
+		out.Interval = now.Sub(s.prevTime)
+	}
+	cur := make(map[procKey]ProcReading, len(snap.Procs))
+	var cpu time.Duration
+	for _, p := range snap.Procs {
+		out.RSS += p.RSS
+		out.Threads += p.Threads
+		if p.FDs < 0 {
+			out.FDsKnown = false
+		} else {
+			out.FDs += p.FDs
+		}
+		if !p.IOKnown {
+			out.DiskKnown = false
+		}
+		k := procKey{p.PID, p.Start}
+		cur[k] = p
+		if !s.started {
+			continue
+		}
+		old, seen := s.prev[k]
+		if !seen {
+			old = ProcReading{IOKnown: true}
+		}
+		cpu += diffDur(p.CPU, old.CPU)
+		if p.IOKnown && old.IOKnown {
+			out.DiskRead += diff(p.ReadBytes, old.ReadBytes)
+			out.DiskWrite += diff(p.WriteBytes, old.WriteBytes)
+		}
+	}
+	curNet := make(map[uint64]NetReading, len(snap.Net))
+	out.NetKnown = len(snap.Net) > 0
+	for _, n := range snap.Net {
+		curNet[n.Namespace] = n
+		if old, ok := s.prevNet[n.Namespace]; ok && s.started {
+			out.NetRx += diff(n.Rx, old.Rx)
+			out.NetTx += diff(n.Tx, old.Tx)
+		}
+	}
+	if out.Interval > 0 {
+		out.CPUPercent = 100 * cpu.Seconds() / out.Interval.Seconds()
+	}
+	if !out.DiskKnown {
+		out.DiskRead, out.DiskWrite = 0, 0
+	}
+	s.total[0] += out.DiskRead
+	s.total[1] += out.DiskWrite
+	s.total[2] += out.NetRx
+	s.total[3] += out.NetTx
+	out.DiskReadTotal, out.DiskWriteTotal = s.total[0], s.total[1]
+	out.NetRxTotal, out.NetTxTotal = s.total[2], s.total[3]
+	s.prev, s.prevNet, s.prevTime, s.started = cur, curNet, now, true
+	return out
+}
+
+// diff is a counter's increase; a counter that went back (a reused PID that slipped through, a
+// reset) counts as zero rather than wrapping.
+func diff(now, then uint64) uint64 {
+	if now < then {
+		return 0
+	}
+	return now - then
+}
+
+func diffDur(now, then time.Duration) time.Duration {
+	if now < then {
+		return 0
+	}
+	return now - then
+}
+
+// Run samples the target at once (the baseline) and then every interval until ctx is done,
+// handing each Sample to fn on the calling goroutine. It returns nil when ctx ends the run, or the
+// first reading error.
+func (s *Sampler) Run(ctx context.Context, interval time.Duration, fn func(Sample)) error {
+	if interval <= 0 {
+		return fmt.Errorf("monitor: interval %v: want a positive duration such as 1s", interval)
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	now := time.Now()
+	for {
+		x, err := s.Sample(now)
+		if err != nil {
+			return err
+		}
+		fn(x)
+		select {
+		case <-ctx.Done():
+			return nil
+		case now = <-t.C:
+		}
+	}
+}
