@@ -200,7 +200,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	req := t.frames.Get().(*frame)
-	defer t.putFrame(req)
+	defer t.putFrame(req, true)
 	if req.b, req.scratch, err = m.body(r.Body, req.scratch[:0], t.opts.MaxBodies); err != nil {
 		out.Class, out.Err = result.Other, err
 		return
@@ -209,7 +209,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		callCtx = withMetadata(callCtx, r.Header)
 	}
 	res := t.frames.Get().(*frame)
-	defer t.putFrame(res)
+	defer t.putFrame(res, false)
 	out.BytesOut = int64(len(req.b) + frameHeader)
 	out.Sent = time.Now()
 	err = cc.Invoke(callCtx, m.path, req, res, t.callOpts...)
@@ -226,9 +226,14 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	t.fail(ctx, err, out)
 }
 
-func (t *Transport) putFrame(f *frame) {
-	if cap(f.b) > 1<<20 || cap(f.scratch) > 1<<20 { // keep no huge buffer for the next call
-		f.b, f.scratch = nil, nil
+// putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
+// is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
+func (t *Transport) putFrame(f *frame, request bool) {
+	if request || cap(f.b) > 1<<20 { // and keep no huge buffer for the next call
+		f.b = nil
+	}
+	if cap(f.scratch) > 1<<20 {
+		f.scratch = nil
 	}
 	f.b = f.b[:0]
 	t.frames.Put(f)
