@@ -93,6 +93,32 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
+// BenchmarkDirect is the same call made straight with grpc-go, for comparison.
+func BenchmarkDirect(b *testing.B) {
+	es := newEchoServer(b)
+	cc, err := grpc.NewClient("passthrough:///"+es.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cc.Close()
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		in, res := &rpzpb.GetItemRequest{Id: "bench"}, new(rpzpb.Item)
+		for pb.Next() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err := cc.Invoke(ctx, "/echo.Echo/Echo", in, res)
+			cancel()
+			if err != nil {
+				b.Errorf("call: %v", err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
 func benchCalls(b *testing.B, tr transport.Transport, r0 *transport.Request) {
 	b.ReportAllocs()
 	b.SetParallelism(8)

@@ -290,3 +290,25 @@ func TestBadScheme(t *testing.T) {
 		t.Errorf("scheme http: got class %v err %v; want other naming the schemes", out.Class, out.Err)
 	}
 }
+
+func TestSpreadOpensOnlyWhatIsNeeded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spread int
+		want   int64
+	}{
+		{0, 4}, // closed model: every connection, each on first use
+		{1, 1}, // one call at a time never fills the first connection
+	} {
+		es := newEchoServer(t)
+		tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Conns: 4, Spread: tc.spread})
+		for i := range 8 {
+			if out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{}`)); out.Class != result.OK {
+				t.Fatalf("spread %d, call %d: %v %v", tc.spread, i, out.Class, out.Err)
+			}
+		}
+		if got := es.accepts.Load(); got != tc.want {
+			t.Errorf("spread %d, 8 calls one at a time: got %d connections; want %d", tc.spread, got, tc.want)
+		}
+	}
+}
