@@ -228,6 +228,35 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 
 // putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
 // is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
+// Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
+// finds r's method and turns r's body into the request message. Its error says what is wrong (an
+// unknown method, listing those there are; a body that is not the method's input in JSON; a server
+// that refuses) so that a run can be refused before it starts. The connection stays open for the
+// calls. r's Body should be a static one; a templated body is checked per call.
+func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
+	if t.closed.Load() {
+		return ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	tg, err := t.target(r)
+	if err != nil {
+		return err
+	}
+	var out transport.Outcome
+	s, cc, err := tg.conn(ctx, t, &out)
+	if err != nil {
+		return fmt.Errorf("grpcx: %s://%s: %w", r.Scheme, r.Host, err)
+	}
+	defer s.inflight.Add(-1)
+	m := tg.method(ctx, cc, r.Path)
+	if m.err != nil {
+		return m.err
+	}
+	_, _, err = m.body(r.Body, nil, t.opts.MaxBodies)
+	return err
+}
+
 func (t *Transport) putFrame(f *frame, request bool) {
 	if request || cap(f.b) > 1<<20 { // and keep no huge buffer for the next call
 		f.b = nil

@@ -312,3 +312,31 @@ func TestSpreadOpensOnlyWhatIsNeeded(t *testing.T) {
 		}
 	}
 }
+
+func TestPrepare(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{})
+	refused := testnet.RefusedAddr(t)
+	for _, tc := range []struct {
+		host, path, body string
+		want             string // in the error; "" for none
+	}{
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"1"}`, ""},
+		{s.GRPCAddr(), "/rpz.ItemService/Gett", `{}`, "rpz.ItemService/CreateItem, rpz.ItemService/GetItem"},
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":1}`, "rpz.GetItemRequest"},
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":`, "rpz.GetItemRequest"},
+		{s.GRPCAddr(), "GetItem", `{}`, "want package.Service/Method"},
+		{refused, "/rpz.ItemService/GetItem", `{}`, "connection refused"},
+	} {
+		tr := newTransport(t, grpcx.Options{ConnectTimeout: 5 * time.Second})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := tr.Prepare(ctx, request("grpc", tc.host, tc.path, tc.body))
+		cancel()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("Prepare %s %s: got %v; want nil", tc.path, tc.body, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("Prepare %s %s: got %v; want an error with %q", tc.path, tc.body, err, tc.want)
+		}
+	}
+}
