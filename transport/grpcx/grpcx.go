@@ -38,6 +38,9 @@ const (
 	DefaultMaxBodies = 64
 	// frameHeader is the size of a gRPC message's length prefix.
 	frameHeader = 5
+	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
+	// that a service's large answers are measured rather than refused by the client.
+	MaxAnswer = 256 << 20
 )
 
 // Options configure a Transport. The zero value is ready: one connection, default time limits,
@@ -457,6 +460,7 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 	cc, err := grpc.NewClient("passthrough:///"+k.host,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithContextDialer(dialer),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxAnswer)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("grpcx: %s: %w", k.host, err)

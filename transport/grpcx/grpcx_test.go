@@ -340,3 +340,15 @@ func TestPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeAnswer: an answer above grpc-go's default limit of 4 MiB is read, not refused.
+func TestLargeAnswer(t *testing.T) {
+	t.Parallel()
+	const payload = 5 << 20
+	s := newItems(t, items.Config{PayloadBytes: payload})
+	tr := newTransport(t, grpcx.Options{})
+	out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"big"}`))
+	if out.Class != result.OK || out.BytesIn < payload {
+		t.Errorf("a 5 MiB answer: got class %v, %d bytes in (%v); want ok, over %d bytes", out.Class, out.BytesIn, out.Err, payload)
+	}
+}
