@@ -288,10 +288,31 @@ func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome)
 	case c == codes.Unavailable && strings.Contains(st.Message(), "connection refused"):
 		out.Class, out.Err = result.Refused, err
 		out.Sent = time.Time{} // the call never left: there was no connection to send it on
+	case c == codes.Unavailable && lostConnection(st.Message()):
+		out.Class, out.Err = result.Reset, err
 	default:
 		out.Answered = true
 		out.Class, out.Err = result.Status, CodeError(c)
 	}
+}
+
+// lostConnection reports whether the message of an Unavailable status is grpc-go's own, for a
+// connection lost under the call, rather than one a server sent: grpc-go gives no other sign.
+func lostConnection(msg string) bool {
+	for _, p := range [...]string{
+		"error reading from server",
+		"closing transport due to",
+		"transport is closing",
+		"connection error",
+		"transport: ",
+		"keepalive ping failed",
+		"closing connection since",
+	} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // classify returns the class of a failure before the call: the run's end, the call's time limit,
