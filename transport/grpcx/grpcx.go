@@ -229,8 +229,6 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	t.fail(ctx, err, out)
 }
 
-// putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
-// is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
 // Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
 // finds r's method and turns r's body into the request message. Its error says what is wrong (an
 // unknown method, listing those there are; a body that is not the method's input in JSON; a server
@@ -260,6 +258,8 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	return err
 }
 
+// putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
+// is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
 func (t *Transport) putFrame(f *frame, request bool) {
 	if request || cap(f.b) > 1<<20 { // and keep no huge buffer for the next call
 		f.b = nil
