@@ -20,6 +20,7 @@ import (
 // transport's own part is the difference.
 const maxOverhead = 6
 
+// TestAllocsPerCall is not parallel: AllocsPerRun counts the allocations of the whole process.
 func TestAllocsPerCall(t *testing.T) {
 	es := newEchoServer(t)
 	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), MaxBodies: 1})
