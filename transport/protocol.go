@@ -115,6 +115,10 @@ type Config struct {
 	InsecureSkipVerify bool
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
+	// ProtoFiles, with ImportPaths, or else Protoset describe gRPC's methods; without either the
+	// gRPC transport asks the server's reflection service.
+	ProtoFiles, ImportPaths []string
+	Protoset                string
 }
 
 // Maker makes a transport of one protocol from c.

@@ -62,16 +62,16 @@ func TestProtocolServesAndSuccess(t *testing.T) {
 // one it lacks.
 func TestNew(t *testing.T) {
 	t.Parallel()
-	for _, p := range []transport.Protocol{transport.HTTP1, transport.WS} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.WS, transport.GRPC} {
 		tr, err := transport.New(p, transport.Config{Conns: 1})
 		if err != nil {
 			t.Fatalf("New(%s): %v", p, err)
 		}
 		tr.Close()
 	}
-	_, err := transport.New(transport.GRPC, transport.Config{})
-	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "grpc" (this build has http1, ws)`) {
-		t.Errorf("New(grpc): %v; want ErrNoTransport naming the protocols there are", err)
+	_, err := transport.New(transport.H2C, transport.Config{})
+	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "h2c" (this build has grpc, http1, ws)`) {
+		t.Errorf("New(h2c): %v; want ErrNoTransport naming the protocols there are", err)
 	}
 }
 

@@ -1,12 +1,15 @@
 // Package protocols registers the transport of every protocol this module has with the transport
-// package's registry, so that a plan's protocol finds its transport: HTTP/1.1 (transport/httpx) and
-// JSON-RPC over WebSocket (transport/ws). Import it for its side effect, as the engine does; a
+// package's registry, so that a plan's protocol finds its transport: HTTP/1.1 (transport/httpx),
+// JSON-RPC over WebSocket (transport/ws) and gRPC (transport/grpcx). Import it for its side effect, as the engine does; a
 // program that wants fewer protocols in its binary imports the ones it needs and registers them
 // itself.
 package protocols
 
 import (
+	"context"
+
 	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/grpcx"
 	"github.com/rpcbench/rpcbench/transport/httpx"
 	"github.com/rpcbench/rpcbench/transport/ws"
 )
@@ -14,6 +17,7 @@ import (
 func init() {
 	transport.Register(transport.HTTP1, HTTP1)
 	transport.Register(transport.WS, WS)
+	transport.Register(transport.GRPC, GRPC)
 }
 
 // HTTP1 makes the HTTP/1.1 transport: a pool capped at c.Conns connections.
@@ -44,4 +48,33 @@ func WS(c transport.Config) (transport.Transport, error) {
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
 	}), nil
+}
+
+// GRPC makes the gRPC transport: in the closed model c.Conns connections per server, each
+// carrying its share of the calls; in the open model as many as the calls in flight need
+// (grpcx.DefaultSpread calls each), up to c.Conns. The methods are described by c.ProtoFiles
+// (compiled now, so a bad file fails here, naming file:line:column), else by c.Protoset, else by
+// each server's reflection service.
+func GRPC(c transport.Config) (transport.Transport, error) {
+	o := grpcx.Options{
+		Conns:              c.Conns,
+		Timeout:            c.Timeout,
+		ConnectTimeout:     c.ConnectTimeout,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		KeepBody:           c.KeepBody,
+	}
+	if c.Open {
+		o.Spread = grpcx.DefaultSpread
+	}
+	var err error
+	switch {
+	case len(c.ProtoFiles) > 0:
+		o.Resolver, err = grpcx.FromProto(context.Background(), c.ImportPaths, c.ProtoFiles...)
+	case c.Protoset != "":
+		o.Resolver, err = grpcx.FromProtoset(c.Protoset)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return grpcx.New(o), nil
 }

@@ -1,0 +1,19 @@
+// Package grpcx is rpcbench's gRPC transport: unary calls over HTTP/2, plaintext (grpc://) or TLS
+// (grpcs://), through grpc-go.
+//
+// A request names its method by its Path, "/package.Service/Method" (ghz's
+// "package.Service.Method" is taken too), and carries the request message as JSON in its Body and
+// the call's metadata in its Header. A Resolver finds the method's descriptor: from the server's
+// reflection service (the default), from .proto files compiled at run time (FromProto) or from a
+// protoset (FromProtoset). The JSON is turned into the protobuf message once per distinct body and
+// kept marshalled, so a static body costs nothing per call; the calls send those bytes and read
+// the answer's bytes as they are (a raw codec), and decode the answer to JSON only when the
+// answer's body is kept for checks (Options.KeepBody).
+//
+// An Outcome's Status is the gRPC status code (0 for OK). A call that fails with a status is of
+// class Status with the message "grpc CODE" ("grpc NotFound"), so reports count failures by code;
+// DeadlineExceeded is a timeout, and a connection refused is refused, unsent. BytesIn and BytesOut
+// count the messages and their 5-byte gRPC prefixes, not the HTTP/2 frames and headers around them.
+// A connection's set-up is reported once, by the call that opened it: Connect is the TCP connect,
+// TLS the rest of the set-up until the connection was ready (the TLS and HTTP/2 handshakes).
+package grpcx

@@ -1,0 +1,36 @@
+package grpcx_test
+
+import (
+	"net"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport/grpcx"
+)
+
+// TestDropped: a server that goes away in the middle of a call gives a reset, not an answer.
+func TestDropped(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srv *grpc.Server
+	srv = grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		go srv.Stop()
+		<-stream.Context().Done()
+		return status.Error(codes.Unavailable, "gone")
+	}))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t)})
+	out := do(t, tr, request("grpc", ln.Addr().String(), "/echo.Echo/Echo", `{}`))
+	t.Logf("class %v status %d answered %v sent %v err %q", out.Class, out.Status, out.Answered, !out.Sent.IsZero(), out.Err)
+	if out.Class != result.Reset || out.Answered || out.Sent.IsZero() {
+		t.Errorf("a call whose connection closed: got class %v answered %v (%v); want reset, sent, unanswered", out.Class, out.Answered, out.Err)
+	}
+}

@@ -1,0 +1,613 @@
+package grpcx
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultTimeout        = 30 * time.Second
+	DefaultConnectTimeout = 10 * time.Second
+	// DefaultSpread is the Spread the open model uses: calls in flight per connection before
+	// another connection opens.
+	DefaultSpread = 32
+	// DefaultMaxBodies is how many distinct request bodies a method keeps marshalled.
+	DefaultMaxBodies = 64
+	// frameHeader is the size of a gRPC message's length prefix.
+	frameHeader = 5
+	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
+	// that a service's large answers are measured rather than refused by the client.
+	MaxAnswer = 256 << 20
+)
+
+// Options configure a Transport. The zero value is ready: one connection, default time limits,
+// methods found by server reflection.
+type Options struct {
+	// Conns is the number of HTTP/2 connections per target; calls are spread over them in turn.
+	// One connection caps throughput (one writer, one flow-control window): give several for
+	// heavy load. Default 1.
+	Conns int
+	// Spread, when above 0, makes Conns a cap: a call goes to the next open connection unless it
+	// already carries Spread calls, and another connection opens only then. 0 opens all Conns
+	// connections, each on first use.
+	Spread int
+	// Timeout bounds one whole call: the wait for a connection, its set-up and the answer.
+	// 0 means DefaultTimeout. It is also the call's gRPC deadline (the earlier of it and the
+	// context's).
+	Timeout time.Duration
+	// ConnectTimeout bounds a connection's set-up: dial, TLS and HTTP/2 handshake. 0 means
+	// DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// InsecureSkipVerify skips the certificate check of grpcs servers.
+	InsecureSkipVerify bool
+	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body.
+	KeepBody bool
+	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
+	Resolver *Resolver
+	// MaxBodies is how many distinct bodies each method keeps marshalled; a body beyond them is
+	// parsed on every call. 0 means DefaultMaxBodies.
+	MaxBodies int
+}
+
+// ErrClosed is the failure of a call made after Close.
+var ErrClosed = errors.New("grpcx: transport closed")
+
+// codeErr holds the failure message of each gRPC code, made once: "grpc NotFound".
+var codeErr = func() (e [17]error) {
+	for i := range e {
+		e[i] = result.Exact("grpc " + codes.Code(i).String())
+	}
+	return e
+}()
+
+// CodeError returns the failure message of a gRPC status code, such as "grpc NotFound": short and
+// stable, so failures are counted by code.
+func CodeError(c codes.Code) error {
+	if int(c) < len(codeErr) {
+		return codeErr[c]
+	}
+	return result.Exact("grpc " + c.String())
+}
+
+// Transport makes unary gRPC calls. Make it with New; it is safe for concurrent use. A request's
+// Scheme (grpc or grpcs) and Host name the server, its Path the method ("/package.Service/Method"),
+// its Body the request message as JSON and its Header the call's metadata.
+type Transport struct {
+	opts     Options
+	callOpts []grpc.CallOption
+	mu       sync.RWMutex
+	targets  map[targetKey]*target
+	closed   atomic.Bool
+	frames   sync.Pool
+}
+
+type targetKey struct{ scheme, host string }
+
+// target is one server: its connections and the methods resolved on it.
+type target struct {
+	key      targetKey
+	slots    []slot
+	next     atomic.Uint64
+	opened   atomic.Int64
+	resolver *Resolver
+	mu       sync.RWMutex
+	methods  map[string]*method
+}
+
+// slot is one connection.
+type slot struct {
+	// lock guards opening cc: holding it is having a value in the channel (of capacity 1).
+	lock     chan struct{}
+	cc       atomic.Pointer[grpc.ClientConn]
+	inflight atomic.Int64
+	errMu    sync.Mutex
+	dialErr  error // the last dial's failure
+	connect  time.Duration
+}
+
+// method is one resolved method and its request bodies, marshalled.
+type method struct {
+	path   string
+	desc   protoreflect.MethodDescriptor
+	err    error
+	mu     sync.RWMutex
+	bodies map[string][]byte
+}
+
+// New returns a Transport with opts.
+func New(opts Options) *Transport {
+	if opts.Conns <= 0 {
+		opts.Conns = 1
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.MaxBodies <= 0 {
+		opts.MaxBodies = DefaultMaxBodies
+	}
+	t := &Transport{
+		opts:     opts,
+		callOpts: []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
+		targets:  map[targetKey]*target{},
+	}
+	t.frames.New = func() any { return new(frame) }
+	return t
+}
+
+// Close closes every connection.
+func (t *Transport) Close() error {
+	if t.closed.Swap(true) {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for _, tg := range t.targets {
+		for i := range tg.slots {
+			if cc := tg.slots[i].cc.Load(); cc != nil {
+				errs = append(errs, cc.Close())
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Do makes the call r describes.
+func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	if t.closed.Load() {
+		out.Class, out.Err = result.Other, ErrClosed
+		return
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	tg, err := t.target(r)
+	if err != nil {
+		out.Class, out.Err = result.Other, err
+		return
+	}
+	s, cc, err := tg.conn(callCtx, t, out)
+	if err != nil {
+		out.Class, out.Err = classify(ctx, callCtx, err), err
+		return
+	}
+	defer s.inflight.Add(-1)
+	m := tg.method(callCtx, cc, r.Path)
+	if m.err != nil {
+		out.Class, out.Err = result.Other, m.err
+		return
+	}
+	req := t.frames.Get().(*frame)
+	defer t.putFrame(req, true)
+	if req.b, req.scratch, err = m.body(r.Body, req.scratch[:0], t.opts.MaxBodies); err != nil {
+		out.Class, out.Err = result.Other, err
+		return
+	}
+	if len(r.Header) > 0 {
+		callCtx = withMetadata(callCtx, r.Header)
+	}
+	res := t.frames.Get().(*frame)
+	defer t.putFrame(res, false)
+	out.BytesOut = int64(len(req.b) + frameHeader)
+	out.Sent = time.Now()
+	err = cc.Invoke(callCtx, m.path, req, res, t.callOpts...)
+	if err == nil {
+		out.Answered = true
+		out.BytesIn = int64(len(res.b) + frameHeader)
+		if t.opts.KeepBody {
+			if out.Body, err = m.decode(res.b, out.Body[:0]); err != nil {
+				out.Class, out.Err = result.Protocol, err
+			}
+		}
+		return
+	}
+	t.fail(ctx, err, out)
+}
+
+// Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
+// finds r's method and turns r's body into the request message. Its error says what is wrong (an
+// unknown method, listing those there are; a body that is not the method's input in JSON; a server
+// that refuses) so that a run can be refused before it starts. The connection stays open for the
+// calls. r's Body should be a static one; a templated body is checked per call.
+func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
+	if t.closed.Load() {
+		return ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
+	tg, err := t.target(r)
+	if err != nil {
+		return err
+	}
+	var out transport.Outcome
+	s, cc, err := tg.conn(ctx, t, &out)
+	if err != nil {
+		return fmt.Errorf("grpcx: %s://%s: %w", r.Scheme, r.Host, err)
+	}
+	defer s.inflight.Add(-1)
+	m := tg.method(ctx, cc, r.Path)
+	if m.err != nil {
+		return m.err
+	}
+	_, _, err = m.body(r.Body, nil, t.opts.MaxBodies)
+	return err
+}
+
+// putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
+// is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
+func (t *Transport) putFrame(f *frame, request bool) {
+	if request || cap(f.b) > 1<<20 { // and keep no huge buffer for the next call
+		f.b = nil
+	}
+	if cap(f.scratch) > 1<<20 {
+		f.scratch = nil
+	}
+	f.b = f.b[:0]
+	t.frames.Put(f)
+}
+
+// fail fills out from a call's error.
+func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome) {
+	st, ok := status.FromError(err)
+	if !ok {
+		out.Class, out.Err = classify(ctx, ctx, err), err
+		return
+	}
+	c := st.Code()
+	out.Status = int(c)
+	switch {
+	case ctx.Err() != nil: // the run ended, not the call
+		out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
+	case c == codes.DeadlineExceeded:
+		out.Class, out.Err = result.Timeout, CodeError(c)
+	case c == codes.Unavailable && strings.Contains(st.Message(), "connection refused"):
+		out.Class, out.Err = result.Refused, err
+		out.Sent = time.Time{} // the call never left: there was no connection to send it on
+	case c == codes.Unavailable && lostConnection(st.Message()):
+		out.Class, out.Err = result.Reset, err
+	default:
+		out.Answered = true
+		out.Class, out.Err = result.Status, CodeError(c)
+	}
+}
+
+// lostConnection reports whether the message of an Unavailable status is grpc-go's own, for a
+// connection lost under the call, rather than one a server sent: grpc-go gives no other sign.
+func lostConnection(msg string) bool {
+	for _, p := range [...]string{
+		"error reading from server",
+		"closing transport due to",
+		"transport is closing",
+		"connection error",
+		"transport: ",
+		"keepalive ping failed",
+		"closing connection since",
+	} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// classify returns the class of a failure before the call: the run's end, the call's time limit,
+// or the error's own class.
+func classify(ctx, callCtx context.Context, err error) result.Class {
+	switch {
+	case ctx.Err() != nil:
+		return transport.Classify(ctx.Err())
+	case callCtx.Err() != nil:
+		return result.Timeout
+	}
+	return transport.Classify(err)
+}
+
+// withMetadata adds the request's header lines to ctx as outgoing metadata (names lower-cased, as
+// gRPC wants them).
+func withMetadata(ctx context.Context, hs []transport.Header) context.Context {
+	md := make(metadata.MD, len(hs))
+	for _, h := range hs {
+		k := strings.ToLower(h.Name)
+		md[k] = append(md[k], h.Value)
+	}
+	return metadata.NewOutgoingContext(ctx, md)
+}
+
+// target returns the server of r, made on first use.
+func (t *Transport) target(r *transport.Request) (*target, error) {
+	k := targetKey{r.Scheme, r.Host}
+	t.mu.RLock()
+	tg := t.targets[k]
+	t.mu.RUnlock()
+	if tg != nil {
+		return tg, nil
+	}
+	switch strings.ToLower(r.Scheme) {
+	case "grpc", "grpcs":
+	default:
+		return nil, fmt.Errorf("grpcx: scheme %q: want grpc or grpcs", r.Scheme)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tg = t.targets[k]; tg == nil {
+		tg = &target{key: k, slots: make([]slot, t.opts.Conns), resolver: t.opts.Resolver, methods: map[string]*method{}}
+		for i := range tg.slots {
+			tg.slots[i].lock = make(chan struct{}, 1)
+		}
+		t.targets[k] = tg
+	}
+	return tg, nil
+}
+
+// conn picks a connection for one call and counts the call on it; it opens the connection when
+// it is not open yet, reporting the set-up in out.
+func (tg *target) conn(ctx context.Context, t *Transport, out *transport.Outcome) (*slot, *grpc.ClientConn, error) {
+	s := tg.pick(t.opts.Spread)
+	s.inflight.Add(1)
+	cc := s.cc.Load()
+	if cc == nil {
+		var err error
+		if cc, err = s.open(ctx, t, tg.key, out); err != nil {
+			s.inflight.Add(-1)
+			return nil, nil, err
+		}
+	}
+	if cc.GetState() == connectivity.TransientFailure {
+		// gRPC is reconnecting after a failure: the call would fail at once, unsent.
+		s.inflight.Add(-1)
+		s.errMu.Lock()
+		err := s.dialErr
+		s.errMu.Unlock()
+		if err == nil {
+			err = status.Error(codes.Unavailable, "connection in transient failure")
+		}
+		return nil, nil, err
+	}
+	return s, cc, nil
+}
+
+// pick returns the slot for the next call: the next in turn, or with spread the next open one
+// that is not full, opening another only when all are.
+func (tg *target) pick(spread int) *slot {
+	n := uint64(len(tg.slots))
+	if spread <= 0 {
+		return &tg.slots[tg.next.Add(1)%n]
+	}
+	open := uint64(tg.opened.Load())
+	if open > 0 {
+		s := &tg.slots[tg.next.Add(1)%open]
+		if s.inflight.Load() < int64(spread) {
+			return s
+		}
+	}
+	for open < n {
+		if tg.opened.CompareAndSwap(int64(open), int64(open+1)) {
+			return &tg.slots[open]
+		}
+		open = uint64(tg.opened.Load())
+	}
+	return &tg.slots[tg.next.Add(1)%n]
+}
+
+// open dials s's connection and waits until it is ready, within ctx.
+func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transport.Outcome) (*grpc.ClientConn, error) {
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-s.lock }()
+	if cc := s.cc.Load(); cc != nil {
+		return cc, nil
+	}
+	start := time.Now()
+	cc, err := s.dial(t, k)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, t.opts.ConnectTimeout)
+	defer cancel()
+	err = waitReady(cctx, cc)
+	out.Opened = true
+	s.errMu.Lock()
+	out.Conn.Connect = s.connect
+	s.errMu.Unlock()
+	if k.scheme == "grpcs" {
+		out.Conn.TLS = time.Since(start) - out.Conn.Connect
+	}
+	if err != nil {
+		out.Conn.Failed = true
+		cc.Close()
+		s.errMu.Lock()
+		if s.dialErr != nil && ctx.Err() == nil {
+			err = s.dialErr
+		}
+		s.errMu.Unlock()
+		return nil, err
+	}
+	s.cc.Store(cc)
+	if t.closed.Load() { // Close ran meanwhile and did not see cc
+		cc.Close()
+		return nil, ErrClosed
+	}
+	return cc, nil
+}
+
+// dial makes the connection of s, which gRPC dials through s so that the time and failure of the
+// dial are known.
+func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
+	creds := insecure.NewCredentials()
+	if strings.EqualFold(k.scheme, "grpcs") {
+		host, _, err := net.SplitHostPort(k.host)
+		if err != nil {
+			host = k.host
+		}
+		creds = recordingCreds{credentials.NewTLS(&tls.Config{ServerName: host, InsecureSkipVerify: t.opts.InsecureSkipVerify}), s} //nolint:gosec // the user asked
+	}
+	d := net.Dialer{Timeout: t.opts.ConnectTimeout}
+	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
+		start := time.Now()
+		c, err := d.DialContext(ctx, "tcp", addr)
+		s.errMu.Lock()
+		s.dialErr, s.connect = err, time.Since(start)
+		s.errMu.Unlock()
+		return c, err
+	}
+	cc, err := grpc.NewClient("passthrough:///"+k.host,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithContextDialer(dialer),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxAnswer)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("grpcx: %s: %w", k.host, err)
+	}
+	return cc, nil
+}
+
+// waitReady connects cc and waits until it is ready; a transient failure ends the wait.
+func waitReady(ctx context.Context, cc *grpc.ClientConn) error {
+	cc.Connect()
+	for {
+		st := cc.GetState()
+		switch st {
+		case connectivity.Ready:
+			return nil
+		case connectivity.TransientFailure, connectivity.Shutdown:
+			return fmt.Errorf("grpcx: connection %s", strings.ToLower(st.String()))
+		}
+		if !cc.WaitForStateChange(ctx, st) {
+			return ctx.Err()
+		}
+	}
+}
+
+// method returns the method at path, resolving it on first use (failures included, so that a
+// wrong name costs one look-up, not one per call).
+func (tg *target) method(ctx context.Context, cc *grpc.ClientConn, path []byte) *method {
+	tg.mu.RLock()
+	m := tg.methods[string(path)]
+	tg.mu.RUnlock()
+	if m != nil {
+		return m
+	}
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	if m = tg.methods[string(path)]; m != nil {
+		return m
+	}
+	if tg.resolver == nil {
+		tg.resolver = FromReflection(cc)
+	}
+	m = &method{bodies: map[string][]byte{}}
+	svc, name, err := SplitName(string(path))
+	if err == nil {
+		m.path = "/" + svc + "/" + name
+		m.desc, err = tg.resolver.Method(ctx, string(path))
+	}
+	if err == nil && (m.desc.IsStreamingClient() || m.desc.IsStreamingServer()) {
+		err = fmt.Errorf("grpcx: method %s streams; only unary methods are supported", m.path)
+	}
+	if err != nil && ctx.Err() != nil {
+		return &method{err: err} // the call's time ran out: try again on the next call
+	}
+	m.err = err
+	tg.methods[string(path)] = m
+	return m
+}
+
+// body returns the request message for the JSON in js, and scratch: marshalled once per distinct
+// body, up to max bodies; beyond them marshalled into scratch on every call.
+func (m *method) body(js, scratch []byte, max int) (msgb, scratchOut []byte, err error) {
+	m.mu.RLock()
+	b, ok := m.bodies[string(js)]
+	full := len(m.bodies) >= max
+	m.mu.RUnlock()
+	if ok {
+		return b, scratch, nil
+	}
+	msg := dynamicpb.NewMessage(m.desc.Input())
+	if len(js) > 0 {
+		if err := protojson.Unmarshal(js, msg); err != nil {
+			return nil, scratch, fmt.Errorf("grpcx: the body is not a %s in JSON: %w", m.desc.Input().FullName(), err)
+		}
+	}
+	if full {
+		scratch, err = proto.MarshalOptions{}.MarshalAppend(scratch, msg)
+		if err != nil {
+			return nil, scratch, fmt.Errorf("grpcx: marshalling the body: %w", err)
+		}
+		return scratch, scratch, nil
+	}
+	b, err = proto.Marshal(msg)
+	if err != nil {
+		return nil, scratch, fmt.Errorf("grpcx: marshalling the body: %w", err)
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	m.mu.Lock()
+	if len(m.bodies) < max {
+		m.bodies[string(js)] = b
+	}
+	m.mu.Unlock()
+	return b, scratch, nil
+}
+
+// decode appends the answer b, decoded to JSON, to dst.
+func (m *method) decode(b, dst []byte) ([]byte, error) {
+	msg := dynamicpb.NewMessage(m.desc.Output())
+	if err := proto.Unmarshal(b, msg); err != nil {
+		return dst, fmt.Errorf("grpcx: the answer is not a %s: %w", m.desc.Output().FullName(), err)
+	}
+	js, err := protojson.Marshal(msg)
+	if err != nil {
+		return dst, fmt.Errorf("grpcx: the answer to JSON: %w", err)
+	}
+	return append(dst, js...), nil
+}
+
+// recordingCreds keeps the failure of a TLS handshake in the slot, so that the call that waited
+// for the connection can tell a certificate problem from the rest.
+type recordingCreds struct {
+	credentials.TransportCredentials
+	s *slot
+}
+
+func (c recordingCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
+	conn, info, err := c.TransportCredentials.ClientHandshake(ctx, authority, raw)
+	if err != nil {
+		c.s.errMu.Lock()
+		c.s.dialErr = err
+		c.s.errMu.Unlock()
+	}
+	return conn, info, err
+}
+
+func (c recordingCreds) Clone() credentials.TransportCredentials {
+	return recordingCreds{c.TransportCredentials.Clone(), c.s}
+}

@@ -1,0 +1,354 @@
+package grpcx_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/internal/testnet"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/serve/items"
+	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/grpcx"
+)
+
+func TestReflectionItems(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{})
+	tr := newTransport(t, grpcx.Options{KeepBody: true})
+
+	out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"a1","name":"gear"}`))
+	if out.Class != result.OK || out.Status != 0 || !out.Answered || out.Err != nil {
+		t.Fatalf("CreateItem: got class %v status %d answered %v err %v; want ok 0 true nil", out.Class, out.Status, out.Answered, out.Err)
+	}
+	if out.Sent.IsZero() || !out.Opened || out.Conn.Failed || out.Conn.Connect <= 0 {
+		t.Errorf("CreateItem: got Sent %v Opened %v Conn %+v; want a send on a connection opened for it", out.Sent, out.Opened, out.Conn)
+	}
+	var item struct{ ID, Name string }
+	if err := json.Unmarshal(out.Body, &item); err != nil || item.ID != "a1" || item.Name != "gear" {
+		t.Errorf("CreateItem body %s (%v); want id a1, name gear", out.Body, err)
+	}
+	// "id":"a1" (2+2 bytes) and "name":"gear" (2+4 bytes), behind the 5-byte prefix.
+	if out.BytesOut != 15 {
+		t.Errorf("BytesOut: got %d; want 15", out.BytesOut)
+	}
+	if got, err := s.Len(), error(nil); got != 1 {
+		t.Errorf("items stored: got %d (%v); want 1", got, err)
+	}
+
+	// ghz's spelling of the name, and a missing item: counted as NotFound.
+	out = do(t, tr, request("grpc", s.GRPCAddr(), "rpz.ItemService.GetItem", `{"id":"nope"}`))
+	if out.Class != result.Status || out.Status != 5 || !out.Answered || out.Opened {
+		t.Fatalf("GetItem of a missing id: got class %v status %d answered %v opened %v (%v); want status 5, answered, on the open connection",
+			out.Class, out.Status, out.Answered, out.Opened, out.Err)
+	}
+	if x, ok := out.Err.(result.Exact); !ok || x != "grpc NotFound" {
+		t.Errorf("GetItem err: got %#v; want result.Exact(\"grpc NotFound\")", out.Err)
+	}
+	if transport.GRPC.Success(out.Status) {
+		t.Errorf("status %d counted as a success", out.Status)
+	}
+}
+
+func TestProtoFileWithoutReflection(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{NoReflection: true})
+	dir := t.TempDir()
+	p := writeFile(t, dir, "items.proto", `syntax = "proto3";
+package rpz;
+import "google/protobuf/timestamp.proto";
+service ItemService {
+  rpc CreateItem(CreateItemRequest) returns (Item);
+  rpc GetItem(GetItemRequest) returns (Item);
+}
+message CreateItemRequest { string id = 1; string name = 2; }
+message GetItemRequest { string id = 1; }
+message Item { string id = 1; string name = 2; google.protobuf.Timestamp timestamp = 3; bytes payload = 4; }
+`)
+	// Without the file, reflection is asked, and the server has none.
+	bare := newTransport(t, grpcx.Options{})
+	out := do(t, bare, request("grpc", s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"x"}`))
+	if out.Class != result.Other || !out.Sent.IsZero() || out.Err == nil || !strings.Contains(out.Err.Error(), "no reflection service") {
+		t.Errorf("without reflection: got class %v sent %v err %v; want other, unsent, \"no reflection service\"", out.Class, out.Sent, out.Err)
+	}
+
+	r, err := grpcx.FromProto(context.Background(), []string{dir}, p)
+	if err != nil {
+		t.Fatalf("FromProto: %v", err)
+	}
+	tr := newTransport(t, grpcx.Options{Resolver: r, KeepBody: true})
+	if out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"p1","name":"from proto"}`)); out.Class != result.OK {
+		t.Fatalf("CreateItem: got class %v (%v); want ok", out.Class, out.Err)
+	}
+	out = do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"p1"}`))
+	if out.Class != result.OK || !strings.Contains(string(out.Body), `"name":"from proto"`) {
+		t.Errorf("GetItem: got class %v body %s (%v); want ok with the name", out.Class, out.Body, out.Err)
+	}
+	out = do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"idd":"p1"}`))
+	if out.Class != result.Other || !out.Sent.IsZero() || !strings.Contains(out.Err.Error(), "rpz.GetItemRequest") {
+		t.Errorf("a body with an unknown field: got class %v sent %v err %v; want other, unsent, naming rpz.GetItemRequest", out.Class, out.Sent, out.Err)
+	}
+}
+
+func TestBadProto(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// The statement of line 4 lacks its ';': the parser stops at the '}' of line 5, column 1.
+	p := writeFile(t, dir, "bad.proto", "syntax = \"proto3\";\npackage bad;\nmessage M {\n  string id = 1\n}\n")
+	_, err := grpcx.FromProto(context.Background(), nil, p)
+	if err == nil || !strings.Contains(err.Error(), "bad.proto:5:1:") {
+		t.Errorf("FromProto: got %v; want an error at bad.proto:5:1", err)
+	}
+	_, err = grpcx.FromProto(context.Background(), nil, dir+"/missing.proto")
+	if err == nil || !strings.Contains(err.Error(), "missing.proto") {
+		t.Errorf("FromProto of a missing file: got %v; want an error naming it", err)
+	}
+}
+
+func TestUnknownMethod(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{})
+	want := "rpz.ItemService/CreateItem, rpz.ItemService/GetItem"
+	for _, tc := range []struct {
+		name string
+		r    *grpcx.Resolver
+	}{
+		{"reflection", nil},
+		{"proto", echoResolver(t)},
+	} {
+		tr := newTransport(t, grpcx.Options{Resolver: tc.r})
+		for _, m := range []string{"/rpz.ItemService/Nope", "/rpz.Nothing/Get"} {
+			out := do(t, tr, request("grpc", s.GRPCAddr(), m, `{}`))
+			w := want
+			if tc.r != nil {
+				w = "echo.Echo/Block, echo.Echo/Echo, echo.Echo/Fail"
+			}
+			if out.Class != result.Other || !out.Sent.IsZero() || !errors.Is(out.Err, grpcx.ErrUnknownMethod) || !strings.Contains(out.Err.Error(), w) {
+				t.Errorf("%s %s: got class %v sent %v err %v; want other, unsent, ErrUnknownMethod listing %s", tc.name, m, out.Class, out.Sent, out.Err, w)
+			}
+		}
+	}
+}
+
+func TestSplitName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, svc, m string }{
+		{"/a.B/C", "a.B", "C"},
+		{"a.B/C", "a.B", "C"},
+		{"a.b.C.D", "a.b.C", "D"},
+		{"B/C", "B", "C"},
+		{"nodot", "", ""},
+		{"a.B/", "", ""},
+		{"/a/B/C", "", ""},
+		{"a.B/C.D", "", ""},
+	} {
+		svc, m, err := grpcx.SplitName(tc.in)
+		if svc != tc.svc || m != tc.m || (err != nil) != (tc.svc == "") {
+			t.Errorf("SplitName(%q): got %q %q %v; want %q %q", tc.in, svc, m, err, tc.svc, tc.m)
+		}
+	}
+}
+
+func TestDeadline(t *testing.T) {
+	t.Parallel()
+	es := newEchoServer(t)
+	const limit = 300 * time.Millisecond
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Timeout: limit})
+	start := time.Now()
+	out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Block", `{"id":"1"}`))
+	took := time.Since(start)
+	if out.Class != result.Timeout || out.Status != 4 || out.Sent.IsZero() || out.Answered {
+		t.Errorf("Block: got class %v status %d sent %v answered %v (%v); want timeout, status 4, sent, unanswered", out.Class, out.Status, out.Sent, out.Answered, out.Err)
+	}
+	if took < limit || took > limit+2*time.Second {
+		t.Errorf("Block took %v; want about %v", took, limit)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	t.Parallel()
+	es := newEchoServer(t)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Timeout: 10 * time.Second})
+	r := request("grpc", es.addr, "/echo.Echo/Block", `{}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan transport.Outcome)
+	go func() {
+		var out transport.Outcome
+		tr.Do(ctx, r, &out)
+		done <- out
+	}()
+	// Wait until the call is on the server: the connection opened, the method resolved.
+	if out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{}`)); out.Class != result.OK {
+		t.Fatalf("Echo: %v %v", out.Class, out.Err)
+	}
+	cancel()
+	select {
+	case out := <-done:
+		if out.Class != result.Canceled {
+			t.Errorf("a call cut by the run's end: got class %v (%v); want canceled", out.Class, out.Err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled call did not return within 5 s")
+	}
+}
+
+func TestStatusCodes(t *testing.T) {
+	t.Parallel()
+	es := newEchoServer(t)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t)})
+	for _, tc := range []struct {
+		id   string
+		code int
+		msg  string
+	}{
+		{"3", 3, "grpc InvalidArgument"},
+		{"14", 14, "grpc Unavailable"},
+		{"1", 1, "grpc Canceled"}, // from the server, not the run: a status like any other
+		{"16", 16, "grpc Unauthenticated"},
+	} {
+		out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Fail", `{"id":"`+tc.id+`"}`))
+		if out.Class != result.Status || out.Status != tc.code || out.Err == nil || out.Err.Error() != tc.msg {
+			t.Errorf("Fail %s: got class %v status %d err %v; want status, %d, %q", tc.id, out.Class, out.Status, out.Err, tc.code, tc.msg)
+		}
+	}
+}
+
+func TestMetadata(t *testing.T) {
+	t.Parallel()
+	es := newEchoServer(t)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), KeepBody: true})
+	r := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"m"}`)
+	r.Header = []transport.Header{{Name: "X-Name", Value: "from metadata"}}
+	out := do(t, tr, r)
+	if want := `{"id":"m","name":"from metadata"}`; out.Class != result.OK || strings.ReplaceAll(string(out.Body), " ", "") != strings.ReplaceAll(want, " ", "") {
+		t.Errorf("Echo with metadata: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
+	}
+}
+
+func TestRefused(t *testing.T) {
+	t.Parallel()
+	addr := testnet.RefusedAddr(t)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), ConnectTimeout: 5 * time.Second})
+	for i := range 2 {
+		out := do(t, tr, request("grpc", addr, "/echo.Echo/Echo", `{}`))
+		if out.Class != result.Refused || !out.Sent.IsZero() || out.Answered {
+			t.Errorf("call %d: got class %v sent %v answered %v (%v); want refused, unsent", i, out.Class, out.Sent, out.Answered, out.Err)
+		}
+		if !out.Opened || !out.Conn.Failed {
+			t.Errorf("call %d: got Opened %v Conn %+v; want a failed connection attempt", i, out.Opened, out.Conn)
+		}
+	}
+}
+
+func TestTLS(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{TLS: true}) // a self-signed certificate made now
+	tr := newTransport(t, grpcx.Options{InsecureSkipVerify: true})
+	out := do(t, tr, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t1"}`))
+	if out.Class != result.OK || !out.Opened || out.Conn.TLS <= 0 {
+		t.Errorf("grpcs, verification off: got class %v opened %v conn %+v (%v); want ok with a TLS set-up", out.Class, out.Opened, out.Conn, out.Err)
+	}
+	strict := newTransport(t, grpcx.Options{})
+	out = do(t, strict, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t2"}`))
+	if out.Class != result.TLS || !out.Sent.IsZero() || !out.Conn.Failed {
+		t.Errorf("grpcs, verification on: got class %v sent %v conn %+v (%v); want tls, unsent, a failed connection", out.Class, out.Sent, out.Conn, out.Err)
+	}
+	// Plaintext gRPC to a TLS server fails too; it must not be a success.
+	plain := newTransport(t, grpcx.Options{ConnectTimeout: 2 * time.Second})
+	if out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`)); out.Class == result.OK {
+		t.Errorf("grpc to a TLS server: got ok; want a failure")
+	}
+}
+
+func TestConnsRoundRobin(t *testing.T) {
+	t.Parallel()
+	es := newEchoServer(t)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Conns: 3})
+	opened := 0
+	for i := range 9 {
+		out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"r"}`))
+		if out.Class != result.OK {
+			t.Fatalf("call %d: %v %v", i, out.Class, out.Err)
+		}
+		if out.Opened {
+			opened++
+		}
+	}
+	if opened != 3 || es.accepts.Load() != 3 {
+		t.Errorf("9 calls over 3 connections: got %d opened, %d accepted; want 3 and 3", opened, es.accepts.Load())
+	}
+}
+
+func TestBadScheme(t *testing.T) {
+	t.Parallel()
+	tr := newTransport(t, grpcx.Options{})
+	out := do(t, tr, request("http", "127.0.0.1:1", "/a.B/C", `{}`))
+	if out.Class != result.Other || !out.Sent.IsZero() || out.Err == nil || !strings.Contains(out.Err.Error(), "want grpc or grpcs") {
+		t.Errorf("scheme http: got class %v err %v; want other naming the schemes", out.Class, out.Err)
+	}
+}
+
+func TestSpreadOpensOnlyWhatIsNeeded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spread int
+		want   int64
+	}{
+		{0, 4}, // closed model: every connection, each on first use
+		{1, 1}, // one call at a time never fills the first connection
+	} {
+		es := newEchoServer(t)
+		tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Conns: 4, Spread: tc.spread})
+		for i := range 8 {
+			if out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{}`)); out.Class != result.OK {
+				t.Fatalf("spread %d, call %d: %v %v", tc.spread, i, out.Class, out.Err)
+			}
+		}
+		if got := es.accepts.Load(); got != tc.want {
+			t.Errorf("spread %d, 8 calls one at a time: got %d connections; want %d", tc.spread, got, tc.want)
+		}
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{})
+	refused := testnet.RefusedAddr(t)
+	for _, tc := range []struct {
+		host, path, body string
+		want             string // in the error; "" for none
+	}{
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"1"}`, ""},
+		{s.GRPCAddr(), "/rpz.ItemService/Gett", `{}`, "rpz.ItemService/CreateItem, rpz.ItemService/GetItem"},
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":1}`, "rpz.GetItemRequest"},
+		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":`, "rpz.GetItemRequest"},
+		{s.GRPCAddr(), "GetItem", `{}`, "want package.Service/Method"},
+		{refused, "/rpz.ItemService/GetItem", `{}`, "connection refused"},
+	} {
+		tr := newTransport(t, grpcx.Options{ConnectTimeout: 5 * time.Second})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err := tr.Prepare(ctx, request("grpc", tc.host, tc.path, tc.body))
+		cancel()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("Prepare %s %s: got %v; want nil", tc.path, tc.body, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("Prepare %s %s: got %v; want an error with %q", tc.path, tc.body, err, tc.want)
+		}
+	}
+}
+
+// TestLargeAnswer: an answer above grpc-go's default limit of 4 MiB is read, not refused.
+func TestLargeAnswer(t *testing.T) {
+	t.Parallel()
+	const payload = 5 << 20
+	s := newItems(t, items.Config{PayloadBytes: payload})
+	tr := newTransport(t, grpcx.Options{})
+	out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"big"}`))
+	if out.Class != result.OK || out.BytesIn < payload {
+		t.Errorf("a 5 MiB answer: got class %v, %d bytes in (%v); want ok, over %d bytes", out.Class, out.BytesIn, out.Err, payload)
+	}
+}

@@ -1,0 +1,46 @@
+package protocols_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/transport"
+	_ "github.com/rpcbench/rpcbench/transport/protocols"
+)
+
+func TestGRPCMaker(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.proto")
+	bad := filepath.Join(dir, "bad.proto")
+	if err := os.WriteFile(good, []byte("syntax = \"proto3\";\npackage g;\nmessage M {}\nservice S { rpc Get(M) returns (M); }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Line 3 names a type that does not exist, at column 21.
+	if err := os.WriteFile(bad, []byte("syntax = \"proto3\";\npackage b;\nservice S { rpc Get(Missing) returns (Missing); }\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		c    transport.Config
+		want string // in the error; "" for none
+	}{
+		{"reflection", transport.Config{Conns: 2}, ""},
+		{"proto", transport.Config{ProtoFiles: []string{good}}, ""},
+		{"bad proto", transport.Config{ProtoFiles: []string{bad}}, "bad.proto:3:21"},
+		{"missing protoset", transport.Config{Protoset: filepath.Join(dir, "none.protoset")}, "none.protoset"},
+	} {
+		tr, err := transport.New(transport.GRPC, tc.c)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: got %v; want a transport", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: got %v; want an error with %q", tc.name, err, tc.want)
+		}
+		if tr != nil {
+			tr.Close()
+		}
+	}
+}
