@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata from the command's output")
+
+// Help spells long flags with two dashes, as the README and every example type them; one letter
+// flags (-X, -H) keep one.
+func TestHelpFlagsHaveTwoDashes(t *testing.T) {
+	t.Parallel()
+	helps := [][]string{{"help", "run"}, {"help", "report"}, {"help", "quickstart"}, {"help", "contention"}}
+	for _, k := range serveKindNames() {
+		helps = append(helps, []string{"help", "serve", k})
+	}
+	oneDash := regexp.MustCompile(`(?m)^  -[a-z][a-z0-9-]+`)
+	for _, args := range helps {
+		code, stdout, stderr := mainOut(args...)
+		if code != ExitOK {
+			t.Fatalf("%v: got exit %d; want 0\n%s", args, code, stderr)
+		}
+		if !strings.Contains(stdout, "\n  --") {
+			t.Errorf("%v: got no flag with two dashes; want some:\n%s", args, stdout)
+		}
+		if m := oneDash.FindString(stdout); m != "" {
+			t.Errorf("%v: got %q; want a long flag with two dashes", args, m)
+		}
+	}
+}
+
+// help serve KIND prints the kind's help, flags and examples included, not the list of kinds.
+func TestHelpServeKind(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := mainOut("help", "serve", "kv")
+	if code != ExitOK {
+		t.Fatalf("got exit %d; want 0\n%s", code, stderr)
+	}
+	golden(t, "help_serve_kv.golden", stdout)
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
+	}
+}
