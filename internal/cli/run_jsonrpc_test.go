@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -259,5 +261,23 @@ func TestRunJSONRPCUsageErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("run %v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), ExitUsage, tc.want)
 		}
+	}
+}
+
+// Random addresses from {{randAddress}} are valid params for the built-in node: every call succeeds.
+func TestRunJSONRPCRandomAddress(t *testing.T) {
+	t.Parallel()
+	node, err := ethrpc.New(context.Background(), ethrpc.Config{Addr: "127.0.0.1:0", Blocks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	code, s, stderr := rpcRun(t, "run", "--jsonrpc", "eth_getBalance", "--params", `["{{randAddress}}","latest"]`,
+		"--requests", "50", "--connections", "2", node.URL())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	if s.Requests.OK != 50 || s.Requests.Errors != 0 {
+		t.Errorf("got ok %d, errors %d (%v); want 50 ok, 0 errors", s.Requests.OK, s.Requests.Errors, failures(s.Stats))
 	}
 }
