@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata from the command's output")
@@ -60,5 +63,40 @@ func golden(t *testing.T, name, got string) {
 	}
 	if got != string(want) {
 		t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
+	}
+}
+
+// The README and the run help give commands a newcomer can run as printed: an install line that
+// works from a checkout, no port an Ethereum node holds, and no --rate/--requests run that takes
+// minutes (N requests at R/s take N/R seconds, whatever the tool says).
+func TestReadmeCommandsAsPrinted(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := mainOut("help", "run")
+	rateRequests := regexp.MustCompile(`--rate (\S+) .*--requests (\d+)`)
+	for name, text := range map[string]string{"README.md": string(readme), "help run": help} {
+		for i, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "@latest") {
+				t.Errorf("%s:%d: %q installs a module not published; want go install ./cmd/rpcbench", name, i+1, line)
+			}
+			if strings.Contains(line, "127.0.0.1:8545") {
+				t.Errorf("%s:%d: %q uses 8545, the port of a local Ethereum node; want another", name, i+1, line)
+			}
+			m := rateRequests.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			rate, err := plan.ParseRate(m[1])
+			if err != nil {
+				t.Fatalf("%s:%d: %v", name, i+1, err)
+			}
+			n, _ := strconv.ParseFloat(m[2], 64)
+			if secs := n / rate; secs > 60 {
+				t.Errorf("%s:%d: %q runs %.0f s; want at most a minute", name, i+1, line, secs)
+			}
+		}
 	}
 }

@@ -23,7 +23,7 @@ func init() {
 const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:8080/        open model: 5000 arrivals/s
   rpcbench run --connections 100 --duration 1m http://127.0.0.1:8080/    closed model: 100 busy connections
   rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
-  rpcbench run --rate 300/m --requests 1000 --warmup 5s http://127.0.0.1:8080/
+  rpcbench run --rate 600/m --requests 100 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
   rpcbench run --rate 1000 --duration 10m --out run.rb --html report.html http://127.0.0.1:8080/   keep the run; render it later with rpcbench report
@@ -34,9 +34,9 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
       --endpoint 'put=PUT http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' --body '{{randString 64}}' --weights get=8,put=2
   rpcbench run --rate 200 --data users.csv --data-order unique 'http://127.0.0.1:8080/v0/entity?id={{.user_id}}'
   rpcbench run --setup put.http --setup-count 10000 --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
-  rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:8545/       JSON-RPC 2.0 calls, a unique id each
-  rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:8545/   a random address per call ({{randHex 20}}, {{randHash}})
-  rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:8545/   a calls file, in batches, over WebSocket
+  rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:18545/       JSON-RPC 2.0 calls, a unique id each
+  rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
+  rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/`
 
 // runFlags are the flags of `run`, bound to a plan.
