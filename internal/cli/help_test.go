@@ -100,3 +100,35 @@ func TestReadmeCommandsAsPrinted(t *testing.T) {
 		}
 	}
 }
+
+// Every flag has an example in its command's help, and the README shows it where a user looks.
+func TestFlagsHaveExamples(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		help []string
+		flag string
+	}{
+		{[]string{"help", "run"}, "--interval"},
+		{[]string{"help", "run"}, "--targets-format"},
+		{[]string{"help", "serve", "lab"}, "--spin"},
+		{[]string{"help", "serve", "mesh"}, "--max-limit"},
+		{[]string{"help", "serve", "mesh"}, "--timeout"},
+		{[]string{"help", "serve", "jsonrpc"}, "--chain-id"},
+		{[]string{"help", "serve", "jsonrpc"}, "--tx-per-block"},
+	}
+	for _, tt := range tests {
+		_, help, _ := mainOut(tt.help...)
+		examples, _, _ := strings.Cut(help, "\nFlags:")
+		cmd := "rpcbench " + strings.Join(tt.help[1:], " ") + " "
+		if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(examples) {
+			t.Errorf("%v: got no example with %s; want one", tt.help, tt.flag)
+		}
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).Match(readme) {
+			t.Errorf("README.md: got no %q command with %s; want one", cmd, tt.flag)
+		}
+	}
+}

@@ -28,8 +28,10 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
   rpcbench run --rate 1000 --duration 10m --out run.rb --html report.html http://127.0.0.1:8080/   keep the run; render it later with rpcbench report
   rpcbench run --rate 1000 --duration 1h --live live.jsonl http://127.0.0.1:8080/   one JSON line per interval for a dashboard
+  rpcbench run --rate 1000 --duration 1h --interval 10s --out run.rb http://127.0.0.1:8080/   intervals of 10 s instead of 1 s
   rpcbench run --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'   a random id per request
   rpcbench run --rate 500 --targets targets.http --targets-order random        requests from a target file
+  rpcbench run --rate 500 --targets - --targets-format json < targets.jsonl     JSON-lines targets on stdin
   rpcbench run --rate 1000 --endpoint 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' \
       --endpoint 'put=PUT http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' --body '{{randString 64}}' --weights get=8,put=2
   rpcbench run --rate 200 --data users.csv --data-order unique 'http://127.0.0.1:8080/v0/entity?id={{.user_id}}'
