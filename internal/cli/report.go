@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -92,6 +96,52 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	return ExitOK
 }
 
+// mergeLoads sets l, the first file's load, to the load of the files together, so that the header of
+// a merged report describes the merged run: rates, connections, counts and stage targets add up
+// (stages only when every file has the same stage lengths).
+func mergeLoads(l *plan.Load, files []string) error {
+	for _, path := range files[1:] {
+		o, err := readLoad(path)
+		if err != nil {
+			return err
+		}
+		l.Rate += o.Rate
+		l.Connections += o.Connections
+		l.Requests += o.Requests
+		same := len(o.Stages) == len(l.Stages)
+		for i := 0; same && i < len(o.Stages); i++ {
+			same = o.Stages[i].Duration == l.Stages[i].Duration
+		}
+		if same {
+			l.Stages = append([]schedule.Stage(nil), l.Stages...)
+			for i := range o.Stages {
+				l.Stages[i].Target += o.Stages[i].Target
+			}
+		}
+	}
+	return nil
+}
+
+// readLoad reads the load of the plan in a result file's header.
+func readLoad(path string) (plan.Load, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return plan.Load{}, err
+	}
+	defer f.Close()
+	fr, err := result.NewReader(f, path)
+	if err != nil {
+		return plan.Load{}, err
+	}
+	var p plan.Plan
+	if c := fr.Header().Config; len(c) > 0 {
+		if err := json.Unmarshal(c, &p); err != nil {
+			return plan.Load{}, fmt.Errorf("%s: the header's config is not a plan: %v", path, err)
+		}
+	}
+	return p.Load, nil
+}
+
 // loadRuns reads each file into a run, or all of them into one with merge.
 func loadRuns(files []string, merge bool) ([]loaded, error) {
 	if merge {
@@ -102,6 +152,9 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		}
 		s, err := summary.OfFile(f, tl.Points)
 		if err != nil {
+			return nil, err
+		}
+		if err := mergeLoads(&s.Config.Load, files); err != nil {
 			return nil, err
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("merged from %d result files: %s", len(files), strings.Join(files, ", ")))
