@@ -61,7 +61,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	mdRow(b, "duration", fmtSeconds(s.DurationS))
 	mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
-	mdRow(b, "throughput", fmt1(s.Throughput)+" answers/s")
+	mdRow(b, "throughput", throughputText(s))
 	if s.IntendedRate > 0 {
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")
 		mdRow(b, "send lag p99", fmtMs(s.SendLag.P99))

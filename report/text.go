@@ -76,11 +76,23 @@ func requests(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
 	}
 	if s.Config.Load.Model == plan.Open {
-		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s answers/s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), fmt1(s.Throughput))
+		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
 		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s\n", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
 	} else {
-		fmt.Fprintf(b, "  %-11s %s answers/s\n", "throughput", fmt1(s.Throughput))
+		fmt.Fprintf(b, "  %-11s %s\n", "throughput", throughputText(s))
 	}
+	if s.SendingThroughput > 0 && s.DurationS > s.SendSpanS && fmt1(s.SendingThroughput) != fmt1(s.Throughput) {
+		fmt.Fprintf(b, "  %-11s %s after the last send (%s answers/s over the whole run)\n", "drain", fmtSeconds(s.DurationS-s.SendSpanS), fmt1(s.Throughput))
+	}
+}
+
+// throughputText is the headline throughput: over the sending window when the timeline tells it,
+// so the drain after the last send does not pull it down; else over the whole run.
+func throughputText(s *summary.Summary) string {
+	if s.SendingThroughput > 0 {
+		return fmt1(s.SendingThroughput) + " answers/s while sending"
+	}
+	return fmt1(s.Throughput) + " answers/s"
 }
 
 func latencyTable(b *strings.Builder, s *summary.Summary) {

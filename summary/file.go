@@ -27,6 +27,6 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending, SendSpan: r.SendSpan,
 		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
 	}, f.Total)
-	s.Timeline = timeline
+	s.SetTimeline(timeline)
 	return s, nil
 }

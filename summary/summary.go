@@ -34,11 +34,14 @@ type Summary struct {
 
 	Stats // the totals, over every endpoint
 
-	IntendedRate float64     `json:"intended_rate_rps"`
-	SendRate     float64     `json:"send_rate_rps"` // requests sent per second of sending
-	SendLag      LagStats    `json:"send_lag_ms"`
-	Connections  Connections `json:"connections"`
-	Endpoints    []Endpoint  `json:"endpoints"`
+	IntendedRate float64 `json:"intended_rate_rps"`
+	SendRate     float64 `json:"send_rate_rps"` // requests sent per second of sending
+	// SendingThroughput is answers per second within the sending window (SendSpanS), without the
+	// drain after the last send; 0 when there is no timeline to tell (see SetTimeline).
+	SendingThroughput float64     `json:"sending_throughput_rps,omitempty"`
+	SendLag           LagStats    `json:"send_lag_ms"`
+	Connections       Connections `json:"connections"`
+	Endpoints         []Endpoint  `json:"endpoints"`
 	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
 	Notes []string `json:"notes,omitempty"`
 	// Timeline is the run interval by interval, when it was collected (see Timeline).

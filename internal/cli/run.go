@@ -223,7 +223,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	s := summary.Of(res, Version())
-	s.Timeline = tl.Points
+	s.SetTimeline(tl.Points)
 	code := ExitOK
 	if err := render(reportTo, s, o.format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
