@@ -19,7 +19,10 @@ import (
 var fmtMs = summary.FormatMs
 
 // Text writes s as the report people read at a terminal.
-func Text(w io.Writer, s *summary.Summary) error {
+func Text(w io.Writer, s *summary.Summary) error { return TextWith(w, s, Options{}) }
+
+// TextWith is Text with the tables chosen by o.
+func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	header(b, s)
 	requests(b, s)
@@ -28,7 +31,7 @@ func Text(w io.Writer, s *summary.Summary) error {
 	statusAndErrors(b, &s.Stats)
 	transfer(b, s)
 	if len(s.Endpoints) > 1 {
-		endpoints(b, s)
+		endpoints(b, s, o.percentiles())
 	}
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
@@ -292,13 +295,13 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 }
 
-func endpoints(b *strings.Builder, s *summary.Summary) {
+func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nEndpoints\t")
-	fmt.Fprintln(tw, "  name\tsent\tok\tfailed\tanswers/s\tp50\tp90\tp99\tmax\t")
+	fmt.Fprintf(tw, "  name\tsent\tok\tfailed\tanswers/s\t%s\tmax\t\n", strings.Join(pctNames(qs), "\t"))
 	for _, e := range s.Endpoints {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
-			fmt1(e.Throughput), fmtMs(e.Latency.P50), fmtMs(e.Latency.P90), fmtMs(e.Latency.P99), fmtMs(e.Latency.Max))
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
+			fmt1(e.Throughput), strings.Join(pctCells(&e.Latency, qs), "\t"))
 	}
 	tw.Flush()
 }

@@ -132,3 +132,16 @@ func TestFlagsHaveExamples(t *testing.T) {
 		}
 	}
 }
+
+// --percentiles chooses the latency columns of the endpoint tables; a percentile a report does not
+// hold is a usage error naming the flag.
+func TestReportPercentiles(t *testing.T) {
+	t.Parallel()
+	multi := filepath.Join("..", "..", "report", "testdata", "multi.rb")
+	runCLICases(t, []string{"report"}, []cliCase{
+		{"chosen", []string{"--percentiles", "50,99.99", multi}, ExitOK, []string{"answers/s  p50     p99.99   max"}, nil},
+		{"default has p95", []string{multi}, ExitOK, []string{"p50     p90      p95      p99      p99.9    max"}, nil},
+		{"markdown", []string{"--format", "markdown", "--percentiles", "95", multi}, ExitOK, []string{"| answers/s | p95 | max |"}, nil},
+		{"not held", []string{"--percentiles", "50,98", multi}, ExitUsage, nil, []string{"-percentiles", `"98" is not a percentile`}},
+	})
+}

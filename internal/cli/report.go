@@ -27,6 +27,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
+  rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
 
@@ -42,6 +43,8 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	format, out, merge := "text", "", false
 	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
+	var pcts percentilesFlag
+	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
@@ -79,7 +82,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		for i, r := range runs {
 			sums[i], labels[i] = r.sum, r.label
 		}
-		return renderRuns(w, sums, labels, format)
+		return renderRuns(w, sums, labels, format, report.Options{Percentiles: pcts.v})
 	}
 	if out == "" {
 		err = write(e.stdout)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 	"github.com/rpcbench/rpcbench/transport"
@@ -225,12 +226,12 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	s := summary.Of(res, Version())
 	s.SetTimeline(tl.Points)
 	code := ExitOK
-	if err := render(reportTo, s, o.format); err != nil {
+	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}
 	if o.reportFile != "" {
-		if err := saveReport(o.reportFile, s); err != nil {
+		if err := saveReport(o.reportFile, s, o.tables); err != nil {
 			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
 			code = ExitCannotStart
 		}
@@ -249,14 +250,14 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	return code
 }
 
-func render(w io.Writer, s *summary.Summary, format string) error {
-	return renderRuns(w, []*summary.Summary{s}, nil, format)
+func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {
+	return renderRuns(w, []*summary.Summary{s}, nil, format, o)
 }
 
 // saveReport writes the report to path in the format its extension names (text when it names none),
 // through a temporary file so that a half-written report never replaces a good one.
-func saveReport(path string, s *summary.Summary) error {
-	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path)) })
+func saveReport(path string, s *summary.Summary, o report.Options) error {
+	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path), o) })
 }
 
 func isTerminal(w io.Writer) bool {
