@@ -130,6 +130,9 @@ func JSONRPCEndpoints(url string, header []transport.Header, calls []Call, batch
 	for k, n := range names {
 		c := calls[first[k]]
 		eps[k] = Endpoint{Name: n, Method: "POST", URL: url, Header: h, Body: appendCall(nil, c, 1)}
+		if batch > 1 {
+			eps[k].Calls = batch
+		}
 	}
 	return eps, nil
 }

@@ -92,10 +92,22 @@ func requests(b *strings.Builder, s *summary.Summary) {
 // throughputText is the headline throughput: over the sending window when the timeline tells it,
 // so the drain after the last send does not pull it down; else over the whole run.
 func throughputText(s *summary.Summary) string {
+	rps, t := s.Throughput, " answers/s"
 	if s.SendingThroughput > 0 {
-		return fmt1(s.SendingThroughput) + " answers/s while sending"
+		rps, t = s.SendingThroughput, " answers/s while sending"
 	}
-	return fmt1(s.Throughput) + " answers/s"
+	if b := batchSize(s); b > 1 { // an answer is a batch: say the calls too
+		t += fmt.Sprintf(" (%s calls/s in batches of %d)", fmt1(rps*float64(b)), b)
+	}
+	return fmt1(rps) + t
+}
+
+// batchSize is the number of JSON-RPC calls each request of s carried, or 0 when not batches.
+func batchSize(s *summary.Summary) int {
+	if len(s.Config.Endpoints) == 0 {
+		return 0
+	}
+	return s.Config.Endpoints[0].Calls
 }
 
 func latencyTable(b *strings.Builder, s *summary.Summary) {

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +282,24 @@ func TestRunJSONRPCRandomAddress(t *testing.T) {
 	}
 	if s.Requests.OK != 50 || s.Requests.Errors != 0 {
 		t.Errorf("got ok %d, errors %d (%v); want 50 ok, 0 errors", s.Requests.OK, s.Requests.Errors, failures(s.Stats))
+	}
+}
+
+// With --batch, an answer is a batch: the report gives calls per second too, batch × answers/s.
+func TestRunJSONRPCBatchCallsPerSecond(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--batch", "5", "--rate", "100", "--requests", "20", "--quiet", node.url)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	m := regexp.MustCompile(`throughput ([0-9.]+) answers/s[a-z ]* \(([0-9.]+) calls/s in batches of 5\)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("got no \"(N calls/s in batches of 5)\" in:\n%s", stdout)
+	}
+	answers, _ := strconv.ParseFloat(m[1], 64)
+	calls, _ := strconv.ParseFloat(m[2], 64)
+	if answers <= 0 || math.Abs(calls-5*answers) > 0.5 {
+		t.Errorf("got %v answers/s and %v calls/s; want calls = 5 × answers", answers, calls)
 	}
 }
