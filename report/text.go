@@ -210,7 +210,9 @@ func bucketEdges(lo, hi int64, n int) []int64 {
 }
 
 func statusAndErrors(b *strings.Builder, st *summary.Stats) {
-	if len(st.Status) > 0 {
+	if len(st.Status) == 1 && st.Status["101"] > 0 { // WebSocket: every answer has the upgrade's 101
+		rpcOutcomes(b, st)
+	} else if len(st.Status) > 0 {
 		b.WriteString("\nStatus codes\n")
 		codes := make([]string, 0, len(st.Status))
 		for c := range st.Status {
@@ -246,6 +248,40 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 			}
 			fmt.Fprintf(b, "  %8d  %-9s %s\n", m.Count, m.Class, m.Message)
 		}
+	}
+}
+
+// rpcOutcomes writes, for answers over WebSocket, what the status codes cannot tell: how many
+// held a result, and how many each JSON-RPC error code.
+func rpcOutcomes(b *strings.Builder, st *summary.Stats) {
+	b.WriteString("\nJSON-RPC outcomes (over WebSocket; every answer has the upgrade's status 101)\n")
+	codes := map[string]uint64{}
+	var names []string
+	var coded uint64
+	for _, m := range st.ErrorMessages {
+		f := strings.Fields(m.Message)
+		if m.Class != result.Status.String() || len(f) < 2 || f[0] != "jsonrpc" {
+			continue
+		}
+		if _, ok := codes[f[1]]; !ok {
+			names = append(names, f[1])
+		}
+		codes[f[1]] += m.Count
+		coded += m.Count
+	}
+	status, protocol := st.Errors[result.Status.String()], st.Errors[result.Protocol.String()]
+	n := st.Requests.Completed
+	line := func(what string, k uint64) { fmt.Fprintf(b, "  %-14s %d (%.1f%%)\n", what, k, pct(k, n)) }
+	line("result", n-min(n, status+protocol))
+	sort.Strings(names)
+	for _, c := range names {
+		line("error "+c, codes[c])
+	}
+	if status > coded {
+		line("error (other)", status-coded)
+	}
+	if protocol > 0 {
+		line("not JSON-RPC", protocol)
 	}
 }
 

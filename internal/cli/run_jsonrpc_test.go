@@ -303,3 +303,21 @@ func TestRunJSONRPCBatchCallsPerSecond(t *testing.T) {
 		t.Errorf("got %v answers/s and %v calls/s; want calls = 5 × answers", answers, calls)
 	}
 }
+
+// Over WebSocket the text report shows each call's JSON-RPC outcome, not the upgrade's 101.
+func TestRunWebSocketOutcomes(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_fail", "--requests", "10", "--connections", "1", "--quiet", node.wsURL())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	for _, want := range []string{"JSON-RPC outcomes", "  result         0 (0.0%)", "  error -32601   10 (100.0%)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "Status codes") {
+		t.Errorf("report shows status codes (every one 101):\n%s", stdout)
+	}
+}
