@@ -25,3 +25,15 @@ func TestTextThroughputWhileSending(t *testing.T) {
 		}
 	}
 }
+
+// A drain of a few ms that changes the figure by less than 1% is not worth a line.
+func TestTextShortDrainUnsaid(t *testing.T) {
+	t.Parallel()
+	s := &summary.Summary{DurationS: 3.002, SendingS: 3, SendSpanS: 3, SendingThroughput: 500}
+	s.Throughput = 1500 / 3.002 // 499.7
+	b := &strings.Builder{}
+	requests(b, s)
+	if strings.Contains(b.String(), "drain") {
+		t.Errorf("got:\n%s\nwant no drain line", b)
+	}
+}
