@@ -143,6 +143,9 @@ func JSONRPCEndpoints(url string, header []transport.Header, calls []Call, batch
 				eps[k].Weight += x.Weight // the share of the endpoint's requests, as the report shows it
 			}
 		}
+		if batch > 1 {
+			eps[k].Calls = batch
+		}
 	}
 	return eps, nil
 }

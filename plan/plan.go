@@ -53,6 +53,9 @@ type Endpoint struct {
 	// Weight is the endpoint's share of the requests, relative to the other endpoints' weights;
 	// when every weight is 0 the endpoints take turns (see Traffic.Order).
 	Weight float64 `json:"weight,omitempty"`
+	// Calls is the number of JSON-RPC calls each request carries (the size of a batch), so that a
+	// report can give calls per second; 0 or 1: one call, or no JSON-RPC.
+	Calls int `json:"calls,omitempty"`
 }
 
 // Model is the load model.

@@ -58,5 +58,5 @@ func ExampleParseTemplate() {
 	_, err := plan.ParseTemplate("/v0/entity?id={{randint 1 1e8}}", nil)
 	fmt.Println(err)
 	// Output:
-	// template column 17: unknown function "randint"; want randInt, seq, uuid, randString, pick, now, nowUnix, nowRFC3339 or .field
+	// template column 17: unknown function "randint"; want randInt, seq, uuid, randString, randHex, randAddress, randHash, pick, now, nowUnix, nowRFC3339 or .field
 }

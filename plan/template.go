@@ -14,6 +14,9 @@ import (
 //	{{seq}}                  the request's number in the run: 0, 1, 2, … (one per request)
 //	{{uuid}}                 a random version-4 UUID, e.g. 0b6c…-…
 //	{{randString 16}}        16 random characters from A-Z a-z 0-9 - _ (URL-safe)
+//	{{randHex 20}}           20 random bytes in hex, 0x-prefixed: 0x and 40 hex digits
+//	{{randAddress}}          a random 20-byte address, as {{randHex 20}} (0x5a0b…)
+//	{{randHash}}             a random 32-byte hash, as {{randHex 32}}
 //	{{pick "a" "b" "c"}}     one of the words, at random
 //	{{now}}                  the time as Unix milliseconds (1767225600000)
 //	{{nowUnix}}              the time as Unix seconds (1767225600)
@@ -45,6 +48,7 @@ const (
 	segSeq
 	segUUID
 	segRandString
+	segRandHex
 	segPick
 	segNowMillis
 	segNowUnix
@@ -58,7 +62,7 @@ type segment struct {
 	lit   []byte   // segLit
 	lo    int64    // segRandInt: lowest value
 	span  uint64   // segRandInt: hi-lo (the count of values minus one)
-	n     int      // segRandString: length; segField: column index
+	n     int      // segRandString: length; segRandHex: bytes; segField: column index
 	picks [][]byte // segPick
 }
 
@@ -66,7 +70,7 @@ type segment struct {
 const maxRandString = 1 << 20
 
 // funcNames lists the functions, for error messages.
-const funcNames = "randInt, seq, uuid, randString, pick, now, nowUnix, nowRFC3339 or .field"
+const funcNames = "randInt, seq, uuid, randString, randHex, randAddress, randHash, pick, now, nowUnix, nowRFC3339 or .field"
 
 // TemplateError is a template that does not compile: Col is the 1-based byte column of the
 // problem in the template's text.
@@ -241,6 +245,12 @@ func compileAction(toks []token, off int, fields []string) (segment, error) {
 		}
 		return segment{kind: k}, nil
 	}
+	if n, ok := map[string]int{"randAddress": 20, "randHash": 32}[fn.text]; ok {
+		if err := nargs(0, "{{"+fn.text+"}}"); err != nil {
+			return segment{}, err
+		}
+		return segment{kind: segRandHex, n: n}, nil
+	}
 	switch fn.text {
 	case "randInt":
 		if err := nargs(2, "{{randInt LOW HIGH}}, e.g. {{randInt 1 1e8}}"); err != nil {
@@ -270,6 +280,18 @@ func compileAction(toks []token, off int, fields []string) (segment, error) {
 			return bad(args[0], "randString %d: want a length from 1 to %d", n, maxRandString)
 		}
 		return segment{kind: segRandString, n: int(n)}, nil
+	case "randHex":
+		if err := nargs(1, "{{randHex BYTES}}, e.g. {{randHex 20}}"); err != nil {
+			return segment{}, err
+		}
+		n, err := parseTemplateInt(args[0])
+		if err != nil {
+			return segment{}, err
+		}
+		if n < 1 || n > maxRandString/2 {
+			return bad(args[0], "randHex %d: want a count of bytes from 1 to %d", n, maxRandString/2)
+		}
+		return segment{kind: segRandHex, n: int(n)}, nil
 	case "pick":
 		if len(args) == 0 {
 			return bad(fn, `pick needs at least one word: {{pick "a" "b"}}`)

@@ -64,6 +64,16 @@ func (t *Template) appendTo(dst []byte, g *gen) []byte {
 				dst = append(dst, randAlphabet[bits&63])
 				bits >>= 6
 			}
+		case segRandHex:
+			dst = append(dst, '0', 'x')
+			var bits uint64
+			for j := 0; j < s.n; j++ {
+				if j%8 == 0 {
+					bits = g.rng.Uint64()
+				}
+				dst = append(dst, hexDigits[bits>>4&15], hexDigits[bits&15])
+				bits >>= 8
+			}
 		case segPick:
 			dst = append(dst, s.picks[g.rng.IntN(len(s.picks))]...)
 		case segNowMillis:

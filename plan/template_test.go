@@ -22,6 +22,9 @@ func TestTemplateRender(t *testing.T) {
 		{"seq", "n={{ seq }}", regexp.MustCompile(`^n=41$`)},
 		{"uuid v4", "{{uuid}}", regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)},
 		{"randString length", "{{randString 23}}", regexp.MustCompile(`^[A-Za-z0-9_-]{23}$`)},
+		{"randHex bytes", "{{randHex 3}}", regexp.MustCompile(`^0x[0-9a-f]{6}$`)},
+		{"randAddress", `["{{randAddress}}"]`, regexp.MustCompile(`^\["0x[0-9a-f]{40}"\]$`)},
+		{"randHash", "{{ randHash }}", regexp.MustCompile(`^0x[0-9a-f]{64}$`)},
 		{"pick", `{{pick "a" "b c" ` + "`d`" + `}}`, regexp.MustCompile(`^(a|b c|d)$`)},
 		{"now in ms", "{{now}}", regexp.MustCompile(`^1767225600123$`)},
 		{"nowUnix", "{{nowUnix}}", regexp.MustCompile(`^1767225600$`)},
@@ -82,6 +85,9 @@ func TestTemplateErrors(t *testing.T) {
 		{"randInt not a number", "{{randInt a 1}}", nil, 11, `"a" is not a whole number`},
 		{"randInt fraction", "{{randInt 1 1.5}}", nil, 13, "not a whole number"},
 		{"randString too long", "{{randString 9e9}}", nil, 14, "want a length from 1"},
+		{"randHex of 0 bytes", "{{randHex 0}}", nil, 11, "want a count of bytes from 1"},
+		{"randHex arity", "{{randHex}}", nil, 3, "randHex takes 1 argument(s)"},
+		{"randAddress arity", "{{randAddress 20}}", nil, 3, "randAddress takes 0 argument(s)"},
 		{"pick nothing", "{{pick}}", nil, 3, "at least one word"},
 		{"field without data", "{{.id}}", nil, 3, "--data FILE"},
 		{"unknown field", "{{.idd}}", []string{"id", "name"}, 3, `unknown field "idd"; the data file has id, name`},
@@ -105,7 +111,7 @@ func TestTemplateErrors(t *testing.T) {
 
 // TestTemplateRenderAllocs checks that rendering into buffers of the right size allocates nothing.
 func TestTemplateRenderAllocs(t *testing.T) {
-	tmpl, err := ParseTemplate(`/v0/entity?id={{randInt 1 1e8}}&u={{uuid}}&s={{randString 16}}&p={{pick "a" "b"}}&n={{seq}}&t={{nowRFC3339}}&f={{.user_id}}`, []string{"user_id"})
+	tmpl, err := ParseTemplate(`/v0/entity?id={{randInt 1 1e8}}&u={{uuid}}&s={{randString 16}}&h={{randHex 20}}&a={{randHash}}&p={{pick "a" "b"}}&n={{seq}}&t={{nowRFC3339}}&f={{.user_id}}`, []string{"user_id"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +148,7 @@ func BenchmarkRender(b *testing.B) {
 
 func FuzzParseTemplate(f *testing.F) {
 	for _, s := range []string{
-		"/v0/entity?id={{randInt 1 1e8}}", "{{seq}}", "{{uuid}}", "{{randString 16}}",
+		"/v0/entity?id={{randInt 1 1e8}}", "{{seq}}", "{{uuid}}", "{{randString 16}}", "{{randHex 20}}{{randAddress}}{{randHash}}",
 		`{{pick "a" "b" "c"}}`, "{{now}}{{nowUnix}}{{nowRFC3339}}", "{{.user_id}}", `{{"{{"}}`,
 		"{{", "}}", "{{randInt 1}}", "{{pick `x` \"y\\\"z\"}}", "{{randInt -9223372036854775808 9223372036854775807}}",
 	} {

@@ -52,6 +52,11 @@ func HTML(w io.Writer, runs []*summary.Summary) error {
 // HTMLWithNames is HTML with a name for each run (a file name, a host) shown beside its letter;
 // a missing or empty name shows none.
 func HTMLWithNames(w io.Writer, runs []*summary.Summary, names []string) error {
+	return HTMLWith(w, runs, names, Options{})
+}
+
+// HTMLWith is HTMLWithNames with the tables chosen by o.
+func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) error {
 	if len(runs) == 0 {
 		return errors.New("report: html: no runs to render")
 	}
@@ -66,7 +71,7 @@ func HTMLWithNames(w io.Writer, runs []*summary.Summary, names []string) error {
 	if err != nil {
 		return fmt.Errorf("report: html: encoding the chart data: %w", err)
 	}
-	p := buildPage(runs, names)
+	p := buildPage(runs, names, o.percentiles())
 	if et := cd.Time.Endpoints; et != nil {
 		p.EndpointCharts = fmt.Sprintf("each of the %d endpoints", len(et.Names))
 		if len(et.Names) < et.Of {
@@ -87,6 +92,8 @@ type page struct {
 	Runs      []runView
 	Multi     bool
 	Endpoints bool // some run has more than one endpoint
+	// PctNames name the latency columns of the endpoint tables: p50, p90 …
+	PctNames []string
 	// EndpointCharts names the endpoints charted one by one ("each of the 3 endpoints"), or is ""
 	// when there are no such charts (several runs, or one endpoint).
 	EndpointCharts string
@@ -117,8 +124,9 @@ type runView struct {
 }
 
 type endpointRow struct {
-	Name, Sent, OK, Errors, RPS, P50, P90, P99, Max, BytesIn, BytesOut string
-	Total, Failing                                                     bool
+	Name, Sent, OK, Errors, RPS, BytesIn, BytesOut string
+	Pcts                                           []string // the percentiles of page.PctNames, then the max
+	Total, Failing                                 bool
 }
 
 // countRow is one status code or error class with a cell per run.
@@ -154,8 +162,8 @@ func runLabel(s *summary.Summary, name string) string {
 	return t + " @ " + s.StartedAt.UTC().Format("2006-01-02 15:04:05Z")
 }
 
-func buildPage(runs []*summary.Summary, names []string) *page {
-	p := &page{Multi: len(runs) > 1}
+func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
+	p := &page{Multi: len(runs) > 1, PctNames: pctNames(qs)}
 	versions := map[string]bool{}
 	for i, s := range runs {
 		v := s.Tool.Version
@@ -169,7 +177,7 @@ func buildPage(runs []*summary.Summary, names []string) *page {
 		if len(s.Endpoints) > 1 {
 			p.Endpoints = true
 		}
-		r := buildRun(i, s, names[i])
+		r := buildRun(i, s, names[i], qs)
 		if i > 0 {
 			a := runs[0]
 			r.VsRequests = ratio(float64(s.Requests.Sent), float64(a.Requests.Sent))
@@ -192,7 +200,7 @@ func buildPage(runs []*summary.Summary, names []string) *page {
 	return p
 }
 
-func buildRun(i int, s *summary.Summary, name string) runView {
+func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	r := runView{
 		Letter: runLetter(i), Color: runColor(i), Label: runLabel(s, name), Target: s.Target, Name: name,
 		Version:     s.Tool.Version,
@@ -214,10 +222,10 @@ func buildRun(i int, s *summary.Summary, name string) runView {
 		r.Started = s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 	}
 	for _, e := range s.Endpoints {
-		r.Endpoints = append(r.Endpoints, endpointOf(e.Name, &e.Stats, false))
+		r.Endpoints = append(r.Endpoints, endpointOf(e.Name, &e.Stats, false, qs))
 	}
 	if len(s.Endpoints) != 1 {
-		r.Endpoints = append(r.Endpoints, endpointOf("all endpoints", &s.Stats, true))
+		r.Endpoints = append(r.Endpoints, endpointOf("all endpoints", &s.Stats, true, qs))
 	}
 	r.Messages = s.ErrorMessages
 	if len(r.Messages) > 10 {
@@ -238,12 +246,12 @@ func ratio(v, a float64) string {
 	return strconv.FormatFloat(v/a, 'f', 2, 64) + "× A"
 }
 
-func endpointOf(name string, st *summary.Stats, total bool) endpointRow {
+func endpointOf(name string, st *summary.Stats, total bool, qs []float64) endpointRow {
 	return endpointRow{
 		Name: name, Total: total, Failing: st.Requests.Errors > 0,
 		Sent: strconv.FormatUint(st.Requests.Sent, 10), OK: strconv.FormatUint(st.Requests.OK, 10),
 		Errors: strconv.FormatUint(st.Requests.Errors, 10), RPS: fmt1(st.Throughput),
-		P50: fmtMs(st.Latency.P50), P90: fmtMs(st.Latency.P90), P99: fmtMs(st.Latency.P99), Max: fmtMs(st.Latency.Max),
+		Pcts:    pctCells(&st.Latency, qs),
 		BytesIn: fmtBytes(float64(st.Bytes.In)), BytesOut: fmtBytes(float64(st.Bytes.Out)),
 	}
 }

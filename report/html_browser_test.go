@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,6 +209,14 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			checkCharts(t, tctx, "linear axes", tt.charts)
 			checkSeries(t, tctx, tt.runs)
+			// time axes start at 0, ticked on whole seconds
+			lo, err := chromedp.Run(tctx, chromedp.Evaluate[[]float64](`(function () {
+  var c = window.rpcbenchCharts.find(function (c) { return c.id === "chart-latency"; });
+  return [c.plot.scales.x.min, c.plot.axes[0]._splits[0], c.plot.axes[0]._splits[1]];
+})()`))
+			if err != nil || len(lo) != 3 || lo[0] != 0 || lo[1] != 0 || lo[2] != math.Trunc(lo[2]) {
+				t.Errorf("latency chart's time axis: got min and first ticks %v (%v); want 0, 0 and a whole second", lo, err)
+			}
 			for _, id := range all {
 				if slices.Contains(tt.charts, id) {
 					continue

@@ -97,7 +97,7 @@ func buildTime(runs []*summary.Summary) timeData {
 	var xs []float64
 	for _, s := range runs {
 		for _, p := range s.Timeline {
-			if p.Endpoint == "" && !seen[p.End] {
+			if p.Endpoint == "" && !inDrain(s, p) && !seen[p.End] {
 				seen[p.End] = true
 				xs = append(xs, p.End)
 			}
@@ -115,7 +115,7 @@ func buildTime(runs []*summary.Summary) timeData {
 			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n)}
 		var tail tailGap
 		for _, p := range s.Timeline {
-			if p.Endpoint != "" || tail.skip(p) {
+			if p.Endpoint != "" || inDrain(s, p) || tail.skip(p) {
 				continue
 			}
 			i := idx[p.End]
@@ -133,6 +133,12 @@ func buildTime(runs []*summary.Summary) timeData {
 		td.Endpoints = buildEndpointTime(runs[0], idx, len(xs))
 	}
 	return td
+}
+
+// inDrain reports whether p lies wholly after s's last send: an interval of the drain holds only
+// the stragglers, and would draw a throughput collapse and a p99 spike that the load never saw.
+func inDrain(s *summary.Summary, p summary.Point) bool {
+	return s.SendSpanS > 0 && p.Start >= s.SendSpanS-1e-9
 }
 
 func hasLatency(p summary.Point) bool { return p.OK+p.Errors > 0 && (p.P50 > 0 || p.Max > 0) }
@@ -187,7 +193,7 @@ func buildEndpointTime(s *summary.Summary, idx map[float64]int, n int) *endpoint
 	tails := make([]tailGap, len(names))
 	for _, p := range s.Timeline {
 		k, ok := at[p.Endpoint]
-		if p.Endpoint == "" || !ok || tails[k].skip(p) {
+		if p.Endpoint == "" || !ok || inDrain(s, p) || tails[k].skip(p) {
 			continue
 		}
 		i := idx[p.End]

@@ -298,6 +298,45 @@ func TestTimeTail(t *testing.T) {
 	}
 }
 
+// TestTimeDrainLeftOut: the intervals after the last send (the drain, a few stragglers) are left out
+// of the time charts of one run, of its endpoints, and of runs side by side.
+func TestTimeDrainLeftOut(t *testing.T) {
+	t.Parallel()
+	run := func(rps float64) *summary.Summary {
+		s := &summary.Summary{SendSpanS: 2}
+		for _, ep := range []string{"", "a", "b"} {
+			s.Timeline = append(s.Timeline,
+				summary.Point{Start: 0, End: 1, Endpoint: ep, Sent: 100, OK: 100, RPS: rps, P50: 1, P99: 2, Max: 2},
+				summary.Point{Start: 1, End: 2, Endpoint: ep, Sent: 100, OK: 100, RPS: rps, P50: 1, P99: 2, Max: 2},
+				summary.Point{Start: 2, End: 2.3, Endpoint: ep, OK: 3, RPS: 10, P50: 300, P99: 300, Max: 300}, // drain
+			)
+		}
+		return s
+	}
+	for _, runs := range [][]*summary.Summary{{run(100)}, {run(100), run(200)}} {
+		td := buildTime(runs)
+		if want := []float64{1, 2}; !slices.Equal(td.X, want) {
+			t.Errorf("%d run(s): got x %v; want %v", len(runs), td.X, want)
+		}
+		for i, r := range td.Runs {
+			for j, v := range r.P99 {
+				if v == nil || *v != 2 {
+					t.Errorf("%d run(s), run %d: got p99[%d] %v; want 2 (no drain spike)", len(runs), i, j, v)
+				}
+			}
+		}
+		if len(runs) == 1 {
+			for k, p99 := range td.Endpoints.P99 {
+				for j, v := range p99 {
+					if v == nil || *v != 2 {
+						t.Errorf("endpoint %d: got p99[%d] %v; want 2", k, j, v)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestEndpointTimeBusiest: one run of more endpoints than there are colours charts the busiest,
 // in the run's order, and says of how many.
 func TestEndpointTimeBusiest(t *testing.T) {

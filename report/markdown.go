@@ -15,12 +15,17 @@ import (
 // runs side by side and, for each run after the first, its ratio to the first ("3.2× more
 // requests/s", "0.5× the p99"). labels name the runs (see compare.New).
 func Markdown(w io.Writer, runs []*summary.Summary, labels []string) error {
+	return MarkdownWith(w, runs, labels, Options{})
+}
+
+// MarkdownWith is Markdown with the tables of one run chosen by o.
+func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Options) error {
 	if len(runs) == 0 {
 		return fmt.Errorf("report: markdown: no runs")
 	}
 	b := &strings.Builder{}
 	if len(runs) == 1 {
-		markdownRun(b, runs[0])
+		markdownRun(b, runs[0], o.percentiles())
 	} else {
 		markdownCompare(b, runs, compare.New(runs, labels))
 	}
@@ -54,7 +59,7 @@ func mdHeader(b *strings.Builder, cells ...string) {
 	b.WriteString("\n")
 }
 
-func markdownRun(b *strings.Builder, s *summary.Summary) {
+func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	fmt.Fprintf(b, "### rpcbench %s: `%s`\n\n", mdCell(s.Tool.Version), mdCell(s.Target))
 	r := s.Requests
 	mdHeader(b, "", "")
@@ -65,7 +70,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 	} else {
 		mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
 	}
-	mdRow(b, "throughput", fmt1(s.Throughput)+" answers/s")
+	mdRow(b, "throughput", throughputText(s))
 	if s.IntendedRate > 0 {
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")
 		mdRow(b, "send lag p99", fmtMs(s.SendLag.P99))
@@ -75,14 +80,14 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 	}
 	b.WriteString("\nLatency, from the intended send time:\n\n")
 	l := s.Latency
-	mdHeader(b, "min", "p50", "p90", "p99", "p99.9", "max", "mean")
-	mdRow(b, fmtMs(l.Min), fmtMs(l.P50), fmtMs(l.P90), fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.Max), fmtMs(l.Mean))
+	mdHeader(b, append(append([]string{"min"}, pctNames(qs)...), "max", "mean")...)
+	mdRow(b, append(append([]string{fmtMs(l.Min)}, pctCells(&l, qs)...), fmtMs(l.Mean))...)
 	if len(s.Endpoints) > 1 {
 		b.WriteString("\nEndpoints:\n\n")
-		mdHeader(b, "endpoint", "sent", "ok", "failed", "answers/s", "p50", "p90", "p99", "max")
+		mdHeader(b, append(append([]string{"endpoint", "sent", "ok", "failed", "answers/s"}, pctNames(qs)...), "max")...)
 		for _, e := range s.Endpoints {
-			mdRow(b, mdCell(e.Name), fmt.Sprint(e.Requests.Sent), fmt.Sprint(e.Requests.OK), fmt.Sprint(e.Requests.Errors),
-				fmt1(e.Throughput), fmtMs(e.Latency.P50), fmtMs(e.Latency.P90), fmtMs(e.Latency.P99), fmtMs(e.Latency.Max))
+			mdRow(b, append([]string{mdCell(e.Name), fmt.Sprint(e.Requests.Sent), fmt.Sprint(e.Requests.OK), fmt.Sprint(e.Requests.Errors),
+				fmt1(e.Throughput)}, pctCells(&e.Latency, qs)...)...)
 		}
 	}
 	if len(s.Status) > 0 {

@@ -19,7 +19,10 @@ import (
 var fmtMs = summary.FormatMs
 
 // Text writes s as the report people read at a terminal.
-func Text(w io.Writer, s *summary.Summary) error {
+func Text(w io.Writer, s *summary.Summary) error { return TextWith(w, s, Options{}) }
+
+// TextWith is Text with the tables chosen by o.
+func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	header(b, s)
 	requests(b, s)
@@ -28,7 +31,7 @@ func Text(w io.Writer, s *summary.Summary) error {
 	statusAndErrors(b, &s.Stats)
 	transfer(b, s)
 	if len(s.Endpoints) > 1 {
-		endpoints(b, s)
+		endpoints(b, s, o.percentiles())
 	}
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
@@ -79,11 +82,36 @@ func requests(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
 	}
 	if s.Config.Load.Model == plan.Open {
-		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s answers/s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), fmt1(s.Throughput))
+		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
 		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s\n", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
 	} else {
-		fmt.Fprintf(b, "  %-11s %s answers/s\n", "throughput", fmt1(s.Throughput))
+		fmt.Fprintf(b, "  %-11s %s\n", "throughput", throughputText(s))
 	}
+	// the drain, when it pulls the whole run's figure down by 1% or more
+	if s.SendingThroughput > 0 && s.DurationS > s.SendSpanS && s.Throughput < 0.99*s.SendingThroughput {
+		fmt.Fprintf(b, "  %-11s %s after the last send (%s answers/s over the whole run)\n", "drain", fmtSeconds(s.DurationS-s.SendSpanS), fmt1(s.Throughput))
+	}
+}
+
+// throughputText is the headline throughput: over the sending window when the timeline tells it,
+// so the drain after the last send does not pull it down; else over the whole run.
+func throughputText(s *summary.Summary) string {
+	rps, t := s.Throughput, " answers/s"
+	if s.SendingThroughput > 0 {
+		rps, t = s.SendingThroughput, " answers/s while sending"
+	}
+	if b := batchSize(s); b > 1 { // an answer is a batch: say the calls too
+		t += fmt.Sprintf(" (%s calls/s in batches of %d)", fmt1(rps*float64(b)), b)
+	}
+	return fmt1(rps) + t
+}
+
+// batchSize is the number of JSON-RPC calls each request of s carried, or 0 when not batches.
+func batchSize(s *summary.Summary) int {
+	if len(s.Config.Endpoints) == 0 {
+		return 0
+	}
+	return s.Config.Endpoints[0].Calls
 }
 
 func latencyTable(b *strings.Builder, s *summary.Summary) {
@@ -186,7 +214,9 @@ func bucketEdges(lo, hi int64, n int) []int64 {
 }
 
 func statusAndErrors(b *strings.Builder, st *summary.Stats) {
-	if len(st.Status) > 0 {
+	if len(st.Status) == 1 && st.Status["101"] > 0 { // WebSocket: every answer has the upgrade's 101
+		rpcOutcomes(b, st)
+	} else if len(st.Status) > 0 {
 		b.WriteString("\nStatus codes\n")
 		codes := make([]string, 0, len(st.Status))
 		for c := range st.Status {
@@ -226,6 +256,40 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 			}
 			fmt.Fprintf(b, "  %8d  %-9s %s\n", m.Count, m.Class, m.Message)
 		}
+	}
+}
+
+// rpcOutcomes writes, for answers over WebSocket, what the status codes cannot tell: how many
+// held a result, and how many each JSON-RPC error code.
+func rpcOutcomes(b *strings.Builder, st *summary.Stats) {
+	b.WriteString("\nJSON-RPC outcomes (over WebSocket; every answer has the upgrade's status 101)\n")
+	codes := map[string]uint64{}
+	var names []string
+	var coded uint64
+	for _, m := range st.ErrorMessages {
+		f := strings.Fields(m.Message)
+		if m.Class != result.Status.String() || len(f) < 2 || f[0] != "jsonrpc" {
+			continue
+		}
+		if _, ok := codes[f[1]]; !ok {
+			names = append(names, f[1])
+		}
+		codes[f[1]] += m.Count
+		coded += m.Count
+	}
+	status, protocol := st.Errors[result.Status.String()], st.Errors[result.Protocol.String()]
+	n := st.Requests.Completed
+	line := func(what string, k uint64) { fmt.Fprintf(b, "  %-14s %d (%.1f%%)\n", what, k, pct(k, n)) }
+	line("result", n-min(n, status+protocol))
+	sort.Strings(names)
+	for _, c := range names {
+		line("error "+c, codes[c])
+	}
+	if status > coded {
+		line("error (other)", status-coded)
+	}
+	if protocol > 0 {
+		line("not JSON-RPC", protocol)
 	}
 }
 
@@ -287,13 +351,13 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 }
 
-func endpoints(b *strings.Builder, s *summary.Summary) {
+func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nEndpoints\t")
-	fmt.Fprintln(tw, "  name\tsent\tok\tfailed\tanswers/s\tp50\tp90\tp99\tmax\t")
+	fmt.Fprintf(tw, "  name\tsent\tok\tfailed\tanswers/s\t%s\tmax\t\n", strings.Join(pctNames(qs), "\t"))
 	for _, e := range s.Endpoints {
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
-			fmt1(e.Throughput), fmtMs(e.Latency.P50), fmtMs(e.Latency.P90), fmtMs(e.Latency.P99), fmtMs(e.Latency.Max))
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
+			fmt1(e.Throughput), strings.Join(pctCells(&e.Latency, qs), "\t"))
 	}
 	tw.Flush()
 }

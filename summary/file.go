@@ -18,6 +18,6 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 		}
 	}
 	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run()}, f.Total)
-	s.Timeline = timeline
+	s.SetTimeline(timeline)
 	return s, nil
 }

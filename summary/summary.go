@@ -35,10 +35,13 @@ type Summary struct {
 
 	Stats // the totals, over every endpoint
 
-	IntendedRate float64     `json:"intended_rate_rps"`
-	SendRate     float64     `json:"send_rate_rps"` // requests sent per second of sending
-	SendLag      LagStats    `json:"send_lag_ms"`
-	Connections  Connections `json:"connections"`
+	IntendedRate float64 `json:"intended_rate_rps"`
+	SendRate     float64 `json:"send_rate_rps"` // requests sent per second of sending
+	// SendingThroughput is answers per second within the sending window (SendSpanS), without the
+	// drain after the last send; 0 when there is no timeline to tell (see SetTimeline).
+	SendingThroughput float64     `json:"sending_throughput_rps,omitempty"`
+	SendLag           LagStats    `json:"send_lag_ms"`
+	Connections       Connections `json:"connections"`
 	// Backoff says how the closed model's connections waited after connections could not be made.
 	Backoff   *Backoff   `json:"backoff,omitempty"`
 	Endpoints []Endpoint `json:"endpoints"`

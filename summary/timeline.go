@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"math"
+
 	"github.com/rpcbench/rpcbench/result"
 )
 
@@ -63,4 +65,28 @@ func point(iv *result.Interval, c *result.Counts, name string) Point {
 		p.Max = ms(c.Latency.Max())
 	}
 	return p
+}
+
+// SetTimeline sets the run's timeline and, from it, SendingThroughput: the answers that came within
+// the sending window over its length. An interval across the window's end counts pro rata.
+func (s *Summary) SetTimeline(points []Point) {
+	s.Timeline = points
+	s.SendingThroughput = 0
+	span := s.SendSpanS
+	if span <= 0 {
+		return
+	}
+	in := 0.0
+	for _, p := range points {
+		d := p.End - p.Start
+		if p.Endpoint != "" || d <= 0 || p.Start >= span {
+			continue
+		}
+		answers := math.Round(p.RPS * d)
+		if p.End > span {
+			answers *= (span - p.Start) / d
+		}
+		in += answers
+	}
+	s.SendingThroughput = in / span
 }

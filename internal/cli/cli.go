@@ -60,7 +60,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
-			return Main([]string{args[1], "--help"}, stdin, stdout, stderr)
+			// help serve kv: the help of the kind, not of serve.
+			return Main(append(append([]string(nil), args[1:]...), "--help"), stdin, stdout, stderr)
 		}
 		printHelp(stdout)
 		return ExitOK
@@ -135,11 +136,27 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 			fmt.Fprintf(w, "Examples:\n%s\n", strings.TrimRight(examples, "\n"))
 		}
 		fmt.Fprintln(w, "\nFlags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		printFlags(w, fs)
 	}
 	return fs
+}
+
+// printFlags prints fs's flags as flag.PrintDefaults does, but spelt as users type them: two dashes
+// for a long name (--rate), one for a single letter (-X).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "  -"); ok {
+			name, _, _ := strings.Cut(strings.TrimRight(rest, "\n"), " ")
+			if len(name) > 1 {
+				line = "  --" + rest
+			}
+		}
+		io.WriteString(w, line)
+	}
 }
 
 // parseFlags parses args into fs for a command that takes no positional arguments. It returns

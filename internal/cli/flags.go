@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
 )
 
 // rateFlag is a rate: "5000", "5000/s", "300/m".
@@ -180,4 +181,27 @@ func kindOf(fs *flag.FlagSet, name string) string {
 		return "true or false"
 	}
 	return "valid"
+}
+
+// percentilesFlag is --percentiles: the latency columns of the reports' tables.
+type percentilesFlag struct{ v []float64 }
+
+func (f *percentilesFlag) define(fs *flag.FlagSet) {
+	fs.Var(f, "percentiles", "latency `LIST` of the reports' endpoint tables, from 50,75,90,95,99,99.9,99.99 (default 50,90,95,99,99.9; max follows)")
+}
+
+func (f *percentilesFlag) String() string {
+	if f == nil || f.v == nil {
+		return ""
+	}
+	return fmt.Sprint(f.v)
+}
+
+func (f *percentilesFlag) Set(s string) error {
+	v, err := report.ParsePercentiles(s)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
 }

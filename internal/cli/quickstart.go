@@ -64,9 +64,17 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 	}
 	code = execute(ctx, e, p, outputs{format: format, quiet: quiet})
 	if code == ExitOK && format == "text" {
-		fmt.Fprintln(e.stderr, "\nNext: rpcbench run --rate 1000 --duration 30s http://127.0.0.1:8080/   (rpcbench help run)")
+		fmt.Fprint(e.stderr, quickstartNext)
 	}
 	return code
 }
+
+// quickstartNext is the next step printed after a quickstart: its own service has stopped by then, so
+// it starts one to load first. The two commands work as printed, in one shell.
+const quickstartNext = `
+Next, start a service that stays up and load it yourself (rpcbench help run):
+  rpcbench serve lab --addr 127.0.0.1:8080 --latency 1ms &
+  rpcbench run --rate 1000 --duration 30s http://127.0.0.1:8080/
+`
 
 func trimRate(v float64) string { return fmt.Sprint(v) }

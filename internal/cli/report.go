@@ -2,14 +2,18 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -23,6 +27,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
+  rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
 
@@ -38,6 +43,8 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	format, out, merge := "text", "", false
 	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
+	var pcts percentilesFlag
+	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
@@ -75,7 +82,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		for i, r := range runs {
 			sums[i], labels[i] = r.sum, r.label
 		}
-		return renderRuns(w, sums, labels, format)
+		return renderRuns(w, sums, labels, format, report.Options{Percentiles: pcts.v})
 	}
 	if out == "" {
 		err = write(e.stdout)
@@ -92,6 +99,52 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	return ExitOK
 }
 
+// mergeLoads sets l, the first file's load, to the load of the files together, so that the header of
+// a merged report describes the merged run: rates, connections, counts and stage targets add up
+// (stages only when every file has the same stage lengths).
+func mergeLoads(l *plan.Load, files []string) error {
+	for _, path := range files[1:] {
+		o, err := readLoad(path)
+		if err != nil {
+			return err
+		}
+		l.Rate += o.Rate
+		l.Connections += o.Connections
+		l.Requests += o.Requests
+		same := len(o.Stages) == len(l.Stages)
+		for i := 0; same && i < len(o.Stages); i++ {
+			same = o.Stages[i].Duration == l.Stages[i].Duration
+		}
+		if same {
+			l.Stages = append([]schedule.Stage(nil), l.Stages...)
+			for i := range o.Stages {
+				l.Stages[i].Target += o.Stages[i].Target
+			}
+		}
+	}
+	return nil
+}
+
+// readLoad reads the load of the plan in a result file's header.
+func readLoad(path string) (plan.Load, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return plan.Load{}, err
+	}
+	defer f.Close()
+	fr, err := result.NewReader(f, path)
+	if err != nil {
+		return plan.Load{}, err
+	}
+	var p plan.Plan
+	if c := fr.Header().Config; len(c) > 0 {
+		if err := json.Unmarshal(c, &p); err != nil {
+			return plan.Load{}, fmt.Errorf("%s: the header's config is not a plan: %v", path, err)
+		}
+	}
+	return p.Load, nil
+}
+
 // loadRuns reads each file into a run, or all of them into one with merge.
 func loadRuns(files []string, merge bool) ([]loaded, error) {
 	if merge {
@@ -102,6 +155,9 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		}
 		s, err := summary.OfFile(f, tl.Points)
 		if err != nil {
+			return nil, err
+		}
+		if err := mergeLoads(&s.Config.Load, files); err != nil {
 			return nil, err
 		}
 		s.Notes = append(s.Notes, fmt.Sprintf("merged from %d result files: %s", len(files), strings.Join(files, ", ")))

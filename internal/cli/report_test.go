@@ -180,6 +180,17 @@ func TestReportMergeAddsUp(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "merged from 2 result files") {
 		t.Errorf("got notes %q; want one saying the files were merged", m.Notes)
 	}
+	// the header describes the merged run: two runs at 200/s make one at 400/s
+	if got, want := m.Config.Load.Rate, 400.0; got != want {
+		t.Errorf("merged rate: got %v; want %v", got, want)
+	}
+	if got, want := m.Config.Load.Connections, sa.Config.Load.Connections+sb.Config.Load.Connections; got != want {
+		t.Errorf("merged connections: got %d; want %d", got, want)
+	}
+	_, text, _ := cliRun(t, "report", "--merge", a, b)
+	if !strings.Contains(text, "open model at 400/s") {
+		t.Errorf("merged text report: got header\n%.200s\nwant \"open model at 400/s\"", text)
+	}
 }
 
 // TestReportCutShortAndFormats cuts a result file in the middle of its last interval, as a SIGKILL

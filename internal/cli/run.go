@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 	"github.com/rpcbench/rpcbench/transport"
@@ -23,19 +24,22 @@ func init() {
 const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:8080/        open model: 5000 arrivals/s
   rpcbench run --connections 100 --duration 1m http://127.0.0.1:8080/    closed model: 100 busy connections
   rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
-  rpcbench run --rate 300/m --requests 1000 --warmup 5s http://127.0.0.1:8080/
+  rpcbench run --rate 600/m --requests 100 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
   rpcbench run --rate 1000 --duration 10m --out run.rb --html report.html http://127.0.0.1:8080/   keep the run; render it later with rpcbench report
   rpcbench run --rate 1000 --duration 1h --live live.jsonl http://127.0.0.1:8080/   one JSON line per interval for a dashboard
+  rpcbench run --rate 1000 --duration 1h --interval 10s --out run.rb http://127.0.0.1:8080/   intervals of 10 s instead of 1 s
   rpcbench run --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 1 1e8}}'   a random id per request
   rpcbench run --rate 500 --targets targets.http --targets-order random        requests from a target file
+  rpcbench run --rate 500 --targets - --targets-format json < targets.jsonl     JSON-lines targets on stdin
   rpcbench run --rate 1000 --endpoint 'get=GET http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' \
       --endpoint 'put=PUT http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}' --body '{{randString 64}}' --weights get=8,put=2
   rpcbench run --rate 200 --data users.csv --data-order unique 'http://127.0.0.1:8080/v0/entity?id={{.user_id}}'
   rpcbench run --setup put.http --setup-count 10000 --rate 1000 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
-  rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:8545/       JSON-RPC 2.0 calls, a unique id each
-  rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:8545/   a calls file, in batches, over WebSocket
+  rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:18545/       JSON-RPC 2.0 calls, a unique id each
+  rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
+  rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/`
 
 // runFlags are the flags of `run`, bound to a plan.
@@ -224,14 +228,14 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	s := summary.New(summary.Run{Plan: res.Plan, Version: Version(), Trailer: res.Trailer}, res.Total)
-	s.Timeline = tl.Points
+	s.SetTimeline(tl.Points)
 	code := ExitOK
-	if err := render(reportTo, s, o.format); err != nil {
+	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}
 	if o.reportFile != "" {
-		if err := saveReport(o.reportFile, s); err != nil {
+		if err := saveReport(o.reportFile, s, o.tables); err != nil {
 			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
 			code = ExitCannotStart
 		}
@@ -250,14 +254,14 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	return code
 }
 
-func render(w io.Writer, s *summary.Summary, format string) error {
-	return renderRuns(w, []*summary.Summary{s}, nil, format)
+func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {
+	return renderRuns(w, []*summary.Summary{s}, nil, format, o)
 }
 
 // saveReport writes the report to path in the format its extension names (text when it names none),
 // through a temporary file so that a half-written report never replaces a good one.
-func saveReport(path string, s *summary.Summary) error {
-	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path)) })
+func saveReport(path string, s *summary.Summary, o report.Options) error {
+	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path), o) })
 }
 
 func isTerminal(w io.Writer) bool {

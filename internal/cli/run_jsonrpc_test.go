@@ -2,16 +2,21 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
+	"math"
 	"net"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/coder/websocket"
 
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -259,6 +264,61 @@ func TestRunJSONRPCUsageErrors(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errb.String(), tc.want) {
 			t.Errorf("run %v: exit %d, stderr %q; want %d and %q", tc.args, code, errb.String(), ExitUsage, tc.want)
 		}
+	}
+}
+
+// Random addresses from {{randAddress}} are valid params for the built-in node: every call succeeds.
+func TestRunJSONRPCRandomAddress(t *testing.T) {
+	t.Parallel()
+	node, err := ethrpc.New(context.Background(), ethrpc.Config{Addr: "127.0.0.1:0", Blocks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	code, s, stderr := rpcRun(t, "run", "--jsonrpc", "eth_getBalance", "--params", `["{{randAddress}}","latest"]`,
+		"--requests", "50", "--connections", "2", node.URL())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	if s.Requests.OK != 50 || s.Requests.Errors != 0 {
+		t.Errorf("got ok %d, errors %d (%v); want 50 ok, 0 errors", s.Requests.OK, s.Requests.Errors, failures(s.Stats))
+	}
+}
+
+// With --batch, an answer is a batch: the report gives calls per second too, batch × answers/s.
+func TestRunJSONRPCBatchCallsPerSecond(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--batch", "5", "--rate", "100", "--requests", "20", "--quiet", node.url)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	m := regexp.MustCompile(`throughput ([0-9.]+) answers/s[a-z ]* \(([0-9.]+) calls/s in batches of 5\)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("got no \"(N calls/s in batches of 5)\" in:\n%s", stdout)
+	}
+	answers, _ := strconv.ParseFloat(m[1], 64)
+	calls, _ := strconv.ParseFloat(m[2], 64)
+	if answers <= 0 || math.Abs(calls-5*answers) > 0.5 {
+		t.Errorf("got %v answers/s and %v calls/s; want calls = 5 × answers", answers, calls)
+	}
+}
+
+// Over WebSocket the text report shows each call's JSON-RPC outcome, not the upgrade's 101.
+func TestRunWebSocketOutcomes(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_fail", "--requests", "10", "--connections", "1", "--quiet", node.wsURL())
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	for _, want := range []string{"JSON-RPC outcomes", "  result         0 (0.0%)", "  error -32601   10 (100.0%)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "Status codes") {
+		t.Errorf("report shows status codes (every one 101):\n%s", stdout)
 	}
 }
 

@@ -267,6 +267,60 @@ func TestBadFlagPrintsNoHelp(t *testing.T) {
 	}
 }
 
+// The quickstart's next step works as printed: its serve command starts a service where its run
+// command sends. The test runs both, on a free port instead of 8080 and for 1s instead of 30s.
+func TestQuickstartNextStepWorks(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := mainOut("quickstart", "--duration", "200ms", "--rate", "50")
+	if code != ExitOK {
+		t.Fatalf("quickstart: got exit %d; want 0\n%s", code, stderr)
+	}
+	var serveArgs, runArgs []string
+	for _, line := range strings.Split(stderr, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 2 && f[0] == "rpcbench" && f[1] == "serve":
+			serveArgs = f[2:]
+		case len(f) > 2 && f[0] == "rpcbench" && f[1] == "run":
+			runArgs = f[2:]
+		}
+	}
+	if len(serveArgs) < 2 || serveArgs[len(serveArgs)-1] != "&" || len(runArgs) == 0 {
+		t.Fatalf("got no \"rpcbench serve … &\" then \"rpcbench run …\" in:\n%s", stderr)
+	}
+	serveArgs = serveArgs[:len(serveArgs)-1]
+	addr := ""
+	for i, a := range serveArgs {
+		if a == "--addr" && i+1 < len(serveArgs) {
+			addr = serveArgs[i+1]
+			serveArgs = append(serveArgs[:i:i], serveArgs[i+2:]...)
+			break
+		}
+	}
+	target := runArgs[len(runArgs)-1]
+	if want := "http://" + addr + "/"; addr == "" || target != want {
+		t.Fatalf("serve listens on %q, run sends to %q; want run to send to %q", addr, target, want)
+	}
+	lw, stop := startServeKind(t, serveArgs[0], false, serveArgs[1:]...)
+	url, ok := strings.CutPrefix(lw.next(t), "lab listening on ")
+	if !ok {
+		t.Fatalf("serve %v printed no address", serveArgs)
+	}
+	runArgs[len(runArgs)-1] = url + "/"
+	for i, a := range runArgs {
+		if a == "--duration" && i+1 < len(runArgs) {
+			runArgs[i+1] = "1s"
+		}
+	}
+	code, stdout, stderr := mainOut(append([]string{"run"}, runArgs...)...)
+	if code != ExitOK || !strings.Contains(stdout, "failed 0") {
+		t.Errorf("run %v: got exit %d; want 0 and no failure\n%s\n%s", runArgs, code, stdout, stderr)
+	}
+	if err := stop(); err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
+
 // A second SIGINT or SIGTERM does not wait out --grace: against a server that never answers, with
 // a grace of a minute, the child cuts its requests in flight at once, prints its whole report,
 // leaves a result file that report re-renders, and exits 3.

@@ -193,7 +193,7 @@ func formatForPath(path string) string {
 }
 
 // renderRuns writes runs in format; labels name them where several are shown together.
-func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format string) error {
+func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format string, o report.Options) error {
 	one := func(name string) error {
 		if len(runs) != 1 {
 			return usagef("--format %s renders one run; give one file, or several with --merge", name)
@@ -214,14 +214,14 @@ func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format st
 	case "csv":
 		return report.CSV(w, runs, labels)
 	case "markdown":
-		return report.Markdown(w, runs, labels)
+		return report.MarkdownWith(w, runs, labels, o)
 	case "hgrm":
 		if err := one("hgrm"); err != nil {
 			return err
 		}
 		return report.HGRM(w, runs[0])
 	case "html":
-		return report.HTMLWithNames(w, runs, labels)
+		return report.HTMLWith(w, runs, labels, o)
 	case "text", "":
 		for i, s := range runs {
 			if len(runs) > 1 {
@@ -230,7 +230,7 @@ func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format st
 				}
 				fmt.Fprintf(w, "══ %s ══\n", labels[i])
 			}
-			if err := report.Text(w, s); err != nil {
+			if err := report.TextWith(w, s, o); err != nil {
 				return err
 			}
 		}
@@ -247,30 +247,33 @@ type outputFlags struct {
 	out  string // --out: the result file
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
+	pcts percentilesFlag
 }
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
 	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout; the report then goes to stderr)")
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
+	f.pcts.define(fs)
 }
 
 // outputs gathers where a run's figures go, for execute.
 func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []string) outputs {
 	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html,
-		command: append([]string{"run"}, args...)}
+		command: append([]string{"run"}, args...), tables: report.Options{Percentiles: f.pcts.v}}
 }
 
 // outputs says where execute sends a run's figures. The zero value prints the text report and
 // saves nothing.
 type outputs struct {
-	format     string   // report format on stdout
-	reportFile string   // the report, in the format its extension names
-	quiet      bool     // no progress line
-	out        string   // the result file
-	live       string   // JSON lines per interval; "-" for stdout
-	html       string   // the HTML report
-	command    []string // the command line, for the result file's header
+	format     string         // report format on stdout
+	reportFile string         // the report, in the format its extension names
+	quiet      bool           // no progress line
+	out        string         // the result file
+	live       string         // JSON lines per interval; "-" for stdout
+	html       string         // the HTML report
+	tables     report.Options // the columns of the reports' tables
+	command    []string       // the command line, for the result file's header
 }
 
 // saving holds the files a run writes as it goes.
@@ -342,7 +345,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		check("--live", s.live.finish())
 	}
 	if s.o.html != "" {
-		check("--html", writeAtomic(s.o.html, func(w io.Writer) error { return report.HTML(w, []*summary.Summary{sum}) }))
+		check("--html", writeAtomic(s.o.html, func(w io.Writer) error { return report.HTMLWith(w, []*summary.Summary{sum}, nil, s.o.tables) }))
 	}
 	return ok
 }

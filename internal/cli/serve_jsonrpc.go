@@ -16,8 +16,9 @@ func init() {
 		summary: "Ethereum-style JSON-RPC 2.0 node on a seeded synthetic chain, over HTTP and WebSocket",
 		examples: `  rpcbench serve jsonrpc
   rpcbench serve jsonrpc --blocks 100000 --seed 7
-  rpcbench serve jsonrpc --addr 127.0.0.1:8545 --chain-id 1
-  curl -s -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}' http://127.0.0.1:8545/`,
+  rpcbench serve jsonrpc --blocks 1000 --tx-per-block 100    fewer, fuller blocks
+  rpcbench serve jsonrpc --addr 127.0.0.1:18545 --chain-id 1
+  curl -s -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}' http://127.0.0.1:18545/`,
 		flags: jsonrpcFlags,
 	})
 }

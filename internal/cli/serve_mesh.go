@@ -24,8 +24,8 @@ const meshExamples = `  # gateway on :8080, peers A–E in this process on loopb
   curl -s -X POST http://127.0.0.1:8080/peer/hop -d '{"queue":["A","B","C","D","E"],"limit":1000}'
   curl -s -X POST http://127.0.0.1:8080/staticPeer/hop -d '{"queue":["A","B","C","D","E"],"limit":1000}'
 
-  # the same over gRPC, deep chains allowed up to 50,000 hops:
-  rpcbench serve mesh --transport grpc --max-limit 50000
+  # the same over gRPC, deep chains allowed up to 50,000 hops, each chain given up to 2 minutes:
+  rpcbench serve mesh --transport grpc --max-limit 50000 --timeout 2m
 
   # one process per peer, and a gateway process; every process gets the same --peers and --transport:
   P=A=127.0.0.1:9001,B=127.0.0.1:9002,C=127.0.0.1:9003,D=127.0.0.1:9004,E=127.0.0.1:9005

@@ -55,6 +55,13 @@
     var w = Math.max(280, el.clientWidth);
     return { width: w, height: Math.round(Math.min(360, Math.max(240, w * 0.45))) };
   }
+  // Time axes start at 0 with ticks on whole seconds (1, 2, 5, 10 … apart), so the first
+  // interval's second has its tick.
+  function timeX() { return { time: false, range: function (u, lo, hi) { return [0, Math.max(1, hi)]; } }; }
+  function timeAxis() {
+    return axis("time since start (s)", { incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 43200, 86400],
+      values: function (u, v) { return v.map(tickNum); } });
+  }
   function axis(label, extra) {
     var a = { label: label, labelSize: 22, stroke: "#1d2430", grid: { stroke: "#e6e9ee", width: 1 }, ticks: { stroke: "#c9ced6", width: 1 } };
     for (var k in extra) a[k] = extra[k];
@@ -118,8 +125,8 @@
     });
     make("chart-latency", function (log) { return {
       series: series.map(copy),
-      scales: { x: { time: false }, y: latencyY(log) },
-      axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+      scales: { x: timeX(), y: latencyY(log) },
+      axes: [timeAxis(),
         axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
     }; }, d, true);
   })();
@@ -146,11 +153,11 @@
     make("chart-throughput", function () { return {
       series: series.map(copy),
       scales: {
-        x: { time: false },
+        x: timeX(),
         y: { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } },
         err: { range: function (u, lo, hi) { return [0, Math.max(1, hi > 0 ? hi * 1.1 : 1)]; } }
       },
-      axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+      axes: [timeAxis(),
         axis("throughput (answers/s)", { size: 64, values: function (u, v) { return v.map(tickNum); } }),
         axis("errors (requests/s)", { scale: "err", side: 1, size: 60, grid: { show: false }, values: function (u, v) { return v.map(tickNum); } })]
     }; }, d);
@@ -239,8 +246,8 @@
       });
       make(id, function (log) { return {
         series: series.map(copy),
-        scales: { x: { time: false }, y: yOpts(log) },
-        axes: [axis("time since start (s)", { values: function (u, v) { return v.map(tickNum); } }),
+        scales: { x: timeX(), y: yOpts(log) },
+        axes: [timeAxis(),
           axis(yLabel, { size: 64, values: function (u, v) { return v.map(tickNum); } })]
       }; }, [t.x].concat(ys), yOpts === latencyY);
     }

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata from the command's output")
+
+// Help spells long flags with two dashes, as the README and every example type them; one letter
+// flags (-X, -H) keep one.
+func TestHelpFlagsHaveTwoDashes(t *testing.T) {
+	t.Parallel()
+	helps := [][]string{{"help", "run"}, {"help", "report"}, {"help", "quickstart"}, {"help", "contention"}}
+	for _, k := range serveKindNames() {
+		helps = append(helps, []string{"help", "serve", k})
+	}
+	oneDash := regexp.MustCompile(`(?m)^  -[a-z][a-z0-9-]+`)
+	for _, args := range helps {
+		code, stdout, stderr := mainOut(args...)
+		if code != ExitOK {
+			t.Fatalf("%v: got exit %d; want 0\n%s", args, code, stderr)
+		}
+		if !strings.Contains(stdout, "\n  --") {
+			t.Errorf("%v: got no flag with two dashes; want some:\n%s", args, stdout)
+		}
+		if m := oneDash.FindString(stdout); m != "" {
+			t.Errorf("%v: got %q; want a long flag with two dashes", args, m)
+		}
+	}
+}
+
+// help serve KIND prints the kind's help, flags and examples included, not the list of kinds.
+func TestHelpServeKind(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := mainOut("help", "serve", "kv")
+	if code != ExitOK {
+		t.Fatalf("got exit %d; want 0\n%s", code, stderr)
+	}
+	golden(t, "help_serve_kv.golden", stdout)
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *updateGolden {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("got:\n%s\nwant (%s):\n%s", got, path, want)
+	}
+}
+
+// The README and the run help give commands a newcomer can run as printed: an install line that
+// works from a checkout, no port an Ethereum node holds, and no --rate/--requests run that takes
+// minutes (N requests at R/s take N/R seconds, whatever the tool says).
+func TestReadmeCommandsAsPrinted(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, help, _ := mainOut("help", "run")
+	rateRequests := regexp.MustCompile(`--rate (\S+) .*--requests (\d+)`)
+	for name, text := range map[string]string{"README.md": string(readme), "help run": help} {
+		for i, line := range strings.Split(text, "\n") {
+			if strings.Contains(line, "@latest") {
+				t.Errorf("%s:%d: %q installs a module not published; want go install ./cmd/rpcbench", name, i+1, line)
+			}
+			if strings.Contains(line, "127.0.0.1:8545") {
+				t.Errorf("%s:%d: %q uses 8545, the port of a local Ethereum node; want another", name, i+1, line)
+			}
+			m := rateRequests.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			rate, err := plan.ParseRate(m[1])
+			if err != nil {
+				t.Fatalf("%s:%d: %v", name, i+1, err)
+			}
+			n, _ := strconv.ParseFloat(m[2], 64)
+			if secs := n / rate; secs > 60 {
+				t.Errorf("%s:%d: %q runs %.0f s; want at most a minute", name, i+1, line, secs)
+			}
+		}
+	}
+}
+
+// Every flag has an example in its command's help, and the README shows it where a user looks.
+func TestFlagsHaveExamples(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		help []string
+		flag string
+	}{
+		{[]string{"help", "run"}, "--interval"},
+		{[]string{"help", "run"}, "--targets-format"},
+		{[]string{"help", "serve", "lab"}, "--spin"},
+		{[]string{"help", "serve", "mesh"}, "--max-limit"},
+		{[]string{"help", "serve", "mesh"}, "--timeout"},
+		{[]string{"help", "serve", "jsonrpc"}, "--chain-id"},
+		{[]string{"help", "serve", "jsonrpc"}, "--tx-per-block"},
+	}
+	for _, tt := range tests {
+		_, help, _ := mainOut(tt.help...)
+		examples, _, _ := strings.Cut(help, "\nFlags:")
+		cmd := "rpcbench " + strings.Join(tt.help[1:], " ") + " "
+		if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(examples) {
+			t.Errorf("%v: got no example with %s; want one", tt.help, tt.flag)
+		}
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).Match(readme) {
+			t.Errorf("README.md: got no %q command with %s; want one", cmd, tt.flag)
+		}
+	}
+}
+
+// --percentiles chooses the latency columns of the endpoint tables; a percentile a report does not
+// hold is a usage error naming the flag.
+func TestReportPercentiles(t *testing.T) {
+	t.Parallel()
+	multi := filepath.Join("..", "..", "report", "testdata", "multi.rb")
+	runCLICases(t, []string{"report"}, []cliCase{
+		{"chosen", []string{"--percentiles", "50,99.99", multi}, ExitOK, []string{"answers/s  p50     p99.99   max"}, nil},
+		{"default has p95", []string{multi}, ExitOK, []string{"p50     p90      p95      p99      p99.9    max"}, nil},
+		{"markdown", []string{"--format", "markdown", "--percentiles", "95", multi}, ExitOK, []string{"| answers/s | p95 | max |"}, nil},
+		{"not held", []string{"--percentiles", "50,98", multi}, ExitUsage, nil, []string{"-percentiles", `"98" is not a percentile`}},
+	})
+}
