@@ -235,7 +235,9 @@ type Reader struct {
 	trailer *Trailer
 	ends    int
 	done    bool
-	torn    bool // the last line had no newline
+	torn    bool      // the last line had no newline
+	iv      *Interval // the interval Next returns, reused
+	hist    histDecoder
 }
 
 // maxLine bounds one line of a result file (an interval with many endpoints and error messages).
@@ -302,7 +304,9 @@ func (fr *Reader) CutShort() bool { return fr.done && fr.trailer == nil }
 // Intervals returns the number of intervals read so far.
 func (fr *Reader) Intervals() int { return fr.ends }
 
-// Next returns the next interval, newly allocated, or io.EOF after the last one. A last line
+// Next returns the next interval, or io.EOF after the last one. The Interval is the Reader's and
+// valid until the next call of Next: Merge it into an Interval of your own to keep it. Every
+// interval of a file has the same number of endpoints. A last line
 // without its newline is the torn end of a file cut short: it is ignored, and CutShort is true.
 func (fr *Reader) Next() (*Interval, error) {
 	for {

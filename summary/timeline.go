@@ -24,7 +24,8 @@ type Point struct {
 // there are several endpoints, one per interval and endpoint. Its memory grows by a few hundred
 // bytes per interval, not per request. The zero value is ready to use; not safe for concurrent use.
 type Timeline struct {
-	Points []Point `json:"points"`
+	Points []Point        `json:"points"`
+	total  *result.Counts // all endpoints of an interval together, reused
 }
 
 // Add appends the points of iv; names label the endpoints (by index).
@@ -32,7 +33,14 @@ func (t *Timeline) Add(iv *result.Interval, names []string) {
 	if iv.End <= iv.Start {
 		return
 	}
-	total := iv.Total()
+	if t.total == nil {
+		t.total = result.NewCounts()
+	}
+	total := t.total
+	total.Reset()
+	for _, c := range iv.Endpoints {
+		total.Merge(c)
+	}
 	t.Points = append(t.Points, point(iv, total, ""))
 	if len(iv.Endpoints) > 1 {
 		for i, c := range iv.Endpoints {
