@@ -67,6 +67,9 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
 	}
+	if r.Unknown > 0 {
+		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut off)\n", "unknown", r.Unknown)
+	}
 	if s.SendSpanS > s.SendingS*(1+0.01) {
 		fmt.Fprintf(b, "  %-11s %s (sending took %s for a %s schedule, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendSpanS), fmtSeconds(s.SendingS))
 	} else {

@@ -26,6 +26,7 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 	s := New(Run{
 		Plan: p, Version: f.Header.ToolVersion, Started: r.MeasuredStart, Elapsed: r.Elapsed, Sending: r.Sending, SendSpan: r.SendSpan,
 		Intended: r.Intended, WarmupSent: r.WarmupSent, Interrupted: r.Interrupted, Stop: stop,
+		CutShort: f.CutShort(),
 	}, f.Total)
 	s.Timeline = timeline
 	return s, nil

@@ -89,6 +89,9 @@ type Requests struct {
 	OK        uint64 `json:"ok"`
 	Errors    uint64 `json:"errors"`
 	Dropped   uint64 `json:"dropped,omitempty"` // intended but never sent
+	// Unknown counts the intended requests not accounted for in a result file cut off without its
+	// trailer (the run was killed): in flight or not yet sent when it stopped, nobody knows which.
+	Unknown uint64 `json:"unknown,omitempty"`
 }
 
 // Percentiles of a latency distribution, in milliseconds.
@@ -148,6 +151,9 @@ type Run struct {
 	WarmupSent  uint64
 	Interrupted bool
 	Stop        error
+	// CutShort says the run's facts come from a result file cut off without its trailer: the fate
+	// of the intended requests it does not count is unknown, not a generator that fell behind.
+	CutShort bool
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -187,7 +193,12 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	s.Requests.Intended = run.Intended
 	if p.Load.Model == plan.Open {
-		s.Requests.Dropped = run.Intended - min(run.Intended, s.Requests.Sent)
+		missing := run.Intended - min(run.Intended, s.Requests.Sent)
+		if run.CutShort {
+			s.Requests.Unknown = missing
+		} else {
+			s.Requests.Dropped = missing
+		}
 		s.SendLag = LagStats{P50: ms(total.SendLag.ValueAtQuantile(50)), P99: ms(total.SendLag.ValueAtQuantile(99)), Max: ms(total.SendLag.Max())}
 	} else {
 		s.Requests.Intended = s.Requests.Sent
@@ -200,7 +211,7 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
-	s.Notes = notes(s, p)
+	s.Notes = notes(s, p, run.CutShort)
 	return s
 }
 
@@ -286,18 +297,30 @@ const (
 	shortfallPct = 1.0                   // sending more than this many percent below the intended rate
 )
 
-func notes(s *Summary, p plan.Plan) []string {
+func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 	var out []string
-	if s.Interrupted {
-		out = append(out, "interrupted: the figures cover the run up to the interruption")
-	}
-	if s.StopReason != "" {
-		out = append(out, "stopped early: "+s.StopReason)
+	if cutShort {
+		// what the run sent but had not counted yet is not in the file: the figures below cannot
+		// say the generator fell behind
+		msg := "the result file was cut off (no trailer): the run was killed before it finished the file"
+		if u := s.Requests.Unknown; u > 0 {
+			msg += fmt.Sprintf("; %d of %d intended requests were in flight or not yet sent, and their fate is unknown", u, s.Requests.Intended)
+		}
+		out = append(out, msg)
+	} else {
+		if s.Interrupted {
+			out = append(out, "interrupted: the figures cover the run up to the interruption")
+		}
+		if s.StopReason != "" {
+			out = append(out, "stopped early: "+s.StopReason)
+		}
 	}
 	if p.Load.Model != plan.Open {
 		return out
 	}
-	if d := s.Requests.Dropped; d > 0 {
+	if d := s.Requests.Dropped; cutShort {
+		// no figure of the file can say whether the generator kept up
+	} else if d > 0 {
 		out = append(out, fmt.Sprintf("the generator fell behind: %d of %d intended requests were never sent (%.1f%%); raise --connections or lower the rate", d, s.Requests.Intended, 100*float64(d)/float64(s.Requests.Intended)))
 	} else if s.IntendedRate > 0 && s.SendRate < s.IntendedRate*(1-shortfallPct/100) {
 		out = append(out, fmt.Sprintf("the generator fell behind: it sent %.1f/s of an intended %.1f/s, taking %s to send what was due in %s; raise --connections or lower the rate",
