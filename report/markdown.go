@@ -99,6 +99,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 		for _, m := range s.ErrorMessages {
 			mdRow(b, mdCell(m.Message), m.Class, fmt.Sprint(m.Count))
 		}
+		for _, m := range s.MoreMessages {
+			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
+		}
 	}
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdCell(n))

@@ -217,10 +217,12 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 		b.WriteString("\nDistinct failures\n")
 		for i, m := range st.ErrorMessages {
 			if i == 10 {
-				fmt.Fprintf(b, "  … and %d more kinds\n", len(st.ErrorMessages)-10)
 				break
 			}
 			fmt.Fprintf(b, "  %8d  %-9s %s\n", m.Count, m.Class, m.Message)
+		}
+		if n, reqs := st.Unlisted(10); n > 0 {
+			fmt.Fprintf(b, "  … and %d more distinct messages (%d requests)\n", n, reqs)
 		}
 	}
 }

@@ -66,8 +66,10 @@ type Stats struct {
 	TTFB       *Percentiles      `json:"ttfb_ms,omitempty"`
 	Status     map[string]uint64 `json:"status"`
 	Errors     map[string]uint64 `json:"errors"`
-	// ErrorMessages are the distinct failures, most frequent first, one example message each.
+	// ErrorMessages are the distinct failures, most frequent first, one example message each: at
+	// most MaxMessages of each class; MoreMessages counts the rest.
 	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
+	MoreMessages  []MoreMessages `json:"more_error_messages,omitempty"`
 	Bytes         Bytes          `json:"bytes"`
 
 	LatencyHist *hdr.Histogram `json:"-"`
@@ -121,6 +123,32 @@ type ErrorMessage struct {
 	Class   string `json:"class"`
 	Message string `json:"message"`
 	Count   uint64 `json:"count"`
+}
+
+// MaxMessages is the most distinct failure messages of one class a Summary lists: a server that
+// fails every request in its own words must not make the report grow without bound.
+const MaxMessages = 20
+
+// MoreMessages counts the distinct failure messages of one class beyond the MaxMessages listed:
+// Distinct messages, failing Count requests.
+type MoreMessages struct {
+	Class    string `json:"class"`
+	Distinct uint64 `json:"distinct"`
+	Count    uint64 `json:"count"`
+}
+
+// Unlisted returns how many distinct messages, and how many requests they failed, a report that
+// shows the first shown of ErrorMessages leaves out, MoreMessages included.
+func (st *Stats) Unlisted(shown int) (distinct, count uint64) {
+	for _, m := range st.ErrorMessages[min(shown, len(st.ErrorMessages)):] {
+		distinct++
+		count += m.Count
+	}
+	for _, m := range st.MoreMessages {
+		distinct += m.Distinct
+		count += m.Count
+	}
+	return distinct, count
 }
 
 // Bytes counts bytes on the wire, headers included.
@@ -264,7 +292,38 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		}
 		return a.Class+a.Message < b.Class+b.Message
 	})
+	st.ErrorMessages, st.MoreMessages = capMessages(st.ErrorMessages)
 	return st
+}
+
+// capMessages keeps the first MaxMessages messages of each class of msgs (sorted most frequent
+// first) and counts the rest by class, in the order of result's classes.
+func capMessages(msgs []ErrorMessage) ([]ErrorMessage, []MoreMessages) {
+	var (
+		kept   = msgs[:0]
+		seen   = map[string]int{}
+		more   = map[string]*MoreMessages{}
+		counts []MoreMessages
+	)
+	for _, m := range msgs {
+		if seen[m.Class]++; seen[m.Class] <= MaxMessages {
+			kept = append(kept, m)
+			continue
+		}
+		mm := more[m.Class]
+		if mm == nil {
+			mm = &MoreMessages{Class: m.Class}
+			more[m.Class] = mm
+		}
+		mm.Distinct++
+		mm.Count += m.Count
+	}
+	for c := range result.NumClasses {
+		if mm := more[c.String()]; mm != nil {
+			counts = append(counts, *mm)
+		}
+	}
+	return kept, counts
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
