@@ -56,6 +56,7 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		DisableKeepAlive:   p.HTTP.DisableKeepAlive,
 		InsecureSkipVerify: p.HTTP.Insecure,
 		KeepBody:           keepBody,
+		MaxBody:            p.HTTP.MaxBody,
 	})
 }
 

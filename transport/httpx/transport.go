@@ -29,6 +29,7 @@ type Transport struct {
 	opts           Options
 	timeout        time.Duration
 	connectTimeout time.Duration
+	maxBody        int64
 	uaLine         string // "User-Agent: …\r\n"
 	resolver       net.Resolver
 	waiterPool     sync.Pool
@@ -63,6 +64,10 @@ func New(opts Options) (*Transport, error) {
 	}
 	if t.connectTimeout == 0 {
 		t.connectTimeout = DefaultConnectTimeout
+	}
+	t.maxBody = opts.MaxBody
+	if t.maxBody == 0 {
+		t.maxBody = DefaultMaxBody
 	}
 	ua := opts.UserAgent
 	if ua == "" {
@@ -141,7 +146,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	_, rerr := c.br.Peek(1)
 	if rerr == nil {
 		out.FirstByte = time.Now()
-		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, out.Body)
+		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, t.maxBody, out.Body)
 		if t.opts.KeepBody {
 			out.Body = resp.body
 		}
@@ -171,6 +176,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 		err = fmt.Errorf("httpx: writing the request: %w", err)
 	case errors.Is(rerr, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("httpx: the server closed the connection after %d bytes of the answer: %w", resp.n, err)
+	case errors.Is(rerr, ErrBodyTooLarge):
+		err = fmt.Errorf("%w (%d bytes)", rerr, t.maxBody)
 	case !IsProtocolError(rerr):
 		err = fmt.Errorf("httpx: reading the answer: %w", err)
 	}
@@ -189,6 +196,8 @@ func (t *Transport) fail(ctx context.Context, out *transport.Outcome, err error)
 		out.Class, out.Err = result.Canceled, ErrClosed
 	case IsProtocolError(err):
 		out.Class = result.Protocol
+	case errors.Is(err, ErrBodyTooLarge):
+		out.Class = result.TooLarge
 	default:
 		out.Class = transport.Classify(err)
 	}
