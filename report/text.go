@@ -67,6 +67,9 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
 	}
+	if r.RetriedAfterReset > 0 {
+		fmt.Fprintf(b, "  %-11s %d after a reset or close of a reused connection (sent again on a new one; the counts above are of the second attempts)\n", "retried", r.RetriedAfterReset)
+	}
 	if r.Unknown > 0 {
 		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut off)\n", "unknown", r.Unknown)
 	}

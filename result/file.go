@@ -148,6 +148,7 @@ type countsRec struct {
 	Errors    map[string]uint64 `json:"errors,omitempty"`   // by class name
 	Status    map[int]uint64    `json:"status,omitempty"`   // by status code
 	Messages  []messageRec      `json:"messages,omitempty"` // by class and message
+	Retried   uint64            `json:"retried,omitempty"`  // sent again after a reset or close
 	BytesIn   uint64            `json:"bytes_in,omitempty"`
 	BytesOut  uint64            `json:"bytes_out,omitempty"`
 	Latency   string            `json:"latency,omitempty"`
@@ -182,7 +183,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	}
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
-			Sent: c.Sent, Completed: c.Completed, OK: c.OK, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
+			Sent: c.Sent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
 			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
 		}
 		for cl, n := range c.Errors {

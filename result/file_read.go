@@ -53,6 +53,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	for i, cr := range rec.Endpoints {
 		c := iv.Endpoints[i]
 		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
+		c.Retried = cr.Retried
 		for name, n := range cr.Errors {
 			cl, e := ParseClass(name)
 			if e != nil {

@@ -91,6 +91,9 @@ type Requests struct {
 	OK        uint64 `json:"ok"`
 	Errors    uint64 `json:"errors"`
 	Dropped   uint64 `json:"dropped,omitempty"` // intended but never sent
+	// RetriedAfterReset counts requests sent again on a new connection because a reused one was
+	// reset or closed before answering: failures of the server that the retry hid.
+	RetriedAfterReset uint64 `json:"retried_after_reset,omitempty"`
 	// Unknown counts the intended requests not accounted for in a result file cut off without its
 	// trailer (the run was killed): in flight or not yet sent when it stopped, nobody knows which.
 	Unknown uint64 `json:"unknown,omitempty"`
@@ -261,6 +264,8 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 			Completed: c.Completed,
 			OK:        c.OK,
 			Errors:    c.Sent - min(c.OK, c.Sent),
+
+			RetriedAfterReset: c.Retried,
 		},
 		Latency:     percentiles(c.Latency),
 		Service:     percentiles(c.Service),

@@ -23,7 +23,8 @@ import (
 // A request that fails on a reused connection which the server had closed while it was idle
 // (the connection ends, or is reset, before any byte of the answer) is sent once more on a new
 // connection when its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), as net/http
-// does; the Outcome then describes the second attempt, and BytesOut counts both. POST and PATCH are
+// does; the Outcome then describes the second attempt, BytesOut counts both, and Retried is 1, so
+// that a server resetting requests is seen even when the retries succeed. POST and PATCH are
 // not sent twice: they fail with class Reset.
 type Transport struct {
 	opts           Options
@@ -116,7 +117,9 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		if !t.roundTrip(ctx, c, r, deadline, out, !retried) {
 			return
 		}
-		// Retry on a new connection, in the failed connection's slot.
+		// Retry on a new connection, in the failed connection's slot; the retry is counted, so that
+		// the reset it hides still shows in the report.
+		out.Retried++
 		err = t.takeSlot(c)
 		c.close()
 		if err == nil {
