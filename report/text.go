@@ -71,7 +71,7 @@ func requests(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  %-11s %d after a reset or close of a reused connection (sent again on a new one; the counts above are of the second attempts)\n", "retried", r.RetriedAfterReset)
 	}
 	if r.Unknown > 0 {
-		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut off)\n", "unknown", r.Unknown)
+		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut short)\n", "unknown", r.Unknown)
 	}
 	if s.SendSpanS > s.SendingS*(1+0.01) {
 		fmt.Fprintf(b, "  %-11s %s (sending took %s for a %s schedule, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendSpanS), fmtSeconds(s.SendingS))

@@ -50,7 +50,7 @@ func TestCutShortFile(t *testing.T) {
 		t.Errorf("got requests %+v; want %+v", got, want)
 	}
 	notes := strings.Join(s.Notes, "\n")
-	if want := "the result file was cut off (no trailer): the run was killed before it finished the file; 60 of 300 intended requests were in flight or not yet sent, and their fate is unknown"; !strings.Contains(notes, want) {
+	if want := "the result file was cut short (no trailer): the run was killed before it finished the file; 60 of 300 intended requests were in flight or not yet sent, and their fate is unknown"; !strings.Contains(notes, want) {
 		t.Errorf("got notes %q; want one saying %q", notes, want)
 	}
 	var text strings.Builder

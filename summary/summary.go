@@ -366,7 +366,7 @@ func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 	if cutShort {
 		// what the run sent but had not counted yet is not in the file: the figures below cannot
 		// say the generator fell behind
-		msg := "the result file was cut off (no trailer): the run was killed before it finished the file"
+		msg := "the result file was cut short (no trailer): the run was killed before it finished the file"
 		if u := s.Requests.Unknown; u > 0 {
 			msg += fmt.Sprintf("; %d of %d intended requests were in flight or not yet sent, and their fate is unknown", u, s.Requests.Intended)
 		}
