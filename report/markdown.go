@@ -61,6 +61,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	mdRow(b, "duration", fmtSeconds(s.DurationS))
 	mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
+	if r.RetriedAfterReset > 0 {
+		mdRow(b, "retried after reset", fmt.Sprint(r.RetriedAfterReset))
+	}
 	mdRow(b, "throughput", fmt1(s.Throughput)+" answers/s")
 	if s.IntendedRate > 0 {
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")

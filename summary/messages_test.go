@@ -89,3 +89,37 @@ func TestManyMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestRetriedShown folds requests sent again after resets: the JSON, text and markdown reports
+// give their number.
+func TestRetriedShown(t *testing.T) {
+	t.Parallel()
+	iv := result.NewInterval(1)
+	c := iv.Endpoints[0]
+	c.Sent, c.Completed, c.OK, c.Retried = 50, 50, 50, 7
+	c.Status[200] = 50
+	s := summary.New(summary.Run{Plan: plan.Plan{Endpoints: []plan.Endpoint{{Name: "GET /", URL: "http://127.0.0.1:1/"}}}, Elapsed: time.Second, Sending: time.Second}, iv)
+	var js bytes.Buffer
+	if err := report.JSON(&js, s); err != nil {
+		t.Fatal(err)
+	}
+	var text, md strings.Builder
+	if err := report.Text(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Markdown(&md, []*summary.Summary{s}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		format, got, want string
+	}{
+		{"json", js.String(), `"retried_after_reset": 7`},
+		{"text", text.String(), "retried     7 after a reset or close of a reused connection"},
+		{"markdown", md.String(), "| retried after reset | 7 |"},
+	}
+	for _, tc := range tests {
+		if !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s: got a report without %q:\n%s", tc.format, tc.want, tc.got)
+		}
+	}
+}
