@@ -540,6 +540,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Answered:  out.Answered,
 		BytesIn:   out.BytesIn,
 		BytesOut:  out.BytesOut,
+		Retried:   out.Retried,
 		Lag:       begin.Sub(intended),
 		Scheduled: scheduled,
 		Unsent:    unsent,

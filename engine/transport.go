@@ -24,6 +24,7 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		DisableKeepAlive:   p.HTTP.DisableKeepAlive,
 		InsecureSkipVerify: p.HTTP.Insecure,
 		KeepBody:           keepBody,
+		MaxBody:            p.HTTP.MaxBody,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

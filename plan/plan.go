@@ -100,6 +100,9 @@ type HTTP struct {
 	ConnectTimeout   time.Duration `json:"connect_timeout,omitempty"` // dial + TLS; default 10s
 	DisableKeepAlive bool          `json:"disable_keep_alive,omitempty"`
 	Insecure         bool          `json:"insecure,omitempty"` // skip TLS certificate verification
+	// MaxBody bounds each answer body kept for checks (bytes); a longer answer fails with class
+	// too-large. 0 means 16 MiB. Without checks bodies are not kept, only counted.
+	MaxBody int64 `json:"max_body,omitempty"`
 }
 
 // topConnections returns the highest stage target of a closed-model load with stages, in
@@ -284,6 +287,9 @@ func (p Plan) Validate() error {
 	}
 	if p.HTTP.Timeout < 0 {
 		bad("timeout %v is negative", p.HTTP.Timeout)
+	}
+	if p.HTTP.MaxBody < 0 {
+		bad("max body %d is negative", p.HTTP.MaxBody)
 	}
 	if p.HTTP.ConnectTimeout < 0 {
 		bad("connect timeout %v is negative", p.HTTP.ConnectTimeout)

@@ -119,7 +119,7 @@ type runView struct {
 	Notes                                         []string
 	Endpoints                                     []endpointRow
 	Messages                                      []summary.ErrorMessage
-	MoreMessages                                  int
+	MoreMessages, MoreRequests                    uint64
 	ConfigJSON                                    string
 }
 
@@ -227,11 +227,8 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	if len(s.Endpoints) != 1 {
 		r.Endpoints = append(r.Endpoints, endpointOf("all endpoints", &s.Stats, true, qs))
 	}
-	r.Messages = s.ErrorMessages
-	if len(r.Messages) > 10 {
-		r.MoreMessages = len(r.Messages) - 10
-		r.Messages = r.Messages[:10]
-	}
+	r.Messages = s.ErrorMessages[:min(len(s.ErrorMessages), 10)]
+	r.MoreMessages, r.MoreRequests = s.Unlisted(10)
 	if b, err := json.MarshalIndent(configJSON(s.Config), "", "  "); err == nil {
 		r.ConfigJSON = string(b)
 	}

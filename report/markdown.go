@@ -70,6 +70,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	} else {
 		mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
 	}
+	if r.RetriedAfterReset > 0 {
+		mdRow(b, "retried after reset", fmt.Sprint(r.RetriedAfterReset))
+	}
 	mdRow(b, "throughput", throughputText(s))
 	if s.IntendedRate > 0 {
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")
@@ -107,6 +110,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 		mdHeader(b, "message", "class", "count")
 		for _, m := range s.ErrorMessages {
 			mdRow(b, mdCell(m.Message), m.Class, fmt.Sprint(m.Count))
+		}
+		for _, m := range s.MoreMessages {
+			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
 		}
 	}
 	for _, n := range s.Notes {

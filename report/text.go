@@ -73,6 +73,12 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if r.Dropped > 0 {
 		fmt.Fprintf(b, "  %-11s %d (the generator fell behind the schedule)\n", "never sent", r.Dropped)
 	}
+	if r.RetriedAfterReset > 0 {
+		fmt.Fprintf(b, "  %-11s %d after a reset or close of a reused connection (sent again on a new one; the counts above are of the second attempts)\n", "retried", r.RetriedAfterReset)
+	}
+	if r.Unknown > 0 {
+		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut short)\n", "unknown", r.Unknown)
+	}
 	if s.SendSpanS > s.SendingS*(1+0.01) {
 		fmt.Fprintf(b, "  %-11s %s (sending took %s for a %s schedule, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendSpanS), fmtSeconds(s.SendingS))
 	} else {
@@ -251,10 +257,12 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 		b.WriteString("\nDistinct failures\n")
 		for i, m := range st.ErrorMessages {
 			if i == 10 {
-				fmt.Fprintf(b, "  … and %d more kinds\n", len(st.ErrorMessages)-10)
 				break
 			}
 			fmt.Fprintf(b, "  %8d  %-9s %s\n", m.Count, m.Class, m.Message)
+		}
+		if n, reqs := st.Unlisted(10); n > 0 {
+			fmt.Fprintf(b, "  … and %d more distinct messages (%d requests)\n", n, reqs)
 		}
 	}
 }

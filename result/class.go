@@ -4,7 +4,7 @@ import "fmt"
 
 // Class says how a request ended. OK is the zero value; every other class is a failure. Transport
 // classes (Refused … Other) mean no usable answer arrived; Status and Check mean an answer arrived
-// but was not a success.
+// but was not a success; TooLarge, an answer arrived whose body was too long to keep for checking.
 type Class uint8
 
 // The classes, in the order reports list them.
@@ -20,10 +20,11 @@ const (
 	Check                 // an answer that failed a user's check
 	Canceled              // cut short when the run was stopped
 	Other                 // anything else
+	TooLarge              // an answer whose body, kept for checks, exceeded the limit (--max-body)
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"ok", "refused", "timeout", "reset", "tls", "dns", "protocol", "status", "check", "canceled", "other"}
+var classNames = [NumClasses]string{"ok", "refused", "timeout", "reset", "tls", "dns", "protocol", "status", "check", "canceled", "other", "too-large"}
 
 // String returns the class's lower-case name as used in reports ("timeout").
 func (c Class) String() string {

@@ -155,6 +155,7 @@ type countsRec struct {
 	Errors    map[string]uint64 `json:"errors,omitempty"`   // by class name
 	Status    map[int]uint64    `json:"status,omitempty"`   // by status code
 	Messages  []messageRec      `json:"messages,omitempty"` // by class and message
+	Retried   uint64            `json:"retried,omitempty"`  // sent again after a reset or close
 	BytesIn   uint64            `json:"bytes_in,omitempty"`
 	BytesOut  uint64            `json:"bytes_out,omitempty"`
 	Latency   string            `json:"latency,omitempty"`
@@ -189,7 +190,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	}
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
-			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
+			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
 			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
 		}
 		for cl, n := range c.Errors {
@@ -242,7 +243,9 @@ type Reader struct {
 	trailer *Trailer
 	ends    int
 	done    bool
-	torn    bool // the last line had no newline
+	torn    bool      // the last line had no newline
+	iv      *Interval // the interval Next returns, reused
+	hist    histDecoder
 }
 
 // maxLine bounds one line of a result file (an interval with many endpoints and error messages).
@@ -309,7 +312,9 @@ func (fr *Reader) CutShort() bool { return fr.done && fr.trailer == nil }
 // Intervals returns the number of intervals read so far.
 func (fr *Reader) Intervals() int { return fr.ends }
 
-// Next returns the next interval, newly allocated, or io.EOF after the last one. A last line
+// Next returns the next interval, or io.EOF after the last one. The Interval is the Reader's and
+// valid until the next call of Next: Merge it into an Interval of your own to keep it. Every
+// interval of a file has the same number of endpoints. A last line
 // without its newline is the torn end of a file cut short: it is ignored, and CutShort is true.
 func (fr *Reader) Next() (*Interval, error) {
 	for {

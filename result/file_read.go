@@ -8,13 +8,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// decodeInterval turns one interval line into an Interval.
+// decodeInterval turns one interval line into the Reader's own Interval, reused from line to line:
+// its histograms are decoded into, never made anew, so that reading costs memory in proportion to
+// the file's size and its number of endpoints, not to the number of lines times the histograms
+// each names (an HDR histogram of this package's range takes about 190 KB however few values it
+// holds).
 func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	var rec intervalRec
 	if err := json.Unmarshal(b, &rec); err != nil {
@@ -29,12 +34,18 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	if n := len(fr.header.Endpoints); n > 0 && len(rec.Endpoints) != n {
 		return nil, fr.errorf("an interval with %d endpoints; the header names %d", len(rec.Endpoints), n)
 	}
-	iv := NewInterval(len(rec.Endpoints))
+	if fr.iv == nil {
+		fr.iv = NewInterval(len(rec.Endpoints))
+	} else if len(fr.iv.Endpoints) != len(rec.Endpoints) {
+		return nil, fr.errorf("an interval with %d endpoints after intervals with %d", len(rec.Endpoints), len(fr.iv.Endpoints))
+	}
+	iv := fr.iv
+	iv.Reset()
 	iv.Start, iv.End, iv.Intended = time.Duration(rec.Start), time.Duration(rec.End), rec.Intended
 	var err error
 	dec := func(what string, dst *hdr.Histogram, s string) {
 		if err == nil && s != "" {
-			if e := decodeHistogram(dst, s); e != nil {
+			if e := fr.hist.decode(dst, s); e != nil {
 				err = fr.errorf("%s histogram: %v", what, e)
 			}
 		}
@@ -43,6 +54,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		c := iv.Endpoints[i]
 		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
 		c.Unsent = cr.Unsent
+		c.Retried = cr.Retried
 		for name, n := range cr.Errors {
 			cl, e := ParseClass(name)
 			if e != nil {
@@ -77,39 +89,139 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	return iv, nil
 }
 
-// decodeHistogram adds the base64 compressed V2 histogram s into dst. It checks the encoded
-// range before decoding, so that a damaged or hostile file cannot make it allocate a histogram of
-// arbitrary size: only histograms of this package's range are accepted.
+// histDecoder reads HdrHistogram's base64 compressed V2 encoding into an existing histogram,
+// reusing its buffers and its zlib reader: hdrhistogram-go's Decode makes a new histogram (and a
+// new inflater) for every one it reads. The zero value is ready to use; not safe for concurrent use.
+type histDecoder struct {
+	raw     []byte // the base64-decoded bytes
+	src     bytes.Reader
+	z       io.ReadCloser
+	payload []byte
+}
+
+// decodeHistogram adds the base64 compressed V2 histogram s into dst.
 func decodeHistogram(dst *hdr.Histogram, s string) error {
-	raw, err := base64.StdEncoding.DecodeString(s)
+	var d histDecoder
+	return d.decode(dst, s)
+}
+
+// maxCounts bounds the counts of one encoded histogram: one of this package's range has fewer
+// than 24,000; each takes at most 9 bytes.
+const maxCounts = 24 << 10
+
+// decode adds the base64 compressed V2 histogram s into dst. It checks the encoded range before
+// decoding, so that a damaged or hostile file cannot make it allocate a histogram of arbitrary size:
+// only histograms of this package's range are accepted.
+func (d *histDecoder) decode(dst *hdr.Histogram, s string) error {
+	n := base64.StdEncoding.DecodedLen(len(s))
+	if cap(d.raw) < n {
+		d.raw = make([]byte, n)
+	}
+	n, err := base64.StdEncoding.Decode(d.raw[:n], []byte(s))
 	if err != nil {
 		return fmt.Errorf("not base64: %v", err)
 	}
+	raw := d.raw[:n]
 	if len(raw) < 8 {
 		return fmt.Errorf("too short (%d bytes)", len(raw))
 	}
-	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	d.src.Reset(raw[8:])
+	if d.z == nil {
+		d.z, err = zlib.NewReader(&d.src)
+	} else {
+		err = d.z.(zlib.Resetter).Reset(&d.src, nil)
+	}
 	if err != nil {
 		return fmt.Errorf("not a compressed V2 histogram: %v", err)
 	}
 	var geo [40]byte // cookie, payload length, offset, digits (int32 each); lowest, highest (int64); ratio
-	if _, err := io.ReadFull(z, geo[:]); err != nil {
+	if _, err := io.ReadFull(d.z, geo[:]); err != nil {
 		return fmt.Errorf("not a compressed V2 histogram: %v", err)
 	}
+	length := int32(binary.BigEndian.Uint32(geo[4:]))
 	digits := int32(binary.BigEndian.Uint32(geo[12:]))
 	lo := int64(binary.BigEndian.Uint64(geo[16:]))
 	hi := int64(binary.BigEndian.Uint64(geo[24:]))
 	if digits != HistSigFigs || lo != HistMin || hi != HistMax {
 		return fmt.Errorf("range %d..%d at %d digits; want %d..%d at %d digits", lo, hi, digits, HistMin, HistMax, HistSigFigs)
 	}
-	h, err := hdr.Decode([]byte(s))
-	if err != nil {
-		return err
+	if length < 0 || length > 9*maxCounts {
+		return fmt.Errorf("payload of %d bytes; want 0 to %d", length, 9*maxCounts)
 	}
-	if dropped := dst.Merge(h); dropped > 0 {
-		return fmt.Errorf("%d values out of range", dropped)
+	if cap(d.payload) < int(length) {
+		d.payload = make([]byte, length)
+	}
+	p := d.payload[:length]
+	if _, err := io.ReadFull(d.z, p); err != nil {
+		return fmt.Errorf("payload: %v", err)
+	}
+	return addCounts(dst, p)
+}
+
+// addCounts adds the ZigZag LEB128 counts of payload (a negative value is a run of zeros) into h,
+// the count at index i being that of the values equivalent to valueAt(i).
+func addCounts(h *hdr.Histogram, payload []byte) error {
+	total := h.TotalCount()
+	for i, idx := 0, int64(0); i < len(payload); idx++ {
+		v, n, ok := zigZag(payload[i:])
+		if !ok {
+			return fmt.Errorf("count %d is cut off", idx)
+		}
+		i += n
+		switch {
+		case v < 0:
+			if v < -maxCounts {
+				return fmt.Errorf("a run of %d zeros at count %d", uint64(-v), idx)
+			}
+			idx += -v - 1
+			continue
+		case v == 0:
+			continue
+		case idx >= maxCounts:
+			return fmt.Errorf("count %d is out of range", idx)
+		case v > math.MaxInt64-total:
+			return fmt.Errorf("counts add up past %d", int64(math.MaxInt64))
+		}
+		if err := h.RecordValues(valueAt(idx), v); err != nil {
+			return fmt.Errorf("count %d is out of range", idx)
+		}
+		total += v
 	}
 	return nil
+}
+
+// valueAt returns the lowest value counted at index idx of a histogram of this package's range:
+// 2048 sub-buckets (3 digits) in the first bucket, then in each bucket the upper 1024 at twice the
+// scale of the bucket before; the unit is 1 (HistMin).
+func valueAt(idx int64) int64 {
+	const halfMag, half = 10, 1 << 10
+	bucket := idx>>halfMag - 1
+	sub := idx&(half-1) + half
+	if bucket < 0 {
+		sub -= half
+		bucket = 0
+	}
+	return sub << bucket
+}
+
+// zigZag reads one value in HdrHistogram's ZigZag LEB128-64b9B form (see appendZigZag).
+func zigZag(b []byte) (v int64, n int, ok bool) {
+	var u uint64
+	for n = 0; n < 9; n++ {
+		if n >= len(b) {
+			return 0, 0, false
+		}
+		c := b[n]
+		if n == 8 {
+			u |= uint64(c) << 56
+			return int64(u>>1) ^ -int64(u&1), 9, true
+		}
+		u |= uint64(c&0x7f) << (7 * n)
+		if c&0x80 == 0 {
+			return int64(u>>1) ^ -int64(u&1), n + 1, true
+		}
+	}
+	return 0, 0, false
 }
 
 // File is a whole result file folded as it was read: its header and trailer, every interval merged
@@ -167,7 +279,8 @@ func (f *File) add(fr *Reader, iv *Interval) error {
 }
 
 // ReadFile reads the result file at path. visit, if not nil, is called with each interval in order
-// and the file read so far (its Header is complete); the Interval is the caller's to keep.
+// and the file read so far (its Header is complete); the Interval is the reader's, valid only until
+// visit returns: Merge it into an Interval of your own to keep it.
 func ReadFile(path string, visit func(*File, *Interval) error) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -254,7 +367,8 @@ func Merge(files ...*File) (*File, error) {
 }
 
 // ReadMerged reads several result files of one run spread over machines, in lockstep: interval i of
-// every file is merged into one and handed to visit (if not nil) with the first file read so far,
+// every file is merged into one and handed to visit (if not nil, and as with ReadFile valid only
+// until visit returns) with the first file read so far,
 // and the files' totals are merged with Merge. Files with fewer intervals simply stop contributing.
 func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, error) {
 	type src struct {

@@ -71,6 +71,13 @@ func synthInterval(rng *rand.Rand, i, endpoints, perEndpoint int, sums ...*Inter
 	return iv
 }
 
+// keep returns a copy of iv, which a Reader reuses.
+func keep(iv *Interval) *Interval {
+	c := NewInterval(len(iv.Endpoints))
+	c.Merge(iv)
+	return c
+}
+
 func writeFile(t testing.TB, path string, h Header, ivs []*Interval, tr *Trailer) {
 	t.Helper()
 	var b bytes.Buffer
@@ -139,7 +146,7 @@ func TestFileRoundTrip(t *testing.T) {
 	writeFile(t, path, testHeader(2), ivs, &tr)
 
 	var got []*Interval
-	f, err := ReadFile(path, func(_ *File, iv *Interval) error { got = append(got, iv); return nil })
+	f, err := ReadFile(path, func(_ *File, iv *Interval) error { got = append(got, keep(iv)); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +388,7 @@ func TestMergeFiles(t *testing.T) {
 		paths = append(paths, p)
 	}
 	var merged []*Interval
-	f, err := ReadMerged(paths, func(_ *File, iv *Interval) error { merged = append(merged, iv); return nil })
+	f, err := ReadMerged(paths, func(_ *File, iv *Interval) error { merged = append(merged, keep(iv)); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

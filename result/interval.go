@@ -53,11 +53,14 @@ type Counts struct {
 	Errors   [NumClasses]uint64
 	Status   map[int]uint64      // answers by status code (HTTP status, gRPC code)
 	Messages map[ErrorKey]uint64 // failures by class and normalised message
-	BytesIn  uint64              // bytes read, headers included
-	BytesOut uint64              // bytes written, headers included
-	Latency  *hdr.Histogram      // done − intended, µs
-	Service  *hdr.Histogram      // done − sent, µs
-	TTFB     *hdr.Histogram      // first byte − sent, µs
+	// Retried counts the requests sent again after a reused connection was closed or reset
+	// before answering (each attempt that met it once): resets a retry would otherwise hide.
+	Retried  uint64
+	BytesIn  uint64         // bytes read, headers included
+	BytesOut uint64         // bytes written, headers included
+	Latency  *hdr.Histogram // done − intended, µs
+	Service  *hdr.Histogram // done − sent, µs
+	TTFB     *hdr.Histogram // first byte − sent, µs
 }
 
 // NewCounts returns empty Counts with their histograms.
@@ -98,6 +101,7 @@ func (c *Counts) Merge(o *Counts) {
 	for k, v := range o.Messages {
 		c.Messages[k] += v
 	}
+	c.Retried += o.Retried
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
 	mergeHist(c.Latency, o.Latency)

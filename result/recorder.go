@@ -27,6 +27,9 @@ type Event struct {
 	Answered bool          // an answer arrived (Completed), whatever its status
 	BytesIn  int64
 	BytesOut int64
+	// Retried counts the attempts sent again after a reused connection was closed or reset before
+	// answering; the rest of the Event describes the last attempt.
+	Retried int
 	// Lag is actual send − intended send; recorded only when Scheduled (open model).
 	Lag       time.Duration
 	Scheduled bool
@@ -116,6 +119,7 @@ func (r *Recorder) Record(shard int, e *Event) {
 		}
 		c.Messages[ErrorKey{e.Class, msg}]++
 	}
+	c.Retried += uint64(max(e.Retried, 0))
 	c.BytesIn += uint64(max(e.BytesIn, 0))
 	c.BytesOut += uint64(max(e.BytesOut, 0))
 	RecordDuration(c.Latency, e.Latency)

@@ -79,8 +79,10 @@ type Stats struct {
 	TTFB       *Percentiles      `json:"ttfb_ms,omitempty"`
 	Status     map[string]uint64 `json:"status"`
 	Errors     map[string]uint64 `json:"errors"`
-	// ErrorMessages are the distinct failures, most frequent first, one example message each.
+	// ErrorMessages are the distinct failures, most frequent first, one example message each: at
+	// most MaxMessages of each class; MoreMessages counts the rest.
 	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
+	MoreMessages  []MoreMessages `json:"more_error_messages,omitempty"`
 	Bytes         Bytes          `json:"bytes"`
 
 	LatencyHist *hdr.Histogram `json:"-"`
@@ -106,6 +108,12 @@ type Requests struct {
 	// name not resolved): in Errors, not in Sent, without a service time.
 	Unsent  uint64 `json:"failed_before_sending,omitempty"`
 	Dropped uint64 `json:"dropped,omitempty"` // intended but never sent
+	// RetriedAfterReset counts requests sent again on a new connection because a reused one was
+	// reset or closed before answering: failures of the server that the retry hid.
+	RetriedAfterReset uint64 `json:"retried_after_reset,omitempty"`
+	// Unknown counts the intended requests not accounted for in a result file cut off without its
+	// trailer (the run was killed): in flight or not yet sent when it stopped, nobody knows which.
+	Unknown uint64 `json:"unknown,omitempty"`
 }
 
 // Attempted returns the requests made: those sent and those that failed before sending.
@@ -140,6 +148,32 @@ type ErrorMessage struct {
 	Count   uint64 `json:"count"`
 }
 
+// MaxMessages is the most distinct failure messages of one class a Summary lists: a server that
+// fails every request in its own words must not make the report grow without bound.
+const MaxMessages = 20
+
+// MoreMessages counts the distinct failure messages of one class beyond the MaxMessages listed:
+// Distinct messages, failing Count requests.
+type MoreMessages struct {
+	Class    string `json:"class"`
+	Distinct uint64 `json:"distinct"`
+	Count    uint64 `json:"count"`
+}
+
+// Unlisted returns how many distinct messages, and how many requests they failed, a report that
+// shows the first shown of ErrorMessages leaves out, MoreMessages included.
+func (st *Stats) Unlisted(shown int) (distinct, count uint64) {
+	for _, m := range st.ErrorMessages[min(shown, len(st.ErrorMessages)):] {
+		distinct++
+		count += m.Count
+	}
+	for _, m := range st.MoreMessages {
+		distinct += m.Distinct
+		count += m.Count
+	}
+	return distinct, count
+}
+
 // Bytes counts bytes on the wire, headers included.
 type Bytes struct {
 	In  uint64 `json:"in"`
@@ -163,6 +197,9 @@ type Run struct {
 	Plan    plan.Plan
 	Version string // the tool's version
 	result.Trailer
+	// CutShort says the run's facts come from a result file cut off without its trailer: the fate
+	// of the intended requests it does not count is unknown, not a generator that fell behind.
+	CutShort bool
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -201,7 +238,12 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	s.Requests.Intended = run.Intended
 	if p.Load.Model == plan.Open {
-		s.Requests.Dropped = run.Intended - min(run.Intended, s.Requests.Attempted())
+		missing := run.Intended - min(run.Intended, s.Requests.Attempted())
+		if run.CutShort {
+			s.Requests.Unknown = missing
+		} else {
+			s.Requests.Dropped = missing
+		}
 		s.SendLag = LagStats{P50: ms(total.SendLag.ValueAtQuantile(50)), P99: ms(total.SendLag.ValueAtQuantile(99)), Max: ms(total.SendLag.Max())}
 	} else {
 		s.Requests.Intended = s.Requests.Attempted()
@@ -217,7 +259,7 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
-	s.Notes = notes(s, p)
+	s.Notes = notes(s, p, run.CutShort)
 	return s
 }
 
@@ -240,6 +282,8 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 			OK:        c.OK,
 			Errors:    c.Attempted() - min(c.OK, c.Attempted()),
 			Unsent:    c.Unsent,
+
+			RetriedAfterReset: c.Retried,
 		},
 		Latency:     percentiles(c.Latency),
 		Service:     percentiles(c.Service),
@@ -271,7 +315,38 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		}
 		return a.Class+a.Message < b.Class+b.Message
 	})
+	st.ErrorMessages, st.MoreMessages = capMessages(st.ErrorMessages)
 	return st
+}
+
+// capMessages keeps the first MaxMessages messages of each class of msgs (sorted most frequent
+// first) and counts the rest by class, in the order of result's classes.
+func capMessages(msgs []ErrorMessage) ([]ErrorMessage, []MoreMessages) {
+	var (
+		kept   = msgs[:0]
+		seen   = map[string]int{}
+		more   = map[string]*MoreMessages{}
+		counts []MoreMessages
+	)
+	for _, m := range msgs {
+		if seen[m.Class]++; seen[m.Class] <= MaxMessages {
+			kept = append(kept, m)
+			continue
+		}
+		mm := more[m.Class]
+		if mm == nil {
+			mm = &MoreMessages{Class: m.Class}
+			more[m.Class] = mm
+		}
+		mm.Distinct++
+		mm.Count += m.Count
+	}
+	for c := range result.NumClasses {
+		if mm := more[c.String()]; mm != nil {
+			counts = append(counts, *mm)
+		}
+	}
+	return kept, counts
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
@@ -307,13 +382,23 @@ const (
 	shortfallPct  = 1.0 // sending more than this many percent below the intended rate
 )
 
-func notes(s *Summary, p plan.Plan) []string {
+func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 	var out []string
-	if s.Interrupted {
-		out = append(out, "interrupted: the figures cover the run up to the interruption")
-	}
-	if s.StopReason != "" {
-		out = append(out, "stopped early: "+s.StopReason)
+	if cutShort {
+		// what the run sent but had not counted yet is not in the file: the figures below cannot
+		// say the generator fell behind
+		msg := "the result file was cut short (no trailer): the run was killed before it finished the file"
+		if u := s.Requests.Unknown; u > 0 {
+			msg += fmt.Sprintf("; %d of %d intended requests were in flight or not yet sent, and their fate is unknown", u, s.Requests.Intended)
+		}
+		out = append(out, msg)
+	} else {
+		if s.Interrupted {
+			out = append(out, "interrupted: the figures cover the run up to the interruption")
+		}
+		if s.StopReason != "" {
+			out = append(out, "stopped early: "+s.StopReason)
+		}
 	}
 	if b := s.Backoff; b != nil {
 		out = append(out, fmt.Sprintf("connections could not be made: the connections backed off %d times, %s in all, before trying again (%s after a failure, doubling with each failure in a row up to %s)",
@@ -322,7 +407,9 @@ func notes(s *Summary, p plan.Plan) []string {
 	if p.Load.Model != plan.Open {
 		return out
 	}
-	if d := s.Requests.Dropped; d > 0 {
+	if d := s.Requests.Dropped; cutShort {
+		// no figure of the file can say whether the generator kept up
+	} else if d > 0 {
 		out = append(out, fmt.Sprintf("the generator fell behind: %d of %d intended requests were never sent (%.1f%%); raise --connections or lower the rate", d, s.Requests.Intended, 100*float64(d)/float64(s.Requests.Intended)))
 	} else if made := float64(s.Requests.Attempted()) / s.SendSpanS; s.IntendedRate > 0 && made < s.IntendedRate*(1-shortfallPct/100) {
 		// requests that failed before sending were made on time: they do not make the generator late

@@ -115,6 +115,9 @@ type Config struct {
 	InsecureSkipVerify bool
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
+	// MaxBody bounds a kept body, in bytes; a longer answer fails (class too-large where the
+	// protocol can tell). 0 means the transport's default.
+	MaxBody int64
 	// ProtoFiles, with ImportPaths, or else Protoset describe gRPC's methods; without either the
 	// gRPC transport asks the server's reflection service.
 	ProtoFiles, ImportPaths []string

@@ -62,6 +62,10 @@ type Outcome struct {
 	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   result.ConnEvent
 	Opened bool
+	// Retried counts the times the request was sent again on a new connection because a reused
+	// one was closed or reset before any byte of the answer (see httpx); the rest of the Outcome
+	// describes the last attempt.
+	Retried int
 	// Body is the answer's body, when the Transport was asked to keep it (see KeepBody in the
 	// transports' options); it is valid until the next Do on the same sender.
 	Body []byte

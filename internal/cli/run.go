@@ -61,6 +61,7 @@ type runFlags struct {
 	bodyFile   string
 	noReuse    bool
 	insecure   bool
+	maxBody    kvSize
 	rpc        rpcCallFlags
 	format     string
 	reportFile string
@@ -89,6 +90,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up: DNS, connect, TLS (default 10s)")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.Var(&f.maxBody, "max-body", "longest answer body kept for checks (`size`, e.g. 64KiB; default 16MiB); a longer answer fails with class too-large")
 	f.rpc.define(fs)
 	fs.Var(choiceFlag{&f.format, runFormats}, "format", "report `format` on stdout: "+strings.Join(runFormats, ", "))
 	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (format by extension: .json, .csv, .md, .hgrm, .html; else text)")
@@ -125,7 +127,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Grace:       f.grace,
 			Interval:    f.interval,
 		},
-		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure},
+		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
 	}
 	f.traffic.callsWeighted = f.rpc.on()
 	if err := f.traffic.apply(&p, ep); err != nil {

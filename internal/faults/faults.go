@@ -275,13 +275,14 @@ func Trickle(tb testing.TB, period time.Duration) *Server {
 }
 
 // EndlessBody answers every request with a 200 whose body never ends: chunked, or with a
-// Content-Length of 1 GiB, written as fast as the client reads.
+// Content-Length of 64 GiB (a 1 GiB body is read in well under a second over loopback), written as
+// fast as the client reads.
 func EndlessBody(tb testing.TB, chunked bool) *Server {
 	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
 		if !readHead(bufio.NewReader(c)) {
 			return
 		}
-		head, chunk := "HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n\r\n", make([]byte, 32<<10)
+		head, chunk := "HTTP/1.1 200 OK\r\nContent-Length: 68719476736\r\n\r\n", make([]byte, 32<<10)
 		if chunked {
 			head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 			chunk = append([]byte("8000\r\n"), make([]byte, 32<<10)...)
@@ -290,7 +291,7 @@ func EndlessBody(tb testing.TB, chunked bool) *Server {
 		if _, err := io.WriteString(c, head); err != nil {
 			return
 		}
-		for written := 0; written < 1<<30; written += len(chunk) {
+		for written := 0; written < 1<<36; written += len(chunk) {
 			if _, err := c.Write(chunk); err != nil {
 				return
 			}

@@ -207,7 +207,7 @@ func TestFaultHealthyLatencyBesideTrickle(t *testing.T) {
 	healthy.Close()
 }
 
-// An answer whose body never ends (1 GiB, or chunks without end), sent as fast as it is read:
+// An answer whose body never ends (64 GiB, or chunks without end), sent as fast as it is read:
 // every request times out at its limit, and the memory of the run stays bounded (bodies are read
 // and dropped). Not parallel: it keeps both ends busy, and the heap is measured alone.
 func TestFaultEndlessBody(t *testing.T) {

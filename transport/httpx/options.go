@@ -13,6 +13,7 @@ const (
 	DefaultTimeout        = 30 * time.Second
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultUserAgent      = "rpcbench"
+	DefaultMaxBody        = 16 << 20 // 16 MiB
 )
 
 // Sizes of each connection's buffers. The status line, chunk size lines and the framing headers of an
@@ -46,6 +47,10 @@ type Options struct {
 	// KeepBody copies each answer's body into Outcome.Body, reusing its capacity; otherwise bodies
 	// are read and discarded.
 	KeepBody bool `json:"keep_body"`
+	// MaxBody bounds a kept body: an answer with a longer one fails with class result.TooLarge
+	// (ErrBodyTooLarge) and its connection is closed. 0 means DefaultMaxBody. Without KeepBody,
+	// bodies are counted and discarded whatever their length.
+	MaxBody int64 `json:"max_body,omitempty"`
 	// UserAgent is the User-Agent header sent when the request has none. "" means DefaultUserAgent.
 	UserAgent string `json:"user_agent"`
 }
@@ -58,6 +63,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ConnectTimeout < 0 {
 		errs = append(errs, fmt.Errorf("httpx: ConnectTimeout %v is negative; use 0 for the default (%v) or a positive duration", o.ConnectTimeout, DefaultConnectTimeout))
+	}
+	if o.MaxBody < 0 {
+		errs = append(errs, fmt.Errorf("httpx: MaxBody %d is negative; use 0 for the default (%d bytes) or a positive size", o.MaxBody, DefaultMaxBody))
 	}
 	if o.MaxConns < 0 {
 		errs = append(errs, fmt.Errorf("httpx: MaxConns %d is negative; use 0 for no cap or a positive number", o.MaxConns))

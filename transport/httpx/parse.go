@@ -3,6 +3,7 @@ package httpx
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -50,22 +51,28 @@ type framing struct {
 	keepAlive     bool // Connection: keep-alive (matters for HTTP/1.0)
 }
 
+// ErrBodyTooLarge is the error of an answer whose body, to be kept, would exceed Options.MaxBody.
+// The transport classes it as result.TooLarge and discards the connection.
+var ErrBodyTooLarge = errors.New("httpx: answer body larger than the limit on kept bodies")
+
 // reader reads one answer from a connection's buffered reader.
 type reader struct {
-	br   *bufio.Reader
-	keep bool // append the body to resp.body instead of discarding it
-	resp response
+	br      *bufio.Reader
+	keep    bool  // append the body to resp.body instead of discarding it
+	maxBody int64 // with keep: the most body bytes kept; more is ErrBodyTooLarge
+	resp    response
 }
 
 // readResponse reads one complete answer to a request from br: interim 1xx answers are skipped, the
 // body is framed by the headers (no body when head is true, as for a HEAD request) and is appended to
-// body[:0] when keep is true, discarded otherwise. On error the answer is unusable and so is the
+// body[:0] when keep is true (up to maxBody bytes: a longer body is ErrBodyTooLarge, found before it
+// is read when its length is declared), discarded otherwise. On error the answer is unusable and so is the
 // connection: the error is a *ProtocolError when the bytes broke HTTP/1.1, io.EOF when the stream
 // ended before the answer began, io.ErrUnexpectedEOF when it ended inside it, or br's read error.
 // resp.n counts the bytes consumed even on error. readResponse never reads past the answer, so
 // answers can be read one after another from the same br.
-func readResponse(br *bufio.Reader, head, keep bool, body []byte) (response, error) {
-	r := reader{br: br, keep: keep}
+func readResponse(br *bufio.Reader, head, keep bool, maxBody int64, body []byte) (response, error) {
+	r := reader{br: br, keep: keep, maxBody: maxBody}
 	r.resp.body = body[:0]
 	err := r.read(head)
 	return r.resp, err
@@ -321,6 +328,9 @@ func (r *reader) chunked() error {
 
 // fixed reads n bytes of body.
 func (r *reader) fixed(n int64) error {
+	if r.keep && n > r.maxBody-int64(len(r.resp.body)) {
+		return ErrBodyTooLarge
+	}
 	for n > 0 {
 		var m int
 		var err error
@@ -357,6 +367,10 @@ func (r *reader) untilClose() error {
 			}
 			m, err = r.br.Read(r.resp.body[len(r.resp.body):cap(r.resp.body)])
 			r.resp.body = r.resp.body[:len(r.resp.body)+m]
+			if int64(len(r.resp.body)) > r.maxBody {
+				r.resp.n += int64(m)
+				return ErrBodyTooLarge
+			}
 		} else {
 			m, err = r.br.Discard(1 << 30)
 		}

@@ -92,7 +92,7 @@ func TestReadResponse(t *testing.T) {
 	for _, tt := range tests {
 		for _, keep := range []bool{true, false} {
 			br := bufio.NewReaderSize(strings.NewReader(tt.in), readBufferSize)
-			resp, err := readResponse(br, tt.head, keep, make([]byte, 3, 8))
+			resp, err := readResponse(br, tt.head, keep, 1<<30, make([]byte, 3, 8))
 			switch {
 			case tt.eof != nil:
 				if err != tt.eof {
@@ -139,7 +139,7 @@ func TestReadResponseSmallBuffer(t *testing.T) {
 	var body []byte
 	var total int64
 	for i, want := range []string{"abcdefghijklmnopqrstuvwxyz123", strings.Repeat("z", 40)} {
-		resp, err := readResponse(br, false, true, body)
+		resp, err := readResponse(br, false, true, 1<<30, body)
 		if err != nil {
 			t.Fatalf("answer %d: got error %v; want none", i, err)
 		}

@@ -23,12 +23,14 @@ import (
 // A request that fails on a reused connection which the server had closed while it was idle
 // (the connection ends, or is reset, before any byte of the answer) is sent once more on a new
 // connection when its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE), as net/http
-// does; the Outcome then describes the second attempt, and BytesOut counts both. POST and PATCH are
+// does; the Outcome then describes the second attempt, BytesOut counts both, and Retried is 1, so
+// that a server resetting requests is seen even when the retries succeed. POST and PATCH are
 // not sent twice: they fail with class Reset.
 type Transport struct {
 	opts           Options
 	timeout        time.Duration
 	connectTimeout time.Duration
+	maxBody        int64
 	uaLine         string // "User-Agent: …\r\n"
 	resolver       net.Resolver
 	waiterPool     sync.Pool
@@ -63,6 +65,10 @@ func New(opts Options) (*Transport, error) {
 	}
 	if t.connectTimeout == 0 {
 		t.connectTimeout = DefaultConnectTimeout
+	}
+	t.maxBody = opts.MaxBody
+	if t.maxBody == 0 {
+		t.maxBody = DefaultMaxBody
 	}
 	ua := opts.UserAgent
 	if ua == "" {
@@ -111,7 +117,9 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		if !t.roundTrip(ctx, c, r, deadline, out, !retried) {
 			return
 		}
-		// Retry on a new connection, in the failed connection's slot.
+		// Retry on a new connection, in the failed connection's slot; the retry is counted, so that
+		// the reset it hides still shows in the report.
+		out.Retried++
 		err = t.takeSlot(c)
 		c.close()
 		if err == nil {
@@ -141,7 +149,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	_, rerr := c.br.Peek(1)
 	if rerr == nil {
 		out.FirstByte = time.Now()
-		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, out.Body)
+		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, t.maxBody, out.Body)
 		if t.opts.KeepBody {
 			out.Body = resp.body
 		}
@@ -171,6 +179,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 		err = fmt.Errorf("httpx: writing the request: %w", err)
 	case errors.Is(rerr, io.ErrUnexpectedEOF):
 		err = fmt.Errorf("httpx: the server closed the connection after %d bytes of the answer: %w", resp.n, err)
+	case errors.Is(rerr, ErrBodyTooLarge):
+		err = fmt.Errorf("%w (%d bytes)", rerr, t.maxBody)
 	case !IsProtocolError(rerr):
 		err = fmt.Errorf("httpx: reading the answer: %w", err)
 	}
@@ -189,6 +199,8 @@ func (t *Transport) fail(ctx context.Context, out *transport.Outcome, err error)
 		out.Class, out.Err = result.Canceled, ErrClosed
 	case IsProtocolError(err):
 		out.Class = result.Protocol
+	case errors.Is(err, ErrBodyTooLarge):
+		out.Class = result.TooLarge
 	default:
 		out.Class = transport.Classify(err)
 	}

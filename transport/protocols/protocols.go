@@ -29,6 +29,7 @@ func HTTP1(c transport.Config) (transport.Transport, error) {
 		DisableKeepAlive:   c.DisableKeepAlive,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
+		MaxBody:            c.MaxBody,
 	})
 }
 
@@ -47,6 +48,7 @@ func WS(c transport.Config) (transport.Transport, error) {
 		ConnectTimeout:     c.ConnectTimeout,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
+		ReadLimit:          c.MaxBody, // a longer message closes its connection; 0: ws's default
 	}), nil
 }
 

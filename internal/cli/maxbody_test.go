@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+// TestRunMaxBody checks 4 KiB answers against --max-body 1KiB: with a check, every answer is kept
+// and fails with class too-large; within the default limit none does.
+func TestRunMaxBody(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{BodyBytes: 4096})
+	tests := []struct {
+		name string
+		args []string
+		want uint64
+	}{
+		{"over --max-body", []string{"--max-body", "1KiB"}, 20},
+		{"within the default", nil, 0},
+	}
+	for _, tc := range tests {
+		args := append([]string{"run", "--requests", "20", "--connections", "2", "--expect-status", "200"}, tc.args...)
+		code, s, stderr := rpcRun(t, append(args, srv.URL())...)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d; stderr %s", tc.name, code, stderr)
+		}
+		if got := s.Errors["too-large"]; got != tc.want || s.Requests.Sent != 20 {
+			t.Errorf("%s: got %d too-large of %d sent (errors %v); want %d of 20", tc.name, got, s.Requests.Sent, s.Errors, tc.want)
+		}
+	}
+	if code, _, stderr := mainOut("run", "--max-body", "lots", srv.URL()); code != ExitUsage {
+		t.Errorf("--max-body lots: got exit %d (%s); want %d", code, stderr, ExitUsage)
+	}
+}

@@ -1,0 +1,40 @@
+package summary
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/result"
+)
+
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestTimelineAllocs adds 200 intervals: the timeline grows by its points, and sums the endpoints
+// of each interval into one reused Counts instead of new histograms per interval.
+func TestTimelineAllocs(t *testing.T) {
+	// not parallel: it measures the process's allocations
+	iv := result.NewInterval(2)
+	iv.Endpoints[0].Sent, iv.Endpoints[0].OK = 3, 3
+	result.RecordDuration(iv.Endpoints[0].Latency, 4*time.Millisecond)
+	counts := allocated(func() { _ = result.NewCounts() })
+	var tl Timeline
+	got := allocated(func() {
+		for i := range 200 {
+			iv.Start, iv.End = time.Duration(i)*time.Second, time.Duration(i+1)*time.Second
+			tl.Add(iv, []string{"a", "b"})
+		}
+	})
+	if len(tl.Points) != 600 || tl.Points[0].Sent != 3 || tl.Points[0].P50 != 4.001 {
+		t.Fatalf("got %d points, first %+v; want 600, the first with 3 sent and p50 4.001 ms (4 ms at 3 digits)", len(tl.Points), tl.Points[0])
+	}
+	if limit := 2 * counts; got > limit {
+		t.Errorf("got %d bytes allocated for 200 intervals; want at most %d (two sets of histograms)", got, limit)
+	}
+}
