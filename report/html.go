@@ -192,8 +192,14 @@ func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 	if p.Multi {
 		p.Title = fmt.Sprintf("rpcbench report: %d runs compared", len(runs))
 	}
-	p.Status = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Status, s.Requests.Completed },
-		func(k string) bool { c, err := strconv.Atoi(k); return err != nil || c < 200 || c >= 400 })
+	// over WebSocket every answer has the upgrade's 101: each call's JSON-RPC outcome says more
+	p.Status = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) {
+		if overWebSocket(&s.Stats) {
+			m, _ := wsOutcomes(&s.Stats)
+			return m, s.Requests.Completed
+		}
+		return s.Status, s.Requests.Completed
+	}, func(k string) bool { c, err := strconv.Atoi(k); return k != "result" && (err != nil || c < 200 || c >= 400) })
 	p.Classes = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Errors, s.Requests.Attempted() },
 		func(string) bool { return true })
 	p.Config = configRows(runs)

@@ -93,7 +93,14 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 				fmt1(e.Throughput)}, pctCells(&e.Latency, qs)...)...)
 		}
 	}
-	if len(s.Status) > 0 {
+	if overWebSocket(&s.Stats) {
+		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
+		mdHeader(b, "outcome", "count")
+		counts, keys := wsOutcomes(&s.Stats)
+		for _, k := range keys {
+			mdRow(b, k, fmt.Sprint(counts[k]))
+		}
+	} else if len(s.Status) > 0 {
 		b.WriteString("\nStatus codes:\n\n")
 		mdHeader(b, "status", "count")
 		codes := make([]string, 0, len(s.Status))

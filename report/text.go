@@ -220,7 +220,7 @@ func bucketEdges(lo, hi int64, n int) []int64 {
 }
 
 func statusAndErrors(b *strings.Builder, st *summary.Stats) {
-	if len(st.Status) == 1 && st.Status["101"] > 0 { // WebSocket: every answer has the upgrade's 101
+	if overWebSocket(st) {
 		rpcOutcomes(b, st)
 	} else if len(st.Status) > 0 {
 		b.WriteString("\nStatus codes\n")
@@ -271,6 +271,21 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 // held a result, and how many each JSON-RPC error code.
 func rpcOutcomes(b *strings.Builder, st *summary.Stats) {
 	b.WriteString("\nJSON-RPC outcomes (over WebSocket; every answer has the upgrade's status 101)\n")
+	counts, keys := wsOutcomes(st)
+	for _, k := range keys {
+		fmt.Fprintf(b, "  %-14s %d (%.1f%%)\n", k, counts[k], pct(counts[k], st.Requests.Completed))
+	}
+}
+
+// overWebSocket reports whether st's answers came over WebSocket: every one carries the upgrade's
+// 101, which says nothing of the call.
+func overWebSocket(st *summary.Stats) bool { return len(st.Status) == 1 && st.Status["101"] > 0 }
+
+// wsOutcomes counts, for answers over WebSocket, each call's JSON-RPC outcome — "result", "error
+// CODE" by code, "error (other)" for errors whose code the listed messages do not give, "not
+// JSON-RPC" — in the order a report lists them. Every renderer shows these where HTTP answers show
+// status codes.
+func wsOutcomes(st *summary.Stats) (map[string]uint64, []string) {
 	codes := map[string]uint64{}
 	var names []string
 	var coded uint64
@@ -287,18 +302,22 @@ func rpcOutcomes(b *strings.Builder, st *summary.Stats) {
 	}
 	status, protocol := st.Errors[result.Status.String()], st.Errors[result.Protocol.String()]
 	n := st.Requests.Completed
-	line := func(what string, k uint64) { fmt.Fprintf(b, "  %-14s %d (%.1f%%)\n", what, k, pct(k, n)) }
-	line("result", n-min(n, status+protocol))
+	out := map[string]uint64{"result": n - min(n, status+protocol)}
+	keys := []string{"result"}
 	sort.Strings(names)
 	for _, c := range names {
-		line("error "+c, codes[c])
+		out["error "+c] = codes[c]
+		keys = append(keys, "error "+c)
 	}
 	if status > coded {
-		line("error (other)", status-coded)
+		out["error (other)"] = status - coded
+		keys = append(keys, "error (other)")
 	}
 	if protocol > 0 {
-		line("not JSON-RPC", protocol)
+		out["not JSON-RPC"] = protocol
+		keys = append(keys, "not JSON-RPC")
 	}
+	return out, keys
 }
 
 // successStatus reports whether code is 2xx or 3xx, or the 101 of WebSocket answers.
