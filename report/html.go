@@ -199,7 +199,10 @@ func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 			return m, s.Requests.Completed
 		}
 		return s.Status, s.Requests.Completed
-	}, func(k string) bool { c, err := strconv.Atoi(k); return k != "result" && (err != nil || c < 200 || c >= 400) })
+	}, func(k string) bool {
+		c, err := strconv.Atoi(k)
+		return k != "result" && (err != nil || c < 200 || c >= 400)
+	})
 	p.Classes = countRows(runs, func(s *summary.Summary) (map[string]uint64, uint64) { return s.Errors, s.Requests.Attempted() },
 		func(string) bool { return true })
 	p.Config = configRows(runs)
