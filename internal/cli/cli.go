@@ -56,7 +56,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		// help on a command is that command's --help; help on help (or --help --help) is this help
+		if len(args) > 1 && !isHelpWord(args[1]) {
 			return Main([]string{args[1], "--help"}, stdin, stdout, stderr)
 		}
 		printHelp(stdout)
@@ -75,6 +76,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "rpcbench: unknown command %q\n\n", name)
 	printHelp(stderr)
 	return ExitUsage
+}
+
+// isHelpWord says whether arg asks for help rather than naming a command.
+func isHelpWord(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // signalContext returns a context cancelled by the first SIGINT or SIGTERM. A second signal is left

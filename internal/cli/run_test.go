@@ -263,3 +263,15 @@ func TestBadFlagPrintsNoHelp(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout and a short error", code, stdout, stderr)
 	}
 }
+
+// Help on help prints the general help once, in every spelling, instead of recursing.
+func TestHelpOnHelp(t *testing.T) {
+	t.Parallel()
+	runCLICases(t, nil, []cliCase{
+		{name: "help help", args: []string{"help", "help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "help --help", args: []string{"help", "--help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "--help --help", args: []string{"--help", "--help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "-h help", args: []string{"-h", "help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "help run", args: []string{"help", "run"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench run"}},
+	})
+}
