@@ -168,6 +168,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	for _, o := range []namedFile{{"--out", f.output.out}, {"--report-file", f.reportFile}, {"--live", f.output.live}, {"--html", f.output.html}} {
+		if err := checkOutput(o.flag, o.path); err != nil {
+			return fail(e, "run", err, ExitUsage)
+		}
+	}
 	f.traffic.stdin = e.stdin
 	p, err := f.plan(strings.Join(pos, ""))
 	if err != nil {
@@ -251,9 +256,9 @@ func render(w io.Writer, s *summary.Summary, format string) error {
 }
 
 // saveReport writes the report to path in the format its extension names (text when it names none),
-// through a temporary file so that a half-written report never replaces a good one.
+// through a temporary file so that a half-written report never replaces a good one (see writeOutput).
 func saveReport(path string, s *summary.Summary) error {
-	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path)) })
+	return writeOutput(path, func(w io.Writer) error { return render(w, s, formatForPath(path)) })
 }
 
 func isTerminal(w io.Writer) bool {
