@@ -59,6 +59,12 @@ func TestRunUsageErrors(t *testing.T) {
 		{"negative count", []string{"run", "--requests", "-1", "http://127.0.0.1:1/"}, `--requests: "-1" is not a whole number ≥ 0`},
 		{"quickstart at rate 0", []string{"quickstart", "--rate", "0"}, "--rate: want a rate above 0"},
 		{"quickstart for 0s", []string{"quickstart", "--duration", "0s"}, "--duration: want a duration above 0"},
+		{"port out of range", []string{"run", "--requests", "1", "http://127.0.0.1:99999/"}, "port 99999: want 1 to 65535"},
+		{"space in the URL", []string{"run", "--requests", "1", "http://127.0.0.1:1/a b"}, "holds a space"},
+		{"duration past the maximum", []string{"run", "--rate", "1", "--duration", "10001h", "http://127.0.0.1:1/"}, "want at most 10000h"},
+		{"zero duration", []string{"run", "--rate", "1", "--duration", "0", "http://127.0.0.1:1/"}, `--duration: "0": want a duration above 0`},
+		{"zero timeout", []string{"run", "--rate", "1", "--timeout", "0s", "http://127.0.0.1:1/"}, `--timeout: "0s": want a duration above 0`},
+		{"zero interval", []string{"run", "--rate", "1", "--interval", "0", "http://127.0.0.1:1/"}, `--interval: "0": want a duration above 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
