@@ -275,12 +275,13 @@ func (p Plan) Validate() error {
 		}
 	}
 	// Lengths add up in nanoseconds: a sum past MaxLength would overflow or never end.
-	length := min(l.Warmup, MaxLength) + min(l.Duration, MaxLength)
+	// Each part is capped just past MaxLength, not at it, so that one part too long still counts.
+	length := min(l.Warmup, MaxLength+1) + min(l.Duration, MaxLength+1)
 	for _, st := range l.Stages {
 		if length > MaxLength {
 			break
 		}
-		length += min(max(st.Duration, 0), MaxLength)
+		length += min(max(st.Duration, 0), MaxLength+1)
 	}
 	if length > MaxLength {
 		bad("the run lasts %v with its warm-up: want at most %v", length.Round(time.Hour), MaxLength)
@@ -314,6 +315,14 @@ func checkURL(raw string) error {
 	}
 	if u.Host == "" {
 		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", raw)
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("URL %q: port %s: want 1 to 65535", raw, port)
+		}
+	}
+	if strings.ContainsAny(raw, " \t") {
+		return fmt.Errorf("URL %q holds a space: write it as %%20", raw)
 	}
 	return nil
 }

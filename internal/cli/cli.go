@@ -59,8 +59,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
-			// help serve kv: the help of the kind, not of serve.
+		// help on a command is that command's --help (help serve kv: the kind's); help on help (or
+		// --help --help) is this help
+		if len(args) > 1 && !isHelpWord(args[1]) {
 			return Main(append(append([]string(nil), args[1:]...), "--help"), stdin, stdout, stderr)
 		}
 		printHelp(stdout)
@@ -80,6 +81,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "rpcbench: unknown command %q\n\n", name)
 	printHelp(stderr)
 	return ExitUsage
+}
+
+// isHelpWord says whether arg asks for help rather than naming a command.
+func isHelpWord(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // signalContext returns a context cancelled by the first SIGINT or SIGTERM (a run stops and gives

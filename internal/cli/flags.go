@@ -98,6 +98,19 @@ func (f durationFlag) Set(s string) error {
 	return nil
 }
 
+// positiveDurationFlag is a duration that must be above 0: a zero would mean the default.
+type positiveDurationFlag struct{ durationFlag }
+
+func (f positiveDurationFlag) Set(s string) error {
+	if err := f.durationFlag.Set(s); err != nil {
+		return err
+	}
+	if *f.v == 0 {
+		return fmt.Errorf("%q: want a duration above 0, e.g. 30s", s)
+	}
+	return nil
+}
+
 // choiceFlag is one of a fixed set of words.
 type choiceFlag struct {
 	v       *string

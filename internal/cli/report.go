@@ -64,6 +64,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if err := distinctFiles([]namedFile{{"-o", out}}, inputs); err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
+	if err := checkOutput("-o", out); err != nil {
+		return fail(e, "report", err, ExitUsage)
+	}
 	runs, err := loadRuns(files, merge)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
@@ -87,7 +90,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if out == "" {
 		err = write(e.stdout)
 	} else {
-		err = writeAtomic(out, write)
+		err = writeOutput(out, write)
 	}
 	if err != nil {
 		var u usageError

@@ -74,19 +74,19 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.rate, "rate", "open model: arrivals per second (`RATE`: 5000, 5000/s, 300/m, 1/100ms)")
 	fs.Var(parsed(&f.stages, plan.ParseStages), "stages", "ramp the rate (or, closed, the connections) from 0 through `D:T,…` (e.g. 30s:1000,60s:5000); 0s:T is a step")
 	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
-	fs.Var(durationFlag{&f.duration}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
+	fs.Var(positiveDurationFlag{durationFlag{&f.duration}}, "duration", "measured length of the run (default 10s unless --requests or --stages)")
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
 	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
 	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
-	fs.Var(durationFlag{&f.interval}, "interval", "length of the progress intervals (default 1s)")
+	fs.Var(positiveDurationFlag{durationFlag{&f.interval}}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
 	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
 	fs.Var(appended(&f.headers, plan.ParseHeader), "header", "request header `\"Name: value\"` (repeatable)")
 	fs.Var(appended(&f.headers, plan.ParseHeader), "H", "request header `\"Name: value\"` (short for --header, repeatable)")
 	fs.StringVar(&f.body, "body", "", "request `body`")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body from `FILE`")
-	fs.Var(durationFlag{&f.timeout}, "timeout", "time limit of one request, from send to the last byte of the answer (default 30s)")
+	fs.Var(positiveDurationFlag{durationFlag{&f.timeout}}, "timeout", "time limit of one request, from send to the last byte of the answer (default 30s)")
 	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up: DNS, connect, TLS (default 10s)")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
@@ -175,6 +175,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	for _, o := range []namedFile{{"--out", f.output.out}, {"--report-file", f.reportFile}, {"--live", f.output.live}, {"--html", f.output.html}} {
+		if err := checkOutput(o.flag, o.path); err != nil {
+			return fail(e, "run", err, ExitUsage)
+		}
+	}
 	f.traffic.stdin = e.stdin
 	p, err := f.plan(strings.Join(pos, ""))
 	if err != nil {
@@ -261,9 +266,9 @@ func render(w io.Writer, s *summary.Summary, format string, o report.Options) er
 }
 
 // saveReport writes the report to path in the format its extension names (text when it names none),
-// through a temporary file so that a half-written report never replaces a good one.
+// through a temporary file so that a half-written report never replaces a good one (see writeOutput).
 func saveReport(path string, s *summary.Summary, o report.Options) error {
-	return writeAtomic(path, func(w io.Writer) error { return render(w, s, formatForPath(path), o) })
+	return writeOutput(path, func(w io.Writer) error { return render(w, s, formatForPath(path), o) })
 }
 
 func isTerminal(w io.Writer) bool {

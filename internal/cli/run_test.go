@@ -62,6 +62,12 @@ func TestRunUsageErrors(t *testing.T) {
 		{"negative count", []string{"run", "--requests", "-1", "http://127.0.0.1:1/"}, `--requests: "-1" is not a whole number ≥ 0`},
 		{"quickstart at rate 0", []string{"quickstart", "--rate", "0"}, "--rate: want a rate above 0"},
 		{"quickstart for 0s", []string{"quickstart", "--duration", "0s"}, "--duration: want a duration above 0"},
+		{"port out of range", []string{"run", "--requests", "1", "http://127.0.0.1:99999/"}, "port 99999: want 1 to 65535"},
+		{"space in the URL", []string{"run", "--requests", "1", "http://127.0.0.1:1/a b"}, "holds a space"},
+		{"duration past the maximum", []string{"run", "--rate", "1", "--duration", "10001h", "http://127.0.0.1:1/"}, "want at most 10000h"},
+		{"zero duration", []string{"run", "--rate", "1", "--duration", "0", "http://127.0.0.1:1/"}, `--duration: "0": want a duration above 0`},
+		{"zero timeout", []string{"run", "--rate", "1", "--timeout", "0s", "http://127.0.0.1:1/"}, `--timeout: "0s": want a duration above 0`},
+		{"zero interval", []string{"run", "--rate", "1", "--interval", "0", "http://127.0.0.1:1/"}, `--interval: "0": want a duration above 0`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -265,6 +271,18 @@ func TestBadFlagPrintsNoHelp(t *testing.T) {
 	if code != ExitUsage || stdout != "" || strings.Count(stderr, "\n") > 2 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 2, nothing on stdout and a short error", code, stdout, stderr)
 	}
+}
+
+// Help on help prints the general help once, in every spelling, instead of recursing.
+func TestHelpOnHelp(t *testing.T) {
+	t.Parallel()
+	runCLICases(t, nil, []cliCase{
+		{name: "help help", args: []string{"help", "help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "help --help", args: []string{"help", "--help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "--help --help", args: []string{"--help", "--help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "-h help", args: []string{"-h", "help"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench COMMAND"}},
+		{name: "help run", args: []string{"help", "run"}, wantCode: ExitOK, wantStdout: []string{"Usage: rpcbench run"}},
+	})
 }
 
 // The quickstart's next step works as printed: its serve command starts a service where its run

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -148,15 +149,64 @@ func endpointNames(np plan.Plan) []string {
 	return names
 }
 
+// writeOutput writes an output file the user named. A regular file (or a path that does not exist
+// yet) is written through a temporary file in the same directory and renamed over it, so that a
+// half-written file never replaces a good one. A symbolic link is followed, and its target written
+// the same way; a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written through in place,
+// never replaced by a regular file. A write error, e.g. ENOSPC from /dev/full, is returned.
+func writeOutput(path string, write func(io.Writer) error) error {
+	fi, err := os.Lstat(path)
+	if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return writeThrough(path, write) // a dangling link: create its target
+		}
+		path = target
+		fi, err = os.Lstat(path)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
+		}
+	}
+	if err == nil && fi.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a directory", path)
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		return writeThrough(path, write)
+	}
+	return writeAtomic(path, write)
+}
+
+// writeThrough writes path in place (truncating it), as a shell redirection would.
+func writeThrough(path string, write func(io.Writer) error) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
+	}
+	bw := bufio.NewWriter(fh)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // writeAtomic writes a file through a temporary file in the same directory, so that a half-written
-// file never replaces a good one.
+// file never replaces a good one. Use writeOutput for paths the user names.
 func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, errors.Unwrap(err))
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -169,6 +219,40 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// checkOutput says, before a run, whether path can be written: its directory exists and takes new
+// files, it is no directory, and an existing regular file is writable. Devices and pipes are left
+// to the write.
+func checkOutput(flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return usagef("%s %s is a directory: want a file", flag, path)
+	case err == nil && fi.Mode().IsRegular():
+		fh, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return usagef("%s: cannot write %s: %v", flag, path, errors.Unwrap(err))
+		}
+		fh.Close()
+		return nil
+	case err == nil:
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if di, err := os.Stat(dir); err != nil || !di.IsDir() {
+		return usagef("%s %s: the directory %s does not exist", flag, path, dir)
+	}
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return usagef("%s: cannot create a file in %s: %v", flag, dir, errors.Unwrap(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // reportFormats are the formats a run or a result file renders to; hlog needs the intervals and
@@ -321,7 +405,9 @@ func (s *saving) options() []engine.Option {
 func (s *saving) abandon() {
 	if s.res != nil {
 		s.res.fh.Close()
-		os.Remove(s.res.path)
+		if fi, err := os.Lstat(s.res.path); err == nil && fi.Mode().IsRegular() {
+			os.Remove(s.res.path) // never a device, a pipe or a link the user named
+		}
 	}
 	if s.live != nil {
 		s.live.finish()
@@ -345,7 +431,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		check("--live", s.live.finish())
 	}
 	if s.o.html != "" {
-		check("--html", writeAtomic(s.o.html, func(w io.Writer) error { return report.HTMLWith(w, []*summary.Summary{sum}, nil, s.o.tables) }))
+		check("--html", writeOutput(s.o.html, func(w io.Writer) error { return report.HTMLWith(w, []*summary.Summary{sum}, nil, s.o.tables) }))
 	}
 	return ok
 }
