@@ -130,6 +130,7 @@ func (p Plan) Normalized() Plan {
 			e.Method = "GET"
 		}
 		e.Method = strings.ToUpper(e.Method)
+		e.URL = lowerScheme(e.URL)
 		if e.Name == "" {
 			e.Name = defaultName(e.Method, e.URL)
 		}

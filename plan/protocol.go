@@ -16,6 +16,15 @@ func schemeOf(u string) string {
 	return s
 }
 
+// lowerScheme returns u with its scheme in lower case (HTTP://host/ is taken as curl takes it).
+func lowerScheme(u string) string {
+	s, rest, ok := strings.Cut(u, "://")
+	if !ok || s == strings.ToLower(s) {
+		return u
+	}
+	return strings.ToLower(s) + "://" + rest
+}
+
 // defaultProtocol returns the protocol the first endpoint's URL scheme calls for, or "" when it
 // has none that a transport serves (Validate says so).
 func (p Plan) defaultProtocol() transport.Protocol {

@@ -43,3 +43,28 @@ func TestPlanProtocol(t *testing.T) {
 		}
 	}
 }
+
+// An uppercase scheme is taken as curl takes it: the request goes out over http, templated or not.
+func TestUppercaseScheme(t *testing.T) {
+	t.Parallel()
+	p := Plan{Endpoints: []Endpoint{{Name: "a", URL: "HTTP://127.0.0.1:1/a"}, {Name: "b", URL: "Https://127.0.0.1:1/b?id={{seq}}"}}}.Normalized()
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Protocol != transport.HTTP1 || p.Endpoints[0].URL != "http://127.0.0.1:1/a" || p.Endpoints[1].URL != "https://127.0.0.1:1/b?id={{seq}}" {
+		t.Errorf("protocol %q, URLs %q and %q; want http1 and lower-case schemes", p.Protocol, p.Endpoints[0].URL, p.Endpoints[1].URL)
+	}
+	src, err := NewSource(p, Inputs{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r transport.Request
+	for i := range uint64(2) {
+		if err := src.Fill(i, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Scheme != "http" && r.Scheme != "https" {
+			t.Errorf("request %d: scheme %q; want http or https", i, r.Scheme)
+		}
+	}
+}

@@ -135,6 +135,7 @@ func (t *Template) segs0() []byte {
 func compileEntry(e Endpoint, k int, fields []string) (entry, error) {
 	origin, path := splitTemplatedURL(e.URL)
 	scheme, host, _ := strings.Cut(origin, "://")
+	scheme = strings.ToLower(scheme) // HTTP://, as curl takes it
 	if !HasTemplate(e.URL) {
 		u, err := url.Parse(e.URL)
 		if err != nil {

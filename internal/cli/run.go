@@ -136,6 +136,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	if err := f.rpc.apply(&p, ep, f.traffic.weights); err != nil {
 		return p, err
 	}
+	if p.Normalized().Protocol == transport.WS && !f.rpc.on() {
+		return p, usagef("%s: a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE", p.Endpoints[0].URL)
+	}
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
 	}

@@ -63,6 +63,8 @@ func TestRunUsageErrors(t *testing.T) {
 		{"quickstart at rate 0", []string{"quickstart", "--rate", "0"}, "--rate: want a rate above 0"},
 		{"quickstart for 0s", []string{"quickstart", "--duration", "0s"}, "--duration: want a duration above 0"},
 		{"port out of range", []string{"run", "--requests", "1", "http://127.0.0.1:99999/"}, "port 99999: want 1 to 65535"},
+		{"ws without calls", []string{"run", "--requests", "1", "ws://127.0.0.1:1/"}, "a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE"},
+		{"http and ws mixed", []string{"run", "--requests", "1", "--endpoint", "a=GET http://127.0.0.1:1/", "--endpoint", "b=GET ws://127.0.0.1:1/"}, "protocol http1 does not carry ws:// URLs"},
 		{"space in the URL", []string{"run", "--requests", "1", "http://127.0.0.1:1/a b"}, "holds a space"},
 		{"duration past the maximum", []string{"run", "--rate", "1", "--duration", "10001h", "http://127.0.0.1:1/"}, "want at most 10000h"},
 		{"zero duration", []string{"run", "--rate", "1", "--duration", "0", "http://127.0.0.1:1/"}, `--duration: "0": want a duration above 0`},
