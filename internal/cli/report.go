@@ -40,12 +40,13 @@ type loaded struct {
 
 func runReport(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\n(text, json, csv, markdown, html), or added up with --merge.", reportExamples)
-	format, out, merge := "text", "", false
+	format, out, merge, force := "text", "", false, false
 	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
 	var pcts percentilesFlag
 	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
+	fs.BoolVar(&force, "force", false, "with --merge, add up runs of different targets, models or endpoints all the same")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -66,6 +67,11 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	}
 	if err := checkOutput("-o", out); err != nil {
 		return fail(e, "report", err, ExitUsage)
+	}
+	if merge {
+		if err := checkMergeable(files, force); err != nil {
+			return fail(e, "report", err, ExitUsage)
+		}
 	}
 	runs, err := loadRuns(files, merge)
 	if err != nil {
@@ -128,24 +134,90 @@ func mergeLoads(l *plan.Load, files []string) error {
 	return nil
 }
 
+// checkMergeable refuses to add up files that are not parts of one run: the same file twice
+// always, and without force files of another target, load model or set of endpoints than the
+// first's.
+func checkMergeable(files []string, force bool) error {
+	seen := make([]os.FileInfo, 0, len(files))
+	var first plan.Plan
+	var firstTarget string
+	for i, path := range files {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		for k, o := range seen {
+			if os.SameFile(fi, o) {
+				return usagef("--merge: %s and %s are the same file; a run's part is added up once", files[k], path)
+			}
+		}
+		seen = append(seen, fi)
+		h, p, err := readHeader(path)
+		if err != nil {
+			return err
+		}
+		p = p.Normalized()
+		if i == 0 {
+			first, firstTarget = p, h.Target
+			continue
+		}
+		if force {
+			continue
+		}
+		var what string
+		switch {
+		case h.Target != firstTarget:
+			what = fmt.Sprintf("target %s, where %s has %s", h.Target, files[0], firstTarget)
+		case p.Load.Model != first.Load.Model:
+			what = fmt.Sprintf("the %s model, where %s has the %s model", p.Load.Model, files[0], first.Load.Model)
+		case !sameEndpoints(p.Endpoints, first.Endpoints):
+			what = fmt.Sprintf("other endpoints than %s", files[0])
+		default:
+			continue
+		}
+		return usagef("--merge: %s has %s: merging adds up parts of one run; give --force to add them up all the same", path, what)
+	}
+	return nil
+}
+
+// sameEndpoints reports whether two plans send the same kinds of request: names, methods and URLs.
+func sameEndpoints(a, b []plan.Endpoint) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Method != b[i].Method || a[i].URL != b[i].URL {
+			return false
+		}
+	}
+	return true
+}
+
 // readLoad reads the load of the plan in a result file's header.
 func readLoad(path string) (plan.Load, error) {
+	_, p, err := readHeader(path)
+	return p.Load, err
+}
+
+// readHeader reads a result file's header and the plan in it.
+func readHeader(path string) (result.Header, plan.Plan, error) {
+	var p plan.Plan
 	f, err := os.Open(path)
 	if err != nil {
-		return plan.Load{}, err
+		return result.Header{}, p, err
 	}
 	defer f.Close()
 	fr, err := result.NewReader(f, path)
 	if err != nil {
-		return plan.Load{}, err
+		return result.Header{}, p, err
 	}
-	var p plan.Plan
-	if c := fr.Header().Config; len(c) > 0 {
-		if err := json.Unmarshal(c, &p); err != nil {
-			return plan.Load{}, fmt.Errorf("%s: the header's config is not a plan: %v", path, err)
+	h := fr.Header()
+	if len(h.Config) > 0 {
+		if err := json.Unmarshal(h.Config, &p); err != nil {
+			return h, p, fmt.Errorf("%s: the header's config is not a plan: %v", path, err)
 		}
 	}
-	return p.Load, nil
+	return h, p, nil
 }
 
 // loadRuns reads each file into a run, or all of them into one with merge.

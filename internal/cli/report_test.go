@@ -149,7 +149,8 @@ func TestReportMergeAddsUp(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, stderr := cliRun(t, "report", "--merge", "--format", "json", a, b)
+	// two lab servers: two targets, merged with --force
+	code, out, stderr := cliRun(t, "report", "--merge", "--force", "--format", "json", a, b)
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -187,7 +188,7 @@ func TestReportMergeAddsUp(t *testing.T) {
 	if got, want := m.Config.Load.Connections, sa.Config.Load.Connections+sb.Config.Load.Connections; got != want {
 		t.Errorf("merged connections: got %d; want %d", got, want)
 	}
-	_, text, _ := cliRun(t, "report", "--merge", a, b)
+	_, text, _ := cliRun(t, "report", "--merge", "--force", a, b)
 	if !strings.Contains(text, "open model at 400/s") {
 		t.Errorf("merged text report: got header\n%.200s\nwant \"open model at 400/s\"", text)
 	}
@@ -460,5 +461,49 @@ func TestOutputsOfTheirOwn(t *testing.T) {
 	}
 	if b, err := os.ReadFile(targets); err != nil || string(b) != "GET http://127.0.0.1:1/\n" {
 		t.Errorf("target file now %q, %v; want it untouched", b, err)
+	}
+}
+
+// --merge adds up parts of one run: the same file twice is refused, and files of another target or
+// load model unless --force.
+func TestReportMergeRefusesOtherRuns(t *testing.T) {
+	t.Parallel()
+	a, b := startLab(t, lab.Config{}), startLab(t, lab.Config{})
+	dir := t.TempDir()
+	write := func(name string, args ...string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if code, _, stderr := mainOut(append([]string{"run", "--quiet", "--out", path}, args...)...); code != ExitOK {
+			t.Fatalf("run %v: exit %d\n%s", args, code, stderr)
+		}
+		return path
+	}
+	open1 := write("open1.rb", "--rate", "100", "--requests", "5", a.URL())
+	open2 := write("open2.rb", "--rate", "100", "--requests", "5", a.URL())
+	other := write("other.rb", "--rate", "100", "--requests", "5", b.URL())
+	closed := write("closed.rb", "--connections", "1", "--requests", "5", a.URL())
+	for _, tc := range []struct {
+		name  string
+		files []string
+		force bool
+		want  string // in stderr; "" for success
+	}{
+		{"two parts of one run", []string{open1, open2}, false, ""},
+		{"the same file twice", []string{open1, open1}, true, "are the same file"},
+		{"another target", []string{open1, other}, false, "has target " + b.URL()},
+		{"another target, forced", []string{open1, other}, true, ""},
+		{"another model", []string{open1, closed}, false, "has the closed model, where " + open1 + " has the open model"},
+	} {
+		args := []string{"report", "--merge", "--format", "json"}
+		if tc.force {
+			args = append(args, "--force")
+		}
+		code, _, stderr := mainOut(append(args, tc.files...)...)
+		switch {
+		case tc.want == "" && code != ExitOK:
+			t.Errorf("%s: exit %d; want 0\n%s", tc.name, code, stderr)
+		case tc.want != "" && (code != ExitUsage || !strings.Contains(stderr, tc.want)):
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tc.name, code, stderr, ExitUsage, tc.want)
+		}
 	}
 }
