@@ -16,10 +16,10 @@ import (
 	"github.com/rpcbench/rpcbench/transport"
 )
 
-// A server that upgrades and then never reads: once the socket buffers fill, writes block. Every
-// call must still end within its Timeout, as a timeout.
-func TestWriteToStuckServerTimesOut(t *testing.T) {
-	t.Parallel()
+// startStuckServer starts a WebSocket server on 127.0.0.1 that upgrades and then never reads nor
+// answers, and returns its ws:// URL; it stops when the test ends.
+func startStuckServer(t *testing.T) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -34,9 +34,15 @@ func TestWriteToStuckServerTimesOut(t *testing.T) {
 		<-block
 	})}
 	go hs.Serve(ln) //nolint:errcheck // ends with Close
-	defer hs.Close()
-	defer close(block)
-	url := "ws://" + ln.Addr().String() + "/"
+	t.Cleanup(func() { close(block); hs.Close() })
+	return "ws://" + ln.Addr().String() + "/"
+}
+
+// A server that upgrades and then never reads: once the socket buffers fill, writes block. Every
+// call must still end within its Timeout, as a timeout.
+func TestWriteToStuckServerTimesOut(t *testing.T) {
+	t.Parallel()
+	url := startStuckServer(t)
 	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond})
 	defer tr.Close()
 	big := `{"jsonrpc":"2.0","id":1,"method":"echo","params":["` + strings.Repeat("x", 1<<20) + `"]}`
@@ -83,27 +89,12 @@ func TestStuckUpgradeTimesOutEveryCaller(t *testing.T) {
 // wait the websocket library's 5 s for it.
 func TestCloseUnansweredHandshake(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := make(chan struct{})
-	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer c.CloseNow()
-		<-block
-	})}
-	go hs.Serve(ln) //nolint:errcheck // ends with Close
-	defer hs.Close()
-	defer close(block)
+	url := startStuckServer(t)
 	tr := New(Options{Conns: 1, Timeout: 300 * time.Millisecond})
 	var out transport.Outcome
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	tr.Do(ctx, request("ws://"+ln.Addr().String()+"/", `{"jsonrpc":"2.0","id":1,"method":"x"}`), &out)
+	tr.Do(ctx, request(url, `{"jsonrpc":"2.0","id":1,"method":"x"}`), &out)
 	if out.Class != result.Timeout {
 		t.Fatalf("call: class %v (%v); want a timeout (the server never answers)", out.Class, out.Err)
 	}
