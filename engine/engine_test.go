@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // These tests run the engine against real servers on 127.0.0.1 with the real clock and the real
@@ -300,5 +302,36 @@ func TestClosedStagesOpenTheirConnections(t *testing.T) {
 	}
 	if got := f.max.Load(); got <= 10 || got > 30 {
 		t.Errorf("server saw at most %d requests at once; want more than 10 (the default cap), at most 30", got)
+	}
+}
+
+// User-info in a URL is sent as Basic authorization, as curl sends it, and not as part of the
+// host; a header given already wins.
+func TestURLUserInfoSentAsBasicAuth(t *testing.T) {
+	t.Parallel()
+	type creds struct {
+		user, pass string
+		ok         bool
+	}
+	got := make(chan creds, 4)
+	srv := startLab(t, lab.Config{}, lab.WithMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			u, p, ok := r.BasicAuth()
+			got <- creds{u, p, ok}
+			h.ServeHTTP(w, r)
+		})
+	}))
+	withInfo := strings.Replace(srv.URL(), "http://", "http://al%40ice:p%3Ass@", 1)
+	res := runPlan(t, plan.Plan{Endpoints: []plan.Endpoint{{URL: withInfo + "/a"}}, Load: plan.Load{Connections: 1, Requests: 1}})
+	if c := res.Total.Endpoints[0]; c.OK != 1 {
+		t.Fatalf("ok %d (errors %v); want 1", c.OK, c.Errors)
+	}
+	if c := <-got; c != (creds{"al@ice", "p:ss", true}) {
+		t.Errorf("server saw basic auth %+v; want al@ice and p:ss", c)
+	}
+	given := plan.Endpoint{URL: withInfo + "/b", Header: []transport.Header{{Name: "Authorization", Value: "Basic " + "Ym9iOnNlY3JldA=="}}}
+	runPlan(t, plan.Plan{Endpoints: []plan.Endpoint{given}, Load: plan.Load{Connections: 1, Requests: 1}})
+	if c := <-got; c != (creds{"bob", "secret", true}) {
+		t.Errorf("server saw basic auth %+v; want the header given (bob, secret)", c)
 	}
 }

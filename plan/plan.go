@@ -131,6 +131,7 @@ func (p Plan) Normalized() Plan {
 		}
 		e.Method = strings.ToUpper(e.Method)
 		e.URL = lowerScheme(e.URL)
+		e.URL, e.Header = basicAuth(e.URL, e.Header)
 		if e.Name == "" {
 			e.Name = defaultName(e.Method, e.URL)
 		}

@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/transport"
@@ -23,6 +25,41 @@ func lowerScheme(u string) string {
 		return u
 	}
 	return strings.ToLower(s) + "://" + rest
+}
+
+// basicAuth moves the user-info of u (http://user:pass@host/) into an Authorization header, as
+// curl sends it: Basic, the user and password unescaped. A header of that name given already wins;
+// the user-info leaves the URL either way, so that it is never sent as part of the host.
+func basicAuth(u string, h []transport.Header) (string, []transport.Header) {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return u, h
+	}
+	rest := u[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 || strings.Contains(rest[:at], "{{") {
+		return u, h
+	}
+	info := rest[:at]
+	stripped := u[:i+3] + rest[at+1:]
+	for _, x := range h {
+		if strings.EqualFold(x.Name, "Authorization") {
+			return stripped, h
+		}
+	}
+	user, pass, _ := strings.Cut(info, ":")
+	if v, err := url.PathUnescape(user); err == nil {
+		user = v
+	}
+	if v, err := url.PathUnescape(pass); err == nil {
+		pass = v
+	}
+	auth := transport.Header{Name: "Authorization", Value: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
+	return stripped, append(append([]transport.Header(nil), h...), auth)
 }
 
 // defaultProtocol returns the protocol the first endpoint's URL scheme calls for, or "" when it
