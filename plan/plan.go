@@ -38,6 +38,8 @@ type Plan struct {
 	Traffic Traffic `json:"traffic,omitzero"`
 	Load    Load    `json:"load"`
 	HTTP    HTTP    `json:"http"`
+	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.
+	SLO SLO `json:"slo,omitempty"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
