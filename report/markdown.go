@@ -104,6 +104,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary) {
 			mdRow(b, mdCell(m.Message), m.Class, fmt.Sprint(m.Count))
 		}
 	}
+	sloMarkdown(b, s)
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
 	}

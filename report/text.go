@@ -30,6 +30,7 @@ func Text(w io.Writer, s *summary.Summary) error {
 	if len(s.Endpoints) > 1 {
 		endpoints(b, s)
 	}
+	sloText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
 		for _, n := range s.Notes {
