@@ -41,6 +41,8 @@ type Plan struct {
 	// Protocol is how the requests travel (http1, h2, h2c, grpc, ws); empty means the default of
 	// the first endpoint's URL scheme (http1 for http and https, ws for ws and wss).
 	Protocol transport.Protocol `json:"protocol,omitempty"`
+	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.
+	SLO SLO `json:"slo,omitempty"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".

@@ -47,6 +47,8 @@ type Summary struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
 	Notes []string `json:"notes,omitempty"`
+	// SLO is the verdict on the plan's objectives, when it has some (see JudgeSLO).
+	SLO *SLOResults `json:"slo,omitempty"`
 	// Timeline is the run interval by interval, when it was collected (see Timeline).
 	Timeline []Point `json:"timeline,omitempty"`
 }
@@ -260,6 +262,7 @@ func New(run Run, total *result.Interval) *Summary {
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
 	s.Notes = notes(s, p, run.CutShort)
+	s.SLO = JudgeSLO(s, p.SLO)
 	return s
 }
 
