@@ -86,7 +86,7 @@ func (p Plan) validateTraffic() []error {
 		}
 		if HasTemplate(e.URL) {
 			if err := checkTemplatedURL(e.URL); err != nil {
-				bad("endpoint %d: URL %q: %v", i+1, e.URL, err)
+				bad("endpoint %d: URL %q: %v", i+1, RedactURL(e.URL), err)
 			}
 		}
 	}

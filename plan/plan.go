@@ -303,30 +303,31 @@ func (p Plan) Validate() error {
 }
 
 func checkURL(raw string) error {
+	shown := RedactURL(raw) // what the messages quote: no secret of the URL
 	u, err := url.Parse(raw)
 	if err != nil && !strings.Contains(raw, "://") {
-		return fmt.Errorf("URL %q has no scheme: want e.g. http://%s", raw, raw)
+		return fmt.Errorf("URL %q has no scheme: want e.g. http://%s", shown, shown)
 	}
 	if err != nil {
-		return fmt.Errorf("URL %q: %v", raw, unwrapURLError(err))
+		return fmt.Errorf("URL %q: %v", shown, unwrapURLError(err))
 	}
 	switch u.Scheme {
 	case "http", "https", "ws", "wss":
 	case "":
-		return fmt.Errorf("URL %q has no scheme: want e.g. http://127.0.0.1:8080/", raw)
+		return fmt.Errorf("URL %q has no scheme: want e.g. http://127.0.0.1:8080/", shown)
 	default:
-		return fmt.Errorf("URL %q: scheme %q is not supported; want http, https, ws or wss", raw, u.Scheme)
+		return fmt.Errorf("URL %q: scheme %q is not supported; want http, https, ws or wss", shown, u.Scheme)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", raw)
+		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", shown)
 	}
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return fmt.Errorf("URL %q: port %s: want 1 to 65535", raw, port)
+			return fmt.Errorf("URL %q: port %s: want 1 to 65535", shown, port)
 		}
 	}
 	if strings.ContainsAny(raw, " \t") {
-		return fmt.Errorf("URL %q holds a space: write it as %%20", raw)
+		return fmt.Errorf("URL %q holds a space: write it as %%20", shown)
 	}
 	return nil
 }

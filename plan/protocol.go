@@ -98,7 +98,7 @@ func (p Plan) validateProtocol() []error {
 		if _, err := transport.ProtocolFor(s); err != nil {
 			continue // a scheme nothing serves: the URL's own check says so
 		}
-		errs = append(errs, fmt.Errorf("plan: endpoint %d: URL %q: protocol %s does not carry %s:// URLs; one run speaks one protocol: run them apart", i+1, e.URL, proto, s))
+		errs = append(errs, fmt.Errorf("plan: endpoint %d: URL %q: protocol %s does not carry %s:// URLs; one run speaks one protocol: run them apart", i+1, RedactURL(e.URL), proto, s))
 	}
 	if proto == transport.WS && len(errs) == 0 {
 		for i, e := range p.Endpoints[1:] {

@@ -139,7 +139,7 @@ func compileEntry(e Endpoint, k int, fields []string) (entry, error) {
 	if !HasTemplate(e.URL) {
 		u, err := url.Parse(e.URL)
 		if err != nil {
-			return entry{}, fmt.Errorf("URL %q: %w", e.URL, unwrapURLError(err))
+			return entry{}, fmt.Errorf("URL %q: %w", RedactURL(e.URL), unwrapURLError(err))
 		}
 		scheme, host, path = u.Scheme, u.Host, u.RequestURI()
 	}
@@ -149,7 +149,7 @@ func compileEntry(e Endpoint, k int, fields []string) (entry, error) {
 	}
 	var err error
 	if c.path, err = ParseTemplate(path, fields); err != nil {
-		return c, fmt.Errorf("URL %q: %w", e.URL, err)
+		return c, fmt.Errorf("URL %q: %w", RedactURL(e.URL), err)
 	}
 	c.uses.add(c.path.uses)
 	c.header = e.Header

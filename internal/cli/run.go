@@ -237,7 +237,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
-	s := summary.New(summary.Run{Plan: res.Plan, Version: Version(), Trailer: res.Trailer}, res.Total)
+	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {

@@ -332,19 +332,29 @@ type outputFlags struct {
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
 	pcts percentilesFlag
+	// showSecrets writes secrets (Authorization and the like, URL user-info, key-like query
+	// values) into reports, result files and live lines as they are, instead of REDACTED.
+	showSecrets bool
 }
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
 	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout; the report then goes to stderr)")
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
+	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers (Authorization, Cookie, *key*, *token*…), URL passwords and key-like query values into reports and files as they are, instead of REDACTED")
 	f.pcts.define(fs)
 }
 
 // outputs gathers where a run's figures go, for execute.
 func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []string) outputs {
+	command := append([]string{"run"}, args...)
+	if !f.showSecrets {
+		for i, a := range command {
+			command[i] = plan.RedactArg(a)
+		}
+	}
 	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html,
-		command: append([]string{"run"}, args...), tables: report.Options{Percentiles: f.pcts.v}}
+		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets}
 }
 
 // outputs says where execute sends a run's figures. The zero value prints the text report and
@@ -358,6 +368,16 @@ type outputs struct {
 	html       string         // the HTML report
 	tables     report.Options // the columns of the reports' tables
 	command    []string       // the command line, for the result file's header
+	// showSecrets writes the plan as it is; otherwise its secrets are REDACTED in every output.
+	showSecrets bool
+}
+
+// shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
+func (o outputs) shown(p plan.Plan) plan.Plan {
+	if o.showSecrets {
+		return p
+	}
+	return p.Redacted()
 }
 
 // saving holds the files a run writes as it goes.
@@ -371,14 +391,14 @@ type saving struct {
 func (o outputs) start(e *env, np plan.Plan) (*saving, error) {
 	s := &saving{o: o}
 	if o.out != "" {
-		r, err := newResultOut(o.out, np, o.command)
+		r, err := newResultOut(o.out, o.shown(np), o.command)
 		if err != nil {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 		s.res = r
 	}
 	if o.live != "" {
-		l, err := newLiveOut(o.live, e.stdout, np)
+		l, err := newLiveOut(o.live, e.stdout, o.shown(np))
 		if err != nil {
 			s.abandon()
 			return nil, fmt.Errorf("--live: %w", err)

@@ -1,0 +1,112 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// Redacted is what a secret is replaced with in what rpcbench writes out.
+const Redacted = "REDACTED"
+
+// Secret reports whether a header or query parameter of this name carries a secret: Authorization,
+// Proxy-Authorization, Cookie, Set-Cookie, and any name that says key, token, secret, password or
+// auth (api_key, X-Auth-Token, …), in any case.
+func Secret(name string) bool {
+	n := strings.ToLower(name)
+	switch n {
+	case "cookie", "set-cookie":
+		return true
+	}
+	for _, w := range []string{"auth", "key", "token", "secret", "passw"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactURL returns u with its user-info and the values of its secret query parameters replaced
+// by Redacted. It works on text, so a URL that does not parse, or holds templates, is redacted too.
+func RedactURL(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		rest := u[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			u = u[:i+3] + Redacted + rest[at:]
+		}
+	}
+	return redactQuery(u)
+}
+
+// redactQuery replaces the values of the secret parameters of the query in s (after its first "?").
+func redactQuery(s string) string {
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	end := len(s)
+	if h := strings.IndexByte(s[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	pairs := strings.Split(s[q+1:end], "&")
+	changed := false
+	for k, p := range pairs {
+		if name, _, ok := strings.Cut(p, "="); ok && Secret(name) {
+			pairs[k], changed = name+"="+Redacted, true
+		}
+	}
+	if !changed {
+		return s
+	}
+	return s[:q+1] + strings.Join(pairs, "&") + s[end:]
+}
+
+// RedactHeaders returns h with the values of its secret headers replaced by Redacted; h itself is
+// not changed.
+func RedactHeaders(h []transport.Header) []transport.Header {
+	var out []transport.Header
+	for k, x := range h {
+		if !Secret(x.Name) {
+			continue
+		}
+		if out == nil {
+			out = append([]transport.Header(nil), h...)
+		}
+		out[k].Value = Redacted
+	}
+	if out == nil {
+		return h
+	}
+	return out
+}
+
+// RedactArg returns a command-line argument with the secrets a URL or a "Name: value" header in
+// it carries replaced by Redacted.
+func RedactArg(a string) string {
+	if strings.Contains(a, "://") {
+		return RedactURL(a)
+	}
+	if name, _, ok := strings.Cut(a, ":"); ok && isToken(strings.TrimSpace(name)) && Secret(strings.TrimSpace(name)) {
+		return name + ": " + Redacted
+	}
+	return a
+}
+
+// Redacted returns a copy of p fit to write out: the values of secret headers and query
+// parameters and any user-info of its URLs replaced by Redacted (endpoint names, made from URLs,
+// too). The run itself uses p; reports, result files and live lines show p.Redacted(), unless the
+// user asks for the secrets (--show-secrets).
+func (p Plan) Redacted() Plan {
+	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
+	for i := range p.Endpoints {
+		e := &p.Endpoints[i]
+		e.URL = RedactURL(e.URL)
+		e.Name = redactQuery(e.Name)
+		e.Header = RedactHeaders(e.Header)
+	}
+	return p
+}

@@ -1,0 +1,30 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"http://u:p@h:1/a?b=1", "http://REDACTED@h:1/a?b=1"},
+		{"http://h/a?api_key=k&x=1&Token=t#f", "http://h/a?api_key=REDACTED&x=1&Token=REDACTED#f"},
+		{"http://h/a?id={{randInt 1 9}}&secret=s", "http://h/a?id={{randInt 1 9}}&secret=REDACTED"},
+		{"http://h/a@b", "http://h/a@b"}, // an @ in the path is no user-info
+		{"http://h/plain", "http://h/plain"},
+	} {
+		if got := RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+	h := []transport.Header{{Name: "Content-Type", Value: "a"}, {Name: "Cookie", Value: "c"}, {Name: "X-Auth", Value: "x"}}
+	got := RedactHeaders(h)
+	if got[0].Value != "a" || got[1].Value != Redacted || got[2].Value != Redacted || h[1].Value != "c" {
+		t.Errorf("RedactHeaders: %v (input now %v); want Cookie and X-Auth redacted, the input untouched", got, h)
+	}
+	if a := RedactArg("Authorization: Bearer x"); a != "Authorization: "+Redacted {
+		t.Errorf("RedactArg = %q", a)
+	}
+}
