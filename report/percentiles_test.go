@@ -78,3 +78,25 @@ func TestParsePercentiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParsePercentiles: --percentiles accepts only percentiles a report holds, and says what it
+// wants otherwise.
+func FuzzParsePercentiles(f *testing.F) {
+	for _, s := range []string{"50,90,95,99,99.9", "p50, p99.99", "98", "", "50,,99", "1e2", "NaN"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		qs, err := ParsePercentiles(s)
+		if err != nil {
+			if !strings.Contains(err.Error(), "want a comma-separated list") {
+				t.Errorf("ParsePercentiles(%q): %v; want it to say what it wants", s, err)
+			}
+			return
+		}
+		for _, q := range qs {
+			if pctOf(&summary.Percentiles{}, q) < 0 {
+				t.Errorf("ParsePercentiles(%q) accepted %v, which no report holds", s, q)
+			}
+		}
+	})
+}
