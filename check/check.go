@@ -125,11 +125,11 @@ func parseSpec(name, s string) (Check, error) {
 		return BodyContains(name, strings.TrimSpace(strings.TrimPrefix(s, "body contains ")))
 	case strings.HasPrefix(s, "json "):
 		rest := strings.TrimSpace(strings.TrimPrefix(s, "json "))
+		if path, value, ok := strings.Cut(rest, "=="); ok { // before " exists": a value may end so
+			return JSONEquals(name, strings.TrimSpace(path), strings.TrimSpace(value))
+		}
 		if path, ok := strings.CutSuffix(rest, " exists"); ok {
 			return JSONExists(name, strings.TrimSpace(path))
-		}
-		if path, value, ok := strings.Cut(rest, "=="); ok {
-			return JSONEquals(name, strings.TrimSpace(path), strings.TrimSpace(value))
 		}
 		return Check{}, fmt.Errorf("check %q: %s", s, want)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"runtime"
 	"sync"
@@ -57,6 +58,7 @@ type options struct {
 	observers []Observer
 	sleep     sleeper
 	cut       <-chan struct{}
+	files     fs.FS
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -105,17 +107,40 @@ func WithObserver(f Observer) Option {
 // Result is Interrupted.
 func WithCut(cut <-chan struct{}) Option { return func(o *options) { o.cut = cut } }
 
-// Run runs p until its load is done or ctx is cancelled. It returns an error only when the run could
-// not start (an invalid plan, a transport that cannot be made); everything that happens to requests
-// is data in the Result. An interrupted run returns its Result with Interrupted set.
+// WithFiles reads the files a plan names (target, data, setup and calls files) from fsys instead
+// of the operating system's (plan.OSFiles). Only Run reads files; RunPrepared takes them read.
+func WithFiles(fsys fs.FS) Option { return func(o *options) { o.files = fsys } }
+
+// Run prepares p (plan.Prepare: reads its files, builds its requests and checks, validates it
+// once), sends its setup phase if it has one (Setup), then runs it until its load is done or ctx
+// is cancelled — exactly what `rpcbench run` runs for the same plan. It returns an error only when
+// the run could not start (an invalid plan, a file that cannot be read, a setup that failed, a
+// transport that cannot be made); everything that happens to requests is data in the Result. An
+// interrupted run returns its Result with Interrupted set.
 func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
-	p = p.Normalized()
-	if err := p.Validate(); err != nil {
+	o := newOptions(opts)
+	prep, err := plan.Prepare(p, o.files)
+	if err != nil {
 		return nil, err
 	}
-	o := options{sleep: preciseSleeper{}}
-	for _, f := range opts {
-		f(&o)
+	if prep.Setup != nil {
+		if _, err := Setup(ctx, prep, opts...); err != nil {
+			return nil, err
+		}
+	}
+	return RunPrepared(ctx, prep, opts...)
+}
+
+// RunPrepared runs the measured part of a prepared plan, as Run does after its setup phase. The
+// options WithSource and WithVerifier replace the prepared source and verifier.
+func RunPrepared(ctx context.Context, prep *plan.Prepared, opts ...Option) (*Result, error) {
+	o := newOptions(opts)
+	p := prep.Plan
+	if o.src == nil {
+		o.src = prep.Source
+	}
+	if o.verify == nil && prep.Verifier != nil {
+		o.verify = prep.Verifier
 	}
 	keepBody := o.verify != nil
 	if o.verify == nil {
@@ -142,6 +167,14 @@ func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
 	}
 	r := newRun(p, prof, &o)
 	return r.run(ctx), nil
+}
+
+func newOptions(opts []Option) options {
+	o := options{sleep: preciseSleeper{}}
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
 }
 
 // run is the state of one Run.

@@ -4,10 +4,12 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rpcbench/rpcbench/internal/testnet"
@@ -333,5 +335,53 @@ func TestURLUserInfoSentAsBasicAuth(t *testing.T) {
 	runPlan(t, plan.Plan{Endpoints: []plan.Endpoint{given}, Load: plan.Load{Connections: 1, Requests: 1}})
 	if c := <-got; c != (creds{"bob", "secret", true}) {
 		t.Errorf("server saw basic auth %+v; want the header given (bob, secret)", c)
+	}
+}
+
+// TestRunSendsTheSetupFirst runs a plan with a setup file read through WithFiles: the setup's
+// requests are all sent, outside the measured figures, and a failing setup stops the run before it
+// starts.
+func TestRunSendsTheSetupFirst(t *testing.T) {
+	var setupSeen, mainSeen atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/setup":
+			setupSeen.Add(1)
+		case "/fail":
+			w.WriteHeader(http.StatusConflict)
+		default:
+			if setupSeen.Load() != 7 {
+				w.WriteHeader(http.StatusTeapot) // the measured run began before the setup ended
+			}
+			mainSeen.Add(1)
+		}
+	}))
+	defer srv.Close()
+	files := fstest.MapFS{
+		"setup.http": {Data: []byte("POST " + srv.URL + "/setup\n")},
+		"fail.http":  {Data: []byte("POST " + srv.URL + "/fail\n")},
+	}
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{{URL: srv.URL + "/main"}},
+		Traffic:   plan.Traffic{Setup: "setup.http", SetupCount: 7},
+		Load:      plan.Load{Connections: 2, Requests: 20},
+	}
+	res, err := Run(context.Background(), p, WithFiles(files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Total.Total(); c.Sent != 20 || c.OK != 20 {
+		t.Errorf("measured sent %d, ok %d; want 20 and 20, none counting the setup", c.Sent, c.OK)
+	}
+	if setupSeen.Load() != 7 || mainSeen.Load() != 20 {
+		t.Errorf("server saw %d setup and %d measured requests; want 7 and 20", setupSeen.Load(), mainSeen.Load())
+	}
+	p.Traffic.Setup = "fail.http"
+	_, err = Run(context.Background(), p, WithFiles(files))
+	if err == nil || !strings.Contains(err.Error(), "setup: 7 of 7 requests to fail.http failed; first: POST") || !strings.Contains(err.Error(), "status 409") {
+		t.Errorf("failing setup: error %v; want it to describe the first failed answer", err)
+	}
+	if mainSeen.Load() != 20 {
+		t.Errorf("after a failed setup the server saw %d measured requests; want none more than 20", mainSeen.Load())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -268,18 +267,4 @@ const MaxBodyBytes = 64 << 20
 
 // ReadBodyFile reads a request body from path, refusing one larger than MaxBodyBytes (or a source
 // without end, such as a device) instead of reading it into memory whole.
-func ReadBodyFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxBodyBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxBodyBytes {
-		return nil, fmt.Errorf("%s is larger than %d MiB: want a smaller request body", path, MaxBodyBytes>>20)
-	}
-	return b, nil
-}
+func ReadBodyFile(path string) ([]byte, error) { return readBody(OSFiles(nil), path) }

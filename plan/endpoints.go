@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Order says how requests pick their entry (target or endpoint) when no weights are given.
@@ -36,6 +38,12 @@ type Traffic struct {
 	Setup string `json:"setup,omitempty"`
 	// SetupCount is the number of setup requests; 0 sends each setup entry once.
 	SetupCount uint64 `json:"setup_count,omitempty"`
+	// Weights set the share of the endpoints (or of the JSON-RPC calls) by name, after the target
+	// or calls file is read: an endpoint's share is its weight over the sum.
+	Weights map[string]float64 `json:"weights,omitempty"`
+	// Header is added to every request of the endpoints, the target file and the setup file that
+	// lacks a header of its name (as -H adds to each entry of a target file).
+	Header []transport.Header `json:"header,omitempty"`
 }
 
 // normalized fills in the defaults of t.

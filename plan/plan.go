@@ -41,6 +41,10 @@ type Plan struct {
 	// Protocol is how the requests travel (http1, h2, h2c, grpc, ws); empty means the default of
 	// the first endpoint's URL scheme (http1 for http and https, ws for ws and wss).
 	Protocol transport.Protocol `json:"protocol,omitempty"`
+	// JSONRPC, when it has calls, sends JSON-RPC 2.0 calls to the URL of the one endpoint.
+	JSONRPC JSONRPC `json:"jsonrpc,omitzero"`
+	// Checks judge the answers beyond their status.
+	Checks Checks `json:"checks,omitzero"`
 	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.
 	SLO SLO `json:"slo,omitempty"`
 }

@@ -108,5 +108,6 @@ func (p Plan) Redacted() Plan {
 		e.Name = redactQuery(e.Name)
 		e.Header = RedactHeaders(e.Header)
 	}
+	p.Traffic.Header = RedactHeaders(p.Traffic.Header)
 	return p
 }

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,6 +55,11 @@ func (t *Targets) Where(i int) string {
 // content: a first entry starting with '{' is JSON lines). name labels errors ("targets.txt:12:
 // …"); dir is the directory that "@path" bodies are relative to. The URLs may hold templates.
 func ReadTargets(name string, r io.Reader, format, dir string) (*Targets, error) {
+	return readTargets(OSFiles(nil), name, r, format, dir)
+}
+
+// readTargets is ReadTargets reading "@path" bodies from fsys.
+func readTargets(fsys fs.FS, name string, r io.Reader, format, dir string) (*Targets, error) {
 	br := bufio.NewReader(r)
 	if format == "" {
 		format = TargetsHTTP
@@ -66,7 +71,7 @@ func ReadTargets(name string, r io.Reader, format, dir string) (*Targets, error)
 	var err error
 	switch format {
 	case TargetsHTTP:
-		t, err = readHTTPTargets(name, br, dir)
+		t, err = readHTTPTargets(fsys, name, br, dir)
 	case TargetsJSON:
 		t, err = readJSONTargets(name, br)
 	default:
@@ -83,6 +88,7 @@ func ReadTargets(name string, r io.Reader, format, dir string) (*Targets, error)
 
 // httpReader is the state of reading the text format.
 type httpReader struct {
+	fsys      fs.FS
 	name, dir string
 	line      int
 	t         *Targets
@@ -91,8 +97,8 @@ type httpReader struct {
 	pending   Endpoint // name and weight given before the next entry
 }
 
-func readHTTPTargets(name string, r io.Reader, dir string) (*Targets, error) {
-	h := &httpReader{name: name, dir: dir, t: &Targets{}}
+func readHTTPTargets(fsys fs.FS, name string, r io.Reader, dir string) (*Targets, error) {
+	h := &httpReader{fsys: fsys, name: name, dir: dir, t: &Targets{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -133,11 +139,7 @@ func (h *httpReader) readLine(s string) error {
 		if h.cur == nil || h.hasBody {
 			return h.errorf("%q: a body file goes after a \"METHOD URL\" line and its headers, once per entry", s)
 		}
-		path := strings.TrimSpace(s[1:])
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(h.dir, path)
-		}
-		b, err := ReadBodyFile(path)
+		b, err := readBody(h.fsys, joinDir(h.dir, strings.TrimSpace(s[1:])))
 		if err != nil {
 			return h.errorf("body file: %v", err)
 		}

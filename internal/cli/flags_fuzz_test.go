@@ -5,10 +5,12 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 // FuzzRunFlags parses any flags of `run` (args separated by NUL bytes) and turns them into a
-// plan, as runRun does before it runs: bad values must give an error, never a panic, and a plan
+// plan and prepares it, as runRun does before it runs: bad values must give an error, never a panic, and a plan
 // accepted must be one the engine can carry out (its defaults filled in it stays valid, and it
 // has a schedule). Flags that name files are left out: their contents have their own fuzzers.
 func FuzzRunFlags(f *testing.F) {
@@ -43,13 +45,17 @@ func FuzzRunFlags(f *testing.F) {
 			return
 		}
 		p, err := rf.plan(url)
+		var prep *plan.Prepared
+		if err == nil {
+			prep, err = plan.Prepare(p, nil)
+		}
 		if err != nil {
 			if err.Error() == "" {
 				t.Errorf("plan(%q, %q): an empty error", args, url)
 			}
 			return
 		}
-		n := p.Normalized()
+		n := prep.Plan
 		if err := n.Validate(); err != nil {
 			t.Errorf("plan(%q, %q) accepted, but with its defaults: %v", args, url, err)
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -129,21 +130,14 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
 	}
-	f.traffic.callsWeighted = f.rpc.on()
 	if err := f.traffic.apply(&p, ep); err != nil {
 		return p, err
 	}
-	if err := f.rpc.apply(&p, ep, f.traffic.weights); err != nil {
+	if err := f.rpc.apply(&p); err != nil {
 		return p, err
-	}
-	if p.Normalized().Protocol == transport.WS && !f.rpc.on() {
-		return p, usagef("%s: a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE", p.Endpoints[0].URL)
 	}
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
-	}
-	if err := p.Validate(); err != nil {
-		return p, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 	}
 	return p, nil
 }
@@ -183,31 +177,46 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitUsage)
 		}
 	}
-	f.traffic.stdin = e.stdin
 	p, err := f.plan(strings.Join(pos, ""))
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	src, err := f.traffic.source(p.Normalized())
+	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args))
+}
+
+// prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
+// error naming the flag of the file or setting at fault.
+func prepare(e *env, p plan.Plan) (*plan.Prepared, error) {
+	prep, err := plan.Prepare(p, plan.OSFiles(e.stdin))
+	if err == nil {
+		return prep, nil
+	}
+	var ie *plan.InputError
+	if errors.As(err, &ie) {
+		return nil, usagef("--%s: %v", ie.Input, ie.Err)
+	}
+	return nil, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
+}
+
+// execute prepares p (as engine.Run does), sends its setup phase, runs it, prints its report in
+// o.format and saves what o asks for (report file, result file, live lines, HTML); it returns the
+// exit code.
+func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
+	prep, err := prepare(e, p)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	if f.traffic.setup != "" {
-		if err := f.traffic.runSetup(ctx, e, p); err != nil {
+	np := prep.Plan
+	if prep.Setup != nil {
+		sr, err := engine.Setup(ctx, prep, cutOption(e)...)
+		if err != nil {
 			if ctx.Err() != nil {
 				return fail(e, "run", err, ExitInterrupted)
 			}
 			return fail(e, "run", err, ExitCannotStart)
 		}
+		fmt.Fprintf(e.stderr, "rpcbench run: setup: %d requests to %s in %v, all ok\n", sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
 	}
-	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args), append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
-}
-
-// execute runs p, prints its report in o.format and saves what o asks for (report file, result file,
-// live lines, HTML); it returns the exit code.
-// extra options (e.g. the request source) go to engine.Run.
-func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engine.Option) int {
-	np := p.Normalized()
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
 	}
@@ -219,9 +228,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	opts = append(opts, saving.options()...)
-	if e.cut != nil {
-		opts = append(opts, engine.WithCut(e.cut)) // a second Ctrl-C
-	}
+	opts = append(opts, cutOption(e)...)
 	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
 	// must not break: the report goes to stderr, and there is no progress line.
 	reportTo := e.stdout
@@ -232,7 +239,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
-	res, err := engine.Run(ctx, p, append(opts, extra...)...)
+	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
@@ -262,6 +269,14 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		return ExitUsage
 	}
 	return code
+}
+
+// cutOption makes a second Ctrl-C cut the run at once.
+func cutOption(e *env) []engine.Option {
+	if e.cut == nil {
+		return nil
+	}
+	return []engine.Option{engine.WithCut(e.cut)}
 }
 
 func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {

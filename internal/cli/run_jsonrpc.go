@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/check"
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 )
 
@@ -23,8 +21,6 @@ type rpcCallFlags struct {
 	jsonEquals  []string
 	jsonExists  []string
 	namedChecks []string
-
-	opts []engine.Option // made by apply
 }
 
 func (f *rpcCallFlags) define(fs *flag.FlagSet) {
@@ -42,126 +38,82 @@ func (f *rpcCallFlags) define(fs *flag.FlagSet) {
 // on reports whether JSON-RPC calls were asked for.
 func (f *rpcCallFlags) on() bool { return f.method != "" || f.calls != "" }
 
-// apply turns the plan's single endpoint (the URL argument, with -H) into one endpoint per
-// JSON-RPC method, and makes the request source and the verifier of the answers.
-func (f *rpcCallFlags) apply(p *plan.Plan, base plan.Endpoint, weights map[string]float64) error {
-	f.opts = nil
-	v, err := f.verifier()
-	if err != nil {
+// apply maps the JSON-RPC and check flags onto the plan: its calls (sent to the URL of its one
+// endpoint) and its checks. Each check is parsed here too, so that a bad one names its flag.
+func (f *rpcCallFlags) apply(p *plan.Plan) error {
+	if err := f.checks(&p.Checks); err != nil {
 		return err
 	}
-	if f.on() {
-		calls, err := f.readCalls(p, base)
-		if err != nil {
-			return err
+	if !f.on() {
+		if f.params != "" || f.batch != 0 {
+			return usagef("--params and --batch go with --jsonrpc or --calls")
 		}
-		if weights != nil {
-			if err := plan.WeighCalls(calls, weights); err != nil {
-				return usagef("--weights: %v", err)
-			}
-		}
-		eps, err := plan.JSONRPCEndpoints(base.URL, base.Header, calls, f.batch)
-		if err != nil {
-			return usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-		}
-		p.Endpoints = eps
-		src, err := plan.NewJSONRPCSource(plan.Plan{Endpoints: eps}.Normalized().Endpoints, calls, f.batch)
-		if err != nil {
-			return usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-		}
-		f.opts = append(f.opts, engine.WithSource(src))
-		v.JSONRPC = true
-	} else if f.params != "" || f.batch != 0 {
-		return usagef("--params and --batch go with --jsonrpc or --calls")
+		return nil
 	}
-	if !v.Empty() {
-		f.opts = append(f.opts, engine.WithVerifier(v))
+	switch {
+	case f.method != "" && f.calls != "":
+		return usagef("--jsonrpc and --calls: give one of them")
+	case len(p.Endpoints) != 1 || p.Traffic.Targets != "":
+		return usagef("--jsonrpc and --calls send to the one URL given; they do not go with --targets or --endpoint")
+	case len(p.Endpoints[0].Body) > 0:
+		return usagef("--jsonrpc and --calls make the body; drop --body and --body-file")
+	case !strings.EqualFold(p.Endpoints[0].Method, "GET") && !strings.EqualFold(p.Endpoints[0].Method, "POST"):
+		return usagef("-X %s: JSON-RPC calls are POSTs; drop -X", p.Endpoints[0].Method)
+	case f.batch < 0 || f.batch > plan.MaxBatch:
+		return usagef("--batch %d: want 1 to %d calls per batch", f.batch, plan.MaxBatch)
+	case f.calls != "" && f.params != "":
+		return usagef("--params goes with --jsonrpc; the calls file gives each call's params")
+	}
+	p.JSONRPC = plan.JSONRPC{CallsFile: f.calls, Batch: f.batch}
+	if f.method != "" {
+		c := plan.Call{Method: f.method, Params: json.RawMessage(bytes.TrimSpace([]byte(f.params)))}
+		if err := c.Validate(); err != nil {
+			return usagef("--params: %v", err)
+		}
+		p.JSONRPC.Calls = []plan.Call{c}
 	}
 	return nil
 }
 
-func (f *rpcCallFlags) readCalls(p *plan.Plan, base plan.Endpoint) ([]plan.Call, error) {
-	switch {
-	case f.method != "" && f.calls != "":
-		return nil, usagef("--jsonrpc and --calls: give one of them")
-	case len(p.Endpoints) != 1 || base.URL == "":
-		return nil, usagef("--jsonrpc and --calls send to the one URL given; they do not go with --targets or --endpoint")
-	case len(base.Body) > 0:
-		return nil, usagef("--jsonrpc and --calls make the body; drop --body and --body-file")
-	case base.Method != "" && !strings.EqualFold(base.Method, "GET") && !strings.EqualFold(base.Method, "POST"):
-		return nil, usagef("-X %s: JSON-RPC calls are POSTs; drop -X", base.Method)
-	case f.batch < 0 || f.batch > plan.MaxBatch:
-		return nil, usagef("--batch %d: want 1 to %d calls per batch", f.batch, plan.MaxBatch)
-	}
-	if f.calls != "" {
-		if f.params != "" {
-			return nil, usagef("--params goes with --jsonrpc; the calls file gives each call's params")
-		}
-		r, err := os.Open(f.calls)
-		if err != nil {
-			return nil, usagef("--calls: %v", err)
-		}
-		defer r.Close()
-		calls, err := plan.ParseCalls(r, f.calls)
-		if err != nil {
-			return nil, usagef("--calls: %s", strings.TrimPrefix(err.Error(), "plan: "))
-		}
-		return calls, nil
-	}
-	c := plan.Call{Method: f.method, Params: json.RawMessage(bytes.TrimSpace([]byte(f.params)))}
-	if err := c.Validate(); err != nil {
-		return nil, usagef("--params: %v", err)
-	}
-	return []plan.Call{c}, nil
-}
-
-// verifier makes the checks of the flags.
-func (f *rpcCallFlags) verifier() (*check.Verifier, error) {
-	v := &check.Verifier{}
+// checks maps the check flags onto c, as check.Parse reads them, and parses each so that a bad
+// one names its flag.
+func (f *rpcCallFlags) checks(c *plan.Checks) error {
 	if f.expect != "" {
-		st, err := check.ParseStatuses(f.expect)
-		if err != nil {
-			return nil, usagef("--expect-status: %v", err)
+		if _, err := check.ParseStatuses(f.expect); err != nil {
+			return usagef("--expect-status: %v", err)
 		}
-		v.Status = st
+		c.Status = f.expect
 	}
-	add := func(flag string, c check.Check, err error) error {
-		if err != nil {
+	add := func(flag, spec string) error {
+		if _, err := check.Parse(spec); err != nil {
 			return usagef("--%s: %v", flag, err)
 		}
-		v.Checks = append(v.Checks, c)
+		c.Body = append(c.Body, spec)
 		return nil
 	}
 	for _, s := range f.contains {
-		c, err := check.BodyContains("", s)
-		if err := add("check-body-contains", c, err); err != nil {
-			return nil, err
+		if err := add("check-body-contains", "body contains "+s); err != nil {
+			return err
 		}
 	}
 	for _, s := range f.jsonEquals {
 		path, value, ok := strings.Cut(s, "=")
 		if !ok {
-			return nil, usagef("--check-json %q: want PATH=VALUE, e.g. result.status=ok", s)
+			return usagef("--check-json %q: want PATH=VALUE, e.g. result.status=ok", s)
 		}
-		c, err := check.JSONEquals("", path, value)
-		if err := add("check-json", c, err); err != nil {
-			return nil, err
+		if err := add("check-json", "json "+path+" == "+value); err != nil {
+			return err
 		}
 	}
 	for _, s := range f.jsonExists {
-		c, err := check.JSONExists("", s)
-		if err := add("check-json-exists", c, err); err != nil {
-			return nil, err
+		if err := add("check-json-exists", "json "+s+" exists"); err != nil {
+			return err
 		}
 	}
 	for _, s := range f.namedChecks {
-		c, err := check.Parse(s)
-		if err := add("check", c, err); err != nil {
-			return nil, err
+		if err := add("check", s); err != nil {
+			return err
 		}
 	}
-	return v, nil
+	return nil
 }
-
-// options returns the engine options that apply made: the JSON-RPC source and the verifier.
-func (f *rpcCallFlags) options() []engine.Option { return f.opts }

@@ -1,21 +1,10 @@
 package cli
 
 import (
-	"context"
 	"flag"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"sync/atomic"
-	"time"
 
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/result"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // setupConnections is the number of connections of the setup phase (closed model).
@@ -29,16 +18,10 @@ type trafficFlags struct {
 	targetsOrder  string
 	endpoints     []plan.Endpoint
 	weights       map[string]float64
-	callsWeighted bool // JSON-RPC calls take the weights (rpcCallFlags.apply), not the endpoints
 	data          string
 	dataOrder     string
 	setup         string
 	setupCount    uint64
-
-	stdin  io.Reader          // for "--targets -"
-	header []transport.Header // -H, added to every request
-	loaded *plan.Targets      // the target file, once read
-	rows   *plan.Data         // the data file, once read
 }
 
 func (f *trafficFlags) define(fs *flag.FlagSet) {
@@ -56,14 +39,18 @@ func (f *trafficFlags) define(fs *flag.FlagSet) {
 // given reports whether the requests come from flags, so that the URL argument is optional.
 func (f *trafficFlags) given() bool { return f.targets != "" || len(f.endpoints) > 0 }
 
-// apply replaces the plan's single endpoint (base, from the URL argument and -X, -H, --body) by the
-// endpoints the traffic flags give, and reads the target and data files.
+// apply maps the traffic flags onto the plan: its endpoints (base, from the URL argument and -X,
+// -H, --body, and those of --endpoint) or its target file, the weights, data and setup files.
+// Reading the files is plan.Prepare's.
 func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 	p.Traffic = plan.Traffic{
 		Targets: f.targets, TargetsFormat: f.targetsFormat, Order: plan.Order(f.targetsOrder),
 		Data: f.data, DataOrder: plan.DataOrder(f.dataOrder), Setup: f.setup, SetupCount: f.setupCount,
+		Weights: f.weights,
 	}
-	f.header = base.Header
+	if f.targets != "" || f.setup != "" {
+		p.Traffic.Header = base.Header // -H goes to every entry of the target and setup files
+	}
 	var eps []plan.Endpoint
 	if base.URL != "" {
 		if f.targets != "" {
@@ -78,209 +65,12 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 		if e.Method == "" {
 			e.Method = base.Method
 		}
-		e.Header = withHeaders(nil, base.Header)
+		e.Header = base.Header
 		if m := strings.ToUpper(e.Method); m != "GET" && m != "HEAD" {
 			e.Body = base.Body // --body goes to the endpoints that send one
 		}
 		eps = append(eps, e)
 	}
-	if f.targets != "" {
-		t, err := f.readTargets("--targets", f.targets, f.targetsFormat)
-		if err != nil {
-			return err
-		}
-		for i := range t.Entries {
-			t.Entries[i].Header = withHeaders(t.Entries[i].Header, base.Header)
-		}
-		if eps, err = plan.GroupTargets(t); err != nil {
-			return usageError{err.Error()}
-		}
-		f.loaded = t
-	}
-	if f.weights != nil && !f.callsWeighted {
-		if err := plan.ApplyWeights(eps, f.weights); err != nil {
-			return usagef("--weights: %v", err)
-		}
-	}
-	if f.data != "" {
-		d, err := readDataFile(f.data)
-		if err != nil {
-			return err
-		}
-		f.rows = d
-	}
-	if eps != nil {
-		p.Endpoints = eps
-	}
+	p.Endpoints = eps
 	return nil
-}
-
-// withHeaders adds to hs the headers of extra whose names hs lacks.
-func withHeaders(hs, extra []transport.Header) []transport.Header {
-outer:
-	for _, x := range extra {
-		for _, h := range hs {
-			if strings.EqualFold(h.Name, x.Name) {
-				continue outer
-			}
-		}
-		hs = append(hs, x)
-	}
-	return hs
-}
-
-// readTargets reads the target file of flag ("-": standard input); "@path" bodies are relative
-// to it.
-func (f *trafficFlags) readTargets(flag, path, format string) (*plan.Targets, error) {
-	name, dir := path, filepath.Dir(path)
-	var r io.Reader
-	if path == "-" {
-		name, dir, r = "stdin", ".", f.stdin
-	} else {
-		file, err := os.Open(path)
-		if err != nil {
-			return nil, usagef("%s: %v", flag, err)
-		}
-		defer file.Close()
-		r = file
-	}
-	t, err := plan.ReadTargets(name, r, format, dir)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	return t, nil
-}
-
-func readDataFile(path string) (*plan.Data, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("--data: %v", err)
-	}
-	defer file.Close()
-	d, err := plan.ReadData(path, file)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	return d, nil
-}
-
-// source builds the request source of p (Normalized) from the files read by apply.
-func (f *trafficFlags) source(p plan.Plan) (plan.Source, error) {
-	in := plan.Inputs{Targets: f.loaded, Data: f.rows}
-	if f.rows != nil && f.setup != "" {
-		t := f.loaded
-		if t == nil {
-			t = &plan.Targets{Entries: p.Endpoints}
-		}
-		if !readsData(t) {
-			in.Data = nil // only the setup reads the data
-		}
-	}
-	src, err := plan.NewSource(p, in)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	return src, nil
-}
-
-// runSetup sends the --setup requests before the measured run, with setupConnections busy
-// connections, and returns an error naming the first request that failed.
-func (f *trafficFlags) runSetup(ctx context.Context, e *env, main plan.Plan) error {
-	t, err := f.readTargets("--setup", f.setup, "")
-	if err != nil {
-		return fmt.Errorf("--setup: %w", err)
-	}
-	for i := range t.Entries {
-		t.Entries[i].Header = withHeaders(t.Entries[i].Header, f.header)
-	}
-	eps, err := plan.GroupTargets(t)
-	if err != nil {
-		return usagef("--setup: %v", err)
-	}
-	count := f.setupCount
-	if count == 0 {
-		count = uint64(len(t.Entries))
-	}
-	sp := plan.Plan{
-		Endpoints: eps,
-		Traffic:   plan.Traffic{Targets: f.setup},
-		Load:      plan.Load{Model: plan.Closed, Connections: int(min(count, setupConnections)), Requests: count},
-		HTTP:      main.HTTP,
-	}
-	in := plan.Inputs{Targets: t}
-	if f.rows != nil && readsData(t) {
-		sp.Traffic.Data, sp.Traffic.DataOrder, in.Data = f.data, plan.DataSequential, f.rows
-	}
-	sp = sp.Normalized()
-	if err := sp.Validate(); err != nil {
-		return usagef("--setup: %v", err)
-	}
-	src, err := plan.NewSource(sp, in)
-	if err != nil {
-		return usagef("--setup: %v", err)
-	}
-	v := &setupVerifier{}
-	began := time.Now()
-	res, err := engine.Run(ctx, sp, engine.WithSource(src), engine.WithVerifier(v))
-	if err != nil {
-		return fmt.Errorf("setup: %w", err)
-	}
-	total := res.Total.Total()
-	switch {
-	case res.Interrupted:
-		return fmt.Errorf("setup: interrupted after %d of %d requests", total.Sent, count)
-	case total.Failed() > 0:
-		return fmt.Errorf("setup: %d of %d requests to %s failed; %s", total.Failed(), total.Sent, f.setup, v.first(total))
-	case res.Stop != nil:
-		return fmt.Errorf("setup: stopped after %d of %d requests: %w", total.Sent, count, res.Stop)
-	}
-	fmt.Fprintf(e.stderr, "rpcbench run: setup: %d requests to %s in %v, all ok\n", total.Sent, f.setup, time.Since(began).Round(time.Millisecond))
-	return nil
-}
-
-// readsData reports whether some entry of t reads a data field ({{.field}}).
-func readsData(t *plan.Targets) bool {
-	for _, e := range t.Entries {
-		s := e.URL + string(e.Body)
-		for _, h := range e.Header {
-			s += h.Value
-		}
-		if strings.Contains(strings.ReplaceAll(s, " ", ""), "{{.") {
-			return true
-		}
-	}
-	return false
-}
-
-// setupVerifier is engine.StatusVerifier that also keeps the first answer that failed.
-type setupVerifier struct{ failed atomic.Pointer[string] }
-
-// Verify implements engine.Verifier.
-func (v *setupVerifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
-	c, err := engine.StatusVerifier{}.Verify(r, out)
-	if c != result.OK && v.failed.Load() == nil {
-		body := strings.TrimSpace(string(out.Body[:min(len(out.Body), 200)]))
-		msg := fmt.Sprintf("first: %s %s://%s%s answered status %d", r.Method, r.Scheme, r.Host, r.Path, out.Status)
-		if body != "" {
-			msg += ": " + body
-		}
-		v.failed.CompareAndSwap(nil, &msg)
-	}
-	return c, err
-}
-
-// first describes the first failure: an answer that failed, or else the commonest error.
-func (v *setupVerifier) first(total *result.Counts) string {
-	if p := v.failed.Load(); p != nil {
-		return *p
-	}
-	keys := make([]result.ErrorKey, 0, len(total.Messages))
-	for k := range total.Messages {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return total.Messages[keys[i]] > total.Messages[keys[j]] })
-	if len(keys) == 0 {
-		return "no detail"
-	}
-	return fmt.Sprintf("%s: %s", keys[0].Class, keys[0].Message)
 }
