@@ -143,7 +143,7 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 	if len(c.Endpoints) > 0 {
 		b.WriteString("\nEndpoints:\n\n")
-		mdHeader(b, append([]string{"endpoint"}, head...)...)
+		mdHeader(b, append([]string{"endpoint", "figure"}, head[1:]...)...)
 		for _, e := range c.Endpoints {
 			for k, m := range e.Metrics {
 				name := mdCell(e.Name)
