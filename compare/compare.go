@@ -26,19 +26,24 @@ type Metric struct {
 	Better Direction
 	Values []float64
 	Ratios []float64
+	// Missing, when not nil, marks the runs that lack the figure (an endpoint a run did not have):
+	// their Values are 0 and their Ratios NaN, as are every run's Ratios when the first run lacks it.
+	Missing []bool
 	// phrase names the figure in a sentence: "requests/s", "p99".
 	phrase string
 }
 
-// Comparison is several runs side by side, the first being the baseline. It is plain data, safe
-// to share once made.
+// Comparison is several runs side by side, the first being the baseline: the totals' Metrics and,
+// when some run has several endpoints, each endpoint's. It is plain data, safe to share once made.
 type Comparison struct {
-	Labels  []string
-	Metrics []Metric
+	Labels    []string   `json:"labels"`
+	Metrics   []Metric   `json:"metrics"`
+	Endpoints []Endpoint `json:"endpoints,omitempty"`
 }
 
-// New compares runs against the first one. labels name the runs (a file name, a host); missing
-// ones become "run N".
+// New compares runs against the first one, in total and, when some run has several endpoints,
+// endpoint by endpoint (matched by name). labels name the runs (a file name, a host); missing ones
+// become "run N".
 func New(runs []*summary.Summary, labels []string) *Comparison {
 	c := &Comparison{Labels: make([]string, len(runs))}
 	for i := range runs {
@@ -58,13 +63,9 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
-	add("throughput", "req/s", "requests/s", HigherIsBetter, func(s *summary.Summary) float64 { return s.Throughput })
-	add("error rate", "%", "error rate", LowerIsBetter, func(s *summary.Summary) float64 {
-		if s.Requests.Attempted() == 0 {
-			return 0
-		}
-		return 100 * float64(s.Requests.Errors) / float64(s.Requests.Attempted())
-	})
+	for _, f := range []figure{throughput, errorRate} {
+		add(f.name, f.unit, f.phrase, f.better, func(s *summary.Summary) float64 { return f.of(&s.Stats) })
+	}
 	lat := []struct {
 		name string
 		f    func(p summary.Percentiles) float64
@@ -79,6 +80,7 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 		add(l.name, "ms", l.name, LowerIsBetter, func(s *summary.Summary) float64 { return l.f(s.Latency) })
 	}
 	add("send lag p99", "ms", "send lag p99", LowerIsBetter, func(s *summary.Summary) float64 { return s.SendLag.P99 })
+	c.Endpoints = endpoints(runs)
 	return c
 }
 
@@ -106,10 +108,14 @@ func (m Metric) Improved(i int) bool {
 }
 
 // Phrase says how run i compares with the first run on m: "3.2× more requests/s", "0.5× the p99",
-// "same p99"; "n/a" when the first run's value is 0.
+// "same p99"; "n/a" when the first run's value is 0 or a run lacks the figure.
 func (m Metric) Phrase(i int) string {
 	r := m.Ratios[i]
 	switch {
+	case m.missing(i):
+		return "n/a (not in this run)"
+	case m.missing(0):
+		return "n/a (not in the first run)"
 	case math.IsNaN(r):
 		return "n/a (first run: 0)"
 	case FormatRatio(r) == "1.0":

@@ -1,8 +1,10 @@
 // Package compare sets several runs side by side: for each figure a reader compares (throughput,
 // error rate, latency percentiles, send lag) it gives every run's value, its ratio to the first run
 // and whether that is better or worse, and phrases it the way published comparisons do ("3.2× more
-// requests/s", "0.5× the p99").
+// requests/s", "0.5× the p99"). When some run has several endpoints it compares them one by one
+// too, matched by name: each endpoint's answers/s, error rate, p50 and p99.
 //
 // It sits at the end of the flow plan → schedule → engine → transport → result → summary → report:
-// it reads Summaries and is consumed by report, which renders the comparison.
+// it reads Summaries and is consumed by report, which renders the comparison in every format that
+// shows several runs.
 package compare

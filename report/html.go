@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -97,14 +98,16 @@ type page struct {
 	// EndpointCharts names the endpoints charted one by one ("each of the 3 endpoints"), or is ""
 	// when there are no such charts (several runs, or one endpoint).
 	EndpointCharts string
-	Status         []countRow
-	Classes        []countRow
-	Config         []configRow
-	Data           template.JS
-	LibJS          template.JS
-	LibCSS         template.CSS
-	PageJS         template.JS
-	PageCSS        template.CSS
+	// Compared is the runs' comparison with run A, when there are several.
+	Compared *compareTable
+	Status   []countRow
+	Classes  []countRow
+	Config   []configRow
+	Data     template.JS
+	LibJS    template.JS
+	LibCSS   template.CSS
+	PageJS   template.JS
+	PageCSS  template.CSS
 }
 
 type runView struct {
@@ -112,15 +115,15 @@ type runView struct {
 	Name                                                  string
 	Version                                               string
 	Requests, Throughput, P50, P99, Max, Errors, ErrPct   string
-	// Against run A (empty for A itself): "1.92× A".
-	VsRequests, VsThroughput, VsP50, VsP99, VsMax string
-	Failing                                       bool
-	Interrupted                                   bool
-	Notes                                         []string
-	Endpoints                                     []endpointRow
-	Messages                                      []summary.ErrorMessage
-	MoreMessages, MoreRequests                    uint64
-	ConfigJSON                                    string
+	// Against run A, from compare (empty for A itself, or without a ratio): "1.9× A".
+	VsThroughput, VsP50, VsP99, VsMax, VsErrors string
+	Failing                                     bool
+	Interrupted                                 bool
+	Notes                                       []string
+	Endpoints                                   []endpointRow
+	Messages                                    []summary.ErrorMessage
+	MoreMessages, MoreRequests                  uint64
+	ConfigJSON                                  string
 }
 
 type endpointRow struct {
@@ -164,6 +167,7 @@ func runLabel(s *summary.Summary, name string) string {
 
 func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 	p := &page{Multi: len(runs) > 1, PctNames: pctNames(qs)}
+	c := compare.New(runs, names)
 	versions := map[string]bool{}
 	for i, s := range runs {
 		v := s.Tool.Version
@@ -179,14 +183,16 @@ func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 		}
 		r := buildRun(i, s, names[i], qs)
 		if i > 0 {
-			a := runs[0]
-			r.VsRequests = ratio(float64(s.Requests.Sent), float64(a.Requests.Sent))
-			r.VsThroughput = ratio(s.Throughput, a.Throughput)
-			r.VsP50 = ratio(s.Latency.P50, a.Latency.P50)
-			r.VsP99 = ratio(s.Latency.P99, a.Latency.P99)
-			r.VsMax = ratio(s.Latency.Max, a.Latency.Max)
+			r.VsThroughput = htmlRatio(c.Metrics, "throughput", i)
+			r.VsP50 = htmlRatio(c.Metrics, "p50", i)
+			r.VsP99 = htmlRatio(c.Metrics, "p99", i)
+			r.VsMax = htmlRatio(c.Metrics, "max", i)
+			r.VsErrors = htmlRatio(c.Metrics, "error rate", i)
 		}
 		p.Runs = append(p.Runs, r)
+	}
+	if p.Multi {
+		p.Compared = htmlCompare(c)
 	}
 	p.Title = "rpcbench report: " + runs[0].Target
 	if p.Multi {
@@ -242,14 +248,6 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		r.ConfigJSON = string(b)
 	}
 	return r
-}
-
-// ratio says how v compares with the same figure of run A.
-func ratio(v, a float64) string {
-	if a <= 0 || v < 0 {
-		return ""
-	}
-	return strconv.FormatFloat(v/a, 'f', 2, 64) + "× A"
 }
 
 func endpointOf(name string, st *summary.Stats, total bool, qs []float64) endpointRow {

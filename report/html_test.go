@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
@@ -192,8 +193,12 @@ func TestHTMLSelfContained(t *testing.T) {
 	if d.Runs[0].Color == d.Runs[1].Color || d.Runs[0].Letter != "A" || d.Runs[1].Letter != "B" {
 		t.Errorf("runs: got %+v; want A and B in different colours", d.Runs)
 	}
-	if want := ratio(b.Throughput, a.Throughput); want == "" || !strings.Contains(page, want) {
+	// B's ratios against A come from compare: the figure's note and the comparison table
+	if want := compare.FormatRatio(b.Throughput/a.Throughput) + "× A"; !strings.Contains(page, `<span class="vs">`+want+`</span>`) {
 		t.Errorf("page lacks B's throughput against A, %q", want)
+	}
+	if want := "<td>throughput</td>"; !strings.Contains(page, "Compared with A") || !strings.Contains(page, want) {
+		t.Errorf("page lacks the comparison table with its %s row", want)
 	}
 	if !strings.Contains(d.Runs[1].Label, "</script>") {
 		t.Errorf("run B's label: got %q; want the target with its </script> intact in the data", d.Runs[1].Label)

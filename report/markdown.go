@@ -13,7 +13,8 @@ import (
 // Markdown writes runs as Markdown tables ready to paste into a README. One run gets its summary,
 // latency percentiles, endpoints, status codes and failures; several runs get one table with the
 // runs side by side and, for each run after the first, its ratio to the first ("3.2× more
-// requests/s", "0.5× the p99"). labels name the runs (see compare.New).
+// requests/s", "0.5× the p99"), and when some run has several endpoints a table of each endpoint's
+// answers/s, error rate, p50 and p99 with ratios. labels name the runs (see compare.New).
 func Markdown(w io.Writer, runs []*summary.Summary, labels []string) error {
 	return MarkdownWith(w, runs, labels, Options{})
 }
@@ -138,24 +139,43 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 	mdHeader(b, head...)
 	for _, m := range c.Metrics {
-		row := []string{m.Name}
-		for i, v := range m.Values {
-			row = append(row, mdValue(v, m.Unit))
-			if i > 0 {
-				p := m.Phrase(i)
-				if m.Improved(i) {
-					p = "**" + p + "**"
+		mdRow(b, mdCompareRow(m, m.Name)...)
+	}
+	if len(c.Endpoints) > 0 {
+		b.WriteString("\nEndpoints:\n\n")
+		mdHeader(b, append([]string{"endpoint", "figure"}, head[1:]...)...)
+		for _, e := range c.Endpoints {
+			for k, m := range e.Metrics {
+				name := mdCell(e.Name)
+				if k > 0 {
+					name = ""
 				}
-				row = append(row, p)
+				mdRow(b, mdCompareRow(m, name, m.Name)...)
 			}
 		}
-		mdRow(b, row...)
 	}
 	b.WriteString("\n")
 	for i, s := range runs {
 		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
 			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	}
+}
+
+// mdCompareRow is the cells of one compared figure: first, then each run's value and, after the
+// first run, its ratio to it, in bold when better.
+func mdCompareRow(m compare.Metric, first ...string) []string {
+	row := append([]string{}, first...)
+	for i := range m.Values {
+		row = append(row, cmpValue(m, i))
+		if i > 0 {
+			p := m.Phrase(i)
+			if m.Improved(i) {
+				p = "**" + p + "**"
+			}
+			row = append(row, p)
+		}
+	}
+	return row
 }
 
 func mdValue(v float64, unit string) string {

@@ -8,12 +8,16 @@ import (
 	"github.com/rpcbench/rpcbench/summary"
 )
 
-// Options choose what the tables of a report show. The zero value shows the defaults.
+// Options choose what the tables of a report show and what its runs are called. The zero value
+// shows the defaults.
 type Options struct {
 	// Percentiles are the latency columns of the per-endpoint tables (text, Markdown, HTML) and of
 	// the Markdown latency table, each one of 50, 75, 90, 95, 99, 99.9 and 99.99; nil: 50, 90, 95,
 	// 99 and 99.9. Max always follows them.
 	Percentiles []float64
+	// Labels name the runs where several are shown together (a file name, "before", a host), in
+	// the order of the runs; a missing or empty one is "run N" (see compare.New).
+	Labels []string
 }
 
 // percentileNames are the percentiles a Summary holds, by the name a user writes.

@@ -25,6 +25,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format json run.rb                     the JSON report
   rpcbench report --format csv -o series.csv run.rb        the time series, one row per interval and endpoint
   rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
+  rpcbench report --label before --label after a.rb b.rb   both runs, then the second against the first, per endpoint too
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
   rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
@@ -39,7 +40,7 @@ type loaded struct {
 }
 
 func runReport(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\n(text, json, csv, markdown, html), or added up with --merge.", reportExamples)
+	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\nand compared with the first (text, json, csv, markdown, html), or added up with --merge.", reportExamples)
 	format, out, merge, force := "text", "", false, false
 	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
@@ -47,6 +48,8 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
 	fs.BoolVar(&force, "force", false, "with --merge, add up runs of different targets, models or endpoints all the same")
+	var labels []string
+	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (repeatable: one per file, in order; one with --merge)")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -54,6 +57,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if len(files) == 0 {
 		fmt.Fprintln(e.stderr, "rpcbench report: want at least one result FILE\n(see: rpcbench report --help)")
 		return ExitUsage
+	}
+	if err := checkLabels(labels, len(files), merge); err != nil {
+		return fail(e, "report", err, ExitUsage)
 	}
 	if (format == "hgrm" || format == "hlog") && len(files) > 1 && !merge {
 		return fail(e, "report", usagef("--format %s renders one run; give one file, or several with --merge", format), ExitUsage)
@@ -77,6 +83,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
+	for i := range labels {
+		runs[i].label = labels[i]
+	}
 	for _, r := range runs {
 		if r.file.CutShort() {
 			fmt.Fprintf(e.stderr, "rpcbench report: %s was cut short (no trailer: the run was killed before it finished the file); showing its %d complete intervals\n", r.label, r.file.Intervals)
@@ -87,11 +96,11 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			return writeHLog(w, files, runs[0])
 		}
 		sums := make([]*summary.Summary, len(runs))
-		labels := make([]string, len(runs))
+		names := make([]string, len(runs))
 		for i, r := range runs {
-			sums[i], labels[i] = r.sum, r.label
+			sums[i], names[i] = r.sum, r.label
 		}
-		return renderRuns(w, sums, labels, format, report.Options{Percentiles: pcts.v})
+		return report.Render(w, sums, format, report.Options{Percentiles: pcts.v, Labels: names})
 	}
 	if out == "" {
 		err = write(e.stdout)
@@ -99,13 +108,34 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		err = writeOutput(out, write)
 	}
 	if err != nil {
-		var u usageError
-		if errors.As(err, &u) {
-			return fail(e, "report", err, ExitUsage)
+		var fe *report.FormatError
+		if errors.As(err, &fe) {
+			return fail(e, "report", usagef("--format %s: %s", fe.Format, fe.Reason), ExitUsage)
 		}
 		return fail(e, "report", fmt.Errorf("writing the report: %w", err), ExitCannotStart)
 	}
 	return ExitOK
+}
+
+// runLabel reads one --label: a name, not empty.
+func runLabel(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", errors.New("want a name for a run, got an empty one")
+	}
+	return s, nil
+}
+
+// checkLabels says whether labels name the runs: one per file, or one for the run --merge makes.
+func checkLabels(labels []string, files int, merge bool) error {
+	switch {
+	case len(labels) == 0:
+		return nil
+	case merge && len(labels) != 1:
+		return usagef("--label: got %d names; --merge makes one run: give one --label", len(labels))
+	case !merge && len(labels) != files:
+		return usagef("--label: got %d names for %d files; give one --label per file, in the order of the files", len(labels), files)
+	}
+	return nil
 }
 
 // mergeLoads sets l, the first file's load, to the load of the files together, so that the header of

@@ -280,13 +280,13 @@ func cutOption(e *env) []engine.Option {
 }
 
 func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {
-	return renderRuns(w, []*summary.Summary{s}, nil, format, o)
+	return report.Render(w, []*summary.Summary{s}, format, o)
 }
 
 // saveReport writes the report to path in the format its extension names (text when it names none),
 // through a temporary file so that a half-written report never replaces a good one (see writeOutput).
 func saveReport(path string, s *summary.Summary, o report.Options) error {
-	return writeOutput(path, func(w io.Writer) error { return render(w, s, formatForPath(path), o) })
+	return writeOutput(path, func(w io.Writer) error { return render(w, s, report.FormatForPath(path), o) })
 }
 
 func isTerminal(w io.Writer) bool {

@@ -259,72 +259,8 @@ func checkOutput(flag, path string) error {
 // only `report` renders it.
 var reportFormats = []string{"text", "json", "csv", "markdown", "hgrm", "hlog", "html"}
 
-// formatForPath picks a report format from a file's extension; text when it says nothing.
-func formatForPath(path string) string {
-	switch filepath.Ext(path) {
-	case ".json":
-		return "json"
-	case ".csv":
-		return "csv"
-	case ".md", ".markdown":
-		return "markdown"
-	case ".hgrm":
-		return "hgrm"
-	case ".html", ".htm":
-		return "html"
-	}
-	return "text"
-}
-
-// renderRuns writes runs in format; labels name them where several are shown together.
-func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format string, o report.Options) error {
-	one := func(name string) error {
-		if len(runs) != 1 {
-			return usagef("--format %s renders one run; give one file, or several with --merge", name)
-		}
-		return nil
-	}
-	switch format {
-	case "json":
-		if len(runs) == 1 {
-			return report.JSON(w, runs[0])
-		}
-		b, err := json.MarshalIndent(runs, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
-	case "csv":
-		return report.CSV(w, runs, labels)
-	case "markdown":
-		return report.MarkdownWith(w, runs, labels, o)
-	case "hgrm":
-		if err := one("hgrm"); err != nil {
-			return err
-		}
-		return report.HGRM(w, runs[0])
-	case "html":
-		return report.HTMLWith(w, runs, labels, o)
-	case "text", "":
-		for i, s := range runs {
-			if len(runs) > 1 {
-				if i > 0 {
-					io.WriteString(w, "\n")
-				}
-				fmt.Fprintf(w, "══ %s ══\n", labels[i])
-			}
-			if err := report.TextWith(w, s, o); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return usagef("--format %s: not for this command; want one of text, json, csv, markdown, hgrm, html", format)
-}
-
 // runFormats are the formats `run` prints or saves its report in.
-var runFormats = []string{"text", "json", "csv", "markdown", "hgrm", "html"}
+var runFormats = report.Formats
 
 // outputFlags are the flags of `run` that save the run beyond its report.
 type outputFlags struct {
@@ -451,7 +387,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		check("--live", s.live.finish())
 	}
 	if s.o.html != "" {
-		check("--html", writeOutput(s.o.html, func(w io.Writer) error { return report.HTMLWith(w, []*summary.Summary{sum}, nil, s.o.tables) }))
+		check("--html", writeOutput(s.o.html, func(w io.Writer) error { return report.Render(w, []*summary.Summary{sum}, "html", s.o.tables) }))
 	}
 	return ok
 }

@@ -1,0 +1,144 @@
+package compare
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Endpoint is one endpoint's figures across the runs, matched by name: its answers per second,
+// error rate, p50 and p99, each with its ratio to the same endpoint of the first run.
+type Endpoint struct {
+	Name    string   `json:"name"`
+	Metrics []Metric `json:"metrics"`
+}
+
+// endpoints compares the runs endpoint by endpoint, when some run has more than one (a run of one
+// endpoint has no other figures than its totals). The endpoints come in the order of the first run
+// that has them; a run without an endpoint has it Missing.
+func endpoints(runs []*summary.Summary) []Endpoint {
+	several := false
+	for _, s := range runs {
+		several = several || len(s.Endpoints) > 1
+	}
+	if !several {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, s := range runs {
+		for _, e := range s.Endpoints {
+			if !seen[e.Name] {
+				seen[e.Name] = true
+				names = append(names, e.Name)
+			}
+		}
+	}
+	out := make([]Endpoint, 0, len(names))
+	for _, name := range names {
+		stats := make([]*summary.Stats, len(runs))
+		for i, s := range runs {
+			for k := range s.Endpoints {
+				if s.Endpoints[k].Name == name {
+					stats[i] = &s.Endpoints[k].Stats
+					break
+				}
+			}
+		}
+		ep := Endpoint{Name: name}
+		for _, f := range endpointFigures {
+			ep.Metrics = append(ep.Metrics, metricOf(f, stats))
+		}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// figure is one figure of a run or an endpoint that a comparison shows.
+type figure struct {
+	name, unit, phrase string
+	better             Direction
+	of                 func(*summary.Stats) float64
+}
+
+var (
+	throughput = figure{"throughput", "req/s", "requests/s", HigherIsBetter, func(st *summary.Stats) float64 { return st.Throughput }}
+	errorRate  = figure{"error rate", "%", "error rate", LowerIsBetter, func(st *summary.Stats) float64 {
+		if st.Requests.Attempted() == 0 {
+			return 0
+		}
+		return 100 * float64(st.Requests.Errors) / float64(st.Requests.Attempted())
+	}}
+	p50 = figure{"p50", "ms", "p50", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P50 }}
+	p99 = figure{"p99", "ms", "p99", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P99 }}
+)
+
+// endpointFigures are the figures compared per endpoint.
+var endpointFigures = []figure{throughput, errorRate, p50, p99}
+
+// metricOf makes the metric of f over stats, one per run; a nil entry is a run without the figure.
+func metricOf(f figure, stats []*summary.Stats) Metric {
+	m := Metric{Name: f.name, Unit: f.unit, Better: f.better, phrase: f.phrase}
+	for i, st := range stats {
+		if st == nil {
+			if m.Missing == nil {
+				m.Missing = make([]bool, len(stats))
+			}
+			m.Missing[i] = true
+			m.Values = append(m.Values, 0)
+			continue
+		}
+		m.Values = append(m.Values, f.of(st))
+	}
+	for i, v := range m.Values {
+		if m.missing(i) || m.missing(0) {
+			m.Ratios = append(m.Ratios, math.NaN())
+			continue
+		}
+		m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
+	}
+	return m
+}
+
+// missing reports whether run i lacks the figure (an endpoint it did not have).
+func (m Metric) missing(i int) bool { return m.Missing != nil && m.Missing[i] }
+
+// Find returns the metric of ms named name ("throughput", "p99"), and whether there is one.
+func Find(ms []Metric, name string) (Metric, bool) {
+	for _, m := range ms {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// MarshalJSON writes m with its direction as "higher" or "lower" (which way is better), a ratio
+// that has no meaning (against a first run's 0, or a run without the figure) as null, and a
+// value a run does not have as null.
+func (m Metric) MarshalJSON() ([]byte, error) {
+	better := "higher"
+	if m.Better == LowerIsBetter {
+		better = "lower"
+	}
+	values := make([]*float64, len(m.Values))
+	ratios := make([]*float64, len(m.Ratios))
+	for i := range m.Values {
+		if !m.missing(i) {
+			values[i] = &m.Values[i]
+		}
+	}
+	for i := range m.Ratios {
+		if !math.IsNaN(m.Ratios[i]) && !math.IsInf(m.Ratios[i], 0) {
+			ratios[i] = &m.Ratios[i]
+		}
+	}
+	return json.Marshal(struct {
+		Name   string     `json:"name"`
+		Unit   string     `json:"unit"`
+		Better string     `json:"better"`
+		Values []*float64 `json:"values"`
+		Ratios []*float64 `json:"ratios"`
+	}{m.Name, m.Unit, better, values, ratios})
+}
