@@ -1,0 +1,228 @@
+package capacity
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// model is a service that meets p99<50ms up to capacity arrivals per second and misses it above:
+// its steps are summaries made by hand, so the search's arithmetic is checked without a clock.
+func model(capacity float64, rates *[]float64) func(context.Context, *plan.Prepared) (*summary.Summary, error) {
+	return func(_ context.Context, prep *plan.Prepared) (*summary.Summary, error) {
+		r := prep.Plan.Load.Rate
+		*rates = append(*rates, r)
+		n := uint64(math.Round(r * 10))
+		s := &summary.Summary{DurationS: 10, IntendedRate: r}
+		s.Requests.Intended, s.Requests.Sent, s.Requests.Completed, s.Requests.OK = n, n, n, n
+		s.Latency.P50, s.Latency.P99 = 1, 2
+		if r > capacity {
+			s.Latency.P50, s.Latency.P99 = 400, 900
+		}
+		return s, nil
+	}
+}
+
+func slo(t *testing.T, text string) plan.SLO {
+	t.Helper()
+	s, err := plan.ParseSLO(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 0.1 }
+
+func TestSearchRisesThenBisects(t *testing.T) {
+	var rates []float64
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100, Run: model(7400, &rates),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// by hand: doubling from 100 passes up to 6400 and fails at 12800; then geometric middles
+	// √(6400·12800) = 9051 F, √(6400·9051) = 7611 F, √(6400·7611) = 6979 P, √(6979·7611) = 7288 P;
+	// 7611/7288 = 1.044 ≤ 1.05: done.
+	want := []float64{100, 200, 400, 800, 1600, 3200, 6400, 12800, 9050.97, 7610.9, 6979.3, 7288.2}
+	if len(rates) != len(want) {
+		t.Fatalf("rates %v; want %v", rates, want)
+	}
+	for i := range want {
+		if math.Abs(rates[i]-want[i]) > 0.1 {
+			t.Fatalf("rates %v; want %v", rates, want)
+		}
+	}
+	if res.Best == nil || !near(res.Best.Rate, 7288.2) || !near(res.FirstFail, 7610.9) || res.AtMax || res.Interrupted {
+		t.Errorf("best %+v, first failure %v, at max %v, interrupted %v; want 7288.2 and 7610.9", res.Best, res.FirstFail, res.AtMax, res.Interrupted)
+	}
+	if got := res.Answer(); got != "max sustainable: 7,288/s at p99 2.00 ms (first failure at 7,611/s)" {
+		t.Errorf("answer %q", got)
+	}
+	if res.Steps[7].Phase != "rise" || res.Steps[8].Phase != "bisect" || res.Steps[7].Pass || !res.Steps[6].Pass {
+		t.Errorf("steps 6-8: %+v %+v %+v", res.Steps[6], res.Steps[7], res.Steps[8])
+	}
+}
+
+func TestSearchFallsWhenTheFirstStepFails(t *testing.T) {
+	var rates []float64
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100, Run: model(30, &rates),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 100 F, 50 F, 25 P; then √(25·50) = 35.36 F, √(25·35.36) = 29.73 P, √(29.73·35.36) = 32.42 F,
+	// √(29.73·32.42) = 31.05 F; 31.05/29.73 = 1.044: done.
+	want := []float64{100, 50, 25, 35.36, 29.73, 32.42, 31.05}
+	if len(rates) != len(want) {
+		t.Fatalf("rates %v; want %v", rates, want)
+	}
+	for i := range want {
+		if math.Abs(rates[i]-want[i]) > 0.01 {
+			t.Fatalf("rates %v; want %v", rates, want)
+		}
+	}
+	if res.Best == nil || math.Abs(res.Best.Rate-29.73) > 0.01 {
+		t.Errorf("best %+v; want 29.73", res.Best)
+	}
+}
+
+func TestSearchStopsAtMaxAndMaxSteps(t *testing.T) {
+	var rates []float64
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100, Max: 1000, Run: model(1e9, &rates),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{100, 200, 400, 800, 1000}; len(rates) != len(want) || rates[4] != 1000 || !res.AtMax || res.Best.Rate != 1000 {
+		t.Errorf("rates %v, at max %v, best %+v; want %v ending at max", rates, res.AtMax, res.Best, want)
+	}
+	if !strings.Contains(res.Answer(), "raise --max") {
+		t.Errorf("answer %q; want it to say the capacity may be higher", res.Answer())
+	}
+	rates = nil
+	res, err = Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100, MaxSteps: 3, Run: model(1e9, &rates),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rates) != 3 || len(res.Steps) != 3 {
+		t.Errorf("rates %v; want 3 steps", rates)
+	}
+}
+
+func TestSearchRefusesBadConfigs(t *testing.T) {
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}}
+	for _, tc := range []struct {
+		c    Config
+		want string
+	}{
+		{Config{Plan: p}, "no SLO"},
+		{Config{Plan: p, SLO: slo(t, "p99<1s"), Start: 10, Max: 5}, "max rate 5"},
+		{Config{Plan: p, SLO: slo(t, "p99<1s"), Factor: 0.5}, "factor 0.5"},
+		{Config{Plan: p, SLO: slo(t, "p99<1s"), Precision: 2}, "precision 2"},
+		{Config{Plan: plan.Plan{}, SLO: slo(t, "p99<1s")}, "no endpoint"},
+	} {
+		if _, err := Search(context.Background(), tc.c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Search(%+v) = %v; want an error saying %q", tc.c, err, tc.want)
+		}
+	}
+}
+
+// oneAtATime is a service of known capacity: it serves one request at a time, each for 1 ms of
+// its own clock (request n ends 1 ms after the later of its arrival and request n−1's end), so it
+// answers at most 1,000 requests per second whatever the machine's load; above that its queue, and
+// the latency, grow without end.
+func oneAtATime() *httptest.Server {
+	var mu sync.Mutex
+	var next time.Time
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		now := time.Now()
+		if next.Before(now) {
+			next = now
+		}
+		next = next.Add(time.Millisecond)
+		done := next
+		mu.Unlock()
+		time.Sleep(time.Until(done))
+	}))
+}
+
+// TestSearchFindsAKnownCapacity searches the capacity of a service that serves 1,000 requests per
+// second: the answer must be within 10 % of it.
+func TestSearchFindsAKnownCapacity(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs about ten 1.3 s steps")
+	}
+	srv := oneAtATime()
+	defer srv.Close()
+	var progress []Step
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
+		SLO:  slo(t, "p99<50ms,errors<1%"), Start: 250, Step: time.Second, Warmup: 300 * time.Millisecond,
+		OnStep: func(s Step) { progress = append(progress, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table bytes.Buffer
+	if err := Render(&table, res, slo(t, "p99<50ms,errors<1%"), srv.URL, "text"); err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || res.Best.Rate < 900 || res.Best.Rate > 1000 || res.FirstFail < res.Best.Rate || res.FirstFail > 1100 {
+		t.Errorf("best %v/s, first failure %v/s; want the capacity, 1,000/s, within 10 %%\n%s", res.Best.Rate, res.FirstFail, table.String())
+	}
+	if len(progress) != len(res.Steps) {
+		t.Errorf("OnStep saw %d steps of %d", len(progress), len(res.Steps))
+	}
+	var doc map[string]any
+	var js bytes.Buffer
+	if err := Render(&js, res, slo(t, "p99<50ms"), srv.URL, "json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["max_sustainable_rps"] != res.Best.Rate || len(doc["steps"].([]any)) != len(res.Steps) {
+		t.Errorf("JSON report %s; want max_sustainable_rps %v and every step", js.String(), res.Best.Rate)
+	}
+}
+
+// TestSearchKeepsAnInterruptedStep cancels the search in its second step: the first step and
+// what the second measured are kept, and the result says it was interrupted.
+func TestSearchKeepsAnInterruptedStep(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Search(ctx, Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
+		SLO:  slo(t, "p99<1s"), Start: 50, Step: 300 * time.Millisecond, Warmup: -1,
+		OnStep: func(Step) { cancel() }, // after the first step: the second starts cancelled
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || len(res.Steps) < 1 || !res.Steps[0].Pass || res.Steps[0].Summary.Requests.OK == 0 {
+		t.Errorf("interrupted %v, steps %+v; want the first step kept and the search marked interrupted", res.Interrupted, res.Steps)
+	}
+	if !strings.Contains(res.Answer(), "interrupted") {
+		t.Errorf("answer %q; want it to say the search was interrupted", res.Answer())
+	}
+}
