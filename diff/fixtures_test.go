@@ -83,3 +83,24 @@ func TestReadFixtures(t *testing.T) {
 		t.Errorf("no fixture: got %v", err)
 	}
 }
+
+// A fixture file read is requests that each have an expected answer; a refusal names the file.
+func FuzzReadFixture(f *testing.F) {
+	f.Add("// c\n>> {\"method\":\"a\"}\n<< {}\n")
+	f.Add(">> {\"method\":\"a\"}\n>> {}\n")
+	f.Add("<< []\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		reqs, err := ReadFixture("f.io", strings.NewReader(in), 1)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "diff: f.io") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		for i, r := range reqs {
+			if r.ID != i+1 || r.Expected == nil || r.Label == "" || !strings.HasPrefix(r.Where, "f.io:") {
+				t.Fatalf("request %d: %+v", i, r)
+			}
+		}
+	})
+}
