@@ -1,0 +1,240 @@
+package diff
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
+)
+
+// node starts a built-in node of the given length on 127.0.0.1.
+func node(t *testing.T, blocks uint64) *ethrpc.Server {
+	t.Helper()
+	s, err := ethrpc.New(context.Background(), ethrpc.Config{Blocks: blocks, MaxStorageRange: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func call(id int, method, params string) Request {
+	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"` + method + `"`
+	if params != "" {
+		body += `,"params":` + params
+	}
+	return Request{ID: id, Label: method, Body: []byte(body + "}"), Header: jsonHeader}
+}
+
+func collect(t *testing.T, cfg Config, reqs []Request) ([]*Result, Report) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tally := NewTally(cfg.URLs, cfg.URLs[0])
+	var got []*Result
+	if err := Run(ctx, cfg, reqs, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got, tally.Report("")
+}
+
+// Two nodes of 100 and 120 blocks share their first 100 blocks: block 0x10 is equal, the head
+// differs, a block past 0x63 is null on one side only.
+func TestRunTwoNodes(t *testing.T) {
+	t.Parallel()
+	a, b := node(t, 100), node(t, 120)
+	reqs := []Request{
+		call(1, "eth_getBlockByNumber", `["0x10",false]`),
+		call(2, "eth_blockNumber", ""),
+		call(3, "eth_getBlockByNumber", `["0x70",false]`),
+		call(4, "eth_chainId", ""),
+	}
+	for _, conns := range []int{1, 3} {
+		got, rep := collect(t, Config{URLs: []string{a.URL(), b.URL()}, Connections: conns}, reqs)
+		if len(got) != 4 {
+			t.Fatalf("connections %d: got %d results; want 4", conns, len(got))
+		}
+		for i, r := range got {
+			if r.Request.ID != i+1 {
+				t.Errorf("result %d is of request %d; want corpus order", i, r.Request.ID)
+			}
+		}
+		want := [][]string{
+			nil,
+			{`result: changed: "0x63" (string) ≠ "0x77" (string)`},
+			{`result: type: null (null) ≠ {`},
+			nil,
+		}
+		for i, r := range got {
+			if len(r.Diffs[0]) != 0 {
+				t.Errorf("request %d: the reference has differences %v", i+1, r.Diffs[0])
+			}
+			if len(r.Diffs[1]) != len(want[i]) {
+				t.Errorf("request %d: got %v; want %q", i+1, r.Diffs[1], want[i])
+				continue
+			}
+			for j, d := range r.Diffs[1] {
+				if !strings.HasPrefix(d.String(), want[i][j]) {
+					t.Errorf("request %d: got %s; want %s…", i+1, d, want[i][j])
+				}
+			}
+		}
+		if rep.Requests != 4 || rep.Equal != 2 || rep.Different != 2 || rep.Failed != 0 {
+			t.Errorf("report: %d requests, %d equal, %d different, %d failed; want 4, 2, 2, 0", rep.Requests, rep.Equal, rep.Different, rep.Failed)
+		}
+		if m := rep.Methods[0]; m.Name != "eth_getBlockByNumber" || m.Sent != 2 || m.Equal != 1 || m.Different != 1 {
+			t.Errorf("first method: %+v; want eth_getBlockByNumber sent 2, equal 1, different 1", m)
+		}
+		if rep.Latency[0].Answers != 4 || rep.Latency[1].Answers != 4 {
+			t.Errorf("latency: %+v; want 4 answers from each", rep.Latency)
+		}
+	}
+}
+
+// A server that answers in its own style: quantities in decimal, other error messages, the
+// transactions in another order. The rules take the first two as equal; the order only with
+// Unordered.
+func TestRunRules(t *testing.T) {
+	t.Parallel()
+	ref := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, answer(r, `"0x1a"`, `"no such method"`, `["0xaa","0xbb"]`))
+	}))
+	defer ref.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, answer(r, `26`, `"the method does not exist"`, `["0xbb","0xaa"]`))
+	}))
+	defer other.Close()
+	reqs := []Request{call(1, "n", ""), call(2, "err", ""), call(3, "txs", "")}
+	got, _ := collect(t, Config{URLs: []string{ref.URL, other.URL}}, reqs)
+	if !got[0].Equal() || !got[1].Equal() || got[2].Equal() {
+		t.Errorf("equal: got %v %v %v; want true true false", got[0].Equal(), got[1].Equal(), got[2].Equal())
+	}
+	if n := len(got[2].Diffs[1]); n != 2 {
+		t.Errorf("ordered transactions: got %d differences; want 2", n)
+	}
+	got, _ = collect(t, Config{URLs: []string{ref.URL, other.URL},
+		Rules: jsondiff.Options{Unordered: []jsondiff.Pattern{jsondiff.MustPattern("result")}}}, reqs)
+	if !got[2].Equal() {
+		t.Errorf("unordered transactions: got %v; want equal", got[2].Diffs[1])
+	}
+	got, _ = collect(t, Config{URLs: []string{ref.URL, other.URL}, Rules: jsondiff.Options{StrictNumbers: true, KeepErrorMessages: true}}, reqs)
+	if got[0].Equal() || got[1].Equal() {
+		t.Errorf("strict: got equal %v %v; want both different", got[0].Equal(), got[1].Equal())
+	}
+}
+
+// answer answers the test calls by method: n, err and txs.
+func answer(r *http.Request, n, msg, txs string) string {
+	var c struct {
+		ID     json.RawMessage
+		Method string
+	}
+	json.NewDecoder(r.Body).Decode(&c)
+	head := `{"jsonrpc":"2.0","id":` + string(c.ID) + `,`
+	switch c.Method {
+	case "n":
+		return head + `"result":` + n + `}`
+	case "err":
+		return head + `"error":{"code":-32601,"message":` + msg + `}}`
+	}
+	return head + `"result":` + txs + `}`
+}
+
+// A server that is not there is an error of that side; a server that answers text is compared as
+// text; StopAtFirst ends at the first request whose answers differ.
+func TestRunFailuresAndStop(t *testing.T) {
+	t.Parallel()
+	a := node(t, 100)
+	text := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer text.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_chainId", "")}
+	got, rep := collect(t, Config{URLs: []string{a.URL(), text.URL, goneURL}}, reqs)
+	r := got[0]
+	if r.Answers[2].Class != "refused" {
+		t.Errorf("closed server: class %q; want refused", r.Answers[2].Class)
+	}
+	if len(r.Diffs[1]) != 2 || r.Diffs[1][0].Path != "(status)" || r.Diffs[1][1].Path != "(body)" {
+		t.Errorf("text answer: got %v; want a (status) and a (body) difference", r.Diffs[1])
+	}
+	if rep.Failed != 2 || rep.Methods[0].Errors[2] != 2 || rep.Methods[0].Errors[0] != 0 {
+		t.Errorf("report: failed %d, errors %v; want 2 failed, all on server C", rep.Failed, rep.Methods[0].Errors)
+	}
+	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, reqs)
+	if len(got) != 1 {
+		t.Errorf("stop at first: got %d results; want 1", len(got))
+	}
+}
+
+// Fixtures compare every server with the expected answer: here the node passes one and fails the
+// other by its chain id, and a speconly fixture passes on shape.
+func TestRunFixtures(t *testing.T) {
+	t.Parallel()
+	a := node(t, 100)
+	in := `>> {"jsonrpc":"2.0","id":1,"method":"eth_chainId"}
+<< {"jsonrpc":"2.0","id":1,"result":"0x1"}
+>> {"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"}
+<< {"jsonrpc":"2.0","id":2,"result":99}
+`
+	reqs, err := ReadFixture("t.io", strings.NewReader(in), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := ReadFixture("s.io", strings.NewReader("// speconly\n>> {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"eth_chainId\"}\n<< {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"0x1\"}\n"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, rep := collect(t, Config{URLs: []string{a.URL()}}, append(reqs, shape...))
+	if len(got[0].Diffs[0]) != 1 || got[0].Diffs[0][0].String() != `result: changed: "0x1" (string) ≠ "0x539" (string)` {
+		t.Errorf("chain id: got %v", got[0].Diffs[0])
+	}
+	if !got[1].Equal() || !got[2].Equal() {
+		t.Errorf("block number and speconly: got %v, %v; want equal", got[1].Diffs[0], got[2].Diffs[0])
+	}
+	if rep.Different != 1 || rep.Equal != 2 || rep.Mismatches[0].Where != "t.io:1" {
+		t.Errorf("report: %d different, %d equal, first mismatch %+v", rep.Different, rep.Equal, rep.Mismatches)
+	}
+	var rec, log bytes.Buffer
+	cw := csv.NewWriter(&log)
+	for _, r := range got {
+		if err := WriteRecord(&rec, []string{a.URL()}, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteLog(cw, []string{a.URL()}, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cw.Flush()
+	lines := strings.Split(strings.TrimSpace(rec.String()), "\n")
+	var first struct {
+		Expected json.RawMessage
+		Answers  []struct {
+			Body  json.RawMessage
+			Diffs []jsondiff.Difference
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || len(lines) != 3 {
+		t.Fatalf("record: %v, %d lines:\n%s", err, len(lines), rec.String())
+	}
+	if string(first.Expected) != `{"jsonrpc":"2.0","id":1,"result":"0x1"}` || string(first.Answers[0].Body) != `{"jsonrpc":"2.0","id":1,"result":"0x539"}` || len(first.Answers[0].Diffs) != 1 {
+		t.Errorf("record line 1: %s", lines[0])
+	}
+	rows, err := csv.NewReader(&log).ReadAll()
+	if err != nil || len(rows) != 3 || rows[0][0] != "1" || rows[0][1] != "eth_chainId" || rows[0][6] != "200" || rows[0][8] != "false" || rows[1][8] != "true" {
+		t.Errorf("log: %v, %q", err, rows)
+	}
+}

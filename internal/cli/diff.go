@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/diff"
+	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+func init() {
+	register(command{name: "diff", summary: "send each request to several servers and compare the answers (exit 1 when any differs)", run: runDiff})
+}
+
+const diffExamples = `  rpcbench diff --calls examples/calls.jsonl http://127.0.0.1:18545/ http://127.0.0.1:18546/
+  rpcbench diff --targets corpus/eth_getBlockByNumber.jsonl --ignore result.timestamp URL_A URL_B
+  rpcbench diff --calls examples/calls.jsonl --ignore 'result[*].hash' --unordered result.transactions --null-missing URL_A URL_B
+  rpcbench diff --jsonrpc eth_getBalance --params '["0x{{randInt 1 9}}","latest"]' --requests 50 --stop-at-first URL_A URL_B
+  rpcbench diff --fixtures examples/fixtures http://127.0.0.1:18545/         replay .io fixtures against one node
+  rpcbench diff --calls calls.jsonl --record pairs.jsonl --errors mismatches.jsonl --log requests.csv URL_A URL_B
+  rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B`
+
+// diffFlags are the flags of `rpcbench diff`.
+type diffFlags struct {
+	targets, targetsFormat, calls, fixtures string
+	method, params                          string
+	requests                                int
+	headers                                 []transport.Header
+	ignore, unordered                       []jsondiff.Pattern
+	nullMissing, strictNumbers, keepMsgs    bool
+	stopAtFirst                             bool
+	format, record, errors, log             string
+	rate                                    rateFlag
+	conns                                   int
+	timeout                                 time.Duration
+}
+
+func (f *diffFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.targets, "targets", "", "send the requests of target `FILE` (vegeta's text or JSON-lines format), each once, to every URL; a target's path goes under each URL")
+	fs.Var(choiceFlag{&f.targetsFormat, []string{"http", "json"}}, "targets-format", "`format` of --targets: http or json (default: told by the content)")
+	fs.StringVar(&f.calls, "calls", "", "send the JSON-RPC calls of `FILE` (as run --calls reads it), each once, to every URL")
+	fs.StringVar(&f.method, "jsonrpc", "", "send JSON-RPC calls of `METHOD` (with --params, --requests times)")
+	fs.StringVar(&f.params, "params", "", "JSON-RPC params of --jsonrpc: a JSON array or object, may hold templates")
+	fs.StringVar(&f.fixtures, "fixtures", "", "replay the .io fixtures of `DIR` (or one file): \">> request\" lines, each compared with its \"<< answer\"; one URL or more")
+	fs.IntVar(&f.requests, "requests", 0, "send `N` requests, taking the entries in turn (default: each entry once; 1 for --jsonrpc)")
+	fs.Var(appended(&f.headers, plan.ParseHeader), "H", "request header `\"Name: value\"` (repeatable)")
+	fs.Var(appended(&f.ignore, jsondiff.ParsePattern), "ignore", "do not compare the values at `PATH`, e.g. result.timestamp or result.transactions[*].hash (repeatable)")
+	fs.Var(appended(&f.unordered, jsondiff.ParsePattern), "unordered", "compare the array at `PATH` in any order, e.g. result.logs (repeatable)")
+	fs.BoolVar(&f.nullMissing, "null-missing", false, "a member whose value is null equals a missing member")
+	fs.BoolVar(&f.strictNumbers, "strict-numbers", false, "compare numbers as written (default: \"0x1a\", \"26\" and 26 are one integer)")
+	fs.BoolVar(&f.keepMsgs, "keep-messages", false, "compare JSON-RPC error messages too (default: codes only)")
+	fs.BoolVar(&f.stopAtFirst, "stop-at-first", false, "stop at the first request whose answers differ")
+	fs.Var(choiceFlag{&f.format, []string{"text", "json", "markdown"}}, "format", "report `format` on stdout: text, json, markdown")
+	fs.StringVar(&f.record, "record", "", "write every request and all its answers to `FILE`, one JSON line each")
+	fs.StringVar(&f.errors, "errors", "", "write each request whose answers differ, with the differences, to `FILE`, one JSON line each")
+	fs.StringVar(&f.log, "log", "", "write a CSV row per request and server to `FILE`: id, method, where, server, sent, latency_ms, status, class, equal")
+	fs.Var(&f.rate, "rate", "start at most `RATE` requests per second (each goes to every URL), e.g. 200 or 50/s")
+	fs.IntVar(&f.conns, "connections", 1, "requests in flight at once (`N`)")
+	fs.Var(positiveDurationFlag{durationFlag{&f.timeout}}, "timeout", "time limit of one request to one URL (default 30s)")
+}
+
+func runDiff(ctx context.Context, e *env, args []string) int {
+	f := &diffFlags{format: "text"}
+	fs := newFlagSet(e, "diff", "diff [flags] URL_A URL_B [URL…]   (or: diff --fixtures DIR URL…)", diffExamples)
+	f.define(fs)
+	urls, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	reqs, reference, err := f.corpus(e, urls)
+	if err != nil {
+		return fail(e, "diff", err, ExitUsage)
+	}
+	files, err := f.openFiles()
+	if err != nil {
+		return fail(e, "diff", err, ExitUsage)
+	}
+	cfg := diff.Config{
+		URLs: urls, StopAtFirst: f.stopAtFirst, Connections: f.conns, Rate: f.rate.v, Timeout: f.timeout,
+		Rules: jsondiff.Options{Ignore: f.ignore, Unordered: f.unordered, NullIsMissing: f.nullMissing,
+			StrictNumbers: f.strictNumbers, KeepErrorMessages: f.keepMsgs},
+	}
+	tally := diff.NewTally(urls, reference)
+	stopped := ""
+	runErr := diff.Run(ctx, cfg, reqs, func(r *diff.Result) error {
+		tally.Add(r)
+		if f.stopAtFirst && !r.Equal() {
+			stopped = "first difference"
+		}
+		return files.write(urls, r)
+	})
+	if cerr := files.close(); runErr == nil && cerr != nil {
+		runErr = cerr
+	}
+	if runErr != nil {
+		return fail(e, "diff", runErr, ExitCannotStart)
+	}
+	if ctx.Err() != nil {
+		stopped = "interrupted"
+	}
+	rep := tally.Report(stopped)
+	switch f.format {
+	case "json":
+		err = diff.WriteJSON(e.stdout, rep)
+	case "markdown":
+		err = diff.WriteMarkdown(e.stdout, rep)
+	default:
+		err = diff.WriteText(e.stdout, rep)
+	}
+	if err != nil {
+		return fail(e, "diff", err, ExitCannotStart)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ExitInterrupted
+	case rep.Different > 0 || rep.Failed > 0:
+		return ExitSLO
+	}
+	return ExitOK
+}
+
+// corpus reads the requests the flags name and checks the URLs against them.
+func (f *diffFlags) corpus(e *env, urls []string) ([]diff.Request, string, error) {
+	given := 0
+	for _, s := range []string{f.targets, f.calls, f.fixtures, f.method} {
+		if s != "" {
+			given++
+		}
+	}
+	switch {
+	case given != 1:
+		return nil, "", usagef("give one of --targets FILE, --calls FILE, --jsonrpc METHOD or --fixtures DIR")
+	case f.fixtures == "" && len(urls) < 2:
+		return nil, "", usagef("got %d URL; want two or more to compare (or --fixtures DIR and one URL)", len(urls))
+	case len(urls) == 0:
+		return nil, "", usagef("--fixtures: want the URL of the server to replay them against")
+	case f.requests < 0:
+		return nil, "", usagef("--requests %d: want 1 or more", f.requests)
+	case f.conns < 1:
+		return nil, "", usagef("--connections %d: want 1 or more", f.conns)
+	case f.params != "" && f.method == "":
+		return nil, "", usagef("--params goes with --jsonrpc")
+	}
+	for _, u := range urls {
+		if err := checkDiffURL(u); err != nil {
+			return nil, "", err
+		}
+	}
+	switch {
+	case f.fixtures != "":
+		if f.requests != 0 {
+			return nil, "", usagef("--requests goes with --targets, --calls or --jsonrpc; fixtures are replayed once each")
+		}
+		reqs, err := readFixtures(f.fixtures)
+		return reqs, "expected answers", err
+	case f.targets != "":
+		reqs, err := f.targetRequests(e)
+		return reqs, urls[0], err
+	}
+	reqs, err := f.callRequests(urls[0])
+	return reqs, urls[0], err
+}
+
+func checkDiffURL(u string) error {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || rest == "" {
+		return usagef("URL %q: want scheme://host:port/, e.g. http://127.0.0.1:18545/", u)
+	}
+	if _, err := transport.ProtocolFor(strings.ToLower(scheme)); err != nil {
+		return usagef("URL %q: %v", u, err)
+	}
+	return nil
+}
+
+func readFixtures(p string) ([]diff.Request, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, usagef("--fixtures: %v", err)
+	}
+	var reqs []diff.Request
+	if st.IsDir() {
+		reqs, err = diff.ReadFixtures(os.DirFS(p), ".", filepath.ToSlash(p))
+	} else {
+		reqs, err = diff.ReadFixtures(os.DirFS(filepath.Dir(p)), filepath.Base(p), filepath.ToSlash(filepath.Dir(p)))
+	}
+	if err != nil {
+		return nil, usagef("--fixtures: %s", strings.TrimPrefix(err.Error(), "diff: "))
+	}
+	return reqs, nil
+}
+
+// targetRequests renders the entries of the target file in turn, with their templates, once for
+// all URLs.
+func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
+	tf := &trafficFlags{stdin: e.stdin}
+	t, err := tf.readTargets("--targets", f.targets, f.targetsFormat)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.Entries {
+		t.Entries[i].Weight = 0 // every entry in turn, whatever its weight
+		t.Entries[i].Header = withHeaders(t.Entries[i].Header, f.headers)
+	}
+	eps, err := plan.GroupTargets(t)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	p := plan.Plan{Endpoints: eps, Traffic: plan.Traffic{Targets: f.targets, Order: plan.Order("sequential")}}.Normalized()
+	src, err := plan.NewSource(p, plan.Inputs{Targets: t})
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	n := f.requests
+	if n == 0 {
+		n = len(t.Entries)
+	}
+	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
+		label := diff.LabelOf(r.Body)
+		if label == "" {
+			label = p.Endpoints[r.Endpoint].Name
+		}
+		return label, t.Where(i % len(t.Entries))
+	}, true)
+}
+
+// callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn.
+func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
+	var calls []plan.Call
+	name := f.calls
+	if f.calls != "" {
+		r, err := os.Open(f.calls)
+		if err != nil {
+			return nil, usagef("--calls: %v", err)
+		}
+		defer r.Close()
+		if calls, err = plan.ParseCalls(r, f.calls); err != nil {
+			return nil, usagef("--calls: %s", strings.TrimPrefix(err.Error(), "plan: "))
+		}
+	} else {
+		c := plan.Call{Method: f.method, Params: json.RawMessage(bytes.TrimSpace([]byte(f.params)))}
+		if err := c.Validate(); err != nil {
+			return nil, usagef("--params: %v", err)
+		}
+		calls, name = []plan.Call{c}, "--jsonrpc"
+	}
+	for i := range calls {
+		calls[i].Weight = 0 // every call in turn
+	}
+	eps, err := plan.JSONRPCEndpoints(url, f.headers, calls, 0)
+	if err != nil {
+		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
+	}
+	eps = plan.Plan{Endpoints: eps}.Normalized().Endpoints
+	src, err := plan.NewJSONRPCSource(eps, calls, 0)
+	if err != nil {
+		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
+	}
+	n := f.requests
+	if n == 0 {
+		n = len(calls)
+	}
+	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
+		return eps[r.Endpoint].Name, fmt.Sprintf("%s call %d", name, i%len(calls)+1)
+	}, false)
+}
+
+// renderDiff fills n requests from src, copying what the source may reuse. withPath keeps each
+// request's own path (targets); without it the request goes to each URL's own path (calls).
+func renderDiff(src plan.Source, n int, label func(i int, r *transport.Request) (string, string), withPath bool) ([]diff.Request, error) {
+	reqs := make([]diff.Request, 0, n)
+	var r transport.Request
+	for i := range n {
+		if err := src.Fill(uint64(i), &r); err != nil {
+			return nil, usageError{err.Error()}
+		}
+		q := diff.Request{ID: i + 1, Method: r.Method, Header: append([]transport.Header(nil), r.Header...), Body: bytes.Clone(r.Body)}
+		if withPath {
+			q.Path = string(r.Path)
+		}
+		q.Label, q.Where = label(i, &r)
+		reqs = append(reqs, q)
+	}
+	return reqs, nil
+}
+
+// diffFiles are the files a diff writes as it goes.
+type diffFiles struct {
+	record, errors *bufio.Writer
+	log            *csv.Writer
+	closers        []io.Closer
+	flushers       []func() error
+}
+
+func (f *diffFlags) openFiles() (*diffFiles, error) {
+	d := &diffFiles{}
+	open := func(flag, path string) (*bufio.Writer, error) {
+		fh, err := os.Create(path)
+		if err != nil {
+			d.close()
+			return nil, usagef("--%s: %v", flag, err)
+		}
+		w := bufio.NewWriter(fh)
+		d.closers = append(d.closers, fh)
+		d.flushers = append(d.flushers, w.Flush)
+		return w, nil
+	}
+	var err error
+	if f.record != "" {
+		if d.record, err = open("record", f.record); err != nil {
+			return nil, err
+		}
+	}
+	if f.errors != "" {
+		if d.errors, err = open("errors", f.errors); err != nil {
+			return nil, err
+		}
+	}
+	if f.log != "" {
+		w, err := open("log", f.log)
+		if err != nil {
+			return nil, err
+		}
+		d.log = csv.NewWriter(w)
+		d.flushers = append([]func() error{func() error { d.log.Flush(); return d.log.Error() }}, d.flushers...)
+		if err := d.log.Write(diff.LogHeader); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (d *diffFiles) write(urls []string, r *diff.Result) error {
+	if d.record != nil {
+		if err := diff.WriteRecord(d.record, urls, r); err != nil {
+			return err
+		}
+	}
+	if d.errors != nil && !r.Equal() {
+		if err := diff.WriteRecord(d.errors, urls, r); err != nil {
+			return err
+		}
+	}
+	if d.log != nil {
+		return diff.WriteLog(d.log, urls, r)
+	}
+	return nil
+}
+
+// close flushes and closes the files, returning the first error.
+func (d *diffFiles) close() error {
+	var first error
+	for _, fl := range d.flushers {
+		if err := fl(); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, c := range d.closers {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
+)
+
+func diffNode(t *testing.T, cfg ethrpc.Config) string {
+	t.Helper()
+	s, err := ethrpc.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.URL()
+}
+
+func TestDiffUsage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.io", "// one request, no answer\n>> {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_chainId\"}\n")
+	writeFile(t, dir, "calls.jsonl", "{\"method\":\"eth_chainId\"}\n")
+	calls := filepath.Join(dir, "calls.jsonl")
+	a, b := "http://127.0.0.1:1/", "http://127.0.0.1:2/"
+	runCLICases(t, []string{"diff"}, []cliCase{
+		{"help", []string{"--help"}, ExitOK, []string{"rpcbench diff --fixtures examples/fixtures", "--ignore", "--stop-at-first"}, nil},
+		{"no corpus", []string{a, b}, ExitUsage, nil, []string{"give one of --targets FILE, --calls FILE, --jsonrpc METHOD or --fixtures DIR"}},
+		{"two corpora", []string{"--calls", calls, "--jsonrpc", "eth_chainId", a, b}, ExitUsage, nil, []string{"give one of"}},
+		{"one URL", []string{"--calls", calls, a}, ExitUsage, nil, []string{"got 1 URL; want two or more"}},
+		{"bad URL", []string{"--calls", calls, a, "ftp://x/"}, ExitUsage, nil, []string{`URL "ftp://x/"`}},
+		{"bad ignore", []string{"--calls", calls, "--ignore", "a..b", a, b}, ExitUsage, nil, []string{"--ignore", "member name after '.'"}},
+		{"bad unordered", []string{"--calls", calls, "--unordered", "a[x]", a, b}, ExitUsage, nil, []string{"--unordered", "an index of 0 or more"}},
+		{"missing calls", []string{"--calls", filepath.Join(dir, "nope.jsonl"), a, b}, ExitUsage, nil, []string{"--calls", "nope.jsonl"}},
+		{"bad fixture", []string{"--fixtures", filepath.Join(dir, "bad.io"), a}, ExitUsage, nil, []string{"bad.io:2: the \">>\" request has no \"<<\" answer"}},
+		{"fixtures without URL", []string{"--fixtures", dir}, ExitUsage, nil, []string{"--fixtures: want the URL"}},
+		{"bad params", []string{"--jsonrpc", "eth_getBalance", "--params", "[oops", a, b}, ExitUsage, nil, []string{"--params"}},
+		{"zero connections", []string{"--calls", calls, "--connections", "0", a, b}, ExitUsage, nil, []string{"--connections 0"}},
+		{"bad format", []string{"--calls", calls, "--format", "xml", a, b}, ExitUsage, nil, []string{"--format"}},
+	})
+}
+
+// Two nodes of 100 and 120 blocks: the head differs, block 0x10 does not; --ignore result hides
+// the difference. The files written hold every request, the mismatches and a row per server.
+func TestDiffTwoNodes(t *testing.T) {
+	t.Parallel()
+	a := diffNode(t, ethrpc.Config{Blocks: 100})
+	b := diffNode(t, ethrpc.Config{Blocks: 120})
+	dir := t.TempDir()
+	writeFile(t, dir, "calls.jsonl", `{"method":"eth_blockNumber"}
+{"method":"eth_getBlockByNumber","params":["0x10",false],"name":"block"}
+`)
+	calls := filepath.Join(dir, "calls.jsonl")
+	rec, errs, log := filepath.Join(dir, "pairs.jsonl"), filepath.Join(dir, "mismatches.jsonl"), filepath.Join(dir, "requests.csv")
+	code, stdout, stderr := mainOut("diff", "--calls", calls, "--record", rec, "--errors", errs, "--log", log, a, b)
+	if code != ExitSLO {
+		t.Fatalf("exit %d; want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"2 requests to 2 servers, compared with " + a + ": 1 of 2 requests differ, 0 failed",
+		`result: changed: "0x63" (string) ≠ "0x77" (string)`, "#1 eth_blockNumber (" + calls + " call 1)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for path, lines := range map[string]int{rec: 2, errs: 1, log: 1 + 2*2} {
+		b, err := os.ReadFile(path)
+		if n := strings.Count(string(b), "\n"); err != nil || n != lines {
+			t.Errorf("%s: %v, %d lines; want %d:\n%s", path, err, n, lines, b)
+		}
+	}
+	if code, stdout, _ := mainOut("diff", "--calls", calls, "--ignore", "result", a, b); code != ExitOK || !strings.Contains(stdout, "all 2 answers equal") {
+		t.Errorf("--ignore result: exit %d; want 0:\n%s", code, stdout)
+	}
+	code, stdout, _ = mainOut("diff", "--jsonrpc", "eth_blockNumber", "--requests", "5", "--format", "json", "--stop-at-first", a, b)
+	var rep struct {
+		Requests, Different int
+		Stopped             string
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitSLO || rep.Requests != 1 || rep.Different != 1 || rep.Stopped != "first difference" {
+		t.Errorf("--stop-at-first --format json: exit %d, %+v, %v:\n%s", code, rep, err, stdout)
+	}
+}
+
+// A target file's requests go to each URL; the repository's fixtures pass against the built-in
+// node as the README starts it.
+func TestDiffTargetsAndFixtures(t *testing.T) {
+	t.Parallel()
+	a := diffNode(t, ethrpc.Config{})
+	b := diffNode(t, ethrpc.Config{Blocks: 5000})
+	dir := t.TempDir()
+	body := func(s string) string { b, _ := json.Marshal([]byte(s)); return string(b) }
+	writeFile(t, dir, "t.jsonl", `{"method":"POST","url":"http://127.0.0.1:18545/","header":{"Content-Type":["application/json"]},"body":`+
+		body(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`)+`}
+{"method":"POST","url":"http://127.0.0.1:18545/","header":{"Content-Type":["application/json"]},"body":`+
+		body(`{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"}`)+`}
+`)
+	code, stdout, stderr := mainOut("diff", "--targets", filepath.Join(dir, "t.jsonl"), "--format", "markdown", a, b)
+	if code != ExitSLO || !strings.Contains(stdout, "| `eth_chainId` | 1 | 1 | 0 | 0 | 0 |") ||
+		!strings.Contains(stdout, "| `eth_blockNumber` | 1 | 0 | 1 | 0 | 0 |") || !strings.Contains(stdout, "t.jsonl:2") {
+		t.Errorf("exit %d; want 1 with eth_blockNumber different (10000 blocks and 5000):\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = mainOut("diff", "--fixtures", filepath.Join("..", "..", "examples", "fixtures"), a)
+	if code != ExitOK || !strings.Contains(stdout, "all 7 answers equal") {
+		t.Errorf("examples/fixtures: exit %d; want 0:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = mainOut("diff", "--fixtures", filepath.Join("..", "..", "examples", "fixtures"), diffNode(t, ethrpc.Config{ChainID: 1}))
+	if code != ExitSLO || !strings.Contains(stdout, `chain-id.io:2`) || !strings.Contains(stdout, `result: changed: "0x539" (string) ≠ "0x1" (string)`) {
+		t.Errorf("examples/fixtures against chain id 1: exit %d; want 1 and the chain id fixture failed:\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,203 @@
+package jsondiff
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	pats := func(ss ...string) []Pattern {
+		var ps []Pattern
+		for _, s := range ss {
+			ps = append(ps, MustPattern(s))
+		}
+		return ps
+	}
+	tests := []struct {
+		name string
+		a, b string
+		o    Options
+		want []string // Difference.String() of each, in order
+	}{
+		{"equal objects, members in another order", `{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, Options{}, nil},
+		{"changed string", `{"result":{"hash":"0xab"}}`, `{"result":{"hash":"0xac"}}`, Options{},
+			[]string{`result.hash: changed: "0xab" (string) ≠ "0xac" (string)`}},
+		{"hex and decimal number are one integer", `{"n":"0x1a"}`, `{"n":26}`, Options{}, nil},
+		{"hex and decimal string are one integer", `{"n":"0x1A"}`, `{"n":"26"}`, Options{}, nil},
+		{"leading zeros of hex", `["0x00ff"]`, `["0xff"]`, Options{}, nil},
+		{"hex against another number", `{"n":"0x1a"}`, `{"n":27}`, Options{},
+			[]string{`n: type: "0x1a" (string) ≠ 27 (number)`}},
+		{"strict numbers", `{"n":"0x1a"}`, `{"n":26}`, Options{StrictNumbers: true},
+			[]string{`n: type: "0x1a" (string) ≠ 26 (number)`}},
+		{"big integers beyond 64 bits", `"0x10000000000000000"`, `18446744073709551616`, Options{}, nil},
+		{"numbers 1.0 and 1e0", `[1.0]`, `[1e0]`, Options{}, nil},
+		{"two decimal strings are text", `["010"]`, `["10"]`, Options{},
+			[]string{`[0]: changed: "010" (string) ≠ "10" (string)`}},
+		{"type change", `{"result":{}}`, `{"result":null}`, Options{},
+			[]string{`result: type: {} (object) ≠ null (null)`}},
+		{"missing and extra members", `{"a":1,"b":2}`, `{"b":2,"c":3}`, Options{},
+			[]string{`a: missing: 1 (number) ≠ missing`, `c: extra: missing ≠ 3 (number)`}},
+		{"null is not missing by default", `{"a":null}`, `{}`, Options{},
+			[]string{`a: missing: null (null) ≠ missing`}},
+		{"null is missing when asked", `{"a":null,"b":1}`, `{"b":1}`, Options{NullIsMissing: true}, nil},
+		{"longer array", `[1,2]`, `[1,2,3]`, Options{}, []string{`[2]: extra: missing ≠ 3 (number)`}},
+		{"ordered array", `{"r":[1,2]}`, `{"r":[2,1]}`, Options{},
+			[]string{`r[0]: changed: 1 (number) ≠ 2 (number)`, `r[1]: changed: 2 (number) ≠ 1 (number)`}},
+		{"unordered array", `{"r":[1,2,{"x":1}]}`, `{"r":[{"x":1},2,1]}`, Options{Unordered: pats("r")}, nil},
+		{"unordered array with leftovers", `{"r":[1,2,2]}`, `{"r":[2,3,1]}`, Options{Unordered: pats("r")},
+			[]string{`r[2]: missing: 2 (number) ≠ missing`, `r[1]: extra: missing ≠ 3 (number)`}},
+		{"ignored path", `{"result":{"timestamp":"0x1","n":1}}`, `{"result":{"timestamp":"0x2","n":1}}`,
+			Options{Ignore: pats("result.timestamp")}, nil},
+		{"ignored with wildcard", `{"result":[{"hash":"a","n":1},{"hash":"b","n":2}]}`, `{"result":[{"hash":"x","n":1},{"hash":"y","n":3}]}`,
+			Options{Ignore: pats("result[*].hash")}, []string{`result[1].n: changed: 2 (number) ≠ 3 (number)`}},
+		{"error message dropped, code kept", `{"error":{"code":-32000,"message":"header not found"}}`,
+			`{"error":{"code":-32000,"message":"block not found"}}`, Options{}, nil},
+		{"error code differs", `{"error":{"code":-32000,"message":"a"}}`, `{"error":{"code":-32602,"message":"b"}}`, Options{},
+			[]string{`error.code: changed: -32000 (number) ≠ -32602 (number)`}},
+		{"error message kept when asked", `{"error":{"code":1,"message":"a"}}`, `{"error":{"code":1,"message":"b"}}`,
+			Options{KeepErrorMessages: true}, []string{`error.message: changed: "a" (string) ≠ "b" (string)`}},
+		{"error messages of a batch dropped", `[{"error":{"code":1,"message":"a"}}]`, `[{"error":{"code":1,"message":"b"}}]`, Options{}, nil},
+		{"shape only: values ignored", `{"a":"0x1","b":[1,2,3]}`, `{"a":"0x2","b":[5]}`, Options{ShapeOnly: true}, nil},
+		{"shape only: types and members count", `{"a":"0x1","b":1}`, `{"a":1,"c":1}`, Options{ShapeOnly: true},
+			[]string{`a: type: "0x1" (string) ≠ 1 (number)`, `b: missing: 1 (number) ≠ missing`, `c: extra: missing ≠ 1 (number)`}},
+		{"odd member names are quoted", `{"a.b":1}`, `{"a.b":2}`, Options{}, []string{`["a.b"]: changed: 1 (number) ≠ 2 (number)`}},
+		{"max stops early", `[1,2,3]`, `[4,5,6]`, Options{Max: 1}, []string{`[0]: changed: 1 (number) ≠ 4 (number)`}},
+		{"whole document", `1`, `"x"`, Options{}, []string{`$: type: 1 (number) ≠ "x" (string)`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			diffs, err := Compare([]byte(tt.a), []byte(tt.b), &tt.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range diffs {
+				got = append(got, d.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCompareNotJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ a, b, want string }{
+		{`{"a":`, `{}`, "first document: not JSON"},
+		{`{}`, `<html>`, "second document: not JSON"},
+		{`{} {}`, `{}`, "first document: not JSON: more than one value"},
+		{strings.Repeat("[", 2000) + strings.Repeat("]", 2000), `[]`, "nested deeper than 1000"},
+	}
+	for _, tt := range tests {
+		if _, err := Compare([]byte(tt.a), []byte(tt.b), nil); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Compare(%.20q, %.20q): got %v; want an error with %q", tt.a, tt.b, err, tt.want)
+		}
+	}
+}
+
+func TestParsePattern(t *testing.T) {
+	t.Parallel()
+	good := []struct{ in, out string }{
+		{"result.timestamp", "result.timestamp"},
+		{"$.result[*].hash", "result[*].hash"},
+		{"[0].error.message", "[0].error.message"},
+		{`result["a.b"]`, `result["a.b"]`},
+		{"*.hash", "*.hash"},
+		{"$", "$"},
+	}
+	for _, tt := range good {
+		p, err := ParsePattern(tt.in)
+		if err != nil || p.String() != tt.out {
+			t.Errorf("ParsePattern(%q): got %q, %v; want %q", tt.in, p.String(), err, tt.out)
+		}
+	}
+	bad := []struct{ in, want string }{
+		{"", "empty JSON path"},
+		{".a", "member name before '.'"},
+		{"a..b", "member name after '.'"},
+		{"a[x]", "an index of 0 or more"},
+		{"a[1", "want ']'"},
+		{"$x", "'.' or '[' after '$'"},
+		{"a[0]b", "'.' or '[' after a step"},
+		{`a b`, "quote it"},
+	}
+	for _, tt := range bad {
+		if _, err := ParsePattern(tt.in); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParsePattern(%q): got %v; want an error with %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestPatternMatch(t *testing.T) {
+	t.Parallel()
+	path := Path{}.child("result").elem(3).child("hash")
+	tests := []struct {
+		pat  string
+		want bool
+	}{
+		{"result[3].hash", true},
+		{"result[*].hash", true},
+		{"*[*].*", true},
+		{"result[2].hash", false},
+		{"result.hash", false},      // an index is not a member
+		{"result[*]", false},        // shorter: the subtree is ignored by not descending, not by prefix
+		{"result[*].hash.x", false}, // longer
+	}
+	for _, tt := range tests {
+		if got := MustPattern(tt.pat).Match(path); got != tt.want {
+			t.Errorf("%s matches %s: got %v; want %v", tt.pat, path, got, tt.want)
+		}
+	}
+}
+
+// Equal documents give no difference whatever the rules, and the order of the documents changes
+// only which side a difference names.
+func FuzzCompare(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":[1,2]}`), []byte(`{"b":[2,1],"a":"0x1"}`), uint8(0))
+	f.Add([]byte(`{"error":{"code":-32000,"message":"x"}}`), []byte(`{"error":{"code":-32000}}`), uint8(3))
+	f.Add([]byte(`["0x10000000000000000", null, 1e400]`), []byte(`[18446744073709551616, {}, 1e400]`), uint8(5))
+	f.Add([]byte(`[1,2,2]`), []byte(`[2,1,3]`), uint8(16))
+	f.Fuzz(func(t *testing.T, a, b []byte, rules uint8) {
+		o := Options{
+			NullIsMissing:     rules&1 != 0,
+			StrictNumbers:     rules&2 != 0,
+			KeepErrorMessages: rules&4 != 0,
+			ShapeOnly:         rules&8 != 0,
+		}
+		if rules&16 != 0 {
+			o.Unordered = []Pattern{MustPattern("$"), MustPattern("[*]"), MustPattern("*")}
+		}
+		if rules&32 != 0 {
+			o.Ignore = []Pattern{MustPattern("*.*"), MustPattern("[1]")}
+		}
+		ab, errAB := Compare(a, b, &o)
+		if !json.Valid(a) || !json.Valid(b) {
+			return // an error or not, never a panic
+		}
+		if errAB != nil {
+			if !strings.Contains(errAB.Error(), "nested deeper") {
+				t.Fatalf("valid JSON: %v", errAB)
+			}
+			return
+		}
+		ba, _ := Compare(b, a, &o)
+		if len(ab) != len(ba) && o.Max == 0 && len(o.Unordered) == 0 {
+			t.Fatalf("a→b %d differences, b→a %d:\n%v\n%v", len(ab), len(ba), ab, ba)
+		}
+		if (len(ab) == 0) != (len(ba) == 0) {
+			t.Fatalf("a→b %v, b→a %v: equality must be symmetric", ab, ba)
+		}
+		for _, d := range ab {
+			if d.Kind == Missing && d.TypeB != "missing" || d.Kind == Extra && d.TypeA != "missing" {
+				t.Fatalf("difference %v: the kind does not match the sides", d)
+			}
+		}
+		if self, _ := Compare(a, a, &o); len(self) != 0 {
+			t.Fatalf("a against itself: %v", self)
+		}
+	})
+}

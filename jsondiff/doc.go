@@ -1,0 +1,12 @@
+// Package jsondiff compares two JSON documents structurally and says where they differ: the path
+// of each difference (result.transactions[3].hash), the kind of difference (a changed value, a
+// changed type, a member or element present on one side only) and both values. Rules make the
+// comparison useful for answers of two implementations of one API: integers written in hex and in
+// decimal compare equal ("0x1a" = 26), null may stand for a missing member, paths may be ignored
+// or compared as unordered arrays (patterns with * and [*] wildcards), JSON-RPC error messages are
+// dropped but their codes kept, and a shape-only mode compares types and members, not values.
+//
+// It sits beside check in the flow, after transport: it reads answer bodies and imports nothing
+// from the project, so any package can use it. The diff package sends requests to several
+// servers and uses it to compare their answers.
+package jsondiff
