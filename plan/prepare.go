@@ -87,7 +87,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		if len(p.Endpoints) > 0 {
 			return nil, fmt.Errorf("plan: endpoints and a target file: give one of them (names and weights go in the target file: # name: and # weight:)")
 		}
-		tg, err := loadTargets(fsys, t.Targets, t.TargetsFormat, t.Header)
+		tg, err := LoadTargets(fsys, t.Targets, t.TargetsFormat, t.Header)
 		if err != nil {
 			return nil, inputErr("targets", err)
 		}
@@ -242,7 +242,7 @@ func (p Plan) verifier() (*check.Verifier, error) {
 // settings; entries that read data fields get the rows in turn.
 func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	t := p.Traffic
-	tg, err := loadTargets(fsys, t.Setup, "", t.Header)
+	tg, err := LoadTargets(fsys, t.Setup, "", t.Header)
 	if err != nil {
 		return nil, inputErr("setup", err)
 	}
@@ -275,9 +275,13 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	return &Prepared{Plan: sp, Source: src}, nil
 }
 
-// loadTargets reads the target file name ("-": standard input) through fsys; "@path" bodies are
-// relative to it. header is added to every entry that lacks a header of its name.
-func loadTargets(fsys fs.FS, name, format string, header []transport.Header) (*Targets, error) {
+// LoadTargets reads the target file name ("-": standard input) through fsys (nil: OSFiles(nil));
+// "@path" bodies are relative to it. header is added to every entry that lacks a header of its
+// name. Prepare reads a plan's target and setup files with it.
+func LoadTargets(fsys fs.FS, name, format string, header []transport.Header) (*Targets, error) {
+	if fsys == nil {
+		fsys = OSFiles(nil)
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err

@@ -204,14 +204,12 @@ func readFixtures(p string) ([]diff.Request, error) {
 // targetRequests renders the entries of the target file in turn, with their templates, once for
 // all URLs.
 func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
-	tf := &trafficFlags{stdin: e.stdin}
-	t, err := tf.readTargets("--targets", f.targets, f.targetsFormat)
+	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, f.headers)
 	if err != nil {
-		return nil, err
+		return nil, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
 	}
 	for i := range t.Entries {
 		t.Entries[i].Weight = 0 // every entry in turn, whatever its weight
-		t.Entries[i].Header = withHeaders(t.Entries[i].Header, f.headers)
 	}
 	eps, err := plan.GroupTargets(t)
 	if err != nil {
