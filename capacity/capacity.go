@@ -108,10 +108,10 @@ type Result struct {
 // invalid plan, a file that cannot be read, a failing setup phase); what happens at each rate is
 // data in the Result, and an interrupted search returns the steps it finished.
 func Search(ctx context.Context, c Config) (*Result, error) {
-	c = c.withDefaults()
-	if err := c.validate(); err != nil {
+	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	c = c.withDefaults()
 	base := c.Plan
 	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: c.Warmup,
 		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: 100 * time.Millisecond}
@@ -162,7 +162,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func (c Config) validate() error {
+// Validate says what is wrong with c (its zero fields taking their defaults), or returns nil. It
+// does not look at the plan: Search prepares it (plan.Prepare) and says what is wrong with it.
+func (c Config) Validate() error {
+	c = c.withDefaults()
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("capacity: "+format, a...)) }
 	if len(c.SLO) == 0 {

@@ -58,17 +58,28 @@ type row struct {
 func rows(r *Result) []row {
 	var out []row
 	for _, st := range r.Steps {
-		s := st.Summary
-		out = append(out, row{
-			rate:     rate(st.Rate),
-			achieved: rate(s.Achieved()),
-			p50:      ms(s.Latency.P50),
-			p99:      ms(s.Latency.P99),
-			errors:   strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%",
-			verdict:  verdict(st),
-		})
+		out = append(out, st.row())
 	}
 	return out
+}
+
+func (st Step) row() row {
+	s := st.Summary
+	return row{
+		rate:     rate(st.Rate),
+		achieved: rate(s.Achieved()),
+		p50:      ms(s.Latency.P50),
+		p99:      ms(s.Latency.P99),
+		errors:   strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%",
+		verdict:  verdict(st),
+	}
+}
+
+// Line is the step in one line, for a progress line: "2,000/s → 1,998/s, p50 0.40 ms, p99 1.20 ms,
+// errors 0.00%: pass".
+func (st Step) Line() string {
+	x := st.row()
+	return fmt.Sprintf("%s/s → %s/s, p50 %s ms, p99 %s ms, errors %s: %s", x.rate, x.achieved, x.p50, x.p99, x.errors, x.verdict)
 }
 
 func verdict(st Step) string {

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/capacity"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+func init() {
+	register(command{name: "capacity", summary: "find the highest arrival rate that still meets an SLO", run: runCapacity})
+}
+
+const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://127.0.0.1:8080/
+  rpcbench capacity --slo 'p99<20ms' --start 1000 --max 50000 --step 5s --step-warmup 1s http://127.0.0.1:8080/
+  rpcbench capacity --slo 'p99<50ms' --format markdown --report-file capacity.md 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
+  rpcbench capacity --slo 'p99<100ms,errors<0.1%' --jsonrpc eth_blockNumber http://127.0.0.1:18545/`
+
+// capacityOnly are the flags of run that capacity decides itself.
+var capacityDecides = map[string]string{
+	"rate": "--start and --max", "stages": "--start and --max", "model": "the open model", "duration": "--step",
+	"requests": "--step", "warmup": "--step-warmup", "out": "--report-file", "live": "--report-file", "html": "--report-file",
+}
+
+func runCapacity(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "capacity", "capacity [flags] URL\n\nFind the highest arrival rate at which the service still meets an SLO: constant-rate steps\nrising geometrically from --start until one fails, then bisecting, each with a warm-up outside\nits figures; a step that collapses is cut short. The request flags are those of run.", capacityExamples)
+	f := &runFlags{format: "text"}
+	f.define(fs)
+	var (
+		slo       plan.SLO
+		start     = rateFlag{v: capacity.DefaultStart}
+		maxRate   = rateFlag{v: capacity.DefaultMax}
+		factor    = capacity.DefaultFactor
+		precision = capacity.DefaultPrecision
+		step      = capacity.DefaultStep
+		warm      = capacity.DefaultWarmup
+		maxSteps  = capacity.DefaultMaxSteps
+	)
+	fs.Var(parsed(&slo, plan.ParseSLO), "slo", "the objective each step must meet, `'p99<50ms,errors<1%'` (required)")
+	fs.Var(&start, "start", "first rate tried (`RATE`, default 100/s)")
+	fs.Var(&maxRate, "max", "highest rate tried (`RATE`, default 1000000/s)")
+	fs.Float64Var(&factor, "factor", factor, "ratio of one rising step's rate to the previous one's")
+	fs.Float64Var(&precision, "precision", precision, "stop bisecting when the failing rate is within this share above the passing one")
+	fs.Var(positiveDurationFlag{durationFlag{&step}}, "step", "measured length of each step")
+	fs.Var(durationFlag{&warm}, "step-warmup", "warm-up of each step, at its rate, outside its figures (0: none)")
+	fs.IntVar(&maxSteps, "max-steps", maxSteps, "most steps to run")
+	pos, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	var err error
+	fs.Visit(func(fl *flag.Flag) {
+		if instead, ok := capacityDecides[fl.Name]; ok && err == nil {
+			err = usagef("--%s: capacity chooses it; use %s", fl.Name, instead)
+		}
+		if fl.Name == "step-warmup" && warm == 0 {
+			warm = -1 // asked for none; a zero in the config means the default
+		}
+	})
+	switch {
+	case err != nil:
+	case len(slo) == 0:
+		err = usagef("--slo: give the objective each rate must meet, e.g. --slo 'p99<50ms,errors<1%%'")
+	case len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()):
+		err = usagef("want one URL, got %d arguments (or --targets, --endpoint)", len(pos))
+	case !validCapacityFormat(f.format):
+		err = usagef("--format %s: capacity writes %s", f.format, strings.Join(capacity.Formats, ", "))
+	}
+	if err != nil {
+		return fail(e, "capacity", err, ExitUsage)
+	}
+	if f.reportFile != "" {
+		if err := checkOutput("--report-file", f.reportFile); err != nil {
+			return fail(e, "capacity", err, ExitUsage)
+		}
+	}
+	p, err := f.plan(strings.Join(pos, ""))
+	if err != nil {
+		return fail(e, "capacity", err, ExitUsage)
+	}
+	p.Load = plan.Load{Connections: f.conns, Interval: f.interval}
+	cfg := capacity.Config{
+		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
+		Step: step, Warmup: warm, MaxSteps: maxSteps, Files: plan.OSFiles(e.stdin), Version: Version(),
+	}
+	if !f.quiet {
+		cfg.OnStep = func(st capacity.Step) { fmt.Fprintln(e.stderr, "rpcbench capacity:", st.Line()) }
+	}
+	if err := cfg.Validate(); err != nil {
+		return fail(e, "capacity", usageError{strings.ReplaceAll(err.Error(), "capacity: ", "")}, ExitUsage)
+	}
+	if _, err := prepare(e, p); err != nil { // bad files and plans are usage errors, named by flag
+		return fail(e, "capacity", err, ExitUsage)
+	}
+	res, err := capacity.Search(ctx, cfg)
+	if err != nil {
+		return fail(e, "capacity", err, ExitCannotStart)
+	}
+	target := summary.Target(p)
+	code = ExitOK
+	if err := capacity.Render(e.stdout, res, slo, target, f.format); err != nil {
+		fmt.Fprintf(e.stderr, "rpcbench capacity: writing the report: %v\n", err)
+		code = ExitCannotStart
+	}
+	if f.reportFile != "" {
+		format := capacityFormatForPath(f.reportFile)
+		if err := writeOutput(f.reportFile, func(w io.Writer) error { return capacity.Render(w, res, slo, target, format) }); err != nil {
+			fmt.Fprintf(e.stderr, "rpcbench capacity: --report-file: %v\n", err)
+			code = ExitCannotStart
+		}
+	}
+	switch {
+	case res.Interrupted:
+		fmt.Fprintln(e.stderr, "rpcbench capacity: interrupted; the report covers the steps done until then")
+		return ExitInterrupted
+	case res.Best == nil && code == ExitOK:
+		return ExitSLO
+	}
+	return code
+}
+
+func validCapacityFormat(f string) bool {
+	for _, x := range capacity.Formats {
+		if f == x {
+			return true
+		}
+	}
+	return false
+}
+
+// capacityFormatForPath is the format of a --report-file: json or markdown by extension, else text.
+func capacityFormatForPath(path string) string {
+	switch report.FormatForPath(path) {
+	case "json":
+		return "json"
+	case "markdown":
+		return "markdown"
+	}
+	return "text"
+}
