@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -87,7 +88,10 @@ func (r *reqIDs) index(id int64) int {
 // result.OK, result.Status with "jsonrpc CODE MESSAGE" for an answer holding an error member (the
 // first one of a batch), or result.Protocol when the answer is not JSON-RPC or its ids do not
 // answer the request's. It allocates only for an error member.
-func VerifyJSONRPC(req, answer []byte) (result.Class, error) {
+func VerifyJSONRPC(req, answer []byte) (result.Class, error) { return verifyJSONRPC(req, answer, nil) }
+
+// verifyJSONRPC is VerifyJSONRPC that also marks the calls of a batch (see verifyBatch).
+func verifyJSONRPC(req, answer []byte, calls []result.Call) (result.Class, error) {
 	ids := requestIDs(req)
 	switch jsonscan.KindOf(answer) {
 	case jsonscan.Object:
@@ -102,7 +106,7 @@ func VerifyJSONRPC(req, answer []byte) (result.Class, error) {
 		if !ids.batch {
 			return result.Protocol, errBatchForOne
 		}
-		return verifyBatch(answer, &ids)
+		return verifyBatch(answer, &ids, calls)
 	}
 	return result.Protocol, errNotJSON
 }
@@ -150,7 +154,9 @@ func verifyOne(obj []byte, ids *reqIDs, single bool) (result.Class, error) {
 	return result.OK, nil
 }
 
-func verifyBatch(arr []byte, ids *reqIDs) (result.Class, error) {
+// verifyBatch judges a batch answer; with calls (one per call of the batch, in its order) it also
+// marks each call the answer holds a result or an error for.
+func verifyBatch(arr []byte, ids *reqIDs, calls []result.Call) (result.Class, error) {
 	var small [16]uint64
 	seen := small[:]
 	if w := (ids.n + 63) / 64; w > len(small) {
@@ -161,16 +167,19 @@ func verifyBatch(arr []byte, ids *reqIDs) (result.Class, error) {
 	it := jsonscan.Elements(arr)
 	for it.Next() {
 		if jsonscan.KindOf(it.Value) != jsonscan.Object {
+			unmark(calls)
 			return result.Protocol, errNotJSON
 		}
 		v, ok, err := jsonscan.Member(it.Value, "id")
 		if err != nil {
+			unmark(calls)
 			return result.Protocol, errNotJSON
 		}
 		if !ok || jsonscan.KindOf(v) == jsonscan.Null {
 			// an answer that names no call stands for none of them, unless it is an error
 			// about the whole batch (a call the server could not even parse)
 			if m, hasErr, _ := jsonscan.Member(it.Value, "error"); !hasErr || jsonscan.KindOf(m) == jsonscan.Null {
+				unmark(calls)
 				return result.Protocol, errNullID
 			}
 		} else {
@@ -180,16 +189,22 @@ func verifyBatch(arr []byte, ids *reqIDs) (result.Class, error) {
 				k = ids.index(id)
 			}
 			if k < 0 {
+				unmark(calls)
 				return result.Protocol, errBatchUnknown
 			}
 			if seen[k/64]&(1<<(k%64)) != 0 {
+				unmark(calls)
 				return result.Protocol, errBatchRepeat
 			}
 			seen[k/64] |= 1 << (k % 64)
+			if k < len(calls) {
+				markCall(&calls[k], it.Value)
+			}
 		}
 		cl, err := verifyOne(it.Value, ids, false)
 		switch {
 		case cl == result.Protocol:
+			unmark(calls)
 			return cl, err
 		case cl != result.OK && firstErr == nil:
 			firstErr = err
@@ -197,15 +212,79 @@ func verifyBatch(arr []byte, ids *reqIDs) (result.Class, error) {
 		n++
 	}
 	if it.Err() != nil || !isSpace(it.Rest()) {
+		unmark(calls)
 		return result.Protocol, errNotJSON
 	}
 	if n != ids.n {
+		unmark(calls)
 		return result.Protocol, errBatchMissing
 	}
 	if firstErr != nil {
 		return result.Status, firstErr
 	}
 	return result.OK, nil
+}
+
+// appendCalls appends the calls of the batch req to calls, unanswered, each with its method: one
+// of methods when it is one (no allocation), else a new string.
+func appendCalls(calls []result.Call, req []byte, methods []string) []result.Call {
+	it := jsonscan.Elements(req)
+	for it.Next() {
+		calls = append(calls, result.Call{Method: methodOf(it.Value, methods)})
+	}
+	return calls
+}
+
+// unknownMethod names the method of a call that has none a JSON-RPC server could read.
+const unknownMethod = "(no method)"
+
+// methodOf returns the method of the call obj, taken from methods when it is one of them.
+func methodOf(obj []byte, methods []string) string {
+	v, ok, err := jsonscan.Member(obj, "method")
+	if !ok || err != nil || jsonscan.KindOf(v) != jsonscan.String {
+		return unknownMethod
+	}
+	if raw := v[1 : len(v)-1]; bytes.IndexByte(raw, '\\') < 0 {
+		for _, m := range methods {
+			if string(raw) == m {
+				return m
+			}
+		}
+		return string(raw)
+	}
+	m, err := jsonscan.Unquote(v)
+	if err != nil {
+		return unknownMethod
+	}
+	for _, x := range methods {
+		if x == m {
+			return x
+		}
+	}
+	return m
+}
+
+// markCall sets the outcome of c from its answer object: an error member with an integer code, or
+// a result. An answer with neither, or an error without a code, leaves it unanswered.
+func markCall(c *result.Call, obj []byte) {
+	if e, ok, err := jsonscan.Member(obj, "error"); err == nil && ok && jsonscan.KindOf(e) != jsonscan.Null {
+		if code, ok, err := jsonscan.Member(e, "code"); ok && err == nil {
+			if n, err := jsonscan.Int(code); err == nil {
+				c.Outcome, c.Code = result.CallError, n
+			}
+		}
+		return
+	}
+	if _, ok, err := jsonscan.Member(obj, "result"); ok && err == nil {
+		c.Outcome = result.CallOK
+	}
+}
+
+// unmark leaves every call unanswered: the answer could not be matched to the batch's calls.
+func unmark(calls []result.Call) {
+	for i := range calls {
+		calls[i].Outcome, calls[i].Code = result.CallUnanswered, 0
+	}
 }
 
 // rpcError makes the failure message of an error member: "jsonrpc -32601 Method not found".

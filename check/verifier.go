@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/internal/jsonscan"
+
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -75,6 +77,9 @@ type Verifier struct {
 	// Checks run on the body of every answer that passed the above; a failure is of class Check
 	// with the check's name as its message.
 	Checks []Check
+	// Methods are the JSON-RPC methods the requests call, so that VerifyCalls names the calls of a
+	// batch without making a string per call; a method not among them is named all the same.
+	Methods []string
 }
 
 // statusOK judges the status of an answer: by the expected statuses for a protocol whose answers
@@ -88,11 +93,33 @@ func (v *Verifier) statusOK(r *transport.Request, status int) bool {
 
 // Verify judges one answer.
 func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
+	return v.verify(r, out, nil)
+}
+
+// VerifyCalls is Verify that also says what happened to each call of a JSON-RPC batch, for
+// engine.CallVerifier: with JSONRPC and a request that is a batch, it appends the batch's calls to
+// calls in order, each with its method and what the answer holds for it (a result, an error and its
+// code, or nothing it could be matched by). With judge false the request has failed already (no
+// answer, a transport error): it judges nothing and appends the calls unanswered. A request that is
+// not a batch appends nothing. It allocates nothing beyond Verify for methods among Methods.
+func (v *Verifier) VerifyCalls(r *transport.Request, out *transport.Outcome, judge bool, calls []result.Call) ([]result.Call, result.Class, error) {
+	start := len(calls)
+	if v.JSONRPC && jsonscan.KindOf(r.Body) == jsonscan.Array {
+		calls = appendCalls(calls, r.Body, v.Methods)
+	}
+	if !judge {
+		return calls, result.OK, nil
+	}
+	cl, err := v.verify(r, out, calls[start:])
+	return calls, cl, err
+}
+
+func (v *Verifier) verify(r *transport.Request, out *transport.Outcome, calls []result.Call) (result.Class, error) {
 	if !v.statusOK(r, out.Status) {
 		return result.Status, nil
 	}
 	if v.JSONRPC {
-		if cl, err := VerifyJSONRPC(r.Body, out.Body); cl != result.OK {
+		if cl, err := verifyJSONRPC(r.Body, out.Body, calls); cl != result.OK {
 			return cl, err
 		}
 	}

@@ -70,6 +70,16 @@ type Verifier interface {
 	Verify(r *transport.Request, out *transport.Outcome) (result.Class, error)
 }
 
+// CallVerifier is a Verifier that also says what happened to each call of a JSON-RPC batch, so that
+// the report gives figures per call and method even when one request carries calls of several
+// methods (check.Verifier is one). VerifyCalls judges as Verify does when judge is true (the answer
+// arrived and its transport counted it a success); with judge false it only lists the calls,
+// unanswered. It appends to calls and returns them, and must not keep r, out or calls.
+type CallVerifier interface {
+	Verifier
+	VerifyCalls(r *transport.Request, out *transport.Outcome, judge bool, calls []result.Call) ([]result.Call, result.Class, error)
+}
+
 // StatusVerifier is the default Verifier: an answer is a success when its protocol says its status
 // is (transport.Protocol.Success: over HTTP 2xx and 3xx, as wrk and vegeta count them; every
 // WebSocket message); any other status is a failure of class Status.
@@ -465,6 +475,8 @@ type worker struct {
 	req transport.Request
 	out transport.Outcome
 	ev  result.Event
+	// calls is the buffer of the calls of a JSON-RPC batch, reused request after request.
+	calls []result.Call
 }
 
 // ticket is one arrival handed from the pacer to a sender.
@@ -584,7 +596,17 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 	if out.Opened {
 		ev.Conn = &out.Conn
 	}
-	if ev.Class == result.OK && out.Answered {
+	judge := ev.Class == result.OK && out.Answered
+	if cv, ok := r.o.verify.(CallVerifier); ok {
+		cl, err := ev.Class, ev.Err
+		w.calls, cl, err = cv.VerifyCalls(&w.req, out, judge, w.calls[:0])
+		if judge {
+			ev.Class, ev.Err = cl, err
+		}
+		if len(w.calls) > 0 {
+			ev.Calls = w.calls
+		}
+	} else if judge {
 		ev.Class, ev.Err = r.o.verify.Verify(&w.req, out)
 	}
 	if ev.Class == result.Canceled && r.reqCtx.Err() == nil {

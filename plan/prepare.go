@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/check"
@@ -170,7 +171,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if prep.Verifier, err = p.verifier(); err != nil {
+	if prep.Verifier, err = p.verifier(calls); err != nil {
 		return nil, err
 	}
 	return prep, nil
@@ -215,8 +216,13 @@ func (p Plan) jsonrpcCalls(fsys fs.FS) ([]Call, error) {
 }
 
 // verifier compiles the plan's checks; nil when there is nothing beyond the status to judge.
-func (p Plan) verifier() (*check.Verifier, error) {
+func (p Plan) verifier(calls []Call) (*check.Verifier, error) {
 	v := &check.Verifier{JSONRPC: p.JSONRPC.On()}
+	for _, c := range calls {
+		if !slices.Contains(v.Methods, c.Method) {
+			v.Methods = append(v.Methods, c.Method)
+		}
+	}
 	if p.Checks.Status != "" {
 		st, err := check.ParseStatuses(p.Checks.Status)
 		if err != nil {

@@ -94,6 +94,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 				fmt1(e.Throughput)}, pctCells(&e.Latency, qs)...)...)
 		}
 	}
+	callsMarkdown(b, &s.Stats)
 	if overWebSocket(&s.Stats) {
 		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
 		mdHeader(b, "outcome", "count")

@@ -161,6 +161,16 @@ type countsRec struct {
 	Latency   string            `json:"latency,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	TTFB      string            `json:"ttfb,omitempty"`
+	// Calls are the JSON-RPC calls inside batches by method and outcome (absent from files
+	// written before they were kept, which read as no calls).
+	Calls []callRec `json:"calls,omitempty"`
+}
+
+type callRec struct {
+	Method  string `json:"method"`
+	Outcome string `json:"outcome"` // ok, error, unanswered
+	Code    int64  `json:"code,omitempty"`
+	Count   uint64 `json:"count"`
 }
 
 type messageRec struct {
@@ -213,6 +223,19 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 				return a.Class < b.Class
 			}
 			return a.Message < b.Message
+		})
+		for k, n := range c.Calls {
+			cr.Calls = append(cr.Calls, callRec{k.Method, k.Outcome.String(), k.Code, n})
+		}
+		sort.Slice(cr.Calls, func(i, j int) bool {
+			a, b := cr.Calls[i], cr.Calls[j]
+			if a.Method != b.Method {
+				return a.Method < b.Method
+			}
+			if a.Outcome != b.Outcome {
+				return a.Outcome < b.Outcome
+			}
+			return a.Code < b.Code
 		})
 		rec.Endpoints = append(rec.Endpoints, cr)
 	}

@@ -72,6 +72,13 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 			}
 			c.Messages[ErrorKey{cl, m.Message}] += m.Count
 		}
+		for _, k := range cr.Calls {
+			o, e := parseCallOutcome(k.Outcome)
+			if e != nil {
+				return nil, fr.errorf("endpoint %d: call %q: %v", i, k.Method, e)
+			}
+			c.Calls[CallKey{Method: k.Method, Outcome: o, Code: k.Code}] += k.Count
+		}
 		dec("latency", c.Latency, cr.Latency)
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)
@@ -430,4 +437,14 @@ func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, erro
 		files[i] = s.f
 	}
 	return Merge(files...)
+}
+
+// parseCallOutcome is the inverse of CallOutcome.String.
+func parseCallOutcome(s string) (CallOutcome, error) {
+	for _, o := range []CallOutcome{CallOK, CallError, CallUnanswered} {
+		if o.String() == s {
+			return o, nil
+		}
+	}
+	return 0, fmt.Errorf("outcome %q: want ok, error or unanswered", s)
 }

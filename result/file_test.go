@@ -339,6 +339,7 @@ func TestFileBadInput(t *testing.T) {
 		{"bad class", hdrLine + `{"kind":"interval","start_ns":0,"end_ns":1,"endpoints":[{"errors":{"gremlins":1}}]}` + "\n", `bad.rb:2: endpoint 0: result: unknown error class "gremlins"`},
 		{"bad histogram", hdrLine + `{"kind":"interval","start_ns":0,"end_ns":1,"endpoints":[{"latency":"!!"}]}` + "\n", "bad.rb:2: latency histogram: not base64"},
 		{"second header", hdrLine + hdrLine, "bad.rb:2: a second header"},
+		{"bad call outcome", hdrLine + `{"kind":"interval","start_ns":0,"end_ns":1,"endpoints":[{"calls":[{"method":"a","outcome":"maybe","count":1}]}]}` + "\n", `bad.rb:2: endpoint 0: call "a": outcome "maybe": want ok, error or unanswered`},
 		{"after trailer", hdrLine + `{"kind":"trailer"}` + "\n" + `{"kind":"interval","start_ns":0,"end_ns":1,"endpoints":[{}]}` + "\n", "bad.rb:3: an interval after the trailer"},
 	}
 	for _, tc := range tests {

@@ -39,6 +39,42 @@ type ErrorKey struct {
 	Message string
 }
 
+// CallOutcome is what happened to one JSON-RPC call inside a batch.
+type CallOutcome uint8
+
+// The outcomes of a call inside a batch.
+const (
+	// CallUnanswered: the batch got no answer the call could be matched in (no answer, a failing
+	// status, an answer that is not the batch's, or an error about the whole batch).
+	CallUnanswered CallOutcome = iota
+	// CallOK: the batch's answer holds a result for the call.
+	CallOK
+	// CallError: the batch's answer holds a JSON-RPC error member for the call; CallKey.Code says which.
+	CallError
+)
+
+// String names the outcome as the result file and the reports do: "ok", "error", "unanswered".
+func (o CallOutcome) String() string {
+	switch o {
+	case CallOK:
+		return "ok"
+	case CallError:
+		return "error"
+	}
+	return "unanswered"
+}
+
+// Call is one JSON-RPC call of a batch as the verifier judged it: its method, its outcome and, for
+// CallError, the error's code. Method should be a string made once (the plan's), not per request.
+type Call struct {
+	Method  string
+	Outcome CallOutcome
+	Code    int64
+}
+
+// CallKey counts the calls of one method and outcome inside batches: a Call is its own key.
+type CallKey = Call
+
 // Counts is what happened to the requests of one endpoint. The zero value is not ready: use
 // NewCounts. Not safe for concurrent use.
 type Counts struct {
@@ -61,6 +97,10 @@ type Counts struct {
 	Latency  *hdr.Histogram // done − intended, µs
 	Service  *hdr.Histogram // done − sent, µs
 	TTFB     *hdr.Histogram // first byte − sent, µs
+	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
+	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
+	// Empty when no request was a batch.
+	Calls map[CallKey]uint64
 }
 
 // NewCounts returns empty Counts with their histograms.
@@ -68,6 +108,7 @@ func NewCounts() *Counts {
 	return &Counts{
 		Status:   map[int]uint64{},
 		Messages: map[ErrorKey]uint64{},
+		Calls:    map[CallKey]uint64{},
 		Latency:  NewHistogram(),
 		Service:  NewHistogram(),
 		TTFB:     NewHistogram(),
@@ -101,6 +142,9 @@ func (c *Counts) Merge(o *Counts) {
 	for k, v := range o.Messages {
 		c.Messages[k] += v
 	}
+	for k, v := range o.Calls {
+		c.Calls[k] += v
+	}
 	c.Retried += o.Retried
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
@@ -119,13 +163,14 @@ func mergeHist(dst, src *hdr.Histogram) {
 
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
-	tl, ts, tt, st, ms := c.Latency, c.Service, c.TTFB, c.Status, c.Messages
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms}
+	tl, ts, tt, st, ms, cs := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs}
 	tl.Reset()
 	ts.Reset()
 	tt.Reset()
 	clear(st)
 	clear(ms)
+	clear(cs)
 }
 
 // StatusCodes returns the status codes seen, in increasing order.

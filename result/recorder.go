@@ -38,6 +38,9 @@ type Event struct {
 	// Unsent marks a request that failed before any byte of it was written (a connection refused,
 	// a name not resolved): it counts as failed, but not as sent, and has no service time.
 	Unsent bool
+	// Calls are the calls of a JSON-RPC batch, each as judged (Counts.Calls); nil for a request
+	// that is not a batch. Record reads them and keeps none.
+	Calls []Call
 }
 
 // Exact is a failure message that is already short and stable, such as a check's name or
@@ -118,6 +121,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 			msg = Normalize(e.Err.Error())
 		}
 		c.Messages[ErrorKey{e.Class, msg}]++
+	}
+	for _, k := range e.Calls {
+		c.Calls[k]++
 	}
 	c.Retried += uint64(max(e.Retried, 0))
 	c.BytesIn += uint64(max(e.BytesIn, 0))

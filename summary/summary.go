@@ -86,9 +86,77 @@ type Stats struct {
 	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	MoreMessages  []MoreMessages `json:"more_error_messages,omitempty"`
 	Bytes         Bytes          `json:"bytes"`
+	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
+	// request was a batch.
+	Calls []MethodCalls `json:"calls,omitempty"`
 
 	LatencyHist *hdr.Histogram `json:"-"`
 	ServiceHist *hdr.Histogram `json:"-"`
+}
+
+// MethodCalls is what happened to the JSON-RPC calls of one method inside batches, counted call by
+// call: a batch of several methods is one endpoint, and these keep each method's figures. A call has
+// no latency of its own: it is answered with its batch, whose latency the endpoint gives.
+// Calls = OK + the Errors + Unanswered.
+type MethodCalls struct {
+	Method string `json:"method"`
+	Calls  uint64 `json:"calls"` // sent in batches
+	OK     uint64 `json:"ok"`    // answered with a result
+	// Errors counts the calls answered with a JSON-RPC error member, by its code.
+	Errors map[string]uint64 `json:"errors,omitempty"`
+	// Unanswered counts the calls whose batch got no answer they could be matched in: no answer, a
+	// failing status, an answer that is not the batch's, or one error for the whole batch.
+	Unanswered uint64 `json:"unanswered,omitempty"`
+	// Throughput is the calls answered (with a result or an error) per second.
+	Throughput float64 `json:"throughput_cps"`
+}
+
+// Failed returns the calls answered with an error, all codes together.
+func (m MethodCalls) Failed() uint64 {
+	var n uint64
+	for _, v := range m.Errors {
+		n += v
+	}
+	return n
+}
+
+// methodCalls folds the per-call counts of c, by method in name order.
+func methodCalls(c *result.Counts, elapsed time.Duration) []MethodCalls {
+	if len(c.Calls) == 0 {
+		return nil
+	}
+	by := map[string]*MethodCalls{}
+	var out []MethodCalls
+	var names []string
+	for k, n := range c.Calls {
+		m := by[k.Method]
+		if m == nil {
+			m = &MethodCalls{Method: k.Method}
+			by[k.Method] = m
+			names = append(names, k.Method)
+		}
+		m.Calls += n
+		switch k.Outcome {
+		case result.CallOK:
+			m.OK += n
+		case result.CallError:
+			if m.Errors == nil {
+				m.Errors = map[string]uint64{}
+			}
+			m.Errors[fmt.Sprint(k.Code)] += n
+		default:
+			m.Unanswered += n
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m := by[name]
+		if sec := elapsed.Seconds(); sec > 0 {
+			m.Throughput = float64(m.Calls-m.Unanswered) / sec
+		}
+		out = append(out, *m)
+	}
+	return out
 }
 
 // Endpoint is the figures of one named endpoint.
@@ -319,6 +387,7 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		return a.Class+a.Message < b.Class+b.Message
 	})
 	st.ErrorMessages, st.MoreMessages = capMessages(st.ErrorMessages)
+	st.Calls = methodCalls(c, elapsed)
 	return st
 }
 

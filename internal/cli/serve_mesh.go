@@ -24,6 +24,12 @@ const meshExamples = `  # gateway on :8080, peers A–E in this process on loopb
   curl -s -X POST http://127.0.0.1:8080/peer/hop -d '{"queue":["A","B","C","D","E"],"limit":1000}'
   curl -s -X POST http://127.0.0.1:8080/staticPeer/hop -d '{"queue":["A","B","C","D","E"],"limit":1000}'
 
+  # each answers as the MeshRPC suite does; times are Unix nanoseconds, Last names the last hop's peer,
+  # QueueIdx is the next peer's index, wrapped to the queue's start (limit mod queue length):
+  # {"State":{"Start":1558817006608054800,"Current":1558817006641384200,"Last":"E","Queue":["A","B","C","D","E"],
+  #  "QueueIdx":0,"Limit":1000,"HopCount":1000,"HopLatency":33329},"Error":null}
+  # HopLatency = (Current − Start) / HopCount ns: the round trip by the gateway's clock, per hop.
+
   # the same over gRPC, deep chains allowed up to 50,000 hops, each chain given up to 2 minutes:
   rpcbench serve mesh --transport grpc --max-limit 50000 --timeout 2m
 

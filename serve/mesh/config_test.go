@@ -161,15 +161,14 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 func TestProtoRoundTrip(t *testing.T) {
 	t.Parallel()
-	now := time.Now()
 	tests := []State{
 		{},
-		{Start: now, Last: now.Add(time.Millisecond), Queue: []string{"A", "B"}, QueueIdx: 1, Limit: 9, HopCount: 4},
-		{Start: now, Current: now.Add(time.Second), Last: now, Queue: []string{"E"}, Limit: 1, HopCount: 1, HopLatency: 123},
+		{Start: 1558817006608054800, Current: 1558817006608055000, Last: "A", Queue: []string{"A", "B"}, QueueIdx: 1, Limit: 9, HopCount: 4},
+		{Start: 1558817006608054800, Current: 1558817006641384200, Last: "E", Queue: []string{"E"}, Limit: 1, HopCount: 1, HopLatency: 123},
 	}
 	for _, st := range tests {
 		got := fromPB(toPB(st))
-		if !got.Start.Equal(st.Start) || !got.Current.Equal(st.Current) || !got.Last.Equal(st.Last) ||
+		if got.Start != st.Start || got.Current != st.Current || got.Last != st.Last ||
 			fmt.Sprint(got.Queue) != fmt.Sprint(st.Queue) || got.QueueIdx != st.QueueIdx || got.Limit != st.Limit ||
 			got.HopCount != st.HopCount || got.HopLatency != st.HopLatency {
 			t.Errorf("round trip: got %+v; want %+v", got, st)

@@ -5,16 +5,21 @@
 // chain's State to the first peer of the queue; every peer counts the hop and, until the hop count
 // reaches the limit, calls the next peer of the queue (cycling) and waits for its answer, so a chain
 // of N hops holds N calls open at its deepest point. The answer travels back through every peer to the
-// gateway, which stamps the end time and the latency per hop:
+// gateway, which stamps the end time and the latency per hop. The answer is the MeshRPC suite's, field
+// for field, so scripts written against the suite read it unchanged:
 //
-//	{"State":{"Start":…,"Current":…,"Last":…,"Queue":["A","B","C","D","E"],"QueueIdx":4,
-//	          "Limit":1000,"HopCount":1000,"HopLatency":51234},"Error":null}
+//	{"State":{"Start":1558817006608054800,"Current":1558817006641384200,"Last":"E",
+//	          "Queue":["A","B","C","D","E"],"QueueIdx":0,"Limit":1000,"HopCount":1000,
+//	          "HopLatency":33329},"Error":null}
 //
-// HopLatency = (Current − Start) / HopCount in nanoseconds: the round trip of the whole chain, measured
-// by the gateway's clock, divided by the hops; every hop, the gateway's call to the first peer
-// included, is one real call over the transport. POST /staticPeer/hop makes the same chain of the same
-// peers as plain function calls in the gateway's process: the baseline that shows what the network,
-// the encoding and the scheduling of one hop cost.
+// Start and Current are Unix nanoseconds; Last is the name of the peer the last hop arrived at; and
+// QueueIdx, which every peer moves on by one as the hop arrives, points at the peer that would come
+// next: Limit mod len(Queue), 0 after 1000 hops over A–E. HopLatency = (Current − Start) / HopCount in
+// nanoseconds: the round trip of the whole chain, measured by the gateway's clock alone (the suite's
+// last peer stamps Current on its own clock, so its HopLatency leaves out the way back), divided by the
+// hops; every hop, the gateway's call to the first peer included, is one real call over the transport.
+// POST /staticPeer/hop makes the same chain of the same peers as plain function calls in the gateway's
+// process: the baseline that shows what the network, the encoding and the scheduling of one hop cost.
 //
 // Peers talk to each other over one of three transports: HTTP/1.1 with JSON (a keep-alive pool; one
 // connection, so two file descriptors in a single process, per open hop), HTTP/2 cleartext with JSON

@@ -20,9 +20,9 @@ func ExampleStart() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("hops:", r.State.HopCount, "ended at:", r.State.Queue[r.State.QueueIdx], "latency measured:", r.State.HopLatency > 0)
+	fmt.Println("hops:", r.State.HopCount, "ended at:", r.State.Last, "next would be:", r.State.Queue[r.State.QueueIdx], "latency measured:", r.State.HopLatency > 0)
 	fmt.Println("hops that arrived at A:", m.Peer("A").Hops())
 	// Output:
-	// hops: 12 ended at: B latency measured: true
+	// hops: 12 ended at: B next would be: C latency measured: true
 	// hops that arrived at A: 3
 }

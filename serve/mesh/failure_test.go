@@ -164,7 +164,7 @@ func TestPeerRejectsBadState(t *testing.T) {
 	t.Parallel()
 	m := startMesh(t, Config{MaxLimit: 100})
 	url := "http://" + m.Peers()["B"] + hopPath
-	now := time.Now()
+	now := time.Now().UnixNano()
 	tests := []struct {
 		name    string
 		st      State
@@ -214,7 +214,7 @@ func TestCloseCancelsChains(t *testing.T) {
 			}
 			done := make(chan string, 1)
 			go func() {
-				st := State{Start: time.Now(), Queue: []string{"A", "X"}, Limit: 5}
+				st := State{Start: time.Now().UnixNano(), Queue: []string{"A", "X"}, Limit: 5}
 				cfg := Config{Transport: tr, Peers: map[string]string{"A": a.Addr()}}
 				l, err := newLink(tr, cfg.Peers, nil, 1)
 				if err != nil {

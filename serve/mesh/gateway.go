@@ -96,15 +96,15 @@ func (g *Gateway) run(ctx context.Context, req HopRequest, l link) (Response, er
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
-	st := State{Start: start, Queue: slices.Clone(req.Queue), Limit: req.Limit}
+	st := State{Start: start.UnixNano(), Queue: slices.Clone(req.Queue), Limit: req.Limit}
 	ans, failure, err := l.call(ctx, st.Queue[0], st)
 	// Current is Start plus the monotonic time elapsed, so HopLatency agrees with the times shown
 	// even if the wall clock was stepped meanwhile.
-	end := start.Add(time.Since(start))
+	elapsed := time.Since(start).Nanoseconds()
 	if err != nil {
 		ans, failure = st, hopFailure(ctx, 1, "gateway", st.Queue[0], err)
 	}
-	ans.Start, ans.Current = start, end
+	ans.Start, ans.Current = st.Start, st.Start+elapsed
 	if failure == "" && ans.HopCount != req.Limit {
 		failure = fmt.Sprintf("the chain came back with %d hops; want %d", ans.HopCount, req.Limit)
 	}
@@ -117,7 +117,7 @@ func (g *Gateway) run(ctx context.Context, req HopRequest, l link) (Response, er
 		}
 		return Response{State: ans, Error: &failure}, fmt.Errorf("%w: %s", wrap, failure)
 	}
-	ans.HopLatency = end.Sub(start).Nanoseconds() / int64(ans.HopCount)
+	ans.HopLatency = elapsed / int64(ans.HopCount)
 	return Response{State: ans}, nil
 }
 

@@ -88,27 +88,11 @@ func (p *Peer) serveGRPC(ln net.Listener) func(context.Context) error {
 	}
 }
 
-// unixNano is t in Unix nanoseconds, 0 for the zero time.
-func unixNano(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// fromUnixNano is the inverse of unixNano.
-func fromUnixNano(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n)
-}
-
 func toPB(st State) *meshpb.State {
 	return &meshpb.State{
-		StartUnixNano:   unixNano(st.Start),
-		CurrentUnixNano: unixNano(st.Current),
-		LastUnixNano:    unixNano(st.Last),
+		StartUnixNano:   st.Start,
+		CurrentUnixNano: st.Current,
+		Last:            st.Last,
 		Queue:           st.Queue,
 		QueueIdx:        int32(st.QueueIdx),
 		Limit:           int32(st.Limit),
@@ -119,9 +103,9 @@ func toPB(st State) *meshpb.State {
 
 func fromPB(s *meshpb.State) State {
 	return State{
-		Start:      fromUnixNano(s.GetStartUnixNano()),
-		Current:    fromUnixNano(s.GetCurrentUnixNano()),
-		Last:       fromUnixNano(s.GetLastUnixNano()),
+		Start:      s.GetStartUnixNano(),
+		Current:    s.GetCurrentUnixNano(),
+		Last:       s.GetLast(),
 		Queue:      s.GetQueue(),
 		QueueIdx:   int(s.GetQueueIdx()),
 		Limit:      int(s.GetLimit()),

@@ -1,12 +1,14 @@
 package mesh
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -50,8 +52,10 @@ func hopBody(queue []string, limit int) string {
 	return string(b)
 }
 
-// checkFinished checks the invariants of a chain that succeeded.
-func checkFinished(t *testing.T, st State, queue []string, limit int) {
+// checkFinished checks the invariants of a chain that succeeded, and the two fields that name where
+// it ended: Last, the name of the peer of the last hop, and QueueIdx, the index of the peer that would
+// have been next (wrapped to the queue's start), both worked out by hand in each caller.
+func checkFinished(t *testing.T, st State, queue []string, limit int, wantLast string, wantIdx int) {
 	t.Helper()
 	if st.HopCount != limit {
 		t.Errorf("HopCount: got %d; want %d", st.HopCount, limit)
@@ -59,8 +63,11 @@ func checkFinished(t *testing.T, st State, queue []string, limit int) {
 	if st.Limit != limit {
 		t.Errorf("Limit: got %d; want %d", st.Limit, limit)
 	}
-	if want := (limit - 1) % len(queue); st.QueueIdx != want {
-		t.Errorf("QueueIdx: got %d; want %d", st.QueueIdx, want)
+	if st.Last != wantLast {
+		t.Errorf("Last: got %q; want %q", st.Last, wantLast)
+	}
+	if st.QueueIdx != wantIdx {
+		t.Errorf("QueueIdx: got %d; want %d", st.QueueIdx, wantIdx)
 	}
 	if fmt.Sprint(st.Queue) != fmt.Sprint(queue) {
 		t.Errorf("Queue: got %v; want %v", st.Queue, queue)
@@ -68,11 +75,12 @@ func checkFinished(t *testing.T, st State, queue []string, limit int) {
 	if st.HopLatency <= 0 {
 		t.Errorf("HopLatency: got %d; want > 0", st.HopLatency)
 	}
-	if want := st.Current.Sub(st.Start).Nanoseconds() / int64(limit); st.HopLatency != want {
+	if want := (st.Current - st.Start) / int64(limit); st.HopLatency != want {
 		t.Errorf("HopLatency: got %d; want (Current − Start)/HopCount = %d", st.HopLatency, want)
 	}
-	if st.Start.IsZero() || st.Last.Before(st.Start) || st.Current.Before(st.Last) {
-		t.Errorf("times: got Start %v, Last %v, Current %v; want Start ≤ Last ≤ Current", st.Start, st.Last, st.Current)
+	// Unix nanoseconds of a time after 2020-01-01 and in order.
+	if st.Start < 1577836800e9 || st.Current < st.Start {
+		t.Errorf("times: got Start %d, Current %d; want Unix nanoseconds with Start ≤ Current", st.Start, st.Current)
 	}
 }
 
@@ -83,18 +91,20 @@ func TestHopCounts(t *testing.T) {
 			t.Parallel()
 			m := startMesh(t, Config{Transport: tr})
 			tests := []struct {
-				name  string
-				queue []string
-				limit int
+				name     string
+				queue    []string
+				limit    int
+				wantLast string // the peer of hop limit: queue[(limit−1) mod len]
+				wantIdx  int    // the next index: limit mod len
 			}{
-				{"one hop stops at the first peer", DefaultNames(), 1},
-				{"two hops", DefaultNames(), 2},
-				{"exactly one round", DefaultNames(), 5},
-				{"round and a bit: cycles to the front", DefaultNames(), 7},
-				{"fifty", DefaultNames(), 50},
-				{"short queue cycles", []string{"C", "A"}, 9},
-				{"a peer that calls itself", []string{"D"}, 4},
-				{"repeated names", []string{"B", "B", "E"}, 8},
+				{"one hop stops at the first peer", DefaultNames(), 1, "A", 1},
+				{"two hops", DefaultNames(), 2, "B", 2},
+				{"exactly one round wraps to the start", DefaultNames(), 5, "E", 0},
+				{"round and a bit: A B C D E A B", DefaultNames(), 7, "B", 2},
+				{"fifty: ten rounds", DefaultNames(), 50, "E", 0},
+				{"short queue cycles: C A C A C A C A C", []string{"C", "A"}, 9, "C", 1},
+				{"a peer that calls itself", []string{"D"}, 4, "D", 0},
+				{"repeated names: B B E B B E B B", []string{"B", "B", "E"}, 8, "B", 2},
 			}
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
@@ -102,12 +112,74 @@ func TestHopCounts(t *testing.T) {
 					if code != http.StatusOK || r.Error != nil {
 						t.Fatalf("got %d %q; want 200 and no error", code, deref(r.Error))
 					}
-					checkFinished(t, r.State, tt.queue, tt.limit)
+					checkFinished(t, r.State, tt.queue, tt.limit, tt.wantLast, tt.wantIdx)
 				})
 			}
 		})
 	}
 }
+
+// suiteAnswer is the answer as the MeshRPC suite declares it (its HopState and a response around
+// it): a script written against the suite decodes ours with it, refusing any field it does not know.
+type suiteAnswer struct {
+	State struct {
+		Start      int64
+		Current    int64
+		Last       string
+		Queue      []string
+		QueueIdx   int
+		Limit      int64
+		HopCount   int64
+		HopLatency int64
+	}
+	Error any
+}
+
+// The answers of the suite's README, 1000 hops over A–E on /peer/hop and /staticPeer/hop, are
+// {"State":{"Start":1558801539512806100,"Current":1558801541410891900,"Last":"E","Queue":["A","B","C",
+// "D","E"],"QueueIdx":0,"Limit":1000,"HopCount":1000,"HopLatency":1898085},"Error":null}: ours has the
+// same fields in the same order, with the same types, and the same values but for the times.
+func TestAnswersAsTheSuite(t *testing.T) {
+	t.Parallel()
+	for _, tr := range Transports() {
+		t.Run(string(tr), func(t *testing.T) {
+			t.Parallel()
+			m := startMesh(t, Config{Transport: tr})
+			for _, path := range []string{"/peer/hop", "/staticPeer/hop"} {
+				resp, err := http.Post(m.URL()+path, "application/json", strings.NewReader(`{"queue": ["A","B","C","D","E"], "limit": 1000}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				raw, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					t.Fatalf("%s: got %d %s %v; want 200", path, resp.StatusCode, raw, err)
+				}
+				var a suiteAnswer
+				dec := json.NewDecoder(bytes.NewReader(raw))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&a); err != nil {
+					t.Fatalf("%s: the suite's answer type cannot read %s: %v", path, raw, err)
+				}
+				st := a.State
+				if st.Last != "E" || st.QueueIdx != 0 || st.Limit != 1000 || st.HopCount != 1000 ||
+					fmt.Sprint(st.Queue) != "[A B C D E]" || a.Error != nil {
+					t.Errorf("%s: got %s; want Last \"E\", QueueIdx 0, Limit and HopCount 1000, Error null", path, raw)
+				}
+				if st.Start < 1577836800e9 || st.Current < st.Start || st.HopLatency != (st.Current-st.Start)/1000 {
+					t.Errorf("%s: got Start %d, Current %d, HopLatency %d; want Unix nanoseconds and HopLatency = (Current − Start)/1000", path, st.Start, st.Current, st.HopLatency)
+				}
+				want := `{"State":{"Start":N,"Current":N,"Last":"E","Queue":["A","B","C","D","E"],"QueueIdx":0,"Limit":1000,"HopCount":1000,"HopLatency":N},"Error":null}`
+				if got := integers.ReplaceAllString(strings.TrimSpace(string(raw)), `"$1":N`); got != want {
+					t.Errorf("%s: got\n%s\nwant\n%s", path, got, want)
+				}
+			}
+		})
+	}
+}
+
+// integers matches the three fields whose values vary from run to run, when they are JSON integers.
+var integers = regexp.MustCompile(`"(Start|Current|HopLatency)":[0-9]+`)
 
 // Every hop must arrive at the peer the queue names, in turn: count the hops each peer received.
 func TestQueueCycling(t *testing.T) {
@@ -121,7 +193,8 @@ func TestQueueCycling(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkFinished(t, r.State, []string{"A", "B", "C"}, 11)
+			// Hop 11 arrives at B; C would be next.
+			checkFinished(t, r.State, []string{"A", "B", "C"}, 11, "B", 2)
 			want := map[string]int64{"A": 4, "B": 4, "C": 3, "D": 0, "E": 0}
 			for n, w := range want {
 				if got := m.Peer(n).Hops(); got != w {
@@ -135,16 +208,17 @@ func TestQueueCycling(t *testing.T) {
 func TestStaticBaseline(t *testing.T) {
 	t.Parallel()
 	m := startMesh(t, Config{Transport: GRPC})
-	for _, limit := range []int{1, 6, 1000, DefaultMaxLimit} {
+	for _, tt := range []struct {
+		limit    int
+		wantLast string
+		wantIdx  int
+	}{{1, "A", 1}, {6, "A", 1}, {1000, "E", 0}, {DefaultMaxLimit, "E", 0}} {
+		limit := tt.limit
 		code, r := post(t, m.URL()+"/staticPeer/hop", hopBody(DefaultNames(), limit))
 		if code != http.StatusOK || r.Error != nil {
 			t.Fatalf("limit %d: got %d %q; want 200 and no error", limit, code, deref(r.Error))
 		}
-		if limit >= 1000 {
-			checkFinished(t, r.State, DefaultNames(), limit)
-		} else if r.State.HopCount != limit || r.State.QueueIdx != (limit-1)%5 {
-			t.Errorf("limit %d: got HopCount %d, QueueIdx %d; want %d, %d", limit, r.State.HopCount, r.State.QueueIdx, limit, (limit-1)%5)
-		}
+		checkFinished(t, r.State, DefaultNames(), limit, tt.wantLast, tt.wantIdx)
 	}
 	for _, n := range DefaultNames() {
 		if got := m.Peer(n).Hops(); got != 0 {
@@ -263,7 +337,7 @@ func TestSeparatePeers(t *testing.T) {
 			if code != http.StatusOK {
 				t.Fatalf("got %d %q; want 200", code, deref(r.Error))
 			}
-			checkFinished(t, r.State, []string{"C", "B", "A"}, 10)
+			checkFinished(t, r.State, []string{"C", "B", "A"}, 10, "C", 1)
 			// C gets hops 1 4 7 10, B 2 5 8, A 3 6 9.
 			for i, want := range []int64{3, 3, 4} {
 				if got := ps[i].Hops(); got != want {

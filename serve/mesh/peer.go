@@ -48,18 +48,19 @@ func (h *hopper) arrive(ctx context.Context, st State) (State, string) {
 	if msg := h.check(st); msg != "" {
 		return st, msg
 	}
+	// As the suite's peers do: stamp the arrival, name this peer, move the index on to the next.
 	st.HopCount++
-	st.Last = time.Now()
+	st.Current = time.Now().UnixNano()
+	st.Last = h.name
+	st.QueueIdx = (st.QueueIdx + 1) % len(st.Queue)
 	h.hops.Add(1)
 	if st.HopCount >= st.Limit {
 		return st, ""
 	}
-	out := st
-	out.QueueIdx = (st.QueueIdx + 1) % len(st.Queue)
-	to := st.Queue[out.QueueIdx]
-	ans, failure, err := h.next.call(ctx, to, out)
+	to := st.Queue[st.QueueIdx]
+	ans, failure, err := h.next.call(ctx, to, st)
 	if err != nil {
-		return st, hopFailure(ctx, out.HopCount+1, h.name, to, err)
+		return st, hopFailure(ctx, st.HopCount+1, h.name, to, err)
 	}
 	return ans, failure
 }

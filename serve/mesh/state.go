@@ -6,22 +6,34 @@ import (
 	"net"
 	"sort"
 	"strings"
-	"time"
 )
 
 // State is the chain's state as it travels from peer to peer and back; its JSON form is the answer
-// of the gateway. The zero value is an empty chain. A State is a plain value: copy it freely, but do
-// not share one between goroutines that change it.
+// of the gateway, field for field the answer of the MeshRPC suite, so scripts written against the
+// suite read it unchanged:
+//
+//	{"State":{"Start":1558817006608054800,"Current":1558817006641384200,"Last":"E",
+//	          "Queue":["A","B","C","D","E"],"QueueIdx":0,"Limit":1000,"HopCount":1000,
+//	          "HopLatency":33329},"Error":null}
+//
+// The zero value is an empty chain. A State is a plain value: copy it freely, but do not share one
+// between goroutines that change it.
 type State struct {
-	// Start is when the gateway began the chain.
-	Start time.Time
-	// Current is when the answer got back to the gateway; zero while the chain is under way.
-	Current time.Time
-	// Last is when the most recent hop arrived at its peer: at the end, the deepest point of the chain.
-	Last time.Time
+	// Start is when the gateway began the chain, in Unix nanoseconds.
+	Start int64
+	// Current is in Unix nanoseconds. While the chain is under way it is when the most recent hop
+	// arrived at its peer, as in the suite; in the gateway's answer it is when the answer got back to
+	// the gateway: Start plus the round trip measured by the gateway's clock alone. (The suite's last
+	// peer stamps Current on its own clock, so its HopLatency leaves out the way back.)
+	Current int64
+	// Last is the name of the peer the most recent hop arrived at: at the end, the chain's last peer,
+	// Queue[(Limit−1) mod len(Queue)] ("E" for 1000 hops over A–E).
+	Last string
 	// Queue is the peers to visit, in order, starting again at the front after the last.
 	Queue []string
-	// QueueIdx is the index in Queue of the peer that the most recent hop arrived at.
+	// QueueIdx is the index in Queue of the peer that receives the state next: a peer that receives
+	// it moves QueueIdx on by one, cyclically, as the suite's peers do. At the end it is
+	// Limit mod len(Queue): 0 after 1000 hops over A–E, wrapped to the queue's start.
 	QueueIdx int
 	// Limit is the number of hops to make.
 	Limit int

@@ -24,16 +24,17 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// State is the chain's state as it travels; times are Unix nanoseconds.
+// State is the chain's state as it travels, in the form the MeshRPC suite's peers hand on; times are
+// Unix nanoseconds.
 type State struct {
 	state           protoimpl.MessageState `protogen:"open.v1"`
 	StartUnixNano   int64                  `protobuf:"varint,1,opt,name=start_unix_nano,json=startUnixNano,proto3" json:"start_unix_nano,omitempty"`       // when the gateway began the chain
-	CurrentUnixNano int64                  `protobuf:"varint,2,opt,name=current_unix_nano,json=currentUnixNano,proto3" json:"current_unix_nano,omitempty"` // when the answer got back to the gateway (0 while under way)
-	LastUnixNano    int64                  `protobuf:"varint,3,opt,name=last_unix_nano,json=lastUnixNano,proto3" json:"last_unix_nano,omitempty"`          // when the most recent hop arrived at its peer
+	CurrentUnixNano int64                  `protobuf:"varint,2,opt,name=current_unix_nano,json=currentUnixNano,proto3" json:"current_unix_nano,omitempty"` // when the most recent hop arrived; the gateway's end time at the end
+	Last            string                 `protobuf:"bytes,9,opt,name=last,proto3" json:"last,omitempty"`                                                 // the name of the peer the most recent hop arrived at
 	Queue           []string               `protobuf:"bytes,4,rep,name=queue,proto3" json:"queue,omitempty"`                                               // the peers to visit, cyclically
-	QueueIdx        int32                  `protobuf:"varint,5,opt,name=queue_idx,json=queueIdx,proto3" json:"queue_idx,omitempty"`                        // index in queue of the peer that receives this state
+	QueueIdx        int32                  `protobuf:"varint,5,opt,name=queue_idx,json=queueIdx,proto3" json:"queue_idx,omitempty"`                        // index in queue of the peer that receives this state next
 	Limit           int32                  `protobuf:"varint,6,opt,name=limit,proto3" json:"limit,omitempty"`                                              // hops to make in all
-	HopCount        int32                  `protobuf:"varint,7,opt,name=hop_count,json=hopCount,proto3" json:"hop_count,omitempty"`                        // hops made so far, including the one that delivers this state
+	HopCount        int32                  `protobuf:"varint,7,opt,name=hop_count,json=hopCount,proto3" json:"hop_count,omitempty"`                        // hops made so far
 	HopLatency      int64                  `protobuf:"varint,8,opt,name=hop_latency,json=hopLatency,proto3" json:"hop_latency,omitempty"`                  // nanoseconds per hop, set by the gateway at the end
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
@@ -83,11 +84,11 @@ func (x *State) GetCurrentUnixNano() int64 {
 	return 0
 }
 
-func (x *State) GetLastUnixNano() int64 {
+func (x *State) GetLast() string {
 	if x != nil {
-		return x.LastUnixNano
+		return x.Last
 	}
-	return 0
+	return ""
 }
 
 func (x *State) GetQueue() []string {
@@ -228,17 +229,17 @@ var File_mesh_proto protoreflect.FileDescriptor
 const file_mesh_proto_rawDesc = "" +
 	"\n" +
 	"\n" +
-	"mesh.proto\x12\x10rpcbench.mesh.v1\"\x88\x02\n" +
+	"mesh.proto\x12\x10rpcbench.mesh.v1\"\xfc\x01\n" +
 	"\x05State\x12&\n" +
 	"\x0fstart_unix_nano\x18\x01 \x01(\x03R\rstartUnixNano\x12*\n" +
-	"\x11current_unix_nano\x18\x02 \x01(\x03R\x0fcurrentUnixNano\x12$\n" +
-	"\x0elast_unix_nano\x18\x03 \x01(\x03R\flastUnixNano\x12\x14\n" +
+	"\x11current_unix_nano\x18\x02 \x01(\x03R\x0fcurrentUnixNano\x12\x12\n" +
+	"\x04last\x18\t \x01(\tR\x04last\x12\x14\n" +
 	"\x05queue\x18\x04 \x03(\tR\x05queue\x12\x1b\n" +
 	"\tqueue_idx\x18\x05 \x01(\x05R\bqueueIdx\x12\x14\n" +
 	"\x05limit\x18\x06 \x01(\x05R\x05limit\x12\x1b\n" +
 	"\thop_count\x18\a \x01(\x05R\bhopCount\x12\x1f\n" +
 	"\vhop_latency\x18\b \x01(\x03R\n" +
-	"hopLatency\";\n" +
+	"hopLatencyJ\x04\b\x03\x10\x04\";\n" +
 	"\n" +
 	"HopRequest\x12-\n" +
 	"\x05state\x18\x01 \x01(\v2\x17.rpcbench.mesh.v1.StateR\x05state\"O\n" +
