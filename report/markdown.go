@@ -153,8 +153,8 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 	b.WriteString("\n")
 	for i, s := range runs {
-		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
-			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s%s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
+			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"), sloSuffix(s))
 	}
 }
 

@@ -114,6 +114,8 @@ func TestFlagsHaveExamples(t *testing.T) {
 	}{
 		{[]string{"help", "run"}, "--interval"},
 		{[]string{"help", "run"}, "--targets-format"},
+		{[]string{"help", "run"}, "--slo"},
+		{[]string{"help", "report"}, "--slo"},
 		{[]string{"help", "serve", "lab"}, "--spin"},
 		{[]string{"help", "serve", "mesh"}, "--max-limit"},
 		{[]string{"help", "serve", "mesh"}, "--timeout"},

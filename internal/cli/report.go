@@ -29,7 +29,8 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
   rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
-  rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
+  rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log
+  rpcbench report --slo 'p99<50ms,errors<0.1%' run.rb      judge a saved run; exit 1 when it misses an objective`
 
 // loaded is one run read from its result file(s).
 type loaded struct {
@@ -47,6 +48,8 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
 	fs.BoolVar(&force, "force", false, "with --merge, add up runs of different targets, models or endpoints all the same")
+	var slo plan.SLO
+	defineSLO(fs, &slo)
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -82,6 +85,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "rpcbench report: %s was cut short (no trailer: the run was killed before it finished the file); showing its %d complete intervals\n", r.label, r.file.Intervals)
 		}
 	}
+	judged := rejudge(e.stderr, runs, slo)
 	write := func(w io.Writer) error {
 		if format == "hlog" {
 			return writeHLog(w, files, runs[0])
@@ -105,7 +109,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		}
 		return fail(e, "report", fmt.Errorf("writing the report: %w", err), ExitCannotStart)
 	}
-	return ExitOK
+	return judged
 }
 
 // mergeLoads sets l, the first file's load, to the load of the files together, so that the header of

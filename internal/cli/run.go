@@ -40,7 +40,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:18545/       JSON-RPC 2.0 calls, a unique id each
   rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
   rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
-  rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/`
+  rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/
+  rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -68,6 +69,7 @@ type runFlags struct {
 	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
+	slo        plan.SLO
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -97,6 +99,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
+	defineSLO(fs, &f.slo)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -128,6 +131,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Interval:    f.interval,
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
+		SLO:  f.slo,
 	}
 	f.traffic.callsWeighted = f.rpc.on()
 	if err := f.traffic.apply(&p, ep); err != nil {
@@ -261,7 +265,10 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		fmt.Fprintf(e.stderr, "rpcbench run: stopped early: %v\n", res.Stop)
 		return ExitUsage
 	}
-	return code
+	if code != ExitOK {
+		return code
+	}
+	return verdict(e.stderr, "run", s)
 }
 
 func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {
