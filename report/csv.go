@@ -12,11 +12,20 @@ import (
 // CSV writes the runs' time series, one row per interval and endpoint: the run's label, the
 // interval's start and end (seconds from the measured start), the endpoint ("all" for every
 // endpoint together), requests sent, ok and failed, answers per second, and latency p50, p90, p99
-// and max in milliseconds. labels name the runs (see compare.New).
+// and max in milliseconds. labels name the runs (see compare.New). When a run has per-stage
+// figures (summary.Summary.Stages), every row has four more columns: kind ("interval" or "stage"),
+// the stage (of an interval: the stage it is assigned to), and latency avg and p95; a row of kind
+// stage follows the intervals for each stage and endpoint, its start and end the stage's span and
+// its sent the requests made in it.
 func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 	names := compare.New(runs, labels).Labels
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"})
+	staged := anyStages(runs)
+	head := []string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
+	if staged {
+		head = append(head, csvStageColumns...)
+	}
+	cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for i, s := range runs {
@@ -25,9 +34,14 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 			if ep == "" {
 				ep = "all"
 			}
-			cw.Write([]string{names[i], f(p.Start), f(p.End), ep, u(p.Sent), u(p.OK), u(p.Errors),
-				strconv.FormatFloat(p.RPS, 'f', 1, 64), f(p.P50), f(p.P90), f(p.P99), f(p.Max)})
+			row := []string{names[i], f(p.Start), f(p.End), ep, u(p.Sent), u(p.OK), u(p.Errors),
+				strconv.FormatFloat(p.RPS, 'f', 1, 64), f(p.P50), f(p.P90), f(p.P99), f(p.Max)}
+			if staged {
+				row = append(row, csvIntervalStage(s, p)...)
+			}
+			cw.Write(row)
 		}
+		csvStages(cw, names[i], s)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -122,6 +122,8 @@ type runView struct {
 	MoreMessages, MoreRequests                    uint64
 	ConfigJSON                                    string
 	SLO                                           *sloView
+	StagesTitle                                   string
+	Stages                                        []stageRow
 }
 
 type endpointRow struct {
@@ -229,6 +231,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Notes:       s.Notes,
 		SLO:         sloHTML(s),
 	}
+	r.StagesTitle, r.Stages = stagesHTML(s)
 	if !s.StartedAt.IsZero() {
 		r.Started = s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 	}

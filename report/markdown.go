@@ -122,6 +122,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
 		}
 	}
+	stagesMarkdown(b, s)
 	sloMarkdown(b, s)
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdCell(n))

@@ -33,6 +33,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	if len(s.Endpoints) > 1 {
 		endpoints(b, s, o.percentiles())
 	}
+	stagesTable(b, s)
 	sloText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")

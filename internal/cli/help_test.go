@@ -116,6 +116,7 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "run"}, "--targets-format"},
 		{[]string{"help", "run"}, "--slo"},
 		{[]string{"help", "report"}, "--slo"},
+		{[]string{"help", "run"}, "--stage-ramps"},
 		{[]string{"help", "serve", "lab"}, "--spin"},
 		{[]string{"help", "serve", "mesh"}, "--max-limit"},
 		{[]string{"help", "serve", "mesh"}, "--timeout"},

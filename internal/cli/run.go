@@ -24,6 +24,7 @@ func init() {
 const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:8080/        open model: 5000 arrivals/s
   rpcbench run --connections 100 --duration 1m http://127.0.0.1:8080/    closed model: 100 busy connections
   rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
+  rpcbench run --stages 0s:50,5s:50,1s:100,5s:100 --stage-ramps http://127.0.0.1:8080/  per-stage figures, the ramp's too
   rpcbench run --rate 600/m --requests 100 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
@@ -217,7 +218,8 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	}
 	var tl summary.Timeline
 	names := endpointNames(np)
-	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}
+	stages := summary.NewStages(np.Load, names, o.stageRamps)
+	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
 	saving, err := o.start(e, np)
 	if err != nil {
 		return fail(e, "run", err, ExitCannotStart)
@@ -243,6 +245,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 	}
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
+	s.Stages = stages.Results()
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
