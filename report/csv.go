@@ -20,27 +20,37 @@ var csvRatios = []struct{ column, metric string }{
 // endpoint together), requests sent, ok and failed, answers per second, and latency p50, p90, p99
 // and max in milliseconds. labels name the runs (see compare.New).
 //
+// When a run has per-stage figures (summary.Summary.Stages), every row has four more columns: kind
+// ("interval", "stage" or "run"), the stage (of an interval: the stage it is assigned to), and
+// latency avg and p95; a row of kind stage follows the intervals for each stage and endpoint, its
+// start and end the stage's span and its sent the requests made in it.
+//
 // Several runs are compared too (see compare.New): the rows end with four more columns,
-// rps_vs_first, error_rate_vs_first, p50_vs_first and p99_vs_first, empty on interval rows; after
-// the intervals, each run has a row of its whole run for all endpoints together and, when some run
-// has several endpoints, one for each endpoint, with start_s and end_s empty, the same figures
-// over the whole run, and their ratios to the same endpoint of the first run (empty where there is
-// none: against a first run's 0, or an endpoint a run lacks).
+// rps_vs_first, error_rate_vs_first, p50_vs_first and p99_vs_first, empty on interval and stage
+// rows; after the intervals, each run has a row of its whole run for all endpoints together and,
+// when some run has several endpoints, one for each endpoint, with start_s and end_s empty, the
+// same figures over the whole run, and their ratios to the same endpoint of the first run (empty
+// where there is none: against a first run's 0, or an endpoint a run lacks).
 func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 	c := compare.New(runs, labels)
 	names := c.Labels
 	multi := len(runs) > 1
+	staged := anyStages(runs)
 	cw := csv.NewWriter(w)
 	head := []string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
+	if staged {
+		head = append(head, csvStageColumns...)
+	}
+	var empty []string // the ratio columns of a row without ratios
 	if multi {
 		for _, r := range csvRatios {
 			head = append(head, r.column)
 		}
+		empty = make([]string, len(csvRatios))
 	}
 	cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-	empty := make([]string, len(csvRatios))
 	for i, s := range runs {
 		for _, p := range s.Timeline {
 			ep := p.Endpoint
@@ -49,16 +59,20 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 			}
 			row := []string{names[i], f(p.Start), f(p.End), ep, u(p.Sent), u(p.OK), u(p.Errors),
 				strconv.FormatFloat(p.RPS, 'f', 1, 64), f(p.P50), f(p.P90), f(p.P99), f(p.Max)}
-			if multi {
-				row = append(row, empty...)
+			if staged {
+				row = append(row, csvIntervalStage(s, p)...)
 			}
-			cw.Write(row)
+			cw.Write(append(row, empty...))
 		}
+		csvStages(cw, names[i], s, empty)
 	}
 	if multi {
 		whole := func(i int, ep string, st *summary.Stats, ms []compare.Metric) {
 			row := []string{names[i], "", "", ep, u(st.Requests.Sent), u(st.Requests.OK), u(st.Requests.Errors),
 				strconv.FormatFloat(st.Throughput, 'f', 1, 64), f(st.Latency.P50), f(st.Latency.P90), f(st.Latency.P99), f(st.Latency.Max)}
+			if staged {
+				row = append(row, "run", "", f(st.Latency.Mean), f(st.Latency.P95))
+			}
 			for _, r := range csvRatios {
 				m, _ := compare.Find(ms, r.metric)
 				row = append(row, csvRatio(m, i))

@@ -124,6 +124,9 @@ type runView struct {
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
 	ConfigJSON                                  string
+	SLO                                         *sloView
+	StagesTitle                                 string
+	Stages                                      []stageRow
 }
 
 type endpointRow struct {
@@ -232,7 +235,9 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Failing:     s.Requests.Errors > 0,
 		Interrupted: s.Interrupted,
 		Notes:       s.Notes,
+		SLO:         sloHTML(s),
 	}
+	r.StagesTitle, r.Stages = stagesHTML(s)
 	if !s.StartedAt.IsZero() {
 		r.Started = s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 	}

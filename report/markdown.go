@@ -124,6 +124,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
 		}
 	}
+	stagesMarkdown(b, s)
 	sloMarkdown(b, s)
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
@@ -157,8 +158,8 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 	b.WriteString("\n")
 	for i, s := range runs {
-		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
-			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+		fmt.Fprintf(b, "- %s: `%s`, %s, %d requests, started %s%s\n", mdCell(c.Labels[i]), mdCell(s.Target), loadLine(s),
+			s.Requests.Sent, s.StartedAt.Format("2006-01-02 15:04:05 UTC"), sloSuffix(s))
 	}
 }
 

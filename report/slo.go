@@ -76,3 +76,37 @@ func sloMarkdown(b *strings.Builder, s *summary.Summary) {
 		mdRow(b, "`"+mdCell(o.Objective)+"`", mdCell(sloMeasured(o)), v)
 	}
 }
+
+// sloView is the SLO verdict of one run on the HTML page.
+type sloView struct {
+	Verdict string
+	Pass    bool
+	Rows    []sloRow
+}
+
+type sloRow struct {
+	Objective, Measured string
+	Pass                bool
+}
+
+// sloHTML is the SLO verdict of s for the HTML page; nil when the run had no objectives.
+func sloHTML(s *summary.Summary) *sloView {
+	r := s.SLO
+	if r == nil {
+		return nil
+	}
+	v := &sloView{Verdict: sloVerdict(r), Pass: r.Pass}
+	for _, o := range r.Objectives {
+		v.Rows = append(v.Rows, sloRow{Objective: o.Objective, Measured: sloMeasured(o), Pass: o.Pass})
+	}
+	return v
+}
+
+// sloSuffix is the SLO verdict of s at the end of a line that lists runs: "; SLO **PASS (…)**"; ""
+// when the run had no objectives.
+func sloSuffix(s *summary.Summary) string {
+	if s.SLO == nil {
+		return ""
+	}
+	return "; SLO **" + sloVerdict(s.SLO) + "**"
+}

@@ -34,6 +34,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 		endpoints(b, s, o.percentiles())
 	}
 	callsText(b, &s.Stats)
+	stagesTable(b, s)
 	sloText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")

@@ -49,6 +49,9 @@ type Summary struct {
 	Notes []string `json:"notes,omitempty"`
 	// SLO is the verdict on the plan's objectives, when it has some (see JudgeSLO).
 	SLO *SLOResults `json:"slo,omitempty"`
+	// Stages are the figures of each stage of a load with stages, when they were collected (see
+	// Stages); ramps only when asked for.
+	Stages []Stage `json:"stages,omitempty"`
 	// Timeline is the run interval by interval, when it was collected (see Timeline).
 	Timeline []Point `json:"timeline,omitempty"`
 }

@@ -33,7 +33,6 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	f := &runFlags{format: "text"}
 	f.define(fs)
 	var (
-		slo       plan.SLO
 		start     = rateFlag{v: capacity.DefaultStart}
 		maxRate   = rateFlag{v: capacity.DefaultMax}
 		factor    = capacity.DefaultFactor
@@ -42,7 +41,6 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		warm      = capacity.DefaultWarmup
 		maxSteps  = capacity.DefaultMaxSteps
 	)
-	fs.Var(parsed(&slo, plan.ParseSLO), "slo", "the objective each step must meet, `'p99<50ms,errors<1%'` (required)")
 	fs.Var(&start, "start", "first rate tried (`RATE`, default 100/s)")
 	fs.Var(&maxRate, "max", "highest rate tried (`RATE`, default 1000000/s)")
 	fs.Float64Var(&factor, "factor", factor, "ratio of one rising step's rate to the previous one's")
@@ -54,6 +52,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
+	slo := f.slo // run's --slo: the objective each step must meet (required here)
 	var err error
 	fs.Visit(func(fl *flag.Flag) {
 		if instead, ok := capacityDecides[fl.Name]; ok && err == nil {

@@ -132,6 +132,7 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "  help         help on a command: rpcbench help run")
 	fmt.Fprintln(w, "  version      print the version")
+	fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
 	fmt.Fprintln(w, "\nStart with: rpcbench quickstart")
 }
 
@@ -147,6 +148,9 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 		}
 		fmt.Fprintln(w, "\nFlags:")
 		printFlags(w, fs)
+		if name == "run" || name == "report" {
+			fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
+		}
 	}
 	return fs
 }

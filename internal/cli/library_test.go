@@ -51,11 +51,13 @@ func TestCLIAndLibraryAgree(t *testing.T) {
 	calls := write("calls.jsonl", `{"method":"eth_blockNumber"}`+"\n"+`{"method":"eth_getBalance","params":["{{randAddress}}","latest"],"name":"balance"}`+"\n")
 
 	tests := []struct {
-		name string
-		args []string
-		p    plan.Plan
+		name    string
+		args    []string
+		p       plan.Plan
+		failing bool // every answer fails a check
 	}{{
-		name: "templated endpoints with a header and checks",
+		name:    "templated endpoints with a header and checks",
+		failing: true,
 		args: []string{"--connections", "1", "--requests", "40", "-H", "X-Team: blue",
 			"--endpoint", "a=" + srv.URL() + "/a?id={{randInt 1 9}}", "--endpoint", "b=POST " + srv.URL() + "/b", "--body", `{"k":"{{randString 8}}"}`,
 			"--expect-status", "2xx", "--check-body-contains", "never there"},
@@ -87,8 +89,12 @@ func TestCLIAndLibraryAgree(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := Main(append([]string{"run", "--format", "json", "--quiet"}, tc.args...), strings.NewReader(""), &out, &errb); code != ExitOK {
-				t.Fatalf("rpcbench run: exit %d\n%s", code, errb.String())
+			want := ExitOK
+			if tc.failing {
+				want = ExitSLO // no request succeeded
+			}
+			if code := Main(append([]string{"run", "--format", "json", "--quiet"}, tc.args...), strings.NewReader(""), &out, &errb); code != want {
+				t.Fatalf("rpcbench run: exit %d; want %d\n%s", code, want, errb.String())
 			}
 			res, err := engine.Run(context.Background(), tc.p)
 			if err != nil {

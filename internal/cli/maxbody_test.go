@@ -22,8 +22,9 @@ func TestRunMaxBody(t *testing.T) {
 	for _, tc := range tests {
 		args := append([]string{"run", "--requests", "20", "--connections", "2", "--expect-status", "200"}, tc.args...)
 		code, s, stderr := rpcRun(t, append(args, srv.URL())...)
-		if code != ExitOK {
-			t.Fatalf("%s: exit %d; stderr %s", tc.name, code, stderr)
+		// a run in which no request succeeded exits 1
+		if want := map[bool]int{true: ExitSLO, false: ExitOK}[tc.want == 20]; code != want {
+			t.Fatalf("%s: exit %d; want %d; stderr %s", tc.name, code, want, stderr)
 		}
 		if got := s.Errors["too-large"]; got != tc.want || s.Requests.Sent != 20 {
 			t.Errorf("%s: got %d too-large of %d sent (errors %v); want %d of 20", tc.name, got, s.Requests.Sent, s.Errors, tc.want)

@@ -30,7 +30,9 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
   rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
-  rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log`
+  rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log
+  rpcbench report --slo 'p99<50ms,errors<0.1%' run.rb      judge a saved run; exit 1 when it misses an objective
+  rpcbench report --stage-ramps --format csv steps.rb      per-stage rows (of a run with --stages), the ramps' too`
 
 // loaded is one run read from its result file(s).
 type loaded struct {
@@ -50,6 +52,10 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&force, "force", false, "with --merge, add up runs of different targets, models or endpoints all the same")
 	var labels []string
 	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (repeatable: one per file, in order; one with --merge)")
+	var slo plan.SLO
+	defineSLO(fs, &slo)
+	var ramps bool
+	defineStageRamps(fs, &ramps)
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -79,7 +85,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			return fail(e, "report", err, ExitUsage)
 		}
 	}
-	runs, err := loadRuns(files, merge)
+	runs, err := loadRuns(files, merge, ramps)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
@@ -91,6 +97,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			fmt.Fprintf(e.stderr, "rpcbench report: %s was cut short (no trailer: the run was killed before it finished the file); showing its %d complete intervals\n", r.label, r.file.Intervals)
 		}
 	}
+	judged := rejudge(e.stderr, runs, slo)
 	write := func(w io.Writer) error {
 		if format == "hlog" {
 			return writeHLog(w, files, runs[0])
@@ -114,7 +121,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		}
 		return fail(e, "report", fmt.Errorf("writing the report: %w", err), ExitCannotStart)
 	}
-	return ExitOK
+	return judged
 }
 
 // runLabel reads one --label: a name, not empty.
@@ -251,10 +258,15 @@ func readHeader(path string) (result.Header, plan.Plan, error) {
 }
 
 // loadRuns reads each file into a run, or all of them into one with merge.
-func loadRuns(files []string, merge bool) ([]loaded, error) {
+func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 	if merge {
 		var tl summary.Timeline
-		f, err := result.ReadMerged(files, func(f *result.File, iv *result.Interval) error { tl.Add(iv, f.Header.Endpoints); return nil })
+		var st stagesOfFile
+		f, err := result.ReadMerged(files, func(f *result.File, iv *result.Interval) error {
+			tl.Add(iv, f.Header.Endpoints)
+			st.add(f, iv, ramps)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -262,6 +274,7 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.Stages = st.Results()
 		if err := mergeLoads(&s.Config.Load, files); err != nil {
 			return nil, err
 		}
@@ -271,7 +284,12 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 	var runs []loaded
 	for _, path := range files {
 		var tl summary.Timeline
-		f, err := result.ReadFile(path, func(f *result.File, iv *result.Interval) error { tl.Add(iv, f.Header.Endpoints); return nil })
+		var st stagesOfFile
+		f, err := result.ReadFile(path, func(f *result.File, iv *result.Interval) error {
+			tl.Add(iv, f.Header.Endpoints)
+			st.add(f, iv, ramps)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -279,6 +297,7 @@ func loadRuns(files []string, merge bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.Stages = st.Results()
 		runs = append(runs, loaded{label: filepath.Base(path), file: f, sum: s})
 	}
 	// runs of the same name in different folders (a/run.rb, b/run.rb) are labelled by their paths

@@ -25,6 +25,7 @@ func init() {
 const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:8080/        open model: 5000 arrivals/s
   rpcbench run --connections 100 --duration 1m http://127.0.0.1:8080/    closed model: 100 busy connections
   rpcbench run --stages 30s:1000,60s:5000,30s:5000 http://127.0.0.1:8080/  ramp the rate from 0
+  rpcbench run --stages 0s:50,5s:50,1s:100,5s:100 --stage-ramps http://127.0.0.1:8080/  per-stage figures, the ramp's too
   rpcbench run --rate 600/m --requests 100 --warmup 5s http://127.0.0.1:8080/
   rpcbench run -X POST -H 'Content-Type: application/json' --body '{"id":"1"}' --rate 100 http://127.0.0.1:8080/items
   rpcbench run --format json --report-file out.json --rate 1000 https://127.0.0.1:8443/ --insecure
@@ -41,7 +42,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:18545/       JSON-RPC 2.0 calls, a unique id each
   rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
   rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
-  rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/`
+  rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/
+  rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -69,6 +71,7 @@ type runFlags struct {
 	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
+	slo        plan.SLO
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -98,6 +101,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
+	defineSLO(fs, &f.slo)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -129,6 +133,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Interval:    f.interval,
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
+		SLO:  f.slo,
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {
 		return p, err
@@ -222,7 +227,8 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 	}
 	var tl summary.Timeline
 	names := endpointNames(np)
-	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}
+	stages := summary.NewStages(np.Load, names, o.stageRamps)
+	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
 	saving, err := o.start(e, np)
 	if err != nil {
 		return fail(e, "run", err, ExitCannotStart)
@@ -246,6 +252,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 	}
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
+	s.Stages = stages.Results()
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
@@ -268,7 +275,10 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 		fmt.Fprintf(e.stderr, "rpcbench run: stopped early: %v\n", res.Stop)
 		return ExitUsage
 	}
-	return code
+	if code != ExitOK {
+		return code
+	}
+	return verdict(e.stderr, "run", s)
 }
 
 // cutOption makes a second Ctrl-C cut the run at once.

@@ -28,8 +28,8 @@ func TestRunBatchCallsPerMethod(t *testing.T) {
 {"method":"eth_nope"}
 `)
 	rb := filepath.Join(dir, "run.rb")
-	if code, _, stderr := mainOut("run", "--calls", calls, "--batch", "3", "--requests", "10", "--connections", "1", "--quiet", "--out", rb, node.URL()); code != ExitOK {
-		t.Fatalf("run: exit %d; stderr %s", code, stderr)
+	if code, _, stderr := mainOut("run", "--calls", calls, "--batch", "3", "--requests", "10", "--connections", "1", "--quiet", "--out", rb, node.URL()); code != ExitSLO {
+		t.Fatalf("run: exit %d; want 1 (every batch holds a failing call); stderr %s", code, stderr)
 	}
 	code, out, stderr := mainOut("report", "--format", "json", rb)
 	if code != ExitOK {

@@ -124,7 +124,7 @@ func rpcRun(t *testing.T, args ...string) (int, *summary.Summary, string) {
 	var out, errb bytes.Buffer
 	code := Main(append(args, "--format", "json", "--quiet"), strings.NewReader(""), &out, &errb)
 	s := &summary.Summary{}
-	if code == ExitOK {
+	if code == ExitOK || code == ExitSLO { // a run in which nothing succeeded exits 1 with its report
 		if err := json.Unmarshal(out.Bytes(), s); err != nil {
 			t.Fatalf("report is not JSON: %v\n%s", err, out.String())
 		}
@@ -226,8 +226,8 @@ func TestRunChecksCountedByName(t *testing.T) {
 	node := startRPCNode(t)
 	code, s, stderr := rpcRun(t, "run", "--jsonrpc", "eth_blockNumber", "--requests", "30", "--connections", "2",
 		"--check-json-exists", "result", "--check", "is ten: json result == 0x10", "--check-body-contains", "0x99", node.url)
-	if code != ExitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr)
+	if code != ExitSLO { // every request fails a check: no request succeeded
+		t.Fatalf("exit %d; want %d; stderr %s", code, ExitSLO, stderr)
 	}
 	if got := failures(s.Stats); len(got) != 1 || got[`check: body contains "0x99"`] != 30 {
 		t.Errorf("failures %v; want 30 of the check body contains \"0x99\"", got)
@@ -235,8 +235,8 @@ func TestRunChecksCountedByName(t *testing.T) {
 	// checks without JSON-RPC, and expected statuses
 	code, s, stderr = rpcRun(t, "run", "--requests", "10", "--connections", "1", "--expect-status", "201",
 		"-X", "POST", "--body", `{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}`, node.url)
-	if code != ExitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr)
+	if code != ExitSLO {
+		t.Fatalf("exit %d; want %d; stderr %s", code, ExitSLO, stderr)
 	}
 	if s.Errors["status"] != 10 {
 		t.Errorf("--expect-status 201 with 200 answers: errors %v; want 10 status", s.Errors)
@@ -309,8 +309,8 @@ func TestRunWebSocketOutcomes(t *testing.T) {
 	t.Parallel()
 	node := startRPCNode(t)
 	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_fail", "--requests", "10", "--connections", "1", "--quiet", node.wsURL())
-	if code != ExitOK {
-		t.Fatalf("exit %d; stderr %s", code, stderr)
+	if code != ExitSLO { // every call fails: no request succeeded
+		t.Fatalf("exit %d; want %d; stderr %s", code, ExitSLO, stderr)
 	}
 	for _, want := range []string{"JSON-RPC outcomes", "  result         0 (0.0%)", "  error -32601   10 (100.0%)"} {
 		if !strings.Contains(stdout, want) {

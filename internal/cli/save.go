@@ -271,6 +271,8 @@ type outputFlags struct {
 	// showSecrets writes secrets (Authorization and the like, URL user-info, key-like query
 	// values) into reports, result files and live lines as they are, instead of REDACTED.
 	showSecrets bool
+	// stageRamps reports the ramps of --stages among the per-stage figures too.
+	stageRamps bool
 }
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
@@ -279,6 +281,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers (Authorization, Cookie, *key*, *token*…), URL passwords and key-like query values into reports and files as they are, instead of REDACTED")
 	f.pcts.define(fs)
+	defineStageRamps(fs, &f.stageRamps)
 }
 
 // outputs gathers where a run's figures go, for execute.
@@ -290,7 +293,7 @@ func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []stri
 		}
 	}
 	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html,
-		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets}
+		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps}
 }
 
 // outputs says where execute sends a run's figures. The zero value prints the text report and
@@ -306,6 +309,8 @@ type outputs struct {
 	command    []string       // the command line, for the result file's header
 	// showSecrets writes the plan as it is; otherwise its secrets are REDACTED in every output.
 	showSecrets bool
+	// stageRamps puts the ramps of a load with stages among the per-stage figures.
+	stageRamps bool
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
