@@ -108,9 +108,9 @@ func TestResourcesOldFiles(t *testing.T) {
 func mustJSON(t *testing.T, f *File) string {
 	t.Helper()
 	b, err := json.Marshal(struct {
-		H Header
-		T *Trailer
-		N int
+		H       Header
+		T       *Trailer
+		N       int
 		S, C, O uint64
 	}{f.Header, f.Trailer, f.Intervals, f.Total.Total().Sent, f.Total.Total().Completed, f.Total.Total().OK})
 	if err != nil {
