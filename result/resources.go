@@ -19,6 +19,9 @@ type Resources struct {
 	// (GOMAXPROCS), against which its CPU % is judged.
 	Self  bool    `json:"self,omitempty"`
 	Cores float64 `json:"cores,omitempty"`
+	// SendLagP99 is, for the generator itself, the p99 send lag of each measured interval in
+	// milliseconds: a lag that keeps growing says the generator could not keep up.
+	SendLagP99 []float64 `json:"send_lag_p99_ms,omitempty"`
 	// Error says why sampling stopped before the run ended (the figures cover the samples before).
 	Error   string           `json:"error,omitempty"`
 	Summary ResourceSummary  `json:"summary"`
