@@ -34,6 +34,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 		endpoints(b, s, o.percentiles())
 	}
 	sloText(b, s)
+	resourcesText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
 		for _, n := range s.Notes {

@@ -68,6 +68,7 @@ type runFlags struct {
 	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
+	monitor    monitorFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -97,6 +98,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
+	f.monitor.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -192,6 +194,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	if o.monitor, err = f.monitor.prepare(); err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
 	if f.traffic.setup != "" {
 		if err := f.traffic.runSetup(ctx, e, p); err != nil {
 			if ctx.Err() != nil {
@@ -200,7 +206,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitCannotStart)
 		}
 	}
-	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args), append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
+	return execute(ctx, e, p, o, append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
 }
 
 // execute runs p, prints its report in o.format and saves what o asks for (report file, result file,
@@ -232,13 +238,18 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs, extra ...engin
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
+	mon := o.monitoring()
+	opts = append(opts, mon.options()...)
+	mon.start(np)
 	res, err := engine.Run(ctx, p, append(opts, extra...)...)
 	if err != nil {
+		mon.stop(nil, time.Time{})
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
+	mon.stop(s, res.MeasuredStart)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)

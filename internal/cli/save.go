@@ -370,6 +370,7 @@ type outputs struct {
 	command    []string       // the command line, for the result file's header
 	// showSecrets writes the plan as it is; otherwise its secrets are REDACTED in every output.
 	showSecrets bool
+	monitor     *monitorRun // what to watch beside the load; nil: the generator itself
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
@@ -445,6 +446,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		}
 	}
 	if s.res != nil {
+		s.res.writeResources(sum)
 		check("--out", s.res.finish(res))
 	}
 	if s.live != nil {
