@@ -67,11 +67,14 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	}
 	names = append(slices.Clone(names), make([]string, max(0, len(runs)-len(names)))...)
 	cd := buildChartData(runs, names)
+	rv, rc := buildResources(runs)
+	cd.Resources = rc
 	data, err := json.Marshal(cd) // escapes <, > and & as \u003c …
 	if err != nil {
 		return fmt.Errorf("report: html: encoding the chart data: %w", err)
 	}
 	p := buildPage(runs, names, o.percentiles())
+	p.Resources = rv
 	if et := cd.Time.Endpoints; et != nil {
 		p.EndpointCharts = fmt.Sprintf("each of the %d endpoints", len(et.Names))
 		if len(et.Names) < et.Of {
@@ -81,7 +84,7 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	p.Data = template.JS(data)
 	p.LibJS = template.JS("/*! uPlot, inlined; its licence:\n\n" + uplotLicense + "*/\n" + uplotJS)
 	p.LibCSS = template.CSS(uplotCSS)
-	p.PageJS = template.JS(pageJS)
+	p.PageJS = template.JS(pageJS + "\n" + resourcesJS)
 	p.PageCSS = template.CSS(pageCSS)
 	return pageTemplate.Execute(w, p)
 }
@@ -100,6 +103,7 @@ type page struct {
 	Status         []countRow
 	Classes        []countRow
 	Config         []configRow
+	Resources      *resourceView // nil when no run was monitored
 	Data           template.JS
 	LibJS          template.JS
 	LibCSS         template.CSS
