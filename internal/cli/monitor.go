@@ -236,7 +236,8 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 	if s == nil {
 		return
 	}
-	at := func(t time.Time) time.Duration { return max(0, t.Sub(measuredStart)) }
+	// the baselines are taken a moment before the engine's measured start: a few ms below 0
+	at := func(t time.Time) time.Duration { return t.Sub(measuredStart) }
 	var rs []result.Resources
 	for i, tr := range w.Targets {
 		r := resourcesOf(tr, at)
