@@ -199,12 +199,18 @@ func resourcesMarkdownRuns(b *strings.Builder, runs []*summary.Summary, labels [
 var resourceCSVCols = []string{"target", "cpu_pct", "rss_bytes", "threads", "open_files",
 	"disk_read_bytes", "disk_write_bytes", "net_rx_bytes", "net_tx_bytes", "value"}
 
-// csvResourceCols returns the columns to add for runs: none when no run was monitored, so that
-// the CSV of an unmonitored run keeps its columns.
+// csvResourceCols returns the columns to add for runs: none unless a run watched a target beside
+// the generator itself (which every run watches), so that the CSV of a run without --monitor-*
+// keeps its columns and rows.
 func csvResourceCols(runs []*summary.Summary) []string {
 	for _, s := range runs {
-		if len(s.Resources) > 0 || s.Metrics != nil && len(s.Metrics.Samples) > 0 {
+		if s.Metrics != nil && len(s.Metrics.Series) > 0 {
 			return resourceCSVCols
+		}
+		for _, r := range s.Resources {
+			if !r.Self {
+				return resourceCSVCols
+			}
 		}
 	}
 	return nil
@@ -236,7 +242,7 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead int) 
 			if x.Interval > 0 {
 				cpu = strconv.FormatFloat(x.CPUPercent, 'f', 1, 64)
 			}
-			row(max(0, end-x.Interval.Seconds()), end, r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
+			row((x.At - x.Interval).Seconds(), end, r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
 				optU(x.DiskRead), optU(x.DiskWrite), optU(x.NetRx), optU(x.NetTx), "")
 		}
 	}
