@@ -125,9 +125,10 @@ func metricCell(m *result.Metrics, i int) string {
 	return fmtMetric(st.Avg) + unit + " / " + fmtMetric(st.Peak) + unit
 }
 
+// fmtMetric writes a metric's value plainly: whole above 1000, else to 4 significant digits.
 func fmtMetric(v float64) string {
-	if v == float64(int64(v)) && v < 1e15 && v > -1e15 {
-		return strconv.FormatInt(int64(v), 10)
+	if v >= 1000 || v <= -1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -63,7 +63,8 @@ type watched struct {
 type monitorRun struct {
 	targets []watched // the generator itself last
 	scraper *monitor.Scraper
-	url     string
+	url     string // the metrics URL as the outputs show it (see monitoring)
+	rawURL  string
 	series  []string // the selectors, as the scraper names them
 	watch   *monitor.Watch
 	lag     []float64 // send lag p99 per measured interval, ms; written on the engine's collector
@@ -138,8 +139,9 @@ func (m *monitorRun) prepareMetrics(f *monitorFlags) error {
 	case f.metrics == "":
 		return nil
 	case len(f.series) == 0:
-		return usagef("--monitor-metrics %s: give the series to follow with --monitor-series, e.g. --monitor-series 'http_requests_total{code=\"200\"}'", f.metrics)
+		return usagef("--monitor-metrics %s: give the series to follow with --monitor-series, e.g. --monitor-series 'http_requests_total{code=\"200\"}'", plan.RedactURL(f.metrics))
 	}
+	shown := plan.RedactURL(f.metrics) // error messages keep no password
 	var sel []monitor.Selector
 	for _, s := range f.series {
 		x, err := monitor.ParseSelector(s)
@@ -151,9 +153,9 @@ func (m *monitorRun) prepareMetrics(f *monitorFlags) error {
 	}
 	sc, err := monitor.NewScraper(f.metrics, &http.Client{}, sel...)
 	if err != nil {
-		return usagef("--monitor-metrics: %s", strings.TrimPrefix(err.Error(), "monitor: "))
+		return usagef("--monitor-metrics: %s", strings.ReplaceAll(strings.TrimPrefix(err.Error(), "monitor: "), f.metrics, shown))
 	}
-	m.scraper, m.url = sc, f.metrics
+	m.scraper, m.url, m.rawURL = sc, f.metrics, f.metrics
 	return nil
 }
 
@@ -249,7 +251,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 	}
 	var mt *result.Metrics
 	if m.scraper != nil {
-		mt = metricsOf(m.url, m.series, w, at)
+		mt = metricsOf(m.url, m.rawURL, m.series, w, at)
 	}
 	s.SetResources(rs, mt)
 }
@@ -286,10 +288,10 @@ func resourcesOf(tr monitor.WatchResult, at func(time.Time) time.Duration) resul
 	return r
 }
 
-func metricsOf(url string, series []string, w monitor.WatchResults, at func(time.Time) time.Duration) *result.Metrics {
+func metricsOf(url, raw string, series []string, w monitor.WatchResults, at func(time.Time) time.Duration) *result.Metrics {
 	m := &result.Metrics{URL: url, Series: series, Types: make([]string, len(series)), Samples: []result.MetricsSample{}}
 	if w.MetricsErr != nil {
-		m.Error = strings.TrimPrefix(w.MetricsErr.Error(), "monitor: ")
+		m.Error = strings.ReplaceAll(strings.TrimPrefix(w.MetricsErr.Error(), "monitor: "), raw, url)
 	}
 	for _, x := range w.Metrics {
 		ms := result.MetricsSample{At: at(x.Time), Values: make([]*float64, len(x.Values))}
@@ -309,6 +311,9 @@ func metricsOf(url string, series []string, w monitor.WatchResults, at func(time
 // monitoring returns what o asks to watch; with nothing asked, the generator itself.
 func (o outputs) monitoring() *monitorRun {
 	if o.monitor != nil {
+		if !o.showSecrets {
+			o.monitor.url = plan.RedactURL(o.monitor.url)
+		}
 		return o.monitor
 	}
 	m, err := (*monitorFlags)(nil).prepare()

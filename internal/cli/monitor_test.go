@@ -327,8 +327,10 @@ func TestRunMonitorMetrics(t *testing.T) {
 	}))
 	defer srv.Close()
 	out := filepath.Join(t.TempDir(), "run.rb")
+	// a password in the metrics URL is sent, and REDACTED in everything written
+	withPass := strings.Replace(srv.URL, "http://", "http://u:hunter2@", 1) + "/metrics"
 	code, text, stderr := mainOut("run", "--rate", "100", "--requests", "250", "--quiet", "--out", out,
-		"--monitor-metrics", srv.URL+"/metrics", "--monitor-series", `hits_total{code="200"}`, "--monitor-series", "pool", "--monitor-series", "absent", srv.URL+"/")
+		"--monitor-metrics", withPass, "--monitor-series", `hits_total{code="200"}`, "--monitor-series", "pool", "--monitor-series", "absent", srv.URL+"/")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, text, stderr)
 	}
@@ -354,7 +356,10 @@ func TestRunMonitorMetrics(t *testing.T) {
 		t.Errorf("counter rate × time: got %v; want a whole number of requests, 1 to 250", sum)
 	}
 	squeezed := strings.Join(strings.Fields(text), " ")
-	if !strings.Contains(text, "Target metrics ("+srv.URL+"/metrics") || !strings.Contains(squeezed, "pool 42 / 42 absent — (no series matched)") {
+	if b, _ := os.ReadFile(out); strings.Contains(text, "hunter2") || strings.Contains(string(b), "hunter2") {
+		t.Errorf("the metrics URL's password is in the report or the result file")
+	}
+	if !strings.Contains(text, "Target metrics ("+strings.Replace(srv.URL, "http://", "http://REDACTED@", 1)+"/metrics") || !strings.Contains(squeezed, "pool 42 / 42 absent — (no series matched)") {
 		t.Errorf("text: got\n%s\nwant the metrics table", text)
 	}
 }
