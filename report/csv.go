@@ -31,6 +31,9 @@ var csvRatios = []struct{ column, metric string }{
 // when some run has several endpoints, one for each endpoint, with start_s and end_s empty, the
 // same figures over the whole run, and their ratios to the same endpoint of the first run (empty
 // where there is none: against a first run's 0, or an endpoint a run lacks).
+//
+// When a run was monitored, the columns go on with the target's resources and each sample is a row
+// of its own (see resourceCSVCols): one table, the other rows with those columns empty.
 func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 	c := compare.New(runs, labels)
 	names := c.Labels
@@ -48,7 +51,10 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 		}
 		empty = make([]string, len(csvRatios))
 	}
-	cw.Write(head)
+	extra := csvResourceCols(runs)
+	lead := len(head)
+	cw.Write(append(head, extra...))
+	empty = append(empty, make([]string, len(extra))...) // the ratio and resource columns of other rows
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 	for i, s := range runs {
@@ -65,6 +71,9 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 			cw.Write(append(row, empty...))
 		}
 		csvStages(cw, names[i], s, empty)
+		if extra != nil {
+			csvResourceRows(cw, s, names[i], lead)
+		}
 	}
 	if multi {
 		whole := func(i int, ep string, st *summary.Stats, ms []compare.Metric) {
@@ -77,7 +86,7 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 				m, _ := compare.Find(ms, r.metric)
 				row = append(row, csvRatio(m, i))
 			}
-			cw.Write(row)
+			cw.Write(append(row, make([]string, len(extra))...))
 		}
 		for i, s := range runs {
 			whole(i, "all", &s.Stats, c.Metrics)

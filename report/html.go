@@ -68,11 +68,14 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	}
 	names = append(slices.Clone(names), make([]string, max(0, len(runs)-len(names)))...)
 	cd := buildChartData(runs, names)
+	rv, rc := buildResources(runs)
+	cd.Resources = rc
 	data, err := json.Marshal(cd) // escapes <, > and & as \u003c …
 	if err != nil {
 		return fmt.Errorf("report: html: encoding the chart data: %w", err)
 	}
 	p := buildPage(runs, names, o.percentiles())
+	p.Resources = rv
 	if et := cd.Time.Endpoints; et != nil {
 		p.EndpointCharts = fmt.Sprintf("each of the %d endpoints", len(et.Names))
 		if len(et.Names) < et.Of {
@@ -82,7 +85,7 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	p.Data = template.JS(data)
 	p.LibJS = template.JS("/*! uPlot, inlined; its licence:\n\n" + uplotLicense + "*/\n" + uplotJS)
 	p.LibCSS = template.CSS(uplotCSS)
-	p.PageJS = template.JS(pageJS)
+	p.PageJS = template.JS(pageJS + "\n" + resourcesJS)
 	p.PageCSS = template.CSS(pageCSS)
 	return pageTemplate.Execute(w, p)
 }
@@ -99,15 +102,16 @@ type page struct {
 	// when there are no such charts (several runs, or one endpoint).
 	EndpointCharts string
 	// Compared is the runs' comparison with run A, when there are several.
-	Compared *compareTable
-	Status   []countRow
-	Classes  []countRow
-	Config   []configRow
-	Data     template.JS
-	LibJS    template.JS
-	LibCSS   template.CSS
-	PageJS   template.JS
-	PageCSS  template.CSS
+	Compared  *compareTable
+	Status    []countRow
+	Classes   []countRow
+	Config    []configRow
+	Data      template.JS
+	LibJS     template.JS
+	LibCSS    template.CSS
+	PageJS    template.JS
+	PageCSS   template.CSS
+	Resources *resourceView // nil when no run was monitored
 }
 
 type runView struct {

@@ -18,6 +18,8 @@ type chartData struct {
 	Time     timeData   `json:"time"`
 	Spectrum []spectrum `json:"spectrum"`
 	Hist     histData   `json:"hist"`
+	// Resources is what the resource monitor saw, when a run was monitored.
+	Resources *resourceChart `json:"resources,omitempty"`
 }
 
 type chartRun struct {

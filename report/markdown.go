@@ -28,7 +28,9 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 	if len(runs) == 1 {
 		markdownRun(b, runs[0], o.percentiles())
 	} else {
-		markdownCompare(b, runs, compare.New(runs, labels))
+		c := compare.New(runs, labels)
+		markdownCompare(b, runs, c)
+		resourcesMarkdownRuns(b, runs, c.Labels)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -126,6 +128,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	}
 	stagesMarkdown(b, s)
 	sloMarkdown(b, s)
+	resourcesMarkdown(b, s)
 	for _, n := range s.Notes {
 		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
 	}

@@ -36,6 +36,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	callsText(b, &s.Stats)
 	stagesTable(b, s)
 	sloText(b, s)
+	resourcesText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
 		for _, n := range s.Notes {

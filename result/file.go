@@ -27,7 +27,7 @@ import (
 const (
 	FormatName  = "rpcbench.result"
 	FormatMajor = 1
-	FormatMinor = 0
+	FormatMinor = 1 // 1.1 adds the "resources" and "metrics" records
 )
 
 // FormatVersion is the version this package writes, "major.minor".
@@ -269,6 +269,9 @@ type Reader struct {
 	torn    bool      // the last line had no newline
 	iv      *Interval // the interval Next returns, reused
 	hist    histDecoder
+
+	resources []Resources
+	metrics   *Metrics
 }
 
 // maxLine bounds one line of a result file (an interval with many endpoints and error messages).
@@ -384,7 +387,11 @@ func (fr *Reader) Next() (*Interval, error) {
 		case "header":
 			return nil, fr.errorf("a second header")
 		default:
-			// a record kind from a newer minor version: skip it
+			// resources and metrics are kept for Resources and Metrics; a record kind from a
+			// newer minor version is skipped
+			if _, err := fr.readExtra(kind.Kind, b); err != nil {
+				return nil, err
+			}
 		}
 	}
 }

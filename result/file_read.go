@@ -242,6 +242,10 @@ type File struct {
 	// Total is every interval merged; Intervals counts them.
 	Total     *Interval
 	Intervals int
+	// Resources and Metrics are what the resource monitor saw during the run (format 1.1); none
+	// in older files.
+	Resources []Resources
+	Metrics   *Metrics
 }
 
 // CutShort reports whether the file ended without its trailer: the run was killed, or the disk
@@ -323,13 +327,15 @@ func Read(r io.Reader, name string, visit func(*File, *Interval) error) (*File, 
 		}
 	}
 	f.Trailer = fr.Trailer()
+	f.Resources, f.Metrics = fr.Resources(), fr.Metrics()
 	return f, nil
 }
 
 // Merge adds files measured at the same time on several machines into one: intervals and totals
 // add up exactly, counters and histograms alike. The header is the first file's; the trailer sums
-// the intended and warm-up counts and takes the longest durations. Every file must have the same
-// number of endpoints.
+// the intended and warm-up counts and takes the longest durations; the monitored resources of every
+// file are kept side by side, and the first file's metrics. Every file must have the same number of
+// endpoints.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("result: nothing to merge")
@@ -344,6 +350,10 @@ func Merge(files ...*File) (*File, error) {
 		}
 		out.Total.Merge(f.Total)
 		out.Intervals = max(out.Intervals, f.Intervals)
+		out.Resources = append(out.Resources, f.Resources...) // each machine watched its own
+		if out.Metrics == nil {
+			out.Metrics = f.Metrics
+		}
 		r := f.Run()
 		cut = cut || f.CutShort()
 		if r.MeasuredStart.Before(t.MeasuredStart) {
@@ -407,6 +417,7 @@ func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, erro
 			if err == io.EOF {
 				s.done = true
 				s.f.Trailer = s.fr.Trailer()
+				s.f.Resources, s.f.Metrics = s.fr.Resources(), s.fr.Metrics()
 				continue
 			}
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // OfFile folds a result file (read with result.ReadFile or ReadMerged) into the Summary its run
-// printed at the end, with timeline as its Timeline.
+// printed at the end, with timeline as its Timeline and the resources the monitor saw.
 func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 	var p plan.Plan
 	if len(f.Header.Config) > 0 {
@@ -19,5 +19,8 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 	}
 	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run(), CutShort: f.CutShort()}, f.Total)
 	s.SetTimeline(timeline)
+	if len(f.Resources) > 0 || f.Metrics != nil {
+		s.SetResources(f.Resources, f.Metrics)
+	}
 	return s, nil
 }

@@ -54,6 +54,10 @@ type Summary struct {
 	Stages []Stage `json:"stages,omitempty"`
 	// Timeline is the run interval by interval, when it was collected (see Timeline).
 	Timeline []Point `json:"timeline,omitempty"`
+	// Resources and Metrics are what the resource monitor saw, when the run was monitored (see
+	// SetResources).
+	Resources []result.Resources `json:"resources,omitempty"`
+	Metrics   *result.Metrics    `json:"metrics,omitempty"`
 }
 
 // Backoff counts the closed model's waits after a connection could not be made (1 ms after the

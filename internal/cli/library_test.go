@@ -119,7 +119,8 @@ func TestCLIAndLibraryAgree(t *testing.T) {
 }
 
 // untimed decodes a JSON report and drops what depends on timing: durations, rates, latencies,
-// the start, the timeline, the notes and the byte counts (templated bodies vary in length).
+// the start, the timeline, the notes, the byte counts (templated bodies vary in length) and the
+// generator's own resources, which the command line watches.
 func untimed(t *testing.T, b []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -132,7 +133,7 @@ func untimed(t *testing.T, b []byte) map[string]any {
 		case map[string]any:
 			for k, x := range v {
 				if strings.HasSuffix(k, "_ms") || strings.HasSuffix(k, "_s") || strings.HasSuffix(k, "_rps") ||
-					k == "started_at" || k == "timeline" || k == "notes" || k == "bytes" || k == "backoff" || k == "connections" && !isConfig(v) {
+					k == "started_at" || k == "timeline" || k == "notes" || k == "resources" || k == "bytes" || k == "backoff" || k == "connections" && !isConfig(v) {
 					delete(v, k)
 					continue
 				}

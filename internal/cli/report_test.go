@@ -286,7 +286,7 @@ func TestReportBadInput(t *testing.T) {
 	}{
 		{"no files", []string{"report"}, []string{"want at least one result FILE"}},
 		{"bad format", []string{"report", "--format", "pdf", future}, []string{"--format", `"pdf"`, "markdown"}},
-		{"future version", []string{"report", future}, []string{future, "7.1", "1.0", "upgrade rpcbench"}},
+		{"future version", []string{"report", future}, []string{future, "7.1", result.FormatVersion, "upgrade rpcbench"}},
 		{"not a result file", []string{"report", notOurs}, []string{notOurs + ":1: not an rpcbench.result file"}},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.rb")}, []string{"nope.rb", "no such file"}},
 		{"hgrm of two", []string{"report", "--format", "hgrm", future, future}, []string{"renders one run", "--merge"}},

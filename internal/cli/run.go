@@ -43,7 +43,9 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
   rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/
-  rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed`
+  rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed
+  rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
+  rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -72,6 +74,7 @@ type runFlags struct {
 	quiet      bool
 	traffic    trafficFlags
 	slo        plan.SLO
+	monitor    monitorFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -102,6 +105,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
 	defineSLO(fs, &f.slo)
+	f.monitor.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -186,7 +190,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args))
+	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	if o.monitor, err = f.monitor.prepare(); err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
+	return execute(ctx, e, p, o)
 }
 
 // prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
@@ -245,14 +253,19 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 		pr := newProgress(e.stderr)
 		opts = append(opts, engine.WithObserver(pr.observe))
 	}
+	mon := o.monitoring()
+	opts = append(opts, mon.options()...)
+	mon.start(np)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
+		mon.stop(nil, time.Time{})
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
 	s.Stages = stages.Results()
+	mon.stop(s, res.MeasuredStart)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)

@@ -311,6 +311,7 @@ type outputs struct {
 	showSecrets bool
 	// stageRamps puts the ramps of a load with stages among the per-stage figures.
 	stageRamps bool
+	monitor     *monitorRun // what to watch beside the load; nil: the generator itself
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
@@ -386,6 +387,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 		}
 	}
 	if s.res != nil {
+		s.res.writeResources(sum)
 		check("--out", s.res.finish(res))
 	}
 	if s.live != nil {

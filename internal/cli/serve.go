@@ -33,6 +33,8 @@ type serveEnv struct {
 	Addr  string    // --addr: where to listen (default 127.0.0.1:0)
 	Out   io.Writer // where to print the address and notes
 	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
+	// Metrics is --metrics: serve Prometheus metrics at /metrics (see metricsHandler).
+	Metrics bool
 }
 
 // shutdownGrace bounds how long a service waits for requests in flight after Ctrl-C.
@@ -50,8 +52,10 @@ func untilDone(ctx context.Context, shutdown func(context.Context) error) error 
 	return nil
 }
 
-// PprofHandler wraps h so that /debug/pprof/ is served beside it when --pprof was given.
+// PprofHandler wraps h so that /debug/pprof/ is served beside it when --pprof was given, and
+// /metrics when --metrics was.
 func (s *serveEnv) PprofHandler(h http.Handler) http.Handler {
+	h = s.metricsHandler(h)
 	if !s.Pprof {
 		return h
 	}
@@ -116,6 +120,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	se := &serveEnv{Out: e.stdout}
 	fs.StringVar(&se.Addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free port)")
 	fs.BoolVar(&se.Pprof, "pprof", false, "also serve net/http/pprof, to profile the service under load")
+	fs.BoolVar(&se.Metrics, "metrics", false, "also serve Prometheus metrics at /metrics (requests by status code, in flight, Go runtime, process), for run --monitor-metrics")
 	run := k.flags(fs)
 	pos, code, done := parseArgs(e, fs, args[1:])
 	if done {

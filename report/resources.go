@@ -1,0 +1,261 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// resourceCols are the figures of a monitored target, as the text and Markdown tables show them:
+// the average and the peak over the measured part.
+var resourceCols = []struct {
+	name string
+	cell func(sm *result.ResourceSummary) string
+}{
+	{"CPU", func(sm *result.ResourceSummary) string { return avgPeak(sm.CPUPercent, fmtPct) }},
+	{"memory (RSS)", func(sm *result.ResourceSummary) string { return avgPeak(sm.RSS, fmtBytes) }},
+	{"disk read/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskRead, fmtBytes) }},
+	{"disk write/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskWrite, fmtBytes) }},
+	{"net in/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.NetRx, fmtBytes) }},
+	{"net out/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.NetTx, fmtBytes) }},
+	{"threads", func(sm *result.ResourceSummary) string { return avgPeak(sm.Threads, fmtCount) }},
+	{"open files", func(sm *result.ResourceSummary) string { return avgPeak(sm.FDs, fmtCount) }},
+}
+
+func fmtPct(v float64) string   { return strconv.FormatFloat(v, 'f', 0, 64) + "%" }
+func fmtCount(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// avgPeak writes "avg / peak", or "—" for a figure no sample had.
+func avgPeak(st result.ResourceStat, f func(float64) string) string {
+	if st.Samples == 0 {
+		return "—"
+	}
+	return f(st.Avg) + " / " + f(st.Peak)
+}
+
+const resourcesTitle = "avg / peak over the measured part; CPU in % of one core, 200% is two cores busy; network: the target's whole network namespace"
+
+// resourcesText writes the Resources section of the text report: one row per monitored target.
+func resourcesText(b *strings.Builder, s *summary.Summary) {
+	if len(s.Resources) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nResources (%s)\n", resourcesTitle)
+	rows := [][]string{{"target"}}
+	for _, c := range resourceCols {
+		rows[0] = append(rows[0], c.name)
+	}
+	for _, r := range s.Resources {
+		row := []string{r.Target}
+		for _, c := range resourceCols {
+			row = append(row, c.cell(&r.Summary))
+		}
+		rows = append(rows, row)
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, row := range rows {
+		b.WriteString(" ")
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i == 0 {
+				b.WriteString(" " + c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	metricsText(b, s.Metrics)
+}
+
+// metricsText lists the target's own series: their average and peak over the scrapes.
+func metricsText(b *strings.Builder, m *result.Metrics) {
+	if m == nil || len(m.Series) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nTarget metrics (%s; counters as a rate per second; avg / peak over %d scrapes)\n", m.URL, len(m.Samples))
+	w := 0
+	for _, name := range m.Series {
+		w = max(w, len(name))
+	}
+	for i, name := range m.Series {
+		fmt.Fprintf(b, "  %-*s  %s\n", w, name, metricCell(m, i))
+	}
+}
+
+// metricStat is the average and peak of series i over the scrapes that had it.
+func metricStat(m *result.Metrics, i int) result.ResourceStat {
+	var st result.ResourceStat
+	sum := 0.0
+	for _, x := range m.Samples {
+		v := x.Values[i]
+		if v == nil {
+			continue
+		}
+		if st.Samples == 0 || *v > st.Peak {
+			st.Peak = *v
+		}
+		sum += *v
+		st.Samples++
+	}
+	if st.Samples > 0 {
+		st.Avg = sum / float64(st.Samples)
+	}
+	return st
+}
+
+func metricCell(m *result.Metrics, i int) string {
+	st := metricStat(m, i)
+	if st.Samples == 0 {
+		return "— (no series matched)"
+	}
+	unit := ""
+	if m.Types[i] == "counter" {
+		unit = "/s"
+	}
+	return fmtMetric(st.Avg) + unit + " / " + fmtMetric(st.Peak) + unit
+}
+
+// fmtMetric writes a metric's value plainly: whole above 1000, else to 4 significant digits.
+func fmtMetric(v float64) string {
+	if v >= 1000 || v <= -1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// resourcesMarkdown writes the Resources table of one run.
+func resourcesMarkdown(b *strings.Builder, s *summary.Summary) {
+	resourcesMarkdownRuns(b, []*summary.Summary{s}, nil)
+}
+
+// resourcesMarkdownRuns writes one Resources table for several runs, a column naming the run when
+// there are labels.
+func resourcesMarkdownRuns(b *strings.Builder, runs []*summary.Summary, labels []string) {
+	res, metrics := false, false
+	for _, s := range runs {
+		res = res || len(s.Resources) > 0
+		metrics = metrics || s.Metrics != nil && len(s.Metrics.Series) > 0
+	}
+	if !res && !metrics {
+		return
+	}
+	if res {
+		fmt.Fprintf(b, "\nResources (%s):\n\n", resourcesTitle)
+		head := []string{"target"}
+		if labels != nil {
+			head = []string{"run", "target"}
+		}
+		for _, c := range resourceCols {
+			head = append(head, c.name)
+		}
+		mdHeader(b, head...)
+		for i, s := range runs {
+			for _, r := range s.Resources {
+				row := []string{mdCell(r.Target)}
+				if labels != nil {
+					row = []string{mdCell(labels[i]), mdCell(r.Target)}
+				}
+				for _, c := range resourceCols {
+					row = append(row, c.cell(&r.Summary))
+				}
+				mdRow(b, row...)
+			}
+		}
+	}
+	if metrics {
+		b.WriteString("\nTarget metrics (counters as a rate per second; avg / peak over the scrapes):\n\n")
+		head := []string{"series", "avg / peak"}
+		if labels != nil {
+			head = []string{"run", "series", "avg / peak"}
+		}
+		mdHeader(b, head...)
+		for i, s := range runs {
+			if s.Metrics == nil {
+				continue
+			}
+			for j, name := range s.Metrics.Series {
+				row := []string{"`" + mdCell(name) + "`", metricCell(s.Metrics, j)}
+				if labels != nil {
+					row = append([]string{mdCell(labels[i])}, row...)
+				}
+				mdRow(b, row...)
+			}
+		}
+	}
+}
+
+// resourceCSVCols are the columns the CSV report adds when a run was monitored: each sample of
+// each target is a row of its own, its interval in start_s and end_s, the target in "target"; a
+// scrape of a target's metric series fills "target" with "metric NAME" and "value".
+var resourceCSVCols = []string{"target", "cpu_pct", "rss_bytes", "threads", "open_files",
+	"disk_read_bytes", "disk_write_bytes", "net_rx_bytes", "net_tx_bytes", "value"}
+
+// csvResourceCols returns the columns to add for runs: none unless a run watched a target beside
+// the generator itself (which every run watches), so that the CSV of a run without --monitor-*
+// keeps its columns and rows.
+func csvResourceCols(runs []*summary.Summary) []string {
+	for _, s := range runs {
+		if s.Metrics != nil && len(s.Metrics.Series) > 0 {
+			return resourceCSVCols
+		}
+		for _, r := range s.Resources {
+			if !r.Self {
+				return resourceCSVCols
+			}
+		}
+	}
+	return nil
+}
+
+// csvResourceRows writes the samples of run name as rows of width columns, the first lead of them
+// (run, start, end, endpoint and the request figures) filled only with the run and the times.
+func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead int) {
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	row := func(start, end float64, cells ...string) {
+		r := make([]string, lead, lead+len(resourceCSVCols))
+		r[0], r[1], r[2] = name, f(start), f(end)
+		cw.Write(append(r, cells...))
+	}
+	optU := func(p *uint64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatUint(*p, 10)
+	}
+	for _, r := range s.Resources {
+		for _, x := range r.Samples {
+			fds := ""
+			if x.FDs != nil {
+				fds = strconv.Itoa(*x.FDs)
+			}
+			end := x.At.Seconds()
+			cpu := ""
+			if x.Interval > 0 {
+				cpu = strconv.FormatFloat(x.CPUPercent, 'f', 1, 64)
+			}
+			row((x.At - x.Interval).Seconds(), end, r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
+				optU(x.DiskRead), optU(x.DiskWrite), optU(x.NetRx), optU(x.NetTx), "")
+		}
+	}
+	if m := s.Metrics; m != nil {
+		for _, x := range m.Samples {
+			for j, v := range x.Values {
+				if v == nil {
+					continue
+				}
+				at := x.At.Seconds()
+				row(at, at, "metric "+m.Series[j], "", "", "", "", "", "", "", "", f(*v))
+			}
+		}
+	}
+}

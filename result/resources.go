@@ -1,0 +1,170 @@
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Resources is what a resource monitor saw of one target (processes, a cgroup, the generator
+// itself) during the measured part of a run: averages and peaks over every sample, and the samples
+// kept for time-series output. It is one "resources" line of a result file, written after the last
+// interval and before the trailer (format 1.1; a reader of 1.0 skips it, and a file of 1.0 simply
+// has none). The zero value is a target that was never sampled.
+type Resources struct {
+	// Target names what was watched: "pid 1234", "process nginx", "cgroup /sys/fs/cgroup/…",
+	// "container web", "rpcbench (self)".
+	Target string `json:"target"`
+	// Self marks the load generator watching itself; Cores is then how many CPUs it could use
+	// (GOMAXPROCS), against which its CPU % is judged.
+	Self  bool    `json:"self,omitempty"`
+	Cores float64 `json:"cores,omitempty"`
+	// SendLagP99 is, for the generator itself, the p99 send lag of each measured interval in
+	// milliseconds: a lag that keeps growing says the generator could not keep up.
+	SendLagP99 []float64 `json:"send_lag_p99_ms,omitempty"`
+	// Error says why sampling stopped before the run ended (the figures cover the samples before).
+	Error   string           `json:"error,omitempty"`
+	Summary ResourceSummary  `json:"summary"`
+	Samples []ResourceSample `json:"samples"`
+}
+
+// ResourceStat is the average and the peak of one figure over the samples that had it; Samples 0
+// means none did (e.g. disk counters another user's process does not let us read).
+type ResourceStat struct {
+	Avg     float64 `json:"avg"`
+	Peak    float64 `json:"peak"`
+	Samples int     `json:"samples"`
+}
+
+// ResourceSummary is what the samples of one target say of the whole measured part. Rates (CPU %,
+// bytes per second) average over time; levels (RSS, threads, open files) over samples.
+type ResourceSummary struct {
+	Samples    int           `json:"samples"`
+	Duration   time.Duration `json:"duration_ns"`
+	CPUPercent ResourceStat  `json:"cpu_percent"` // of one core: 200 is two cores busy
+	RSS        ResourceStat  `json:"rss_bytes"`
+	Threads    ResourceStat  `json:"threads"`
+	FDs        ResourceStat  `json:"open_files"`
+	DiskRead   ResourceStat  `json:"disk_read_bytes_per_s"`
+	DiskWrite  ResourceStat  `json:"disk_write_bytes_per_s"`
+	NetRx      ResourceStat  `json:"net_rx_bytes_per_s"`
+	NetTx      ResourceStat  `json:"net_tx_bytes_per_s"`
+	// Totals over the measured part; meaningful where the matching stat has samples.
+	DiskReadTotal  uint64 `json:"disk_read_total_bytes"`
+	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
+	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
+	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
+}
+
+// ResourceSample is one interval of one target. At is the end of the interval, from the measured
+// start; the first sample of a target is its baseline (Interval 0, no rates). A nil pointer is a
+// figure that could not be read.
+type ResourceSample struct {
+	At         time.Duration `json:"at_ns"`
+	Interval   time.Duration `json:"interval_ns"`
+	Procs      int           `json:"procs"`
+	CPUPercent float64       `json:"cpu_percent"`
+	RSS        uint64        `json:"rss_bytes"`
+	Threads    int           `json:"threads"`
+	FDs        *int          `json:"open_files,omitempty"`
+	DiskRead   *uint64       `json:"disk_read_bytes,omitempty"` // during the interval
+	DiskWrite  *uint64       `json:"disk_write_bytes,omitempty"`
+	NetRx      *uint64       `json:"net_rx_bytes,omitempty"`
+	NetTx      *uint64       `json:"net_tx_bytes,omitempty"`
+}
+
+// Metrics is the target's own Prometheus series, scraped on the run's timeline: one "metrics"
+// line of a result file (format 1.1). Values of a counter are its increase per second.
+type Metrics struct {
+	URL    string   `json:"url"`
+	Series []string `json:"series"` // the selectors, e.g. http_requests_total{code="200"}
+	Types  []string `json:"types"`  // "gauge", "counter", "untyped", or "" when never matched
+	// Error says why scraping stopped before the run ended.
+	Error   string          `json:"error,omitempty"`
+	Samples []MetricsSample `json:"samples"`
+}
+
+// MetricsSample is one scrape: At from the measured start, one value per series (nil when the
+// series did not match, or a counter's first scrape).
+type MetricsSample struct {
+	At     time.Duration `json:"at_ns"`
+	Values []*float64    `json:"values"`
+}
+
+// WriteResources writes one "resources" line per target, after the intervals and before Close.
+func (fw *Writer) WriteResources(rs ...Resources) error {
+	for _, r := range rs {
+		if fw.closed {
+			return fmt.Errorf("result: write to a closed Writer")
+		}
+		if err := fw.line(struct {
+			Kind string `json:"kind"`
+			Resources
+		}{"resources", r}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteMetrics writes the "metrics" line, after the intervals and before Close.
+func (fw *Writer) WriteMetrics(m Metrics) error {
+	if fw.closed {
+		return fmt.Errorf("result: write to a closed Writer")
+	}
+	return fw.line(struct {
+		Kind string `json:"kind"`
+		Metrics
+	}{"metrics", m})
+}
+
+// maxResourceSamples bounds the samples one record may hold when read: a monitor keeps at most a
+// few thousand, so more is a damaged or hostile file.
+const maxResourceSamples = 1 << 20
+
+// Resources returns the "resources" records read so far, in file order.
+func (fr *Reader) Resources() []Resources { return fr.resources }
+
+// Metrics returns the "metrics" record once read; nil when the file has none.
+func (fr *Reader) Metrics() *Metrics { return fr.metrics }
+
+// readExtra reads a record of the kinds beside intervals; ok is false for a kind it does not know.
+func (fr *Reader) readExtra(kind string, b []byte) (ok bool, err error) {
+	switch kind {
+	case "resources":
+		var r struct {
+			Kind string `json:"kind"`
+			Resources
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			return true, fr.errorf("bad resources record: %v", err)
+		}
+		if len(r.Samples) > maxResourceSamples {
+			return true, fr.errorf("a resources record of %d samples; at most %d", len(r.Samples), maxResourceSamples)
+		}
+		fr.resources = append(fr.resources, r.Resources)
+		return true, nil
+	case "metrics":
+		var m struct {
+			Kind string `json:"kind"`
+			Metrics
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return true, fr.errorf("bad metrics record: %v", err)
+		}
+		if len(m.Samples) > maxResourceSamples {
+			return true, fr.errorf("a metrics record of %d samples; at most %d", len(m.Samples), maxResourceSamples)
+		}
+		for i, s := range m.Samples {
+			if len(s.Values) != len(m.Series) {
+				return true, fr.errorf("metrics sample %d has %d values for %d series", i+1, len(s.Values), len(m.Series))
+			}
+		}
+		if fr.metrics != nil {
+			return true, fr.errorf("a second metrics record")
+		}
+		fr.metrics = &m.Metrics
+		return true, nil
+	}
+	return false, nil
+}

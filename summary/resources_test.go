@@ -1,0 +1,76 @@
+package summary
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/result"
+)
+
+func TestGeneratorNote(t *testing.T) {
+	t.Parallel()
+	cpu := func(avg, peak float64) result.ResourceSummary {
+		return result.ResourceSummary{Samples: 5, CPUPercent: result.ResourceStat{Avg: avg, Peak: peak, Samples: 4}}
+	}
+	tests := []struct {
+		name string
+		r    result.Resources
+		want []string // "" alone: no note
+	}{
+		// 2 CPUs: 180% is 90% of them, the threshold
+		{"two CPUs busy", result.Resources{Self: true, Cores: 2, Summary: cpu(150, 180)}, []string{"reached 180% of one core with 2 CPUs to use (avg 150%)", "bottleneck"}},
+		{"two CPUs, one busy", result.Resources{Self: true, Cores: 2, Summary: cpu(95, 100)}, []string{""}},
+		{"one CPU busy", result.Resources{Self: true, Cores: 1, Summary: cpu(80, 99)}, []string{"reached 99% of one core with 1 CPU to use"}},
+		// thirds of 6: mean(1,2)=1.5 ms, mean(30,40)=35 ms: over 10 ms and over 2 × 1.5
+		{"lag grows", result.Resources{Self: true, Cores: 4, Summary: cpu(50, 60), SendLagP99: []float64{1, 2, 5, 9, 30, 40}},
+			[]string{"send lag p99 grew from 1.50ms in the first third of the run to 35.0ms in the last"}},
+		// last third 12 ms, but not twice the first third's 8 ms
+		{"lag high, steady", result.Resources{Self: true, Cores: 4, Summary: cpu(50, 60), SendLagP99: []float64{8, 8, 12, 12, 12, 12}}, []string{""}},
+		// grows, but stays under 10 ms: a generator keeping up
+		{"lag grows, small", result.Resources{Self: true, Cores: 4, Summary: cpu(50, 60), SendLagP99: []float64{0.1, 0.2, 4, 5}}, []string{""}},
+		{"both", result.Resources{Self: true, Cores: 1, Summary: cpu(97, 100), SendLagP99: []float64{1, 1, 50}},
+			[]string{"reached 100%", "and its send lag p99 grew from 1.00ms to 50.0ms"}},
+		{"no samples", result.Resources{Self: true, Cores: 1}, []string{""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := GeneratorNote(tc.r)
+			if tc.want[0] == "" {
+				if got != "" {
+					t.Errorf("got %q; want no note", got)
+				}
+				return
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("got %q; want it to contain %q", got, w)
+				}
+			}
+		})
+	}
+}
+
+// SetResources keeps the figures and adds notes for the generator and for sampling that stopped.
+func TestSetResources(t *testing.T) {
+	t.Parallel()
+	s := &Summary{Notes: []string{"earlier"}}
+	rs := []result.Resources{
+		{Target: "pid 7", Error: "monitor: listing processes: gone"},
+		{Target: "rpcbench (self)", Self: true, Cores: 1, Summary: result.ResourceSummary{CPUPercent: result.ResourceStat{Avg: 90, Peak: 95, Samples: 3}}},
+	}
+	m := &result.Metrics{URL: "http://127.0.0.1:1/metrics", Error: "refused"}
+	s.SetResources(rs, m)
+	if len(s.Resources) != 2 || s.Metrics != m {
+		t.Fatalf("got %d resources, metrics %v; want 2 and the given", len(s.Resources), s.Metrics)
+	}
+	want := []string{"earlier", "monitoring pid 7 stopped early: monitor: listing processes: gone", "the load generator may have been the bottleneck", "scraping the metrics of http://127.0.0.1:1/metrics stopped early: refused"}
+	if len(s.Notes) != len(want) {
+		t.Fatalf("got notes %q; want %d", s.Notes, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(s.Notes[i], w) {
+			t.Errorf("note %d: got %q; want it to start %q", i, s.Notes[i], w)
+		}
+	}
+}
