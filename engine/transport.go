@@ -25,6 +25,9 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		InsecureSkipVerify: p.HTTP.Insecure,
 		KeepBody:           keepBody,
 		MaxBody:            p.HTTP.MaxBody,
+		ProtoFiles:         p.GRPC.ProtoFiles,
+		ImportPaths:        p.GRPC.ImportPaths,
+		Protoset:           p.GRPC.Protoset,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

@@ -68,6 +68,7 @@ type runFlags struct {
 	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
+	grpc       grpcFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -97,10 +98,15 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
+	f.grpc.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
 func (f *runFlags) plan(url string) (plan.Plan, error) {
+	url, err := f.grpc.url(url)
+	if err != nil {
+		return plan.Plan{}, err
+	}
 	ep := plan.Endpoint{URL: url, Method: f.method, Header: f.headers}
 	switch {
 	case f.body != "" && f.bodyFile != "":
@@ -128,6 +134,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Interval:    f.interval,
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
+	}
+	if err := f.grpc.apply(&p, f.rpc.on()); err != nil {
+		return p, err
 	}
 	f.traffic.callsWeighted = f.rpc.on()
 	if err := f.traffic.apply(&p, ep); err != nil {
@@ -200,7 +209,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitCannotStart)
 		}
 	}
-	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args), append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...)...)
+	grpcOpts, closeGRPC, code, err := f.grpc.prepare(ctx, p, len(f.rpc.options()) > 0)
+	if err != nil {
+		return fail(e, "run", err, code)
+	}
+	defer closeGRPC()
+	opts := append(append([]engine.Option{engine.WithSource(src)}, f.rpc.options()...), grpcOpts...)
+	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args), opts...)
 }
 
 // execute runs p, prints its report in o.format and saves what o asks for (report file, result file,

@@ -75,6 +75,10 @@ type Options struct {
 // ErrClosed is the failure of a call made after Close.
 var ErrClosed = errors.New("grpcx: transport closed")
 
+// ErrConnect wraps Prepare's failure to connect to the server, which the server's state rather
+// than the request explains.
+var ErrConnect = errors.New("cannot connect")
+
 // codeErr holds the failure message of each gRPC code, made once: "grpc NotFound".
 var codeErr = func() (e [17]error) {
 	for i := range e {
@@ -247,7 +251,7 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	var out transport.Outcome
 	s, cc, err := tg.conn(ctx, t, &out)
 	if err != nil {
-		return fmt.Errorf("grpcx: %s://%s: %w", r.Scheme, r.Host, err)
+		return fmt.Errorf("grpcx: %s://%s: %w: %w", r.Scheme, r.Host, ErrConnect, err)
 	}
 	defer s.inflight.Add(-1)
 	m := tg.method(ctx, cc, r.Path)
