@@ -18,11 +18,14 @@ type GRPC struct {
 	ProtoFiles  []string `json:"proto_files,omitempty"`
 	ImportPaths []string `json:"import_paths,omitempty"`
 	Protoset    string   `json:"protoset,omitempty"`
+	// Connections is the number of HTTP/2 connections the calls are spread over, as ghz's
+	// --connections; 0: one per connection of the load (Load.Connections).
+	Connections int `json:"connections,omitempty"`
 }
 
 // IsZero reports whether g names no descriptor source: the server's reflection is asked.
 func (g GRPC) IsZero() bool {
-	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == ""
+	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0
 }
 
 // IsGRPCURL reports whether u is a grpc:// or grpcs:// URL, whose calls always carry a body.
@@ -109,7 +112,24 @@ func (p Plan) validateGRPC() []error {
 	}
 	g := p.GRPC
 	if !g.IsZero() && proto != "" && proto != transport.GRPC {
-		bad("proto files, import paths or a protoset go with gRPC, not with protocol %s", proto)
+		bad("proto files, import paths, a protoset or gRPC connections go with gRPC, not with protocol %s", proto)
+	}
+	if g.Connections < 0 || g.Connections > MaxConnections {
+		bad("gRPC connections %d: want 1 to %d", g.Connections, MaxConnections)
+	}
+	if !p.TLS.IsZero() {
+		if proto != "" && proto != transport.GRPC {
+			bad("CA certificates, client certificates and a server name go with grpcs:// URLs so far, not with protocol %s", proto)
+		}
+		for i, e := range p.Endpoints {
+			if strings.EqualFold(schemeOf(e.URL), "grpc") {
+				bad("endpoint %d: URL %q is plaintext: certificates and a server name go with grpcs://", i+1, RedactURL(e.URL))
+				break
+			}
+		}
+		if (p.TLS.Cert == "") != (p.TLS.Key == "") {
+			bad("a client certificate and its key go together: give both files or neither")
+		}
 	}
 	if len(g.ProtoFiles) > 0 && g.Protoset != "" {
 		bad("both .proto files and a protoset: give one of them")

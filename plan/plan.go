@@ -45,6 +45,9 @@ type Plan struct {
 	SLO SLO `json:"slo,omitempty"`
 	// GRPC says where gRPC's message types come from (see GRPC); the zero value asks the server.
 	GRPC GRPC `json:"grpc,omitzero"`
+	// TLS names the CA certificates, client certificate and server name of TLS connections; the
+	// zero value verifies servers by the system's roots. gRPC only, so far.
+	TLS transport.TLSFiles `json:"tls,omitzero"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".

@@ -306,6 +306,11 @@ func renderRuns(w io.Writer, runs []*summary.Summary, labels []string, format st
 		return report.HGRM(w, runs[0])
 	case "html":
 		return report.HTMLWith(w, runs, labels, o)
+	case "ghz": // ghz's summary, for `rpcbench ghz`
+		if err := one("ghz"); err != nil {
+			return err
+		}
+		return report.GHZ(w, runs[0])
 	case "text", "":
 		for i, s := range runs {
 			if len(runs) > 1 {
