@@ -115,31 +115,11 @@ func TestGHZUsageErrors(t *testing.T) {
 // asks for the client's certificate, both signed by a CA made here.
 func TestGHZMutualTLS(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	ca, caKey := newCert(t, dir, "ca", nil, nil, "")
-	newCert(t, dir, "server", ca, caKey, "items.test")
-	newCert(t, dir, "client", ca, caKey, "")
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds := credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
-	srv := grpc.NewServer(grpc.Creds(creds))
-	tenants := make(chan string, 100)
-	rpzpb.RegisterItemServiceServer(srv, tenantServer{tenants: tenants})
-	reflection.Register(srv)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	t.Cleanup(srv.Stop)
+	dir, addr, tenants := startMutualTLS(t)
 	f := func(name string) string { return filepath.Join(dir, name) }
 	args := []string{"ghz", "--call", "rpz.ItemService/GetItem", "-d", `{"id":"1"}`, "-n", "10", "-c", "2", "-m", `{"x-tenant":"7"}`}
 	code, stdout, stderr := mainOut(append(args, "--cacert", f("ca.pem"), "--cname", "items.test",
-		"--cert", f("client.pem"), "--key", f("client-key.pem"), ln.Addr().String())...)
+		"--cert", f("client.pem"), "--key", f("client-key.pem"), addr)...)
 	if code != ExitOK || !strings.Contains(stdout, "[OK]\t10 responses") {
 		t.Fatalf("mutual TLS: exit %d, stderr %s\n%s", code, stderr, stdout)
 	}
@@ -151,17 +131,63 @@ func TestGHZMutualTLS(t *testing.T) {
 		"no client key": {"--cacert", f("ca.pem"), "--cname", "items.test"},
 		"no --cacert":   {"--cname", "items.test", "--cert", f("client.pem"), "--key", f("client-key.pem")},
 	} {
-		code, _, stderr := mainOut(append(append(args, extra...), ln.Addr().String())...)
+		code, _, stderr := mainOut(append(append(args, extra...), addr)...)
 		if code != ExitCannotStart || !strings.Contains(stderr, "cannot connect") {
 			t.Errorf("%s: exit %d, stderr %q; want %d and cannot connect", name, code, stderr, ExitCannotStart)
 		}
 	}
 }
 
+// startMutualTLS starts an item service over TLS that wants the client's certificate: its own
+// certificate names items.test, and both are signed by a CA made here. It returns the directory of
+// the PEM files (ca, server, client and their -key files), the server's address and the channel of
+// each call's x-tenant metadata.
+func startMutualTLS(t *testing.T) (dir, addr string, tenants chan string) {
+	t.Helper()
+	dir = t.TempDir()
+	ca, caKey := newCert(t, dir, "ca", nil, nil, "")
+	newCert(t, dir, "server", ca, caKey, "items.test")
+	newCert(t, dir, "client", ca, caKey, "")
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds := credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, ClientCAs: pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12})
+	tenants = make(chan string, 100)
+	return dir, startTestGRPC(t, tenantServer{tenants: tenants}, grpc.Creds(creds)), tenants
+}
+
+// startTestGRPC serves srv, with reflection, on 127.0.0.1 until the test ends; it returns the address.
+func startTestGRPC(t *testing.T, srv rpzpb.ItemServiceServer, opts ...grpc.ServerOption) string {
+	t.Helper()
+	s := grpc.NewServer(opts...)
+	rpzpb.RegisterItemServiceServer(s, srv)
+	reflection.Register(s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Serve(ln)
+	t.Cleanup(s.Stop)
+	return ln.Addr().String()
+}
+
 // tenantServer answers GetItem with an item and passes on each call's x-tenant metadata.
 type tenantServer struct {
 	rpzpb.UnimplementedItemServiceServer
 	tenants chan string
+	// stuck: CreateItem never answers; it returns when the call's deadline ends it
+	stuck bool
+}
+
+func (s tenantServer) CreateItem(ctx context.Context, r *rpzpb.CreateItemRequest) (*rpzpb.Item, error) {
+	if s.stuck {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.UnimplementedItemServiceServer.CreateItem(ctx, r)
 }
 
 func (s tenantServer) GetItem(ctx context.Context, r *rpzpb.GetItemRequest) (*rpzpb.Item, error) {

@@ -202,3 +202,37 @@ func TestRunGRPCS(t *testing.T) {
 		t.Errorf("--insecure: status %v, TLS set-up %v; want OK 3 and a TLS set-up time", got.Status, got.Connections.TLS)
 	}
 }
+
+// run's TLS flags: the CA, the server's name and the client's certificate.
+func TestRunGRPCTLSFiles(t *testing.T) {
+	t.Parallel()
+	dir, addr, tenants := startMutualTLS(t)
+	f := func(name string) string { return filepath.Join(dir, name) }
+	url := "grpcs://" + addr + "/rpz.ItemService/GetItem"
+	got := runJSON(t, "run", "--requests", "4", "--connections", "2", "--body", `{"id":"1"}`, "-H", "x-tenant: 9",
+		"--cacert", f("ca.pem"), "--server-name", "items.test", "--cert", f("client.pem"), "--key", f("client-key.pem"), url)
+	if got.Status["OK"] != 4 || len(tenants) != 4 || <-tenants != "9" {
+		t.Errorf("status %v, %d calls seen; want OK 4, each with x-tenant 9", got.Status, len(tenants))
+	}
+	code, _, stderr := mainOut("run", "--requests", "4", "--cacert", f("ca.pem"), "--server-name", "items.test",
+		"grpc://"+addr+"/rpz.ItemService/GetItem")
+	if code != ExitUsage || !strings.Contains(stderr, "is plaintext: certificates and a server name go with grpcs://") {
+		t.Errorf("TLS files on grpc://: exit %d, stderr %q; want %d and a word on plaintext", code, stderr, ExitUsage)
+	}
+}
+
+// --timeout is each call's deadline: a server that never answers fails every call as a timeout,
+// grpc DeadlineExceeded, which ghz's summary counts under that code.
+func TestRunGRPCDeadline(t *testing.T) {
+	t.Parallel()
+	addr := startTestGRPC(t, tenantServer{stuck: true})
+	got := runJSON(t, "run", "--requests", "3", "--connections", "3", "--timeout", "50ms", "--body", `{"id":"1"}`,
+		"grpc://"+addr+"/rpz.ItemService/CreateItem")
+	if got.Errors["timeout"] != 3 || failures(got.Stats)["timeout: grpc DeadlineExceeded"] != 3 {
+		t.Errorf("errors %v, failures %v; want 3 timeouts, grpc DeadlineExceeded", got.Errors, failures(got.Stats))
+	}
+	code, stdout, stderr := mainOut("ghz", "--insecure", "-t", "50ms", "-n", "3", "-c", "3", "--call", "rpz.ItemService/CreateItem", "-d", `{"id":"1"}`, addr)
+	if code != ExitOK || !strings.Contains(stdout, "\nStatus code distribution:\n  [DeadlineExceeded]\t3 responses\n") {
+		t.Errorf("ghz: exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
+}
