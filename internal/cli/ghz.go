@@ -21,8 +21,9 @@ func init() {
 
 const ghzExamples = `  rpcbench ghz --proto proto/rpz/items.proto --call rpz.ItemService.CreateItem -d '{"id":"abc","name":"Name"}' -c 100 -n 100000 --skipTLS localhost:9090
   rpcbench ghz --insecure --call rpz.ItemService/CreateItem -d '{"id":"{{.RequestNumber}}","name":"{{newUUID}}"}' -n 2000 127.0.0.1:9090
-  rpcbench ghz --insecure --call rpz.ItemService/GetItem -D item.json -m '{"x-tenant":"7"}' -r 500 -z 10s -c 20 127.0.0.1:9090
-  rpcbench ghz --protoset items.protoset -i proto --call rpz.ItemService/GetItem -d '{"id":"1"}' --connections 4 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/GetItem -D get.json -m '{"x-tenant":"7"}' -r 500 -z 10s -c 20 127.0.0.1:9090
+  rpcbench ghz --insecure --proto rpz/items.proto -i proto --call rpz.ItemService/GetItem -d '{"id":"1"}' --connections 4 127.0.0.1:9090
+  rpcbench ghz --insecure --protoset items.protoset --call rpz.ItemService/GetItem -d '{"id":"1"}' 127.0.0.1:9090
   rpcbench ghz --cacert ca.pem --cert client.pem --key client-key.pem --cname items.local --call rpz.ItemService/GetItem -d '{"id":"1"}' 127.0.0.1:9090`
 
 // ghzFlags are ghz's common flags, with ghz's meaning and defaults.

@@ -121,6 +121,13 @@ func TestRunGRPCProtoAndProtoset(t *testing.T) {
 		t.Errorf("the report's plan has gRPC settings %+v; want the .proto file and its import path", g)
 	}
 
+	// named as protoc and ghz name it: relative to an import path
+	got = runJSON(t, "run", "--requests", "5", "--proto", "rpz/items.proto", "--import-path", filepath.Join("..", "..", "proto"),
+		"--body", `{"id":"r{{seq}}"}`, url)
+	if got.Status["OK"] != 5 {
+		t.Errorf("--proto relative to --import-path: status %v; want OK 5", got.Status)
+	}
+
 	set := &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{
 		protodesc.ToFileDescriptorProto(timestamppb.File_google_protobuf_timestamp_proto),
 		protodesc.ToFileDescriptorProto(rpzpb.File_rpz_items_proto),
@@ -137,8 +144,8 @@ func TestRunGRPCProtoAndProtoset(t *testing.T) {
 	if got.Status["OK"] != 5 {
 		t.Errorf("--protoset: status %v; want OK 5", got.Status)
 	}
-	if s.Len() != 10 {
-		t.Errorf("the server holds %d items; want the 10 created", s.Len())
+	if s.Len() != 15 {
+		t.Errorf("the server holds %d items; want the 15 created", s.Len())
 	}
 }
 
