@@ -16,15 +16,24 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 	if proto == "" {
 		proto = p.Normalized().Protocol
 	}
+	conns, open := p.Load.Connections, p.Load.Model == plan.Open
+	if proto == transport.GRPC && p.GRPC.Connections > 0 {
+		// the calls spread over exactly that many connections, as ghz's --connections
+		conns, open = p.GRPC.Connections, false
+	}
 	tr, err := transport.New(proto, transport.Config{
 		Timeout:            p.HTTP.Timeout,
 		ConnectTimeout:     p.HTTP.ConnectTimeout,
-		Conns:              p.Load.Connections,
-		Open:               p.Load.Model == plan.Open,
+		Conns:              conns,
+		Open:               open,
 		DisableKeepAlive:   p.HTTP.DisableKeepAlive,
 		InsecureSkipVerify: p.HTTP.Insecure,
 		KeepBody:           keepBody,
 		MaxBody:            p.HTTP.MaxBody,
+		ProtoFiles:         p.GRPC.ProtoFiles,
+		ImportPaths:        p.GRPC.ImportPaths,
+		Protoset:           p.GRPC.Protoset,
+		TLS:                p.TLS,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

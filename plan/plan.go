@@ -47,6 +47,11 @@ type Plan struct {
 	Checks Checks `json:"checks,omitzero"`
 	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.
 	SLO SLO `json:"slo,omitempty"`
+	// GRPC says where gRPC's message types come from (see GRPC); the zero value asks the server.
+	GRPC GRPC `json:"grpc,omitzero"`
+	// TLS names the CA certificates, client certificate and server name of TLS connections; the
+	// zero value verifies servers by the system's roots. gRPC only, so far.
+	TLS transport.TLSFiles `json:"tls,omitzero"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
@@ -138,6 +143,7 @@ func (p Plan) Normalized() Plan {
 		e.Method = strings.ToUpper(e.Method)
 		e.URL = lowerScheme(e.URL)
 		e.URL, e.Header = basicAuth(e.URL, e.Header)
+		normalizeGRPC(e)
 		if e.Name == "" {
 			e.Name = defaultName(e.Method, e.URL)
 		}
@@ -181,6 +187,9 @@ func (p Plan) Normalized() Plan {
 }
 
 func defaultName(method, raw string) string {
+	if name, ok := grpcName(raw); ok {
+		return name
+	}
 	u, err := url.Parse(raw)
 	path := raw
 	if HasTemplate(raw) {
@@ -230,6 +239,7 @@ func (p Plan) Validate() error {
 	}
 	errs = append(errs, p.validateTraffic()...)
 	errs = append(errs, p.validateProtocol()...)
+	errs = append(errs, p.validateGRPC()...)
 	l := p.Load
 	switch l.Model {
 	case "", Open, Closed:
@@ -316,11 +326,11 @@ func checkURL(raw string) error {
 		return fmt.Errorf("URL %q: %v", shown, unwrapURLError(err))
 	}
 	switch u.Scheme {
-	case "http", "https", "ws", "wss":
+	case "http", "https", "ws", "wss", "grpc", "grpcs":
 	case "":
 		return fmt.Errorf("URL %q has no scheme: want e.g. http://127.0.0.1:8080/", shown)
 	default:
-		return fmt.Errorf("URL %q: scheme %q is not supported; want http, https, ws or wss", shown, u.Scheme)
+		return fmt.Errorf("URL %q: scheme %q is not supported; want http, https, ws, wss, grpc or grpcs", shown, u.Scheme)
 	}
 	if u.Host == "" {
 		return fmt.Errorf("URL %q has no host: want e.g. http://127.0.0.1:8080/", shown)

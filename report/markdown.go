@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
@@ -105,16 +104,16 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 			mdRow(b, k, fmt.Sprint(counts[k]))
 		}
 	} else if len(s.Status) > 0 {
-		b.WriteString("\nStatus codes:\n\n")
-		mdHeader(b, "status", "count")
-		codes := make([]string, 0, len(s.Status))
-		for c := range s.Status {
-			codes = append(codes, c)
+		title := "Status codes"
+		if grpcStatuses(s.Status) {
+			title = "gRPC status codes"
 		}
-		sort.Strings(codes)
-		for _, c := range codes {
+		fmt.Fprintf(b, "\n%s:\n\n", title)
+		mdHeader(b, "status", "count")
+		for _, c := range statusOrder(s.Status) {
 			mdRow(b, c, fmt.Sprint(s.Status[c]))
 		}
+		mdGRPCByMethod(b, s)
 	}
 	if len(s.ErrorMessages) > 0 {
 		b.WriteString("\nFailures:\n\n")

@@ -14,6 +14,7 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 var fmtMs = summary.FormatMs
@@ -32,6 +33,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	transfer(b, s)
 	if len(s.Endpoints) > 1 {
 		endpoints(b, s, o.percentiles())
+		grpcByMethod(b, s)
 	}
 	callsText(b, &s.Stats)
 	stagesTable(b, s)
@@ -227,20 +229,24 @@ func statusAndErrors(b *strings.Builder, st *summary.Stats) {
 	if overWebSocket(st) {
 		rpcOutcomes(b, st)
 	} else if len(st.Status) > 0 {
-		b.WriteString("\nStatus codes\n")
-		codes := make([]string, 0, len(st.Status))
-		for c := range st.Status {
-			codes = append(codes, c)
+		codes := statusOrder(st.Status)
+		if grpcStatuses(st.Status) {
+			b.WriteString("\ngRPC status codes\n")
+		} else {
+			b.WriteString("\nStatus codes\n")
 		}
-		sort.Strings(codes)
 		failing := st.Errors[result.Status.String()] > 0
+		width := 0
+		for _, c := range codes {
+			width = max(width, len(c))
+		}
 		for _, c := range codes {
 			n := st.Status[c]
 			note := ""
 			if failing && !successStatus(c) {
 				note = "  (counted as failed)"
 			}
-			fmt.Fprintf(b, "  %s  %d (%.1f%%)%s\n", c, n, pct(n, st.Requests.Completed), note)
+			fmt.Fprintf(b, "  %-*s  %d (%.1f%%)%s\n", width, c, n, pct(n, st.Requests.Completed), note)
 		}
 		nonOK(b, st)
 	}
@@ -324,11 +330,8 @@ func wsOutcomes(st *summary.Stats) (map[string]uint64, []string) {
 	return out, keys
 }
 
-// successStatus reports whether code is 2xx or 3xx, or the 101 of WebSocket answers.
-func successStatus(code string) bool {
-	c, err := strconv.Atoi(code)
-	return err != nil || c >= 200 && c < 400 || c == 101
-}
+// successStatus reports whether code is 2xx or 3xx, the 101 of WebSocket answers, or gRPC's OK.
+func successStatus(code string) bool { return transport.SuccessName(code) }
 
 // nonOK writes wrk's "Non-2xx or 3xx responses" line, split by status class, when there are any.
 func nonOK(b *strings.Builder, st *summary.Stats) {

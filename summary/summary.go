@@ -313,6 +313,7 @@ func New(run Run, total *result.Interval) *Summary {
 		e.Requests.Intended = e.Requests.Attempted()
 		s.Endpoints = append(s.Endpoints, e)
 	}
+	nameStatuses(s, p)
 	s.Requests.Intended = run.Intended
 	if p.Load.Model == plan.Open {
 		missing := run.Intended - min(run.Intended, s.Requests.Attempted())

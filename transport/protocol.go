@@ -113,6 +113,9 @@ type Config struct {
 	DisableKeepAlive bool
 	// InsecureSkipVerify skips the verification of the server's certificate.
 	InsecureSkipVerify bool
+	// TLS names the PEM files and the server name of TLS connections (see TLSFiles); only gRPC
+	// uses it so far.
+	TLS TLSFiles
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
 	// MaxBody bounds a kept body, in bytes; a longer answer fails (class too-large where the

@@ -122,7 +122,7 @@ func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.
 }
 
 func printHelp(w io.Writer) {
-	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTPS) free of coordinated omission\n\n", Version())
+	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTPS, WebSocket, gRPC) free of coordinated omission\n\n", Version())
 	fmt.Fprintln(w, "Usage: rpcbench COMMAND [flags] [args]")
 	fmt.Fprintln(w, "\nCommands:")
 	cs := append([]command(nil), commands...)

@@ -62,7 +62,11 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 	if err := p.Validate(); err != nil {
 		return fail(e, "quickstart", usageError{err.Error()}, ExitUsage)
 	}
-	code = execute(ctx, e, p, outputs{format: format, quiet: quiet})
+	prep, err := prepare(e, p)
+	if err != nil {
+		return fail(e, "quickstart", err, ExitUsage)
+	}
+	code = execute(ctx, e, prep, outputs{format: format, quiet: quiet})
 	if code == ExitOK && format == "text" {
 		fmt.Fprint(e.stderr, quickstartNext)
 	}

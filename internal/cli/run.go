@@ -45,7 +45,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/
   rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed
   rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
-  rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/`
+  rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/
+  rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -75,6 +76,7 @@ type runFlags struct {
 	traffic    trafficFlags
 	slo        plan.SLO
 	monitor    monitorFlags
+	grpc       grpcFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -106,10 +108,15 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.traffic.define(fs)
 	defineSLO(fs, &f.slo)
 	f.monitor.define(fs)
+	f.grpc.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
 func (f *runFlags) plan(url string) (plan.Plan, error) {
+	url, err := f.grpc.url(url)
+	if err != nil {
+		return plan.Plan{}, err
+	}
 	ep := plan.Endpoint{URL: url, Method: f.method, Header: f.headers}
 	switch {
 	case f.body != "" && f.bodyFile != "":
@@ -138,6 +145,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
 		SLO:  f.slo,
+	}
+	if err := f.grpc.apply(&p, f.rpc.on()); err != nil {
+		return p, err
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {
 		return p, err
@@ -194,7 +204,16 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if o.monitor, err = f.monitor.prepare(); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	return execute(ctx, e, p, o)
+	prep, err := prepare(e, p)
+	if err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
+	grpcOpts, closeGRPC, code, err := f.grpc.prepare(ctx, prep.Plan, prep.Verifier != nil)
+	if err != nil {
+		return fail(e, "run", err, code)
+	}
+	defer closeGRPC()
+	return execute(ctx, e, prep, o, grpcOpts...)
 }
 
 // prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
@@ -211,14 +230,11 @@ func prepare(e *env, p plan.Plan) (*plan.Prepared, error) {
 	return nil, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 }
 
-// execute prepares p (as engine.Run does), sends its setup phase, runs it, prints its report in
+// execute sends the setup phase of a prepared plan (see prepare), runs it, prints its report in
 // o.format and saves what o asks for (report file, result file, live lines, HTML); it returns the
 // exit code.
-func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
-	prep, err := prepare(e, p)
-	if err != nil {
-		return fail(e, "run", err, ExitUsage)
-	}
+// extra options (the gRPC transport checked before the run) go to engine.RunPrepared.
+func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra ...engine.Option) int {
 	np := prep.Plan
 	if prep.Setup != nil {
 		sr, err := engine.Setup(ctx, prep, cutOption(e)...)
@@ -256,7 +272,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 	mon := o.monitoring()
 	opts = append(opts, mon.options()...)
 	mon.start(np)
-	res, err := engine.RunPrepared(ctx, prep, opts...)
+	res, err := engine.RunPrepared(ctx, prep, append(opts, extra...)...)
 	if err != nil {
 		mon.stop(nil, time.Time{})
 		saving.abandon()
@@ -303,6 +319,9 @@ func cutOption(e *env) []engine.Option {
 }
 
 func render(w io.Writer, s *summary.Summary, format string, o report.Options) error {
+	if format == "ghz" { // ghz's summary, for `rpcbench ghz`
+		return report.GHZ(w, s)
+	}
 	return report.Render(w, []*summary.Summary{s}, format, o)
 }
 

@@ -66,8 +66,8 @@ func (f *trafficFlags) apply(p *plan.Plan, base plan.Endpoint) error {
 			e.Method = base.Method
 		}
 		e.Header = base.Header
-		if m := strings.ToUpper(e.Method); m != "GET" && m != "HEAD" {
-			e.Body = base.Body // --body goes to the endpoints that send one
+		if m := strings.ToUpper(e.Method); m != "GET" && m != "HEAD" || plan.IsGRPCURL(e.URL) {
+			e.Body = base.Body // --body goes to the endpoints that send one (every gRPC call does)
 		}
 		eps = append(eps, e)
 	}

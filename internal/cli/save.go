@@ -311,7 +311,7 @@ type outputs struct {
 	showSecrets bool
 	// stageRamps puts the ramps of a load with stages among the per-stage figures.
 	stageRamps bool
-	monitor     *monitorRun // what to watch beside the load; nil: the generator itself
+	monitor    *monitorRun // what to watch beside the load; nil: the generator itself
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.

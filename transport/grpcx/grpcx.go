@@ -63,6 +63,9 @@ type Options struct {
 	ConnectTimeout time.Duration
 	// InsecureSkipVerify skips the certificate check of grpcs servers.
 	InsecureSkipVerify bool
+	// TLS is the base of grpcs connections' TLS settings (roots, client certificate, server
+	// name); nil: the system's roots and the URL's host. InsecureSkipVerify applies either way.
+	TLS *tls.Config
 	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body.
 	KeepBody bool
 	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
@@ -74,6 +77,10 @@ type Options struct {
 
 // ErrClosed is the failure of a call made after Close.
 var ErrClosed = errors.New("grpcx: transport closed")
+
+// ErrConnect wraps Prepare's failure to connect to the server, which the server's state rather
+// than the request explains.
+var ErrConnect = errors.New("cannot connect")
 
 // codeErr holds the failure message of each gRPC code, made once: "grpc NotFound".
 var codeErr = func() (e [17]error) {
@@ -115,6 +122,9 @@ type target struct {
 	resolver *Resolver
 	mu       sync.RWMutex
 	methods  map[string]*method
+	// prep is the connection Prepare opened: it asks reflection, and carries no call, so that the
+	// run's connections are all opened, and reported, by its calls.
+	prep slot
 }
 
 // slot is one connection.
@@ -174,6 +184,9 @@ func (t *Transport) Close() error {
 				errs = append(errs, cc.Close())
 			}
 		}
+		if cc := tg.prep.cc.Load(); cc != nil {
+			errs = append(errs, cc.Close())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -232,8 +245,10 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 // Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
 // finds r's method and turns r's body into the request message. Its error says what is wrong (an
 // unknown method, listing those there are; a body that is not the method's input in JSON; a server
-// that refuses) so that a run can be refused before it starts. The connection stays open for the
-// calls. r's Body should be a static one; a templated body is checked per call.
+// that refuses) so that a run can be refused before it starts. The connection is not one of the
+// calls' (they open their own, and report their set-up): it stays open to ask the server's
+// reflection for methods met later, until Close. r's Body should be a static one; a templated body
+// is checked per call.
 func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	if t.closed.Load() {
 		return ErrClosed
@@ -245,11 +260,12 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 		return err
 	}
 	var out transport.Outcome
-	s, cc, err := tg.conn(ctx, t, &out)
-	if err != nil {
-		return fmt.Errorf("grpcx: %s://%s: %w", r.Scheme, r.Host, err)
+	cc := tg.prep.cc.Load()
+	if cc == nil {
+		if cc, err = tg.prep.open(ctx, t, tg.key, &out); err != nil {
+			return fmt.Errorf("grpcx: %s://%s: %w: %w", r.Scheme, r.Host, ErrConnect, err)
+		}
 	}
-	defer s.inflight.Add(-1)
 	m := tg.method(ctx, cc, r.Path)
 	if m.err != nil {
 		return m.err
@@ -359,6 +375,7 @@ func (t *Transport) target(r *transport.Request) (*target, error) {
 		for i := range tg.slots {
 			tg.slots[i].lock = make(chan struct{}, 1)
 		}
+		tg.prep.lock = make(chan struct{}, 1)
 		t.targets[k] = tg
 	}
 	return tg, nil
@@ -467,7 +484,15 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 		if err != nil {
 			host = k.host
 		}
-		creds = recordingCreds{credentials.NewTLS(&tls.Config{ServerName: host, InsecureSkipVerify: t.opts.InsecureSkipVerify}), s} //nolint:gosec // the user asked
+		c := &tls.Config{}
+		if t.opts.TLS != nil {
+			c = t.opts.TLS.Clone()
+		}
+		if c.ServerName == "" {
+			c.ServerName = host
+		}
+		c.InsecureSkipVerify = c.InsecureSkipVerify || t.opts.InsecureSkipVerify //nolint:gosec // the user asked
+		creds = recordingCreds{credentials.NewTLS(c), s}
 	}
 	d := net.Dialer{Timeout: t.opts.ConnectTimeout}
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {

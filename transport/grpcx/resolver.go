@@ -48,7 +48,8 @@ type Resolver struct {
 }
 
 // FromProto compiles the .proto files at run time. A file is looked up in importPaths (in order),
-// and in its own directory when it lies in none of them; its imports are looked up likewise, the
+// as a path of its own or, as protoc takes it, relative to one of them, and in its own directory
+// when it lies in none of them; its imports are looked up likewise, the
 // well-known google/protobuf files included. A syntax or link error names file:line:column.
 func FromProto(ctx context.Context, importPaths []string, files ...string) (*Resolver, error) {
 	if len(files) == 0 {
@@ -60,6 +61,10 @@ func FromProto(ctx context.Context, importPaths []string, files ...string) (*Res
 		names[i] = f
 		if rel, ok := within(paths, f); ok {
 			names[i] = rel
+			continue
+		}
+		if underImportPath(paths, f) { // named as protoc names it: relative to an import path
+			names[i] = filepath.ToSlash(f)
 			continue
 		}
 		dir := filepath.Dir(f)
@@ -99,6 +104,23 @@ func register(reg *protoregistry.Files, f protoreflect.FileDescriptor) error {
 		return fmt.Errorf("grpcx: %s: %w", f.Path(), err)
 	}
 	return nil
+}
+
+// underImportPath reports whether f, which is not a file of its own, names one relative to one of
+// paths, as protoc and ghz take --proto with import paths.
+func underImportPath(paths []string, f string) bool {
+	if filepath.IsAbs(f) {
+		return false
+	}
+	if _, err := os.Stat(f); err == nil {
+		return false
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(filepath.Join(p, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // within returns f relative to the first of paths that holds it.

@@ -7,6 +7,7 @@ package protocols
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/rpcbench/rpcbench/transport"
 	"github.com/rpcbench/rpcbench/transport/grpcx"
@@ -67,6 +68,13 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 	}
 	if c.Open {
 		o.Spread = grpcx.DefaultSpread
+	}
+	if !c.TLS.IsZero() {
+		tc, err := c.TLS.Config(c.InsecureSkipVerify)
+		if err != nil {
+			return nil, fmt.Errorf("grpcx: %w", err)
+		}
+		o.TLS = tc
 	}
 	var err error
 	switch {

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"net/url"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/grpcx"
+)
+
+// grpcFlags are the flags of `run` for gRPC: the method and where its message types come from.
+type grpcFlags struct {
+	call        string
+	protoFiles  []string
+	importPaths []string
+	protoset    string
+	tls         transport.TLSFiles
+}
+
+func (f *grpcFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.call, "call", "", "gRPC `METHOD` to call on a grpc:// or grpcs:// URL: package.Service/Method (or package.Service.Method, as ghz writes it)")
+	fs.Var(appended(&f.protoFiles, asIs), "proto", "gRPC: the message types from this .proto `FILE`, compiled at start (repeatable; default: ask the server's reflection)")
+	fs.Var(appended(&f.importPaths, asIs), "import-path", "gRPC: look up --proto files and their imports in `DIR` (repeatable)")
+	fs.StringVar(&f.protoset, "protoset", "", "gRPC: the message types from this protoset `FILE` (protoc --include_imports --descriptor_set_out)")
+	fs.StringVar(&f.tls.CACert, "cacert", "", "grpcs: verify the server with the CA certificates of this PEM `FILE` instead of the system's")
+	fs.StringVar(&f.tls.Cert, "cert", "", "grpcs: the client's certificate, a PEM `FILE` (mutual TLS; with --key)")
+	fs.StringVar(&f.tls.Key, "key", "", "grpcs: the private key of --cert, a PEM `FILE`")
+	fs.StringVar(&f.tls.ServerName, "server-name", "", "grpcs: the `NAME` the server's certificate must hold (default: the URL's host)")
+}
+
+// url returns the run's URL with the --call method as its path.
+func (f *grpcFlags) url(raw string) (string, error) {
+	if f.call == "" {
+		return raw, nil
+	}
+	u, err := plan.GRPCURL(raw, f.call)
+	if err != nil {
+		return "", usagef("--call: %v", err)
+	}
+	return u, nil
+}
+
+// apply puts the gRPC settings into p and refuses flags that do not go with its protocol.
+func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
+	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset}
+	p.TLS = f.tls
+	if p.Normalized().Protocol != transport.GRPC {
+		if f.call != "" {
+			return usagef("--call goes with a grpc:// or grpcs:// URL")
+		}
+		return nil
+	}
+	if jsonrpc {
+		return usagef("--jsonrpc and --calls go with http(s):// and ws(s):// URLs; a gRPC call's body is its request message in JSON (--body)")
+	}
+	return nil
+}
+
+// prepare makes the transport of a gRPC plan and checks, before the run, what the first call would:
+// the connection, the method (an unknown one is a usage error listing those the server has) and
+// each endpoint's static body. It returns the option that hands the transport to the engine and the
+// function that closes it; for a plan of another protocol, neither. keepBody keeps the answers for
+// a verifier.
+func (f *grpcFlags) prepare(ctx context.Context, p plan.Plan, keepBody bool) ([]engine.Option, func(), int, error) {
+	np := p.Normalized()
+	if np.Protocol != transport.GRPC {
+		return nil, func() {}, ExitOK, nil
+	}
+	tr, err := engine.NewTransport(np, keepBody)
+	if err != nil {
+		return nil, nil, ExitUsage, usageError{grpcMessage(err)}
+	}
+	type preparer interface {
+		Prepare(context.Context, *transport.Request) error
+	}
+	pr, ok := tr.(preparer)
+	for i, e := range np.Endpoints {
+		if !ok || plan.HasTemplate(e.URL) {
+			continue
+		}
+		u, err := url.Parse(e.URL)
+		if err != nil {
+			continue // Validate has said so
+		}
+		r := &transport.Request{Endpoint: i, Scheme: u.Scheme, Host: u.Host, Path: []byte(u.Path), Header: e.Header}
+		if !plan.HasTemplate(string(e.Body)) {
+			r.Body = e.Body // a templated body is checked call by call
+		}
+		if err := pr.Prepare(ctx, r); err != nil {
+			tr.Close()
+			switch {
+			case ctx.Err() != nil:
+				return nil, nil, ExitInterrupted, err
+			case errors.Is(err, grpcx.ErrConnect):
+				return nil, nil, ExitCannotStart, errors.New(grpcMessage(err))
+			}
+			return nil, nil, ExitUsage, usageError{grpcMessage(err)}
+		}
+	}
+	return []engine.Option{engine.WithTransport(tr)}, func() { tr.Close() }, ExitOK, nil
+}
+
+// grpcMessage is err's message without the package prefixes, which say nothing to a user.
+func grpcMessage(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "plan's protocol \"grpc\": ")
+	return strings.ReplaceAll(msg, "grpcx: ", "")
+}

@@ -1,0 +1,40 @@
+package summary
+
+import (
+	"strconv"
+
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+// nameStatuses names the status codes of s as its plan's protocol names them (transport's
+// Protocol.StatusName): gRPC's codes by name, "OK" included. A gRPC answer of status OK is recorded
+// with no status code (0 means no status there), so OK counts the answers no other code counts.
+func nameStatuses(s *Summary, p plan.Plan) {
+	proto := p.Protocol
+	if proto == "" {
+		proto = p.Normalized().Protocol
+	}
+	if proto != transport.GRPC {
+		return
+	}
+	name := func(st *Stats) {
+		named := make(map[string]uint64, len(st.Status)+1)
+		var coded uint64
+		for code, n := range st.Status {
+			if c, err := strconv.Atoi(code); err == nil { // written by stats: always a number
+				code = proto.StatusName(c)
+			}
+			named[code] += n
+			coded += n
+		}
+		if ok := st.Requests.Completed - min(coded, st.Requests.Completed); ok > 0 {
+			named[proto.StatusName(0)] += ok
+		}
+		st.Status = named
+	}
+	name(&s.Stats)
+	for i := range s.Endpoints {
+		name(&s.Endpoints[i].Stats)
+	}
+}
