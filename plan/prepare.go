@@ -87,7 +87,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		if len(p.Endpoints) > 0 {
 			return nil, fmt.Errorf("plan: endpoints and a target file: give one of them (names and weights go in the target file: # name: and # weight:)")
 		}
-		tg, err := loadTargets(fsys, t.Targets, t.TargetsFormat, t.Header)
+		tg, err := loadTargets(fsys, t.Targets, t.TargetsFormat, t.Base, t.Header)
 		if err != nil {
 			return nil, inputErr("targets", err)
 		}
@@ -242,7 +242,7 @@ func (p Plan) verifier() (*check.Verifier, error) {
 // settings; entries that read data fields get the rows in turn.
 func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	t := p.Traffic
-	tg, err := loadTargets(fsys, t.Setup, "", t.Header)
+	tg, err := loadTargets(fsys, t.Setup, "", t.Base, t.Header)
 	if err != nil {
 		return nil, inputErr("setup", err)
 	}
@@ -276,8 +276,8 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 }
 
 // loadTargets reads the target file name ("-": standard input) through fsys; "@path" bodies are
-// relative to it. header is added to every entry that lacks a header of its name.
-func loadTargets(fsys fs.FS, name, format string, header []transport.Header) (*Targets, error) {
+// relative to it, and relative URLs to base. header is added to every entry that lacks a header of its name.
+func loadTargets(fsys fs.FS, name, format, base string, header []transport.Header) (*Targets, error) {
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
@@ -287,7 +287,7 @@ func loadTargets(fsys fs.FS, name, format string, header []transport.Header) (*T
 	if name == Stdin {
 		shown, dir = "stdin", "."
 	}
-	t, err := readTargets(fsys, shown, f, format, dir)
+	t, err := readTargets(fsys, shown, f, format, dir, base)
 	if err != nil {
 		return nil, err
 	}
