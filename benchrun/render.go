@@ -157,6 +157,9 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			if len(sums) == 0 {
 				continue
 			}
+			if len(sums) == 1 {
+				fmt.Fprintf(w, "target %s only\n\n", labels[0]) // one run's report names no label
+			}
 			opt.Labels = labels
 			if err := report.Render(w, sums, format, opt); err != nil {
 				return err

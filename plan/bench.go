@@ -174,9 +174,9 @@ func (s Scenario) Describe(k int) string {
 	if s.IsCommand() {
 		c := strings.Join(s.Command, " ")
 		if s.Timeout > 0 {
-			return fmt.Sprintf("command %q, at most %v", c, s.Timeout)
+			return fmt.Sprintf("command: %s (at most %v)", c, s.Timeout)
 		}
-		return fmt.Sprintf("command %q", c)
+		return "command: " + c
 	}
 	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
 	l := p.Load
