@@ -221,8 +221,12 @@ func describe(p plan.Plan) string {
 	case l.Model == plan.Open:
 		return fmt.Sprintf("%g/s for %v", l.Rate, l.Duration)
 	}
-	if l.Duration == 0 {
-		return fmt.Sprintf("%d connections, %d requests", l.Connections, l.Requests)
+	conns := fmt.Sprintf("%d connections", l.Connections)
+	if l.Connections == 1 {
+		conns = "1 connection"
 	}
-	return fmt.Sprintf("%d connections for %v", l.Connections, l.Duration)
+	if l.Duration == 0 {
+		return fmt.Sprintf("%s, %d requests", conns, l.Requests)
+	}
+	return fmt.Sprintf("%s for %v", conns, l.Duration)
 }

@@ -147,7 +147,7 @@ scenarios:
 	if err := Render(&text, out, "text", report.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"═══ steps · step 1/2: 1 connections ═══", "══ a ══", "══ b ══", "═══ counted ═══"} {
+	for _, w := range []string{"═══ steps · step 1/2: 1 connection ═══", "══ a ══", "══ b ══", "═══ counted ═══"} {
 		if !strings.Contains(text.String(), w) {
 			t.Errorf("text report lacks %q:\n%s", w, text.String())
 		}

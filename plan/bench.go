@@ -93,7 +93,15 @@ func (s Scenario) StepLabel(k int) string {
 	if s.Plan.Load.Model == Open {
 		return v + "/s"
 	}
-	return v + " connections"
+	return v + connWord(s.Steps[k])
+}
+
+// connWord is " connection" for one, " connections" for any other number.
+func connWord(n float64) string {
+	if n == 1 {
+		return " connection"
+	}
+	return " connections"
 }
 
 // PlanFor returns the plan of run k (a step, from 0) of a load scenario against target t: its
@@ -195,7 +203,7 @@ func (s Scenario) Describe(k int) string {
 	case l.Model == Open:
 		fmt.Fprintf(&b, "open model, %s/s", strconv.FormatFloat(l.Rate, 'f', -1, 64))
 	default:
-		fmt.Fprintf(&b, "closed model, %d connections", l.Connections)
+		fmt.Fprintf(&b, "closed model, %d%s", l.Connections, connWord(float64(l.Connections)))
 	}
 	if l.Warmup > 0 {
 		fmt.Fprintf(&b, ", %v warm-up", l.Warmup)

@@ -111,6 +111,18 @@ func runBench(ctx context.Context, e *env, args []string) int {
 			writeErrs = append(writeErrs, err)
 		}
 	}
+	for _, g := range out.Groups() {
+		sums, labels := g.Summaries()
+		if len(sums) == 0 {
+			continue
+		}
+		name := strings.TrimSuffix(resultName(benchrun.RunID{Scenario: g.Scenario, Target: "x", Step: g.Step, Steps: g.Steps}), ".x.rb") + ".html"
+		ho := ro
+		ho.Labels = labels
+		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return report.Render(w, sums, "html", ho) }); err != nil {
+			writeErrs = append(writeErrs, err)
+		}
+	}
 	for _, err := range writeErrs {
 		fmt.Fprintf(e.stderr, "rpcbench bench: %v\n", err)
 		code = ExitCannotStart

@@ -58,7 +58,7 @@ scenarios:
 	if code != ExitOK {
 		t.Fatalf("exit %d; want 0\n%s", code, stderr)
 	}
-	for _, f := range []string{"stepped.step1.a.rb", "stepped.step1.b.rb", "stepped.step2.a.rb", "stepped.step2.b.rb", "e2e.a.out", "report.txt", "report.md", "report.json"} {
+	for _, f := range []string{"stepped.step1.a.rb", "stepped.step1.b.rb", "stepped.step2.a.rb", "stepped.step2.b.rb", "e2e.a.out", "stepped.step1.html", "stepped.step2.html", "report.txt", "report.md", "report.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory: %v", err)
 		}
@@ -132,8 +132,8 @@ scenarios:
 	want := []string{
 		"2 targets, 2 scenarios, 6 runs, about 12m0s", // (2 steps × 2m30s + 1m) × 2 targets
 		"  b  http://127.0.0.1:1/",
-		"  stepped step 1/2 (1 connections) on a: closed model, 1 connections, 30s warm-up, 2m0s measured\n" +
-			"  stepped step 1/2 (1 connections) on b: closed model, 1 connections, 30s warm-up, 2m0s measured\n" +
+		"  stepped step 1/2 (1 connection) on a: closed model, 1 connection, 30s warm-up, 2m0s measured\n" +
+			"  stepped step 1/2 (1 connection) on b: closed model, 1 connection, 30s warm-up, 2m0s measured\n" +
 			"  stepped step 2/2 (2 connections) on a:",
 		"  rated on b: open model, 100/s, 1m0s measured",
 	}
@@ -226,7 +226,7 @@ scenarios:
 						t.Fatalf("the child ended before its run:\n%s", strings.Join(seen, "\n"))
 					}
 					seen = append(seen, line)
-					if strings.Contains(line, "long step 1/2 (1 connections) on lab: 1 connections for 1h0m0s") {
+					if strings.Contains(line, "long step 1/2 (1 connection) on lab: 1 connection for 1h0m0s") {
 						break wait
 					}
 				case <-deadline:
@@ -257,7 +257,7 @@ scenarios:
 				c.Close()
 				t.Errorf("the target still answers on %s after the child exited", addr)
 			}
-			if !strings.Contains(stdout.String(), "## long · step 1/2: 1 connections") || !strings.Contains(stdout.String(), "interrupted") {
+			if !strings.Contains(stdout.String(), "## long · step 1/2: 1 connection") || !strings.Contains(stdout.String(), "interrupted") {
 				t.Errorf("report:\n%s", stdout.String())
 			}
 			for _, f := range []string{"long.step1.lab.rb", "report.md", "lab.log"} {
