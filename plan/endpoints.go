@@ -44,6 +44,9 @@ type Traffic struct {
 	// Header is added to every request of the endpoints, the target file and the setup file that
 	// lacks a header of its name (as -H adds to each entry of a target file).
 	Header []transport.Header `json:"header,omitempty"`
+	// Base, when set, is the URL that the relative URLs of the target and setup files
+	// ("GET /v0/items", see JoinURL) are relative to; a plan file sets it to each target's URL.
+	Base string `json:"base,omitempty"`
 }
 
 // normalized fills in the defaults of t.

@@ -88,7 +88,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		if len(p.Endpoints) > 0 {
 			return nil, fmt.Errorf("plan: endpoints and a target file: give one of them (names and weights go in the target file: # name: and # weight:)")
 		}
-		tg, err := LoadTargets(fsys, t.Targets, t.TargetsFormat, t.Header)
+		tg, err := LoadTargets(fsys, t.Targets, t.TargetsFormat, t.Base, t.Header)
 		if err != nil {
 			return nil, inputErr("targets", err)
 		}
@@ -248,7 +248,7 @@ func (p Plan) verifier(calls []Call) (*check.Verifier, error) {
 // settings; entries that read data fields get the rows in turn.
 func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	t := p.Traffic
-	tg, err := LoadTargets(fsys, t.Setup, "", t.Header)
+	tg, err := LoadTargets(fsys, t.Setup, "", t.Base, t.Header)
 	if err != nil {
 		return nil, inputErr("setup", err)
 	}
@@ -282,9 +282,9 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 }
 
 // LoadTargets reads the target file name ("-": standard input) through fsys (nil: OSFiles(nil));
-// "@path" bodies are relative to it. header is added to every entry that lacks a header of its
-// name. Prepare reads a plan's target and setup files with it.
-func LoadTargets(fsys fs.FS, name, format string, header []transport.Header) (*Targets, error) {
+// "@path" bodies are relative to it, and relative URLs ("GET /items") to base. header is added to
+// every entry that lacks a header of its name. Prepare reads a plan's target and setup files with it.
+func LoadTargets(fsys fs.FS, name, format, base string, header []transport.Header) (*Targets, error) {
 	if fsys == nil {
 		fsys = OSFiles(nil)
 	}
@@ -297,7 +297,7 @@ func LoadTargets(fsys fs.FS, name, format string, header []transport.Header) (*T
 	if name == Stdin {
 		shown, dir = "stdin", "."
 	}
-	t, err := readTargets(fsys, shown, f, format, dir)
+	t, err := readTargets(fsys, shown, f, format, dir, base)
 	if err != nil {
 		return nil, err
 	}

@@ -55,11 +55,12 @@ func (t *Targets) Where(i int) string {
 // content: a first entry starting with '{' is JSON lines). name labels errors ("targets.txt:12:
 // …"); dir is the directory that "@path" bodies are relative to. The URLs may hold templates.
 func ReadTargets(name string, r io.Reader, format, dir string) (*Targets, error) {
-	return readTargets(OSFiles(nil), name, r, format, dir)
+	return readTargets(OSFiles(nil), name, r, format, dir, "")
 }
 
-// readTargets is ReadTargets reading "@path" bodies from fsys.
-func readTargets(fsys fs.FS, name string, r io.Reader, format, dir string) (*Targets, error) {
+// readTargets is ReadTargets reading "@path" bodies from fsys, with the URLs that start with "/"
+// relative to base when it is set.
+func readTargets(fsys fs.FS, name string, r io.Reader, format, dir, base string) (*Targets, error) {
 	br := bufio.NewReader(r)
 	if format == "" {
 		format = TargetsHTTP
@@ -71,9 +72,9 @@ func readTargets(fsys fs.FS, name string, r io.Reader, format, dir string) (*Tar
 	var err error
 	switch format {
 	case TargetsHTTP:
-		t, err = readHTTPTargets(fsys, name, br, dir)
+		t, err = readHTTPTargets(fsys, name, br, dir, base)
 	case TargetsJSON:
-		t, err = readJSONTargets(name, br)
+		t, err = readJSONTargets(name, br, base)
 	default:
 		return nil, fmt.Errorf("plan: %s: target format %q: want http or json", name, format)
 	}
@@ -95,10 +96,11 @@ type httpReader struct {
 	cur       *Endpoint // the entry being read; nil between entries
 	hasBody   bool
 	pending   Endpoint // name and weight given before the next entry
+	base      string   // the URL that relative URLs are relative to; "": none are
 }
 
-func readHTTPTargets(fsys fs.FS, name string, r io.Reader, dir string) (*Targets, error) {
-	h := &httpReader{fsys: fsys, name: name, dir: dir, t: &Targets{}}
+func readHTTPTargets(fsys fs.FS, name string, r io.Reader, dir, base string) (*Targets, error) {
+	h := &httpReader{fsys: fsys, name: name, dir: dir, base: base, t: &Targets{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -154,7 +156,7 @@ func (h *httpReader) readLine(s string) error {
 		h.cur.Header = append(h.cur.Header, hd)
 		return nil
 	}
-	method, url, err := parseRequestLine(s)
+	method, url, err := parseRequestLine(s, h.base)
 	if err != nil {
 		if h.cur != nil {
 			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", s)
@@ -210,9 +212,9 @@ func isHeaderLine(s string) bool {
 }
 
 // parseRequestLine reads "METHOD URL". The URL may hold templates (and so spaces within them).
-func parseRequestLine(s string) (method, url string, err error) {
+func parseRequestLine(s, base string) (method, url string, err error) {
 	method, url, _ = strings.Cut(s, " ")
-	url = strings.TrimSpace(url)
+	url = rebase(base, strings.TrimSpace(url))
 	if !isToken(method) || url == "" {
 		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", s)
 	}
@@ -220,6 +222,15 @@ func parseRequestLine(s string) (method, url string, err error) {
 		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", s, err)
 	}
 	return method, url, nil
+}
+
+// rebase joins a URL that starts with "/" to base (see JoinURL); other URLs, and every URL when
+// base is "", stay as they are.
+func rebase(base, url string) string {
+	if base == "" || !strings.HasPrefix(url, "/") {
+		return url
+	}
+	return JoinURL(base, url)
 }
 
 // checkTemplatedURL checks that a URL, templates aside, is absolute and holds no space.
@@ -278,7 +289,7 @@ type jsonTarget struct {
 	Body   []byte              `json:"body,omitempty"`
 }
 
-func readJSONTargets(name string, r io.Reader) (*Targets, error) {
+func readJSONTargets(name string, r io.Reader, base string) (*Targets, error) {
 	t := &Targets{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -289,7 +300,7 @@ func readJSONTargets(name string, r io.Reader) (*Targets, error) {
 		if len(text) == 0 {
 			continue
 		}
-		e, err := jsonEntry(text)
+		e, err := jsonEntry(text, base)
 		if err != nil {
 			return nil, fmt.Errorf("plan: %s:%d: %v", name, line, err)
 		}
@@ -301,7 +312,7 @@ func readJSONTargets(name string, r io.Reader) (*Targets, error) {
 	return t, nil
 }
 
-func jsonEntry(text []byte) (Endpoint, error) {
+func jsonEntry(text []byte, base string) (Endpoint, error) {
 	var jt jsonTarget
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -317,6 +328,7 @@ func jsonEntry(text []byte) (Endpoint, error) {
 	if !isToken(jt.Method) {
 		return Endpoint{}, fmt.Errorf("method %q is not an HTTP method (e.g. GET, POST)", jt.Method)
 	}
+	jt.URL = rebase(base, jt.URL)
 	if err := checkTemplatedURL(jt.URL); err != nil {
 		return Endpoint{}, fmt.Errorf("url %q: %v", jt.URL, err)
 	}

@@ -1,0 +1,294 @@
+package benchrun
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Formats are the formats Render writes.
+var Formats = []string{"text", "markdown", "json"}
+
+// Schema names the JSON of a plan file's report and its version.
+const Schema = "rpcbench.bench/v1"
+
+// Group is the runs of one scenario's step against each target, in the order of the targets.
+type Group struct {
+	Scenario string
+	Step     int
+	Steps    int
+	Level    string
+	Runs     []Measured
+}
+
+// Title names the group: "methods · step 2/4: 100 connections".
+func (g Group) Title() string {
+	if g.Steps <= 1 && g.Level == "" {
+		return g.Scenario
+	}
+	return fmt.Sprintf("%s · step %d/%d: %s", g.Scenario, g.Step+1, g.Steps, g.Level)
+}
+
+// Summaries returns the summaries of the group's runs that ran, and the names of their targets.
+func (g Group) Summaries() ([]*summary.Summary, []string) {
+	var sums []*summary.Summary
+	var labels []string
+	for _, m := range g.Runs {
+		if m.Summary != nil {
+			sums, labels = append(sums, m.Summary), append(labels, m.Target)
+		}
+	}
+	return sums, labels
+}
+
+// Groups returns the load runs of o grouped by scenario and step, in the order they ran.
+func (o *Outcome) Groups() []Group {
+	var gs []Group
+	for _, m := range o.Runs {
+		n := len(gs)
+		if n > 0 && gs[n-1].Scenario == m.Scenario && gs[n-1].Step == m.Step {
+			gs[n-1].Runs = append(gs[n-1].Runs, m)
+			continue
+		}
+		gs = append(gs, Group{Scenario: m.Scenario, Step: m.Step, Steps: m.Steps, Level: m.Level, Runs: []Measured{m}})
+	}
+	return gs
+}
+
+// Failures lists what failed: each run's failed objectives, each run that could not start, each
+// command that did not exit 0, a target that could not start.
+func (o *Outcome) Failures() []string {
+	var out []string
+	if o.TargetErr != nil {
+		out = append(out, o.TargetErr.Error())
+	}
+	for _, m := range o.Runs {
+		switch {
+		case m.Err != nil:
+			out = append(out, fmt.Sprintf("%s: could not run: %v", m.RunID, m.Err))
+		case m.Summary.SLO != nil && !m.Summary.SLO.Pass:
+			var objs []string
+			for _, f := range m.Summary.SLO.Failed() {
+				objs = append(objs, f.Objective)
+			}
+			out = append(out, fmt.Sprintf("%s: SLO failed: %s", m.RunID, strings.Join(objs, ", ")))
+		}
+	}
+	for _, c := range o.Commands {
+		if !c.OK() {
+			why := c.Err
+			if why == "" {
+				why = fmt.Sprintf("exit status %d", c.ExitCode)
+			}
+			out = append(out, fmt.Sprintf("%s on %s: %s", c.Scenario, c.Target, why))
+		}
+	}
+	return out
+}
+
+// Render writes the report of o in format (text, markdown or json): per scenario and step, the
+// targets side by side as report.Render compares runs, labelled by target name (the first target
+// is the base of the ratios); per command scenario, each target's wall time, exit status and test
+// counts. opt's Labels are set here.
+func Render(w io.Writer, o *Outcome, format string, opt report.Options) error {
+	switch format {
+	case "", "text", "markdown":
+		return renderDoc(w, o, format, opt)
+	case "json":
+		return renderJSON(w, o, opt)
+	}
+	return &report.FormatError{Format: format, Reason: "unknown for a plan file's report; want one of " + strings.Join(Formats, ", ")}
+}
+
+func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error {
+	md := format == "markdown"
+	heading := func(title string) {
+		if md {
+			fmt.Fprintf(w, "## %s\n\n", title)
+		} else {
+			fmt.Fprintf(w, "═══ %s ═══\n", title)
+		}
+	}
+	if md {
+		fmt.Fprintf(w, "# %s\n\n", o.Bench.File)
+	}
+	first := true
+	sep := func() {
+		if !first {
+			io.WriteString(w, "\n")
+		}
+		first = false
+	}
+	for _, s := range o.Bench.Scenarios {
+		if s.IsCommand() {
+			var cs []CommandResult
+			for _, c := range o.Commands {
+				if c.Scenario == s.Name {
+					cs = append(cs, c)
+				}
+			}
+			if len(cs) == 0 {
+				continue
+			}
+			sep()
+			heading(s.Name + " (command)")
+			commandTable(w, cs, md)
+			continue
+		}
+		for _, g := range o.Groups() {
+			if g.Scenario != s.Name {
+				continue
+			}
+			sep()
+			heading(g.Title())
+			for _, m := range g.Runs {
+				if m.Err != nil {
+					fmt.Fprintf(w, "%s: could not run: %v\n", m.Target, m.Err)
+				}
+			}
+			sums, labels := g.Summaries()
+			if len(sums) == 0 {
+				continue
+			}
+			if len(sums) == 1 {
+				fmt.Fprintf(w, "target %s only\n\n", labels[0]) // one run's report names no label
+			}
+			opt.Labels = labels
+			if err := report.Render(w, sums, format, opt); err != nil {
+				return err
+			}
+		}
+	}
+	if o.TargetErr != nil {
+		sep()
+		fmt.Fprintf(w, "not run: %v\n", o.TargetErr)
+	}
+	if o.Interrupted {
+		sep()
+		fmt.Fprintln(w, "interrupted: the report covers what was done until then")
+	}
+	return nil
+}
+
+// commandTable writes each target's run of a command scenario, with its wall time against the
+// first target's.
+func commandTable(w io.Writer, cs []CommandResult, md bool) {
+	rows := [][]string{{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + cs[0].Target}}
+	for i, c := range cs {
+		exit := fmt.Sprint(c.ExitCode)
+		if c.Err != "" {
+			exit = c.Err
+		}
+		row := []string{c.Target, exit, c.Wall.Round(time.Millisecond).String(), "", "", "", ""}
+		if c.Tests != nil {
+			row[3], row[4], row[5] = fmt.Sprint(c.Tests.Passed), fmt.Sprint(c.Tests.Failed), fmt.Sprint(c.Tests.Skipped)
+		}
+		if i > 0 {
+			row[6] = ratioWords(c.Wall, cs[0].Wall)
+		}
+		rows = append(rows, row)
+	}
+	if md {
+		for i, r := range rows {
+			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			if i == 0 {
+				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(r)))
+			}
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.TrimRight(strings.Join(r, "\t"), "\t"))
+	}
+	tw.Flush()
+}
+
+// ratioWords says how a wall time compares with the base's: "2.1× longer", "1.5× shorter".
+func ratioWords(d, base time.Duration) string {
+	switch {
+	case d <= 0 || base <= 0:
+		return ""
+	case d >= base:
+		return fmt.Sprintf("%.2f× longer", float64(d)/float64(base))
+	}
+	return fmt.Sprintf("%.2f× shorter", float64(base)/float64(d))
+}
+
+type benchJSON struct {
+	Schema      string         `json:"schema"`
+	File        string         `json:"file"`
+	Interrupted bool           `json:"interrupted,omitempty"`
+	TargetError string         `json:"target_error,omitempty"`
+	Targets     []string       `json:"targets"`
+	Scenarios   []scenarioJSON `json:"scenarios"`
+}
+
+type scenarioJSON struct {
+	Name     string          `json:"name"`
+	Steps    []stepJSON      `json:"steps,omitempty"`
+	Commands []CommandResult `json:"commands,omitempty"`
+}
+
+type stepJSON struct {
+	Step    int               `json:"step"`
+	Level   string            `json:"level,omitempty"`
+	Targets []string          `json:"targets"`
+	Errors  map[string]string `json:"errors,omitempty"`
+	// Report is report.Render's JSON: one run's report, or several runs compared.
+	Report json.RawMessage `json:"report,omitempty"`
+}
+
+func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
+	bj := benchJSON{Schema: Schema, File: o.Bench.File, Interrupted: o.Interrupted, Scenarios: []scenarioJSON{}}
+	if o.TargetErr != nil {
+		bj.TargetError = o.TargetErr.Error()
+	}
+	for _, t := range o.Bench.Targets {
+		bj.Targets = append(bj.Targets, t.Name)
+	}
+	for _, s := range o.Bench.Scenarios {
+		sj := scenarioJSON{Name: s.Name}
+		for _, c := range o.Commands {
+			if c.Scenario == s.Name {
+				sj.Commands = append(sj.Commands, c)
+			}
+		}
+		for _, g := range o.Groups() {
+			if g.Scenario != s.Name {
+				continue
+			}
+			st := stepJSON{Step: g.Step + 1, Level: g.Level}
+			for _, m := range g.Runs {
+				if m.Err != nil {
+					if st.Errors == nil {
+						st.Errors = map[string]string{}
+					}
+					st.Errors[m.Target] = m.Err.Error()
+				}
+			}
+			sums, labels := g.Summaries()
+			st.Targets = labels
+			if len(sums) > 0 {
+				var b bytes.Buffer
+				opt.Labels = labels
+				if err := report.Render(&b, sums, "json", opt); err != nil {
+					return err
+				}
+				st.Report = b.Bytes()
+			}
+			sj.Steps = append(sj.Steps, st)
+		}
+		bj.Scenarios = append(bj.Scenarios, sj)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(bj)
+}

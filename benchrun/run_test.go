@@ -1,0 +1,346 @@
+package benchrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+// helperEnv makes the test binary, run again as a target's command, serve lab at the address it
+// holds, write its pid to $HELPER_PID_FILE, and serve until SIGTERM.
+const helperEnv = "RPCBENCH_BENCHRUN_HELPER_ADDR"
+
+func TestMain(m *testing.M) {
+	if addr := os.Getenv(helperEnv); addr != "" {
+		os.Exit(serveHelper(addr))
+	}
+	os.Exit(m.Run())
+}
+
+func serveHelper(addr string) int {
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	s, err := lab.New(lab.Config{Addr: addr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if f := os.Getenv("HELPER_PID_FILE"); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	<-term
+	s.Close()
+	return 0
+}
+
+// freeAddr returns a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// countingLab starts a lab server that counts the requests it answers.
+func countingLab(t *testing.T) (*lab.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	s, err := lab.New(lab.Config{}, lab.WithMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); h.ServeHTTP(w, r) })
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, &n
+}
+
+func readBench(t *testing.T, dir, text string) *plan.Bench {
+	t.Helper()
+	name := filepath.Join(dir, "bench.yaml")
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := plan.ReadFile(name, strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRunInterleavesTargets runs a stepped scenario against two targets: the runs go step by step,
+// each target in turn, each at its step's level, and each target answered exactly the requests its
+// summary counts.
+func TestRunInterleavesTargets(t *testing.T) {
+	t.Parallel()
+	a, na := countingLab(t)
+	b, nb := countingLab(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "t.http"), []byte("# name: read\nGET /v0/entity?id={{randInt 1 9}}\n"), 0o644)
+	bench := readBench(t, dir, fmt.Sprintf(`targets:
+  a: {url: %q}
+  b: {url: %q}
+scenarios:
+  steps:
+    targets_file: t.http
+    steps: [1, 2]
+    step: 300ms
+    interval: 100ms
+  counted:
+    model: open
+    rate: 50
+    requests: 5
+    path: /x
+`, a.URL(), b.URL()))
+	var observed []string
+	out, err := Run(context.Background(), bench, Options{
+		Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+			observed = append(observed, fmt.Sprintf("%s/%d/%s/%d", id.Scenario, id.Step, id.Target, np.Load.Connections))
+			return nil, nil, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"steps/0/a/1", "steps/0/b/1", "steps/1/a/2", "steps/1/b/2", "counted/0/a/1000", "counted/0/b/1000"}
+	if strings.Join(observed, " ") != strings.Join(want, " ") {
+		t.Errorf("runs: got %v; want %v", observed, want)
+	}
+	var sent [2]int64
+	for _, m := range out.Runs {
+		if m.Err != nil {
+			t.Fatalf("%s: %v", m.RunID, m.Err)
+		}
+		if m.Summary.Requests.Errors != 0 {
+			t.Errorf("%s: %d errors; want none", m.RunID, m.Summary.Requests.Errors)
+		}
+		sent[strings.Index("ab", m.Target)] += int64(m.Summary.Requests.Sent)
+	}
+	if sent[0] != na.Load() || sent[1] != nb.Load() {
+		t.Errorf("requests: summaries count a=%d b=%d; the servers answered a=%d b=%d", sent[0], sent[1], na.Load(), nb.Load())
+	}
+	if g := out.Groups(); len(g) != 3 || g[1].Title() != "steps · step 2/2: 2 connections" || len(g[2].Runs) != 2 {
+		t.Errorf("groups: got %+v", g)
+	}
+	var text bytes.Buffer
+	if err := Render(&text, out, "text", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"═══ steps · step 1/2: 1 connection ═══", "══ a ══", "══ b ══", "═══ counted ═══"} {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("text report lacks %q:\n%s", w, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := Render(&js, out, "json", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema    string
+		Scenarios []struct {
+			Name  string
+			Steps []struct {
+				Step    int
+				Targets []string
+				Report  struct{ Schema string }
+			}
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != Schema || len(doc.Scenarios) != 2 || len(doc.Scenarios[0].Steps) != 2 || doc.Scenarios[0].Steps[1].Report.Schema != report.CompareSchema {
+		t.Errorf("json: got %+v", doc)
+	}
+	if f := out.Failures(); len(f) != 0 {
+		t.Errorf("failures: got %v; want none", f)
+	}
+}
+
+// TestRunStartsAndStopsTargets starts a target by its command, runs against it, and stops it:
+// when the run ends and when it is interrupted.
+func TestRunStartsAndStopsTargets(t *testing.T) {
+	t.Parallel()
+	for _, interrupt := range []bool{false, true} {
+		t.Run(fmt.Sprintf("interrupted=%v", interrupt), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			addr := freeAddr(t)
+			pidFile := filepath.Join(dir, "pid")
+			bench := readBench(t, dir, fmt.Sprintf(`targets:
+  started:
+    url: http://%s/
+    command: [%q]
+    env: {%s: %q, HELPER_PID_FILE: %q}
+    ready_timeout: 1m
+scenarios:
+  long:
+    steps: [1, 2]
+    step: 1h
+    interval: 100ms
+`, addr, os.Args[0], helperEnv, addr, pidFile))
+			if !interrupt {
+				bench.Scenarios[0].Steps, bench.Scenarios[0].Step = nil, 0
+				bench.Scenarios[0].Plan.Load.Requests = 20
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			logDir := t.TempDir()
+			out, err := Run(ctx, bench, Options{
+				LogDir: logDir,
+				Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+					// the first measured interval ends the run: an interruption, as Ctrl-C makes
+					return []engine.Option{engine.WithObserver(func(tk *engine.Tick) {
+						if interrupt && tk.Interval.Sent() > 0 {
+							cancel()
+						}
+					})}, nil, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.TargetErr != nil {
+				t.Fatal(out.TargetErr)
+			}
+			if out.Interrupted != interrupt {
+				t.Errorf("interrupted: got %v; want %v", out.Interrupted, interrupt)
+			}
+			if len(out.Runs) != 1 || out.Runs[0].Summary == nil || out.Runs[0].Summary.Requests.OK == 0 {
+				t.Fatalf("runs: got %+v; want one run with answers", out.Runs)
+			}
+			if got := out.Runs[0].Summary.Interrupted; got != interrupt {
+				t.Errorf("summary interrupted: got %v; want %v", got, interrupt)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(string(b))
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("target process %d after the run: kill -0 says %v; want it gone", pid, err)
+			}
+			if _, err := os.Stat(filepath.Join(logDir, "started.log")); err != nil {
+				t.Errorf("target log: %v", err)
+			}
+		})
+	}
+}
+
+func TestRunTargetThatDoesNotStart(t *testing.T) {
+	t.Parallel()
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  broken: {url: "http://%s/", command: "echo no such server; exit 7"}
+scenarios:
+  s: {requests: 1}
+`, freeAddr(t)))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.TargetErr == nil || !strings.Contains(out.TargetErr.Error(), "ended before the target was ready (exit status 7)") {
+		t.Errorf("target error: got %v", out.TargetErr)
+	}
+	if len(out.Runs) != 0 || len(out.Failures()) != 1 {
+		t.Errorf("runs %v, failures %v; want no run and one failure", out.Runs, out.Failures())
+	}
+}
+
+// TestCommandScenario runs a command against two targets: its exit status, its `go test -json`
+// counts and the target's URL in its environment.
+func TestCommandScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `printf '{"Action":"run","Test":"TestA"}\n{"Action":"pass","Test":"TestA"}\n{"Action":"pass","Test":"TestA/sub"}\n'
+printf '{"Action":"skip","Test":"TestC"}\nnot json\n{"Action":"pass","Package":"p"}\n'
+if [ "$RPCBENCH_TARGET_NAME" = b ]; then printf '{"Action":"fail","Test":"TestB"}'; exit 3; fi
+echo "$RPCBENCH_TARGET_URL" > url.txt`
+	bench := readBench(t, dir, fmt.Sprintf(`targets:
+  a: {url: "http://127.0.0.1:1/"}
+  b: {url: "http://127.0.0.1:2/"}
+scenarios:
+  e2e:
+    command: %q
+    timeout: 1m
+`, script))
+	logDir := t.TempDir()
+	out, err := Run(context.Background(), bench, Options{LogDir: logDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Commands) != 2 {
+		t.Fatalf("commands: got %+v", out.Commands)
+	}
+	a, b := out.Commands[0], out.Commands[1]
+	if a.ExitCode != 0 || !a.OK() || a.Tests == nil || *a.Tests != (TestCounts{Passed: 2, Skipped: 1}) {
+		t.Errorf("a: got %+v, tests %+v; want exit 0, 2 passed, 1 skipped", a, a.Tests)
+	}
+	if b.ExitCode != 3 || b.OK() || b.Tests == nil || *b.Tests != (TestCounts{Passed: 2, Failed: 1, Skipped: 1}) {
+		t.Errorf("b: got %+v, tests %+v; want exit 3, 2 passed, 1 failed, 1 skipped", b, b.Tests)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "url.txt")); string(got) != "http://127.0.0.1:1/\n" {
+		t.Errorf("the command's RPCBENCH_TARGET_URL, run in the plan's directory: got %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(logDir, "e2e.b.out")); !strings.Contains(string(got), `"Test":"TestB"`) {
+		t.Errorf("output file: got %q", got)
+	}
+	if f := out.Failures(); len(f) != 1 || f[0] != "e2e on b: exit status 3" {
+		t.Errorf("failures: got %q", f)
+	}
+	var md bytes.Buffer
+	if err := Render(&md, out, "markdown", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| b | 3 | ") || !strings.Contains(md.String(), "| 2 | 1 | 1 |") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+func TestCommandTimeout(t *testing.T) {
+	t.Parallel()
+	bench := readBench(t, t.TempDir(), `targets:
+  a: {url: "http://127.0.0.1:1/"}
+scenarios:
+  slow: {command: "sleep 60", timeout: 200ms}
+`)
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := out.Commands[0]; c.Err != "timed out after 200ms" || c.ExitCode != -1 {
+		t.Errorf("got %+v; want a timeout and exit -1", c)
+	}
+}
+
+func TestCountTests(t *testing.T) {
+	t.Parallel()
+	got, err := CountTests(strings.NewReader("PASS\nok  p 0.1s\n"))
+	if err != nil || got != nil {
+		t.Errorf("plain output: got %+v, %v; want none", got, err)
+	}
+	got, _ = CountTests(strings.NewReader(`{"Action":"fail","Test":"T"}`))
+	if got == nil || got.Failed != 1 {
+		t.Errorf("one failure without a final newline: got %+v", got)
+	}
+}

@@ -1,0 +1,205 @@
+package benchrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+// StopTimeout is how long a stopped command has after SIGTERM before it is killed.
+const StopTimeout = 5 * time.Second
+
+// pollEvery is the pause between two readiness probes.
+const pollEvery = 50 * time.Millisecond
+
+// process is a command started for a target or a command scenario, in a process group of its own
+// so that stopping it stops its children too.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the command has exited
+	err  error         // its exit, valid after done
+	log  io.Closer
+}
+
+// command builds the exec.Cmd of argv (one string: through /bin/sh -c) in dir with env added.
+func command(argv []string, shell bool, dir string, env []string) *exec.Cmd {
+	var c *exec.Cmd
+	if shell {
+		c = exec.Command("/bin/sh", "-c", argv[0])
+	} else {
+		c = exec.Command(argv[0], argv[1:]...)
+	}
+	c.Dir = dir
+	c.Env = append(os.Environ(), env...)
+	setGroup(c)
+	return c
+}
+
+// start starts c with its output in log (nil: discarded).
+func start(name string, c *exec.Cmd, log io.WriteCloser) (*process, error) {
+	if log != nil {
+		c.Stdout, c.Stderr = log, log
+	}
+	if err := c.Start(); err != nil {
+		if log != nil {
+			log.Close()
+		}
+		return nil, err
+	}
+	p := &process{name: name, cmd: c, done: make(chan struct{}), log: log}
+	go func() {
+		p.err = c.Wait()
+		if p.log != nil {
+			p.log.Close()
+		}
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// stop asks the process group to end (SIGTERM), kills it after StopTimeout, and waits for the
+// command's exit.
+func (p *process) stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	signalGroup(p.cmd, false)
+	select {
+	case <-p.done:
+	case <-time.After(StopTimeout):
+		signalGroup(p.cmd, true)
+		<-p.done
+	}
+}
+
+// exited reports whether the process has ended, and how.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// startTarget starts t's command and waits until it is ready: its ready URL answers with a status
+// below 500, or, without one, its URL's port takes connections. The command's output goes to
+// logDir/NAME.log when logDir is set.
+func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string) (*process, error) {
+	var log io.WriteCloser
+	if logDir != "" {
+		f, err := os.Create(filepath.Join(logDir, t.Name+".log"))
+		if err != nil {
+			return nil, err
+		}
+		log = f
+	}
+	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, t.Env...)
+	p, err := start(t.Name, command(t.Command, t.Shell, dir, env), log)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: cannot start %q: %w", t.Name, strings.Join(t.Command, " "), err)
+	}
+	wait := t.ReadyTimeout
+	if wait == 0 {
+		wait = plan.DefaultReadyTimeout
+	}
+	if err := waitReady(ctx, p, t, wait); err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// waitReady polls the target until it answers, its command exits, wait passes or ctx ends.
+func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	probe := func() bool { return dialable(ctx, t.URL) }
+	if t.Ready != "" {
+		probe = func() bool { return answers(ctx, t.Ready) }
+	}
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	for {
+		if done, err := p.exited(); done {
+			return fmt.Errorf("target %s: the command %q ended before the target was ready (%v)", t.Name, strings.Join(t.Command, " "), exitText(err))
+		}
+		if probe() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				what := t.URL + " took no connection"
+				if t.Ready != "" {
+					what = t.Ready + " did not answer"
+				}
+				return fmt.Errorf("target %s: not ready after %v: %s (raise ready_timeout?)", t.Name, wait, what)
+			}
+			return ctx.Err()
+		case <-tick.C:
+		case <-p.done:
+		}
+	}
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// answers reports whether a GET of u gets an answer with a status below 500.
+func answers(ctx context.Context, u string) bool {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode < 500
+}
+
+// dialable reports whether the host and port of u take a TCP connection.
+func dialable(ctx context.Context, u string) bool {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	port := pu.Port()
+	if port == "" {
+		port = "80"
+		if pu.Scheme == "https" || pu.Scheme == "wss" {
+			port = "443"
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}

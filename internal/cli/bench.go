@@ -1,0 +1,220 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rpcbench/rpcbench/benchrun"
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report"
+)
+
+func init() {
+	register(command{name: "bench", summary: "run a plan file: every scenario against every target, compared side by side", run: runBench})
+}
+
+const benchExamples = `  rpcbench bench examples/compare-lab.yaml                 run it; results in compare-lab-DATE-TIME/
+  rpcbench bench --dry-run examples/compare-lab.yaml       say what would run and for how long, send nothing
+  rpcbench bench --out-dir runs/today --format markdown plan.yaml`
+
+type benchFlags struct {
+	outDir      string
+	dryRun      bool
+	format      string
+	quiet       bool
+	showSecrets bool
+	pcts        percentilesFlag
+}
+
+func runBench(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet(e, "bench", "bench [flags] PLAN.yaml\n\nRun every scenario of a plan file against every target, the targets taking turns step by step;\nwrite one result file per scenario, target and step into a run directory, and print the targets\nside by side (see docs/plan-files.md).", benchExamples)
+	f := &benchFlags{format: "text"}
+	fs.StringVar(&f.outDir, "out-dir", "", "the run `directory`: result files, the targets' logs, the commands' output and the reports (default: PLAN-DATE-TIME in the working directory)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would run, in order, and for how long; start and send nothing")
+	fs.Var(choiceFlag{&f.format, benchrun.Formats}, "format", "report `format` on stdout: "+strings.Join(benchrun.Formats, ", "))
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
+	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers and URL passwords into reports and result files as they are, instead of REDACTED")
+	f.pcts.define(fs)
+	pos, code, done := parseArgs(e, fs, args)
+	if done {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(e.stderr, "rpcbench bench: want one plan file, got %d arguments\n(see: rpcbench bench --help)\n", len(pos))
+		return ExitUsage
+	}
+	b, err := readBenchFile(pos[0])
+	if err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
+	if err := benchrun.Check(b, nil); err != nil {
+		return fail(e, "bench", usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}, ExitUsage)
+	}
+	if f.dryRun {
+		dryRun(e.stdout, b)
+		return ExitOK
+	}
+	dir := f.outDir
+	if dir == "" {
+		base := strings.TrimSuffix(filepath.Base(b.File), filepath.Ext(b.File))
+		dir = base + "-" + time.Now().Format("20060102-150405")
+	}
+	if err := makeRunDir(dir); err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
+	var writeErrs []error
+	command := append([]string{"bench"}, args...)
+	opts := benchrun.Options{
+		LogDir:      dir,
+		Engine:      cutOption(e),
+		Version:     Version(),
+		ShowSecrets: f.showSecrets,
+		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+			if !f.showSecrets {
+				np = np.Redacted()
+			}
+			out, err := newResultOut(filepath.Join(dir, resultName(id)), np, command)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []engine.Option{engine.WithObserver(out.observe)}, func(res *engine.Result) {
+				if err := out.finish(res); err != nil {
+					writeErrs = append(writeErrs, fmt.Errorf("%s: %w", out.path, err))
+				}
+			}, nil
+		},
+	}
+	if !f.quiet {
+		opts.Progress = e.stderr
+	}
+	fmt.Fprintf(e.stderr, "rpcbench bench: run directory %s\n", dir)
+	out, err := benchrun.Run(ctx, b, opts)
+	if err != nil {
+		return fail(e, "bench", err, ExitCannotStart)
+	}
+	ro := report.Options{Percentiles: f.pcts.v}
+	code = ExitOK
+	if err := benchrun.Render(e.stdout, out, f.format, ro); err != nil {
+		fmt.Fprintf(e.stderr, "rpcbench bench: writing the report: %v\n", err)
+		code = ExitCannotStart
+	}
+	for name, format := range map[string]string{"report.txt": "text", "report.md": "markdown", "report.json": "json"} {
+		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return benchrun.Render(w, out, format, ro) }); err != nil {
+			writeErrs = append(writeErrs, err)
+		}
+	}
+	for _, g := range out.Groups() {
+		sums, labels := g.Summaries()
+		if len(sums) == 0 {
+			continue
+		}
+		name := strings.TrimSuffix(resultName(benchrun.RunID{Scenario: g.Scenario, Target: "x", Step: g.Step, Steps: g.Steps}), ".x.rb") + ".html"
+		ho := ro
+		ho.Labels = labels
+		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return report.Render(w, sums, "html", ho) }); err != nil {
+			writeErrs = append(writeErrs, err)
+		}
+	}
+	for _, err := range writeErrs {
+		fmt.Fprintf(e.stderr, "rpcbench bench: %v\n", err)
+		code = ExitCannotStart
+	}
+	failures := out.Failures()
+	for _, f := range failures {
+		fmt.Fprintf(e.stderr, "rpcbench bench: %s\n", f)
+	}
+	switch {
+	case out.Interrupted:
+		fmt.Fprintf(e.stderr, "rpcbench bench: interrupted; the report and %s cover what was done until then\n", dir)
+		return ExitInterrupted
+	case out.TargetErr != nil:
+		return ExitCannotStart
+	case code != ExitOK:
+		return code
+	case len(failures) > 0:
+		return ExitSLO
+	}
+	return ExitOK
+}
+
+// readBenchFile reads a plan file; a problem is a usage error.
+func readBenchFile(name string) (*plan.Bench, error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	defer fh.Close()
+	b, err := plan.ReadFile(name, fh)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	return b, nil
+}
+
+// makeRunDir creates the run directory, or takes an empty one; one with files in it is refused,
+// so that two runs never mix their result files.
+func makeRunDir(dir string) error {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return usagef("--out-dir %s holds files already: want a new or empty directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usagef("--out-dir: %v", errors.Unwrap(err))
+	}
+	return nil
+}
+
+// resultName names the result file of a run: SCENARIO.TARGET.rb, or SCENARIO.stepN.TARGET.rb.
+func resultName(id benchrun.RunID) string {
+	if id.Steps <= 1 {
+		return id.Scenario + "." + id.Target + ".rb"
+	}
+	return fmt.Sprintf("%s.step%d.%s.rb", id.Scenario, id.Step+1, id.Target)
+}
+
+// dryRun prints the targets and the runs in the order they would go, with their lengths.
+func dryRun(w io.Writer, b *plan.Bench) {
+	var total time.Duration
+	runs, unknown := 0, false
+	for _, s := range b.Scenarios {
+		for k := range s.Runs() {
+			d, ok := s.Length(k)
+			total += d * time.Duration(len(b.Targets))
+			runs += len(b.Targets)
+			unknown = unknown || !ok
+		}
+	}
+	about := "about " + total.String()
+	if unknown {
+		about = "at least " + total.String() + " (some runs end on a count or a command's exit)"
+	}
+	fmt.Fprintf(w, "plan %s: %d targets, %d scenarios, %d runs, %s\n\ntargets:\n", b.File, len(b.Targets), len(b.Scenarios), runs, about)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range b.Targets {
+		how := "already running"
+		if len(t.Command) > 0 {
+			how = "started by: " + strings.Join(t.Command, " ")
+			if t.Ready != "" {
+				how += " (ready when " + t.Ready + " answers)"
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, t.URL, how)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "\nruns, in order:")
+	for _, s := range b.Scenarios {
+		for k := range s.Runs() {
+			for _, t := range b.Targets {
+				id := benchrun.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
+				fmt.Fprintf(w, "  %s: %s\n", id, s.Describe(k))
+			}
+		}
+	}
+}

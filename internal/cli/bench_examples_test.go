@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/benchrun"
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+// Every plan file in examples/ reads, prepares (its files found beside it) and dry-runs.
+func TestExamplePlansDryRun(t *testing.T) {
+	t.Parallel()
+	names, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.yaml"))
+	if err != nil || len(names) < 2 {
+		t.Fatalf("examples/*.yaml: %v, %d files; want the example plans", err, len(names))
+	}
+	for _, name := range names {
+		b, err := readBenchFile(name)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if err := benchrun.Check(b, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if code, stdout, stderr := mainOut("bench", "--dry-run", name); code != ExitOK || !strings.Contains(stdout, "runs, in order:") {
+			t.Errorf("bench --dry-run %s: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+	}
+}
+
+// examples/compare-lab.yaml runs in a short form: its steps and durations cut to fractions of a
+// second, its ports free ones, its targets started by its own `rpcbench serve lab` commands (this
+// test binary standing in for rpcbench on the PATH), its e2e suite replaced by one test event.
+func TestExampleCompareLabShort(t *testing.T) {
+	t.Parallel()
+	text := readRepoFile(t, "examples/compare-lab.yaml")
+	short := strings.NewReplacer(
+		"step: 5s", "step: 300ms", "ramp: 2s", "ramp: 100ms", "duration: 5s", "duration: 300ms",
+		"127.0.0.1:18081", freeLoopback(t), "127.0.0.1:18082", freeLoopback(t),
+		"go test -json -count=1 ./e2e", `printf '{"Action":"pass","Test":"TestShort"}\n'`,
+	).Replace(text)
+	if short == text || strings.Contains(short, "18081") || strings.Contains(short, "./e2e") {
+		t.Fatal("examples/compare-lab.yaml changed: update the replacements of this test")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "compare-lab.yaml")
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	shim := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "rpcbench"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(short), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	cmd := exec.Command(filepath.Join(bin, "rpcbench"), "bench", "--quiet", "--format", "markdown", "--out-dir", out, name)
+	cmd.Env = append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// the plan's SLO may fail on a busy machine (exit 1): the run is whole all the same
+	if err := cmd.Run(); err != nil && (cmd.ProcessState.ExitCode() != ExitSLO || strings.Count(stderr.String(), "\n") != 1+strings.Count(stderr.String(), "SLO failed: p99<50ms")) {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	for _, w := range []string{"## connections · step 2/2: 50 connections", "| slow vs fast |", "| read | throughput |", "## rate", "| fast | 0 |"} {
+		if !strings.Contains(stdout.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, stdout.String())
+		}
+	}
+	b, err := plan.ReadFile(name, strings.NewReader(short))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range b.Targets {
+		host := strings.TrimSuffix(strings.TrimPrefix(tg.URL, "http://"), "/")
+		if c, err := net.Dial("tcp", host); err == nil {
+			c.Close()
+			t.Errorf("target %s still answers on %s after the run", tg.Name, host)
+		}
+	}
+}
+
+func freeLoopback(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bench is a plan file (see ReadFile): named targets, and named scenarios each run against every
+// target so that the targets can be compared. The zero value has nothing to run. A Bench is plain
+// data, safe to copy.
+type Bench struct {
+	// File is the name the plan was read from, for messages.
+	File string `json:"file,omitempty"`
+	// Dir is the directory relative file names of the plan are relative to: the plan file's own.
+	// The commands of targets and command scenarios run in it.
+	Dir string `json:"dir,omitempty"`
+	// Targets are the implementations compared, in the order of the file.
+	Targets []BenchTarget `json:"targets"`
+	// Scenarios are what is run against every target, in the order of the file.
+	Scenarios []Scenario `json:"scenarios"`
+}
+
+// BenchTarget is one implementation under test: where it answers, and optionally the command that
+// starts it.
+type BenchTarget struct {
+	Name string `json:"name"`
+	// URL is where the target answers; a scenario's paths are relative to it.
+	URL string `json:"url"`
+	// Command starts the target before the first scenario and is stopped after the last; empty:
+	// the target is already running. One string runs through /bin/sh -c; a list is the argument
+	// vector.
+	Command []string `json:"command,omitempty"`
+	// Shell says Command is one string for /bin/sh -c.
+	Shell bool `json:"shell,omitempty"`
+	// Env is added to the command's environment, "NAME=value" each.
+	Env []string `json:"env,omitempty"`
+	// Ready is a URL polled after the command starts until it answers (any HTTP status below
+	// 500); empty: the target's URL is ready when its port takes connections.
+	Ready string `json:"ready,omitempty"`
+	// ReadyTimeout bounds the wait for Ready; 0 means DefaultReadyTimeout.
+	ReadyTimeout time.Duration `json:"ready_timeout,omitempty"`
+}
+
+// DefaultReadyTimeout is how long a started target may take to answer.
+const DefaultReadyTimeout = 30 * time.Second
+
+// Scenario is one named piece of work run against every target: a load (Plan, with the paths of
+// its endpoints relative to the target's URL), optionally in Steps, or a Command.
+type Scenario struct {
+	Name string `json:"name"`
+	// Plan is the run against one target, its endpoint URLs relative to the target's URL ("" or
+	// "/v0/entity?id=…"); relative file names are relative to Bench.Dir. Unused for a command.
+	Plan Plan `json:"plan,omitzero"`
+	// Steps are levels run one after the other, each a run of its own: connections (closed
+	// model, the default) or arrivals per second (open model). Each step lasts Step, after Ramp
+	// of warm-up at its level outside the figures.
+	Steps []float64 `json:"steps,omitempty"`
+	// Step is the measured length of each step.
+	Step time.Duration `json:"step,omitempty"`
+	// Ramp is the warm-up of each step, outside its figures.
+	Ramp time.Duration `json:"ramp,omitempty"`
+	// Command, when set, makes the scenario a command (e.g. an end-to-end test suite) run once
+	// against each target with the target's URL in its environment (see CommandEnv).
+	Command []string `json:"command,omitempty"`
+	// Shell says Command is one string for /bin/sh -c.
+	Shell bool `json:"shell,omitempty"`
+	// Env is added to the command's environment, "NAME=value" each.
+	Env []string `json:"env,omitempty"`
+	// Timeout bounds the command's run; 0: no bound.
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// The environment a command scenario and a target command get.
+const (
+	EnvTargetURL  = "RPCBENCH_TARGET_URL"  // the target's URL
+	EnvTargetName = "RPCBENCH_TARGET_NAME" // the target's name
+)
+
+// IsCommand reports whether s is a command scenario.
+func (s Scenario) IsCommand() bool { return len(s.Command) > 0 }
+
+// Runs returns the number of runs of s against one target: its steps, or 1.
+func (s Scenario) Runs() int { return max(1, len(s.Steps)) }
+
+// StepLabel names step k (from 0) of s: "50 connections", "300/s"; "" for a scenario without steps.
+func (s Scenario) StepLabel(k int) string {
+	if len(s.Steps) == 0 {
+		return ""
+	}
+	v := strconv.FormatFloat(s.Steps[k], 'f', -1, 64)
+	if s.Plan.Load.Model == Open {
+		return v + "/s"
+	}
+	return v + connWord(s.Steps[k])
+}
+
+// connWord is " connection" for one, " connections" for any other number.
+func connWord(n float64) string {
+	if n == 1 {
+		return " connection"
+	}
+	return " connections"
+}
+
+// PlanFor returns the plan of run k (a step, from 0) of a load scenario against target t: its
+// endpoint paths joined to the target's URL, its target and setup files' paths too (Traffic.Base),
+// and its files named relative to dir.
+func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
+	p := s.Plan
+	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
+	if len(p.Endpoints) == 0 && p.Traffic.Targets == "" {
+		p.Endpoints = []Endpoint{{}}
+	}
+	for i := range p.Endpoints {
+		p.Endpoints[i].URL = JoinURL(t.URL, p.Endpoints[i].URL)
+	}
+	tr := &p.Traffic
+	if tr.Targets != "" || tr.Setup != "" {
+		tr.Base = t.URL
+	}
+	tr.Targets, tr.Data, tr.Setup = relTo(dir, tr.Targets), relTo(dir, tr.Data), relTo(dir, tr.Setup)
+	p.JSONRPC.CallsFile = relTo(dir, p.JSONRPC.CallsFile)
+	if len(s.Steps) > 0 {
+		l := &p.Load
+		level := s.Steps[k]
+		if l.Model == Open {
+			l.Rate = level
+		} else {
+			l.Model, l.Connections = Closed, int(level)
+		}
+		l.Duration, l.Warmup = s.Step, s.Ramp
+	}
+	return p
+}
+
+// relTo returns the file name relative to dir; "" and "-" (stdin) stay as they are.
+func relTo(dir, name string) string {
+	if name == "" || name == Stdin {
+		return name
+	}
+	return joinDir(dir, name)
+}
+
+// JoinURL joins path to base: "" is base itself; a path starting with "/" or "?" goes after base's
+// own path (its trailing "/" dropped); an absolute URL ("http://…") stays as it is.
+func JoinURL(base, path string) string {
+	switch {
+	case path == "":
+		return base
+	case strings.Contains(path, "://"):
+		return path
+	case strings.HasPrefix(path, "?"):
+		return base + path
+	}
+	return strings.TrimRight(base, "/") + "/" + strings.TrimLeft(path, "/")
+}
+
+// Length returns how long run k of s lasts against one target, warm-up included, and whether that
+// is known (a run that ends on a count or a command is not).
+func (s Scenario) Length(k int) (time.Duration, bool) {
+	if s.IsCommand() {
+		return s.Timeout, false
+	}
+	l := s.PlanFor(BenchTarget{}, k, "").Load
+	if l.Requests > 0 && len(l.Stages) == 0 && l.Duration == 0 {
+		return l.Warmup, false
+	}
+	d := l.Warmup + l.Duration
+	if len(l.Stages) == 0 && l.Duration == 0 {
+		d += DefaultDuration
+	}
+	for _, st := range l.Stages {
+		d += st.Duration
+	}
+	return d, true
+}
+
+// Describe says in a line what run k of s sends: the model and level, and for how long.
+func (s Scenario) Describe(k int) string {
+	if s.IsCommand() {
+		c := strings.Join(s.Command, " ")
+		if s.Timeout > 0 {
+			return fmt.Sprintf("command: %s (at most %v)", c, s.Timeout)
+		}
+		return "command: " + c
+	}
+	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
+	l := p.Load
+	var b strings.Builder
+	switch {
+	case len(l.Stages) > 0:
+		unit := "/s"
+		if l.Model == Closed {
+			unit = " connections"
+		}
+		parts := make([]string, len(l.Stages))
+		for i, st := range l.Stages {
+			parts[i] = fmt.Sprintf("%v→%s%s", st.Duration, strconv.FormatFloat(st.Target, 'f', -1, 64), unit)
+		}
+		fmt.Fprintf(&b, "%s model, stages %s", l.Model, strings.Join(parts, ", "))
+	case l.Model == Open:
+		fmt.Fprintf(&b, "open model, %s/s", strconv.FormatFloat(l.Rate, 'f', -1, 64))
+	default:
+		fmt.Fprintf(&b, "closed model, %d%s", l.Connections, connWord(float64(l.Connections)))
+	}
+	if l.Warmup > 0 {
+		fmt.Fprintf(&b, ", %v warm-up", l.Warmup)
+	}
+	if l.Duration > 0 {
+		fmt.Fprintf(&b, ", %v measured", l.Duration)
+	}
+	if l.Requests > 0 {
+		fmt.Fprintf(&b, ", at most %d requests", l.Requests)
+	}
+	return b.String()
+}

@@ -1,0 +1,713 @@
+package plan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileError is one problem of a plan file, where it stands: "bench.yaml:12:5: scenarios.rpc.rate:
+// …". Key is the dotted path of the key at fault ("" for the file as a whole).
+type FileError struct {
+	File      string
+	Line, Col int
+	Key       string
+	Msg       string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	return b.String() + ": " + e.Msg
+}
+
+// MaxFileSize bounds the plan files ReadFile reads.
+const MaxFileSize = 4 << 20
+
+// ReadFile reads a plan file (YAML; the schema is in docs/plan-files.md) from r. name labels the
+// errors, and its directory becomes Bench.Dir, which the plan's relative file names are relative
+// to. Every problem is returned at once (errors.Join of *FileError), each with its line, column and
+// key; unknown keys are errors. The scenarios are checked against the first target as
+// Plan.Validate checks a run; their files are read only when they run (Prepare).
+func ReadFile(name string, r io.Reader) (*Bench, error) {
+	text, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, &FileError{File: name, Msg: err.Error()}
+	}
+	if len(text) > MaxFileSize {
+		return nil, &FileError{File: name, Msg: fmt.Sprintf("larger than %d MiB: want a plan file", MaxFileSize>>20)}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	fr := &fileReader{file: name}
+	b := &Bench{File: name, Dir: filepath.Dir(name)}
+	if len(doc.Content) == 0 {
+		return nil, &FileError{File: name, Msg: "empty: want targets: and scenarios:"}
+	}
+	fr.bench(doc.Content[0], b)
+	if len(fr.errs) > 0 {
+		return nil, errors.Join(fr.errs...)
+	}
+	return b, nil
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError turns a YAML syntax error into a FileError with its line.
+func yamlError(name string, err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &FileError{File: name, Line: line, Col: 1, Msg: "not valid YAML: " + m[2]}
+	}
+	return &FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// fileReader walks the YAML nodes of a plan file and gathers every problem.
+type fileReader struct {
+	file string
+	errs []error
+}
+
+func (f *fileReader) errorf(n *yaml.Node, key, format string, a ...any) {
+	e := &FileError{File: f.file, Key: key, Msg: fmt.Sprintf(format, a...)}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	f.errs = append(f.errs, e)
+}
+
+// resolve follows an alias.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// mapping calls each for every key of the mapping n (at path) in file order, after checking that
+// each key is one of known and given once; unknown or repeated keys are errors at the key.
+func (f *fileReader) mapping(n *yaml.Node, path string, known []string, each func(key string, k, v *yaml.Node)) bool {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		f.errorf(n, path, "want a mapping (key: value lines), got %s", kindName(n))
+		return false
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		kp := joinKey(path, k.Value)
+		switch {
+		case seen[k.Value]:
+			f.errorf(k, kp, "given twice")
+			continue
+		case known != nil && !contains(known, k.Value):
+			f.errorf(k, kp, "unknown key %q; want one of: %s", k.Value, strings.Join(known, ", "))
+			continue
+		}
+		seen[k.Value] = true
+		each(k.Value, k, v)
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func joinKey(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+// scalar returns the text of a scalar node; false (with an error) for anything else.
+func (f *fileReader) scalar(n *yaml.Node, path, want string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		f.errorf(n, path, "want %s, got %s", want, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (f *fileReader) str(n *yaml.Node, path string) string {
+	s, _ := f.scalar(n, path, "a text")
+	return s
+}
+
+func (f *fileReader) duration(n *yaml.Node, path string) time.Duration {
+	s, ok := f.scalar(n, path, "a duration such as 30s or 5m")
+	if !ok {
+		return 0
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		f.errorf(n, path, "%q is not a duration: want e.g. 300ms, 30s, 5m or 1h30m", s)
+		return 0
+	}
+	return d
+}
+
+func (f *fileReader) number(n *yaml.Node, path string) float64 {
+	s, ok := f.scalar(n, path, "a number")
+	if !ok {
+		return 0
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+	if err != nil || v < 0 || v != v {
+		f.errorf(n, path, "%q: want a number of 0 or more", s)
+		return 0
+	}
+	return v
+}
+
+func (f *fileReader) count(n *yaml.Node, path string) int {
+	s, ok := f.scalar(n, path, "a whole number")
+	if !ok {
+		return 0
+	}
+	v, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+	if err != nil || v < 1 {
+		f.errorf(n, path, "%q: want a whole number of 1 or more", s)
+		return 0
+	}
+	return v
+}
+
+func (f *fileReader) boolean(n *yaml.Node, path string) bool {
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.Decode(&b) != nil {
+		f.errorf(n, path, "want true or false, got %s", kindName(n))
+	}
+	return b
+}
+
+// strings reads a list of texts; one text is a list of one.
+func (f *fileReader) strings(n *yaml.Node, path string) []string {
+	if n.Kind == yaml.ScalarNode {
+		return []string{f.str(n, path)}
+	}
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "want a list of texts, got %s", kindName(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		out = append(out, f.str(resolve(c), fmt.Sprintf("%s[%d]", path, i)))
+	}
+	return out
+}
+
+// command reads a command: one text for /bin/sh -c, or a list, the argument vector.
+func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bool) {
+	argv = f.strings(n, path)
+	if n.Kind == yaml.ScalarNode {
+		shell = true
+	}
+	if len(argv) == 0 || strings.TrimSpace(argv[0]) == "" {
+		f.errorf(n, path, "empty command: want e.g. \"./server --port 8080\" or [./server, --port, \"8080\"]")
+		return nil, false
+	}
+	return argv, shell
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// env reads a mapping of environment variables into "NAME=value" texts.
+func (f *fileReader) env(n *yaml.Node, path string) []string {
+	var out []string
+	f.mapping(n, path, nil, func(key string, k, v *yaml.Node) {
+		if !envName.MatchString(key) {
+			f.errorf(k, joinKey(path, key), "not a variable name: want letters, digits and _")
+			return
+		}
+		out = append(out, key+"="+f.str(v, joinKey(path, key)))
+	})
+	return out
+}
+
+// headers reads headers as a mapping (Name: value) or a list of "Name: value" texts.
+func (f *fileReader) headers(n *yaml.Node, path string) []transport.Header {
+	var out []transport.Header
+	if n.Kind == yaml.SequenceNode || n.Kind == yaml.ScalarNode {
+		for i, s := range f.strings(n, path) {
+			h, err := ParseHeader(s)
+			if err != nil {
+				f.errorf(n, fmt.Sprintf("%s[%d]", path, i), "%v", err)
+				continue
+			}
+			out = append(out, h)
+		}
+		return out
+	}
+	f.mapping(n, path, nil, func(key string, k, v *yaml.Node) {
+		h, err := ParseHeader(key + ": " + f.str(v, joinKey(path, key)))
+		if err != nil {
+			f.errorf(k, joinKey(path, key), "%v", err)
+			return
+		}
+		out = append(out, h)
+	})
+	return out
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// name checks a target or scenario name, which names result files.
+func (f *fileReader) name(k *yaml.Node, path string) bool {
+	if !nameRE.MatchString(k.Value) || len(k.Value) > 64 {
+		f.errorf(k, path, "name %q: want letters, digits, '.', '_' and '-' (it names result files), at most 64", k.Value)
+		return false
+	}
+	return true
+}
+
+func (f *fileReader) bench(root *yaml.Node, b *Bench) {
+	var slo SLO
+	var scen *yaml.Node
+	f.mapping(root, "", []string{"targets", "scenarios", "slo"}, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "targets":
+			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
+				if f.name(k, joinKey("targets", name)) {
+					b.Targets = append(b.Targets, f.target(name, v))
+				}
+			})
+		case "scenarios":
+			scen = v
+		case "slo":
+			slo = f.slo(v, key)
+		}
+	})
+	if scen != nil {
+		f.mapping(scen, "scenarios", nil, func(name string, k, v *yaml.Node) {
+			if !f.name(k, joinKey("scenarios", name)) {
+				return
+			}
+			s := f.scenario(name, v, slo)
+			b.Scenarios = append(b.Scenarios, s)
+			if len(b.Targets) > 0 && !s.IsCommand() {
+				f.check(k, joinKey("scenarios", name), s, b.Targets[0])
+			}
+		})
+	}
+	if len(b.Targets) == 0 {
+		f.errorf(root, "targets", "no target: want e.g.\n  targets:\n    mine:\n      url: http://127.0.0.1:8080/")
+	}
+	if len(b.Scenarios) == 0 {
+		f.errorf(root, "scenarios", "no scenario: want e.g.\n  scenarios:\n    read:\n      rate: 100\n      duration: 30s")
+	}
+}
+
+func (f *fileReader) slo(v *yaml.Node, path string) SLO {
+	s, err := ParseSLO(f.str(v, path))
+	if err != nil {
+		f.errorf(v, path, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return s
+}
+
+var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout"}
+
+func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
+	t := BenchTarget{Name: name}
+	path := joinKey("targets", name)
+	f.mapping(n, path, targetKeys, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		switch key {
+		case "url":
+			t.URL = f.str(v, kp)
+			if err := checkURL(t.URL); t.URL != "" && err != nil {
+				f.errorf(v, kp, "%v", err)
+			}
+		case "command":
+			t.Command, t.Shell = f.command(v, kp)
+		case "env":
+			t.Env = f.env(v, kp)
+		case "ready":
+			t.Ready = f.str(v, kp)
+			if err := checkURL(t.Ready); t.Ready != "" && err != nil {
+				f.errorf(v, kp, "%v", err)
+			}
+		case "ready_timeout":
+			t.ReadyTimeout = f.duration(v, kp)
+		}
+	})
+	if t.URL == "" && resolve(n).Kind == yaml.MappingNode {
+		f.errorf(n, path, "no url: want e.g. url: http://127.0.0.1:8080/")
+	}
+	return t
+}
+
+var commandKeys = []string{"command", "env", "timeout"}
+
+var loadKeys = []string{
+	// requests
+	"endpoints", "path", "method", "body", "targets_file", "targets_format", "order", "data", "data_order",
+	"setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol",
+	// load
+	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
+	"warmup", "grace", "interval",
+	// travel
+	"timeout", "connect_timeout", "insecure", "no_reuse",
+	// judging
+	"slo",
+}
+
+func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
+	s := Scenario{Name: name}
+	path := joinKey("scenarios", name)
+	known, isCmd := loadKeys, false
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			if n.Content[i].Value == "command" {
+				known, isCmd = commandKeys, true
+			}
+		}
+	}
+	s.Plan.SLO = slo
+	var top Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
+	topSet := false
+	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		p, l, tr := &s.Plan, &s.Plan.Load, &s.Plan.Traffic
+		switch key {
+		case "command":
+			s.Command, s.Shell = f.command(v, kp)
+		case "env":
+			s.Env = f.env(v, kp)
+		case "timeout":
+			if isCmd {
+				s.Timeout = f.duration(v, kp)
+			} else {
+				p.HTTP.Timeout = f.duration(v, kp)
+			}
+		case "endpoints":
+			p.Endpoints = f.endpoints(v, kp)
+		case "path":
+			top.URL, topSet = f.str(v, kp), true
+		case "method":
+			top.Method, topSet = f.str(v, kp), true
+		case "body":
+			top.Body, topSet = []byte(f.str(v, kp)), true
+		case "header":
+			tr.Header = f.headers(v, kp)
+		case "targets_file":
+			tr.Targets = f.str(v, kp)
+		case "targets_format":
+			tr.TargetsFormat = f.choice(v, kp, TargetsHTTP, TargetsJSON)
+		case "order":
+			tr.Order = Order(f.choice(v, kp, string(Sequential), string(Random)))
+		case "data":
+			tr.Data = f.str(v, kp)
+		case "data_order":
+			tr.DataOrder = DataOrder(f.str(v, kp))
+		case "setup":
+			tr.Setup = f.str(v, kp)
+		case "setup_count":
+			tr.SetupCount = uint64(f.count(v, kp))
+		case "weights":
+			tr.Weights = map[string]float64{}
+			f.mapping(v, kp, nil, func(key string, k, v *yaml.Node) { tr.Weights[key] = f.number(v, joinKey(kp, key)) })
+		case "jsonrpc":
+			p.JSONRPC = f.jsonrpc(v, kp)
+		case "checks":
+			p.Checks = f.checks(v, kp)
+		case "protocol":
+			p.Protocol = transport.Protocol(f.str(v, kp))
+		case "model":
+			l.Model = Model(f.choice(v, kp, string(Open), string(Closed)))
+		case "rate":
+			if s, ok := f.scalar(v, kp, "a rate such as 1000 or 300/m"); ok {
+				r, err := ParseRate(s)
+				if err != nil {
+					f.errorf(v, kp, "%v", err)
+				}
+				l.Rate = r
+			}
+		case "duration":
+			l.Duration = f.duration(v, kp)
+		case "requests":
+			l.Requests = uint64(f.count(v, kp))
+		case "connections":
+			l.Connections = f.count(v, kp)
+		case "stages":
+			l.Stages = f.stages(v, kp)
+		case "steps":
+			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				f.errorf(v, kp, "want a list of levels, e.g. [50, 100, 200, 500]")
+				break
+			}
+			for i, c := range v.Content {
+				x := f.number(resolve(c), fmt.Sprintf("%s[%d]", kp, i))
+				if x <= 0 {
+					f.errorf(c, fmt.Sprintf("%s[%d]", kp, i), "want a level above 0")
+				}
+				s.Steps = append(s.Steps, x)
+			}
+		case "step":
+			s.Step = f.duration(v, kp)
+		case "ramp":
+			s.Ramp = f.duration(v, kp)
+		case "warmup":
+			l.Warmup = f.duration(v, kp)
+		case "grace":
+			l.Grace = f.duration(v, kp)
+		case "interval":
+			l.Interval = f.duration(v, kp)
+		case "connect_timeout":
+			p.HTTP.ConnectTimeout = f.duration(v, kp)
+		case "insecure":
+			p.HTTP.Insecure = f.boolean(v, kp)
+		case "no_reuse":
+			p.HTTP.DisableKeepAlive = f.boolean(v, kp)
+		case "slo":
+			p.SLO = f.slo(v, kp)
+		}
+	})
+	if topSet {
+		if len(s.Plan.Endpoints) > 0 {
+			f.errorf(n, path, "both endpoints: and path/method/body: put them in the endpoints")
+		} else {
+			s.Plan.Endpoints = []Endpoint{top}
+		}
+	}
+	f.steps(n, path, &s)
+	return s
+}
+
+// steps checks what goes with steps.
+func (f *fileReader) steps(n *yaml.Node, path string, s *Scenario) {
+	l := s.Plan.Load
+	switch {
+	case len(s.Steps) == 0:
+		if s.Step > 0 || s.Ramp > 0 {
+			f.errorf(n, path, "step and ramp are the lengths of steps: give steps: [50, 100, …] too")
+		}
+	case s.Step == 0:
+		f.errorf(n, path, "steps without their length: give step: (e.g. step: 5m)")
+	case l.Rate > 0 || len(l.Stages) > 0 || l.Duration > 0 || l.Warmup > 0 || l.Requests > 0:
+		f.errorf(n, path, "steps set the level and the length of each run: drop rate, stages, duration, warmup and requests (the warm-up of a step is ramp:)")
+	case l.Model == Closed || l.Model == "":
+		if l.Connections > 0 {
+			f.errorf(n, path, "with steps in the closed model, each step is a number of connections: drop connections")
+		}
+		for i, x := range s.Steps {
+			if x != float64(int(x)) || x > MaxConnections {
+				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections: want a whole number up to %d (or model: open for rates)", x, MaxConnections)
+			}
+		}
+	}
+}
+
+func (f *fileReader) choice(n *yaml.Node, path string, choices ...string) string {
+	s := f.str(n, path)
+	if s != "" && !contains(choices, s) {
+		f.errorf(n, path, "%q: want %s", s, strings.Join(choices, " or "))
+	}
+	return s
+}
+
+// stages reads stages as a text ("30s:1000,60s:5000") or a list of {duration, target}.
+func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
+	if n.Kind == yaml.ScalarNode {
+		st, err := ParseStages(f.str(n, path))
+		if err != nil {
+			f.errorf(n, path, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+		}
+		return st
+	}
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "want stages as \"30s:1000,60s:5000\" or a list of {duration: 30s, target: 1000}")
+		return nil
+	}
+	var out []schedule.Stage
+	for i, c := range n.Content {
+		kp := fmt.Sprintf("%s[%d]", path, i)
+		var st schedule.Stage
+		got := 0
+		f.mapping(c, kp, []string{"duration", "target"}, func(key string, k, v *yaml.Node) {
+			got++
+			if key == "duration" {
+				st.Duration = f.duration(v, joinKey(kp, key))
+				return
+			}
+			s, _ := f.scalar(v, joinKey(kp, key), "a rate or a number of connections")
+			r, err := ParseRate(s)
+			if err != nil {
+				f.errorf(v, joinKey(kp, key), "%v", err)
+			}
+			st.Target = r
+		})
+		if got != 2 && resolve(c).Kind == yaml.MappingNode {
+			f.errorf(c, kp, "want both duration and target")
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+var endpointKeys = []string{"name", "method", "path", "header", "body", "weight"}
+
+func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "want a list of endpoints, each e.g. {name: read, path: /v0/entity?id=1}")
+		return nil
+	}
+	var out []Endpoint
+	for i, c := range n.Content {
+		kp := fmt.Sprintf("%s[%d]", path, i)
+		var e Endpoint
+		f.mapping(c, kp, endpointKeys, func(key string, k, v *yaml.Node) {
+			ep := joinKey(kp, key)
+			switch key {
+			case "name":
+				e.Name = f.str(v, ep)
+			case "method":
+				e.Method = f.str(v, ep)
+			case "path":
+				e.URL = f.str(v, ep)
+			case "header":
+				e.Header = f.headers(v, ep)
+			case "body":
+				e.Body = []byte(f.str(v, ep))
+			case "weight":
+				e.Weight = f.number(v, ep)
+			}
+		})
+		out = append(out, e)
+	}
+	return out
+}
+
+func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {
+	var j JSONRPC
+	f.mapping(n, path, []string{"calls", "calls_file", "batch"}, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		switch key {
+		case "calls_file":
+			j.CallsFile = f.str(v, kp)
+		case "batch":
+			j.Batch = f.count(v, kp)
+		case "calls":
+			if v.Kind != yaml.SequenceNode {
+				f.errorf(v, kp, "want a list of calls, each e.g. {method: eth_blockNumber}")
+				return
+			}
+			for i, c := range v.Content {
+				j.Calls = append(j.Calls, f.call(c, fmt.Sprintf("%s[%d]", kp, i)))
+			}
+		}
+	})
+	return j
+}
+
+func (f *fileReader) call(n *yaml.Node, path string) Call {
+	var c Call
+	f.mapping(n, path, []string{"method", "params", "name", "weight"}, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		switch key {
+		case "method":
+			c.Method = f.str(v, kp)
+		case "name":
+			c.Name = f.str(v, kp)
+		case "weight":
+			c.Weight = f.number(v, kp)
+		case "params":
+			var x any
+			if err := v.Decode(&x); err != nil {
+				f.errorf(v, kp, "%v", err)
+				return
+			}
+			b, err := json.Marshal(x)
+			if err != nil {
+				f.errorf(v, kp, "cannot be written as JSON: %v", err)
+				return
+			}
+			c.Params = b
+		}
+	})
+	if err := c.Validate(); err != nil && resolve(n).Kind == yaml.MappingNode {
+		f.errorf(n, path, "%v", err)
+	}
+	return c
+}
+
+func (f *fileReader) checks(n *yaml.Node, path string) Checks {
+	var c Checks
+	f.mapping(n, path, []string{"status", "body"}, func(key string, k, v *yaml.Node) {
+		if key == "status" {
+			c.Status = f.str(v, joinKey(path, key))
+		} else {
+			c.Body = f.strings(v, joinKey(path, key))
+		}
+	})
+	return c
+}
+
+// check validates a load scenario as it would run against t; the endpoints of a target file are
+// checked when it is read (Prepare).
+func (f *fileReader) check(k *yaml.Node, path string, s Scenario, t BenchTarget) {
+	if len(f.errs) > 0 {
+		return // the plan is incomplete: its own problems first
+	}
+	p := s.PlanFor(t, 0, "")
+	if p.Traffic.Targets != "" {
+		p.Endpoints = []Endpoint{{URL: t.URL}}
+	}
+	if err := p.Validate(); err != nil {
+		for _, e := range splitJoined(err) {
+			f.errorf(k, path, "%s", strings.TrimPrefix(e, "plan: "))
+		}
+	}
+}
+
+func splitJoined(err error) []string {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, splitJoined(e)...)
+		}
+		return out
+	}
+	return []string{err.Error()}
+}

@@ -1,0 +1,249 @@
+package plan
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/schedule"
+	"github.com/rpcbench/rpcbench/transport"
+)
+
+const benchYAML = `# two JSON-RPC nodes compared
+targets:
+  go:
+    url: http://127.0.0.1:18545/
+    command: ./node --port 18545
+    ready: http://127.0.0.1:18545/health
+    ready_timeout: 10s
+    env: {GOGC: 200}
+  rust:
+    url: http://127.0.0.1:18546
+    command: [./node-rs, --port, "18546"]
+slo: p99<50ms
+scenarios:
+  methods:
+    jsonrpc:
+      calls:
+        - method: eth_blockNumber
+        - {method: eth_getBalance, params: ["{{randAddress}}", latest], name: balance, weight: 2}
+    steps: [50, 100]
+    step: 5m
+    ramp: 1m
+  read:
+    endpoints:
+      - {name: get, path: "/v0/entity?id={{randInt 1 9}}", weight: 8}
+      - {name: put, method: PUT, path: "/v0/entity?id=1", body: "{}", weight: 2, header: {X-A: b}}
+    rate: 300/m
+    duration: 30s
+    checks: {status: 2xx, body: ["json result exists"]}
+    slo: errors<1%
+  e2e:
+    command: go test -json ./e2e
+    timeout: 10m
+    env: {E2E: "1"}
+`
+
+func TestReadFile(t *testing.T) {
+	t.Parallel()
+	b, err := ReadFile("plans/bench.yaml", strings.NewReader(benchYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Dir != "plans" {
+		t.Errorf("dir: got %q; want plans", b.Dir)
+	}
+	wantTargets := []BenchTarget{
+		{Name: "go", URL: "http://127.0.0.1:18545/", Command: []string{"./node --port 18545"}, Shell: true, Env: []string{"GOGC=200"}, Ready: "http://127.0.0.1:18545/health", ReadyTimeout: 10 * time.Second},
+		{Name: "rust", URL: "http://127.0.0.1:18546", Command: []string{"./node-rs", "--port", "18546"}},
+	}
+	if !reflect.DeepEqual(b.Targets, wantTargets) {
+		t.Errorf("targets:\ngot  %+v\nwant %+v", b.Targets, wantTargets)
+	}
+	if len(b.Scenarios) != 3 {
+		t.Fatalf("scenarios: got %d; want 3", len(b.Scenarios))
+	}
+	m, r, e := b.Scenarios[0], b.Scenarios[1], b.Scenarios[2]
+	if m.Name != "methods" || !reflect.DeepEqual(m.Steps, []float64{50, 100}) || m.Step != 5*time.Minute || m.Ramp != time.Minute {
+		t.Errorf("methods: got %+v", m)
+	}
+	wantCalls := []Call{{Method: "eth_blockNumber"}, {Method: "eth_getBalance", Params: []byte(`["{{randAddress}}","latest"]`), Name: "balance", Weight: 2}}
+	if !reflect.DeepEqual(m.Plan.JSONRPC.Calls, wantCalls) {
+		t.Errorf("calls: got %+v; want %+v", m.Plan.JSONRPC.Calls, wantCalls)
+	}
+	if got := m.Plan.SLO.String(); got != "p99<50ms" {
+		t.Errorf("methods slo: got %q; want the file's p99<50ms", got)
+	}
+	// step 2 against rust: 100 connections, 5m measured after a 1m warm-up, at rust's URL
+	p := m.PlanFor(b.Targets[1], 1, b.Dir)
+	if p.Load.Model != Closed || p.Load.Connections != 100 || p.Load.Duration != 5*time.Minute || p.Load.Warmup != time.Minute {
+		t.Errorf("methods step 2 load: got %+v", p.Load)
+	}
+	if len(p.Endpoints) != 1 || p.Endpoints[0].URL != "http://127.0.0.1:18546" {
+		t.Errorf("methods endpoints: got %+v; want the target's URL", p.Endpoints)
+	}
+	if got, want := m.StepLabel(1), "100 connections"; got != want {
+		t.Errorf("step label: got %q; want %q", got, want)
+	}
+	if d, ok := m.Length(0); !ok || d != 6*time.Minute {
+		t.Errorf("methods length: got %v, %v; want 6m0s", d, ok)
+	}
+
+	wantEps := []Endpoint{
+		{Name: "get", URL: "/v0/entity?id={{randInt 1 9}}", Weight: 8},
+		{Name: "put", Method: "PUT", URL: "/v0/entity?id=1", Body: []byte("{}"), Weight: 2, Header: []transport.Header{{Name: "X-A", Value: "b"}}},
+	}
+	if !reflect.DeepEqual(r.Plan.Endpoints, wantEps) {
+		t.Errorf("read endpoints:\ngot  %+v\nwant %+v", r.Plan.Endpoints, wantEps)
+	}
+	if r.Plan.Load.Rate != 5 || r.Plan.Load.Duration != 30*time.Second {
+		t.Errorf("read load: got %+v; want 5/s for 30s", r.Plan.Load)
+	}
+	if got := r.Plan.SLO.String(); got != "errors<1%" {
+		t.Errorf("read slo: got %q; want its own errors<1%%", got)
+	}
+	if !reflect.DeepEqual(r.Plan.Checks, Checks{Status: "2xx", Body: []string{"json result exists"}}) {
+		t.Errorf("read checks: got %+v", r.Plan.Checks)
+	}
+	rp := r.PlanFor(b.Targets[0], 0, b.Dir)
+	if got, want := rp.Endpoints[0].URL, "http://127.0.0.1:18545/v0/entity?id={{randInt 1 9}}"; got != want {
+		t.Errorf("read URL on go: got %q; want %q", got, want)
+	}
+	if !e.IsCommand() || !e.Shell || e.Timeout != 10*time.Minute || !reflect.DeepEqual(e.Env, []string{"E2E=1"}) {
+		t.Errorf("e2e: got %+v", e)
+	}
+}
+
+func TestReadFileStagesAndFiles(t *testing.T) {
+	t.Parallel()
+	const text = `targets:
+  a: {url: "http://127.0.0.1:1/base/"}
+scenarios:
+  ramp:
+    targets_file: t.http
+    data: ids.csv
+    jsonrpc: {}
+    stages: "10s:100,20s:100"
+  listed:
+    stages: [{duration: 10s, target: 100}, {duration: 0s, target: 200/s}]
+`
+	b, err := ReadFile("dir/p.yaml", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Scenarios[0].PlanFor(b.Targets[0], 0, b.Dir)
+	if p.Traffic.Targets != "dir/t.http" || p.Traffic.Data != "dir/ids.csv" || p.Traffic.Base != "http://127.0.0.1:1/base/" || p.JSONRPC.CallsFile != "" {
+		t.Errorf("files: got %+v, calls file %q; want them in dir/, based on the target's URL", p.Traffic, p.JSONRPC.CallsFile)
+	}
+	want := []schedule.Stage{{Duration: 10 * time.Second, Target: 100}, {Duration: 0, Target: 200}}
+	if got := b.Scenarios[1].Plan.Load.Stages; !reflect.DeepEqual(got, want) {
+		t.Errorf("stages: got %+v; want %+v", got, want)
+	}
+	if d, ok := b.Scenarios[0].Length(0); !ok || d != 30*time.Second {
+		t.Errorf("length: got %v %v; want 30s", d, ok)
+	}
+}
+
+// TestReadFileErrors checks that each problem is named by file, line, column and key.
+func TestReadFileErrors(t *testing.T) {
+	t.Parallel()
+	head := "targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n"
+	tests := []struct {
+		name, text string
+		want       []string // each a line of the error
+	}{
+		{"an unknown top-level key", "target:\n  a: {url: http://x/}\n", []string{
+			`p.yaml:1:1: target: unknown key "target"; want one of: targets, scenarios, slo`}},
+		{"an unknown scenario key", head + "  s:\n    rate: 10\n    duraton: 1s\n", []string{
+			`p.yaml:6:5: scenarios.s.duraton: unknown key "duraton"; want one of:`}},
+		{"an unknown target key", "targets:\n  a:\n    url: http://127.0.0.1:1/\n    cmd: x\nscenarios:\n  s: {rate: 1}\n", []string{
+			`p.yaml:4:5: targets.a.cmd: unknown key "cmd"; want one of: url, command, env, ready, ready_timeout`}},
+		{"a bad duration", head + "  s:\n    rate: 10\n    duration: 30\n", []string{
+			`p.yaml:6:15: scenarios.s.duration: "30" is not a duration: want e.g. 300ms, 30s, 5m or 1h30m`}},
+		{"a key of a command scenario in a load scenario's place", head + "  e2e:\n    command: go test\n    rate: 5\n", []string{
+			`p.yaml:6:5: scenarios.e2e.rate: unknown key "rate"; want one of: command, env, timeout`}},
+		{"a bad SLO", head + "  s: {rate: 1, slo: p99<fast}\n", []string{
+			`p.yaml:4:21: scenarios.s.slo: p99<fast: unit fast`}},
+		{"steps without a step length", head + "  s:\n    steps: [1, 2]\n", []string{
+			`p.yaml:5:5: scenarios.s: steps without their length`}},
+		{"a plan that does not validate", head + "  s:\n    model: closed\n    rate: 10\n", []string{
+			`p.yaml:4:3: scenarios.s: rate 10/s with the closed model`}},
+		{"a key given twice", head + "  s:\n    rate: 1\n    rate: 2\n", []string{
+			`p.yaml:6:5: scenarios.s.rate: given twice`}},
+		{"a target without URL, and no scenario", "targets:\n  a:\n    command: x\n", []string{
+			`p.yaml:3:5: targets.a: no url`, `p.yaml:1:1: scenarios: no scenario`}},
+		{"a name that cannot name a file", "targets:\n  a/b: {url: http://127.0.0.1:1/}\nscenarios:\n  s: {rate: 1}\n", []string{
+			`p.yaml:2:3: targets.a/b: name "a/b": want letters`}},
+		{"not YAML", "targets: [\n", []string{`p.yaml:1:1: not valid YAML`}},
+		{"an endpoint key", head + "  s:\n    endpoints:\n      - {pth: /}\n", []string{
+			`p.yaml:6:10: scenarios.s.endpoints[0].pth: unknown key "pth"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ReadFile("p.yaml", strings.NewReader(tc.text))
+			if err == nil {
+				t.Fatalf("got no error; want %q", tc.want)
+			}
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				t.Errorf("got %T; want a *FileError", err)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			for _, w := range tc.want {
+				found := false
+				for _, l := range lines {
+					found = found || strings.HasPrefix(l, w)
+				}
+				if !found {
+					t.Errorf("got:\n%v\nwant a line starting %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestJoinURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ base, path, want string }{
+		{"http://h:1/", "", "http://h:1/"},
+		{"http://h:1/", "/a?b=1", "http://h:1/a?b=1"},
+		{"http://h:1/api", "v0", "http://h:1/api/v0"},
+		{"http://h:1/api/", "?x=1", "http://h:1/api/?x=1"},
+		{"http://h:1/", "http://other:2/x", "http://other:2/x"},
+	} {
+		if got := JoinURL(tc.base, tc.path); got != tc.want {
+			t.Errorf("JoinURL(%q, %q) = %q; want %q", tc.base, tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestRelativeTargetFile(t *testing.T) {
+	t.Parallel()
+	tg, err := readTargets(OSFiles(nil), "t.http", strings.NewReader("GET /a\n\nPOST http://other:2/b\n"), "", ".", "http://h:1/base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{tg.Entries[0].URL, tg.Entries[1].URL}; !reflect.DeepEqual(got, []string{"http://h:1/base/a", "http://other:2/b"}) {
+		t.Errorf("URLs: got %q", got)
+	}
+	if _, err := readTargets(OSFiles(nil), "t.http", strings.NewReader("GET /a\n"), "", ".", ""); err == nil {
+		t.Error("a relative URL without a base: got no error")
+	}
+}
+
+// FuzzReadFile checks that no plan file makes ReadFile panic, and that what it accepts has a
+// target and a scenario.
+func FuzzReadFile(f *testing.F) {
+	f.Add(benchYAML)
+	f.Add("targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n  s: {steps: [1, 2], step: 1s}\n")
+	f.Add("targets: &x\n  a: *x\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		b, err := ReadFile("f.yaml", strings.NewReader(text))
+		if err == nil && (len(b.Targets) == 0 || len(b.Scenarios) == 0) {
+			t.Errorf("accepted a plan without targets or scenarios: %+v", b)
+		}
+	})
+}
