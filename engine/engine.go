@@ -59,6 +59,7 @@ type options struct {
 	sleep     sleeper
 	cut       <-chan struct{}
 	files     fs.FS
+	reqLog    RequestLog
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -477,6 +478,10 @@ type worker struct {
 	ev  result.Event
 	// calls is the buffer of the calls of a JSON-RPC batch, reused request after request.
 	calls []result.Call
+	// log and logDone are the sender's part of the run's RequestLog; nil without one.
+	log     func(*Request)
+	logDone func()
+	logged  Request // reused for each call of log
 }
 
 // ticket is one arrival handed from the pacer to a sender.
@@ -486,14 +491,16 @@ type ticket struct {
 }
 
 func (r *run) openWorker(id int, tickets <-chan ticket) {
-	w := &worker{r: r, id: id}
+	w := r.newWorker(id)
+	defer w.close()
 	for t := range tickets {
 		w.send(t.i, r.start.Add(t.due), true)
 	}
 }
 
 func (r *run) closedWorker(id int) {
-	w := &worker{r: r, id: id}
+	w := r.newWorker(id)
+	defer w.close()
 	staged := len(r.p.Load.Stages) > 0
 	var wake *time.Timer
 	var back backoff
@@ -613,6 +620,9 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		ev.Class = result.Other // a transport's own cancellation, not the run's
 	}
 	r.rec.Record(w.id, ev)
+	if w.log != nil {
+		w.logRequest(i, intended, sent, done, ev)
+	}
 	return connFailed
 }
 

@@ -256,8 +256,8 @@ func TestReadmeGRPCExamples(t *testing.T) {
 	if start < 0 {
 		t.Fatal("README.md has no gRPC section")
 	}
-	section := readme[start:]
-	section = section[:strings.Index(section, "\n## ")]
+	section := readme[start+1:]
+	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]] // to the next heading
 	plain := startItems(t, items.Config{})
 	secure := startItems(t, items.Config{TLS: true})
 	_, securePort, _ := net.SplitHostPort(secure.GRPCAddr())

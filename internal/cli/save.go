@@ -267,6 +267,7 @@ type outputFlags struct {
 	out  string // --out: the result file
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
+	log  string // --log: a CSV row per request
 	pcts percentilesFlag
 	// showSecrets writes secrets (Authorization and the like, URL user-info, key-like query
 	// values) into reports, result files and live lines as they are, instead of REDACTED.
@@ -282,6 +283,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers (Authorization, Cookie, *key*, *token*…), URL passwords and key-like query values into reports and files as they are, instead of REDACTED")
 	f.pcts.define(fs)
 	defineStageRamps(fs, &f.stageRamps)
+	defineRequestLog(fs, &f.log)
 }
 
 // outputs gathers where a run's figures go, for execute.
@@ -292,7 +294,7 @@ func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []stri
 			command[i] = plan.RedactArg(a)
 		}
 	}
-	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html,
+	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html, log: f.log,
 		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps}
 }
 
@@ -305,6 +307,7 @@ type outputs struct {
 	out        string         // the result file
 	live       string         // JSON lines per interval; "-" for stdout
 	html       string         // the HTML report
+	log        string         // the per-request CSV log
 	tables     report.Options // the columns of the reports' tables
 	command    []string       // the command line, for the result file's header
 	// showSecrets writes the plan as it is; otherwise its secrets are REDACTED in every output.
@@ -327,6 +330,7 @@ type saving struct {
 	o    outputs
 	res  *resultOut
 	live *liveOut
+	log  *requestLogOut
 }
 
 // start opens the files o asks for before the run.
@@ -347,6 +351,12 @@ func (o outputs) start(e *env, np plan.Plan) (*saving, error) {
 		}
 		s.live = l
 	}
+	l, err := newRequestLogOut(o, np)
+	if err != nil {
+		s.abandon()
+		return nil, err
+	}
+	s.log = l
 	return s, nil
 }
 
@@ -359,7 +369,7 @@ func (s *saving) options() []engine.Option {
 	if s.live != nil {
 		opts = append(opts, engine.WithObserver(s.live.observe))
 	}
-	return opts
+	return append(opts, s.log.options()...)
 }
 
 // abandon closes the files of a run that could not start, and removes the result file, which holds
@@ -374,6 +384,7 @@ func (s *saving) abandon() {
 	if s.live != nil {
 		s.live.finish()
 	}
+	s.log.finish() //nolint:errcheck // a run that could not start: the log holds its header only
 }
 
 // finish completes the files after the run and saves the HTML report; it reports each failure and
@@ -393,6 +404,7 @@ func (s *saving) finish(e *env, res *engine.Result, sum *summary.Summary) bool {
 	if s.live != nil {
 		check("--live", s.live.finish())
 	}
+	check("--log", s.log.finish())
 	if s.o.html != "" {
 		check("--html", writeOutput(s.o.html, func(w io.Writer) error { return report.Render(w, []*summary.Summary{sum}, "html", s.o.tables) }))
 	}
