@@ -69,6 +69,7 @@ type runFlags struct {
 	output     outputFlags
 	quiet      bool
 	traffic    trafficFlags
+	segment    segmentFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -98,6 +99,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.output.define(fs)
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.traffic.define(fs)
+	f.segment.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -136,6 +138,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	if err := f.rpc.apply(&p); err != nil {
 		return p, err
 	}
+	f.segment.apply(&p)
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
 	}
@@ -181,7 +184,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	return execute(ctx, e, p, f.output.outputs(f.format, f.reportFile, f.quiet, args))
+	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	o.engine = f.segment.options()
+	return execute(ctx, e, p, o)
 }
 
 // prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
@@ -229,6 +234,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 	}
 	opts = append(opts, saving.options()...)
 	opts = append(opts, cutOption(e)...)
+	opts = append(opts, o.engine...)
 	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
 	// must not break: the report goes to stderr, and there is no progress line.
 	reportTo := e.stdout
@@ -244,6 +250,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
+	warnLateStart(e, res)
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
 	code := ExitOK

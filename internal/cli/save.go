@@ -306,6 +306,8 @@ type outputs struct {
 	command    []string       // the command line, for the result file's header
 	// showSecrets writes the plan as it is; otherwise its secrets are REDACTED in every output.
 	showSecrets bool
+	// engine are options of the run beyond the plan (--start-at).
+	engine []engine.Option
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
