@@ -120,6 +120,7 @@ type runView struct {
 	Failing                                     bool
 	Interrupted                                 bool
 	Notes                                       []string
+	Generators                                  []string // a merged run's, one line each
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
@@ -232,6 +233,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Failing:     s.Requests.Errors > 0,
 		Interrupted: s.Interrupted,
 		Notes:       s.Notes,
+		Generators:  generatorLines(s),
 	}
 	if !s.StartedAt.IsZero() {
 		r.Started = s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")

@@ -26,6 +26,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	header(b, s)
 	requests(b, s)
+	generatorsText(b, s)
 	latencyTable(b, s)
 	histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
 	statusAndErrors(b, &s.Stats)
