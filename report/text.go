@@ -59,6 +59,9 @@ func header(b *strings.Builder, s *summary.Summary) {
 	default:
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
 	}
+	if seg, _, ok, _ := l.Part(); ok {
+		load += fmt.Sprintf(" (in the whole plan); this generator ran segment %s of %s", seg, seg.SequenceString())
+	}
 	fmt.Fprintf(b, "%s; started %s\n", load, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	if s.Interrupted {
 		b.WriteString("INTERRUPTED: what follows covers the run up to the interruption\n")

@@ -114,6 +114,9 @@ func TestFlagsHaveExamples(t *testing.T) {
 	}{
 		{[]string{"help", "run"}, "--interval"},
 		{[]string{"help", "run"}, "--targets-format"},
+		{[]string{"help", "run"}, "--segment"},
+		{[]string{"help", "run"}, "--segment-sequence"},
+		{[]string{"help", "run"}, "--start-at"},
 		{[]string{"help", "report"}, "--label"},
 		{[]string{"help", "serve", "lab"}, "--spin"},
 		{[]string{"help", "serve", "mesh"}, "--max-limit"},
