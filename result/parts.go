@@ -20,6 +20,7 @@ type Part struct {
 	LagP99      time.Duration `json:"send_lag_p99_ns"`
 	LagMax      time.Duration `json:"send_lag_max_ns"`
 	Procs       int           `json:"procs,omitempty"`
+	StartAt     time.Time     `json:"start_at,omitzero"` // the shared start it was given, if any
 	StartLate   time.Duration `json:"start_late_ns,omitempty"`
 	Interrupted bool          `json:"interrupted,omitempty"`
 	CutShort    bool          `json:"cut_short,omitempty"`
@@ -30,7 +31,7 @@ func (f *File) part() Part {
 	r := f.Run()
 	p := Part{
 		Path: f.Path, Host: f.Header.Host, Segment: r.Segment, Intended: r.Intended,
-		Sending: r.Sending, SendSpan: r.SendSpan, Procs: r.Procs, StartLate: r.StartLate,
+		Sending: r.Sending, SendSpan: r.SendSpan, Procs: r.Procs, StartAt: r.StartAt, StartLate: r.StartLate,
 		Interrupted: r.Interrupted, CutShort: f.CutShort(),
 		LagP99: time.Duration(f.Total.SendLag.ValueAtQuantile(99)) * time.Microsecond,
 		LagMax: time.Duration(f.Total.SendLag.Max()) * time.Microsecond,

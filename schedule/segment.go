@@ -221,9 +221,20 @@ func NewStripe(seg Segment) (*Stripe, error) {
 	if parts < 1 || !isBoundary(seg.Sequence, seg.From, seg.To) {
 		return nil, fmt.Errorf("schedule: segment %s is not a part of its sequence %s", seg, seg.SequenceString())
 	}
+	if equalParts(seg.Sequence) {
+		// N equal parts take turns: part K owns slot K−1 of every N (what creditStripe gives)
+		return &Stripe{L: l, Offsets: []uint64{seg.From.N * (l / seg.From.D)}}, nil
+	}
 	if l*uint64(parts) > 1<<26 {
 		return nil, ErrSequenceTooFine
 	}
+	return creditStripe(seg, l), nil
+}
+
+// creditStripe stripes the parts of seg's sequence over a period of l slots by smooth weighted
+// round robin and returns seg's slots.
+func creditStripe(seg Segment, l uint64) *Stripe {
+	parts := len(seg.Sequence) - 1
 	size := make([]int64, parts)
 	mine := -1
 	for j := range parts {
@@ -248,7 +259,18 @@ func NewStripe(seg Segment) (*Stripe, error) {
 			st.Offsets = append(st.Offsets, slot)
 		}
 	}
-	return st, nil
+	return st
+}
+
+// equalParts reports whether seq cuts [0, 1) into equal parts: seq[j] = j/N.
+func equalParts(seq []Frac) bool {
+	n := uint64(len(seq) - 1)
+	for j, f := range seq {
+		if f != NewFrac(uint64(j), n) {
+			return false
+		}
+	}
+	return true
 }
 
 // Global returns the index of the k-th (from 0) index the stripe owns; math.MaxUint64 past the

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -214,5 +215,52 @@ func TestSegmentOverlaps(t *testing.T) {
 		if got := seg(tt.a).Overlaps(seg(tt.b)); got != tt.want {
 			t.Errorf("%s overlaps %s: %v; want %v", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// Whatever the input, ParseSegment answers without panicking, and a segment it accepts has a
+// stripe that owns its share of each period.
+func FuzzParseSegment(f *testing.F) {
+	for _, s := range [][2]string{{"2/8", ""}, {"1/8:2/8", ""}, {"0:1", ""}, {"1/4:1/2", "0,1/4,1/2,1"}, {"3/2", ""}, {"0.1:0.35", "0,0.1,0.35,1"}, {"1/3:2/3", "0,1/3,2/3,1"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, seg, seq string) {
+		s, err := ParseSegment(seg, seq)
+		if err != nil {
+			return
+		}
+		st, err := NewStripe(s)
+		if err != nil {
+			return // a sequence too fine to stripe says so
+		}
+		// the stripe owns (To − From)·L slots of each period of L
+		want := s.To.N*(st.L/s.To.D) - s.From.N*(st.L/s.From.D)
+		if uint64(len(st.Offsets)) != want || st.Count(st.L) != want {
+			t.Fatalf("%s in %s: %d slots of %d; want %d", s, s.SequenceString(), len(st.Offsets), st.L, want)
+		}
+	})
+}
+
+// Equal parts take the short way; it agrees with the general striping.
+func TestEqualPartsShortcut(t *testing.T) {
+	t.Parallel()
+	for _, n := range []uint64{1, 2, 3, 7, 8} {
+		for k := uint64(1); k <= n; k++ {
+			seg, err := ParseSegment(fmt.Sprintf("%d/%d", k, n), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fast, err := NewStripe(seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slow := creditStripe(seg, n)
+			if fast.L != n || !slices.Equal(fast.Offsets, []uint64{k - 1}) || !slices.Equal(slow.Offsets, fast.Offsets) {
+				t.Errorf("%d/%d: period %d, offsets %v, by credit %v; want %d, [%d] both", k, n, fast.L, fast.Offsets, slow.Offsets, n, k-1)
+			}
+		}
+	}
+	if _, err := ParseSegment("3/1000000", ""); err != nil {
+		t.Errorf("a million parts: %v; want it accepted", err)
 	}
 }

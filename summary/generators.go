@@ -37,6 +37,12 @@ func generators(parts []result.Part, model plan.Model) ([]Generator, []string) {
 	var gens []Generator
 	var notes []string
 	for _, p := range parts {
+		if !p.StartAt.Equal(parts[0].StartAt) || p.StartAt.IsZero() {
+			notes = append(notes, "the generators did not share one start instant (--start-at): their intervals are added up by number, each counted from its own start, so the timeline is only as aligned as their starts")
+			break
+		}
+	}
+	for _, p := range parts {
 		g := Generator{
 			File: p.Path, Host: p.Host, Segment: p.Segment, CPUs: p.Procs,
 			Intended: p.Intended, Sent: p.Sent,
