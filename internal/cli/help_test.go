@@ -116,6 +116,7 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "run"}, "--targets-format"},
 		{[]string{"help", "run"}, "--segment"},
 		{[]string{"help", "run"}, "--segment-sequence"},
+		{[]string{"help", "run"}, "--segment-index"},
 		{[]string{"help", "run"}, "--start-at"},
 		{[]string{"help", "report"}, "--label"},
 		{[]string{"help", "serve", "lab"}, "--spin"},

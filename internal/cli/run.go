@@ -43,6 +43,7 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
   rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
   rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
+  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/`
 
 // runFlags are the flags of `run`, bound to a plan.

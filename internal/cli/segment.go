@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ type segmentFlags struct {
 
 func (f *segmentFlags) define(fs *flag.FlagSet) {
 	fs.Var(segmentFlag{&f.segment}, "segment", "run `PART` of the load, so that several generators run it once: K/N (the K-th of N equal parts, e.g. 2/8) or a fraction range A:B (e.g. 1/8:2/8); arrivals are striped over the parts")
+	fs.Var(segmentIndexFlag{&f.segment}, "segment-index", "run part `I/N` of N equal parts counting I from 0, as a Kubernetes Indexed Job numbers its pods: --segment-index $(JOB_COMPLETION_INDEX)/8; the same as --segment I+1/N")
 	fs.StringVar(&f.sequence, "segment-sequence", "", "with --segment A:B, the boundaries of every generator's part, `0,A,…,1` (e.g. 0,1/4,1/2,1); give every generator the same")
 	fs.Var(&f.startAt, "start-at", "count intended times from `TIME` (RFC 3339, e.g. 2030-01-02T15:04:05Z, or +30s from now), waiting until then, so that generators on several machines share one schedule")
 }
@@ -49,11 +51,29 @@ func (f segmentFlag) String() string {
 }
 
 func (f segmentFlag) Set(s string) error {
+	if *f.v != "" {
+		return fmt.Errorf("a second part (%s after %s): a generator runs one; give --segment or --segment-index once", s, *f.v)
+	}
 	if _, err := schedule.ParseSegment(s, ""); err != nil {
 		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "schedule: "))
 	}
 	*f.v = strings.TrimSpace(s)
 	return nil
+}
+
+// segmentIndexFlag is --segment-index I/N: --segment I+1/N.
+type segmentIndexFlag struct{ v *string }
+
+func (f segmentIndexFlag) String() string { return "" }
+
+func (f segmentIndexFlag) Set(s string) error {
+	is, ns, ok := strings.Cut(strings.TrimSpace(s), "/")
+	i, err1 := strconv.ParseUint(is, 10, 64)
+	n, err2 := strconv.ParseUint(ns, 10, 64)
+	if !ok || err1 != nil || err2 != nil || n == 0 || i >= n {
+		return fmt.Errorf("%q: want I/N, part I of N equal parts counting from 0, with 0 ≤ I < N (e.g. 0/8)", s)
+	}
+	return segmentFlag{f.v}.Set(fmt.Sprintf("%d/%d", i+1, n))
 }
 
 // startAtFlag is --start-at: an instant to come, as RFC 3339 or +DURATION from now.

@@ -67,7 +67,11 @@ func TestSegmentsInProcessesAddUp(t *testing.T) {
 		jobs = append(jobs, job{p.name + "-whole", append(append([]string{"run", "--quiet", "--format", "json"}, p.args...), srv.URL())})
 		for k := 1; k <= 4; k++ {
 			out := filepath.Join(dir, fmt.Sprintf("%s-seg%d.rb", p.name, k))
-			jobs = append(jobs, job{p.name + "-seg", append(append([]string{"run", "--quiet", "--format", "json", "--segment", fmt.Sprintf("%d/4", k), "--start-at", start, "--out", out}, p.args...), srv.URL())})
+			part := []string{"--segment", fmt.Sprintf("%d/4", k)}
+			if p.name == "count" {
+				part = []string{"--segment-index", fmt.Sprintf("%d/4", k-1)} // as an Indexed Job numbers its pods
+			}
+			jobs = append(jobs, job{p.name + "-seg", append(append(append([]string{"run", "--quiet", "--format", "json", "--start-at", start, "--out", out}, part...), p.args...), srv.URL())})
 		}
 	}
 	var wg sync.WaitGroup
@@ -172,4 +176,22 @@ func TestMergeSegmentsRefuses(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "segments missing: 1/2:3/4, 3/4:1") || !strings.Contains(stdout, "Generators: 2 merged") {
 		t.Errorf("two of four segments: exit %d\n%s\n%s; want 0, a note of the missing segments and the generators", code, stderr, stdout)
 	}
+}
+
+// Bad segments and start instants are usage errors that name the flag and what was expected.
+func TestRunSegmentFlagsBadInput(t *testing.T) {
+	t.Parallel()
+	url := "http://127.0.0.1:1/" // nothing is sent: every case fails before the run
+	runCLICases(t, []string{"run", "--rate", "10"}, []cliCase{
+		{"K above N", []string{"--segment", "3/2", url}, ExitUsage, nil, []string{"--segment", "1 ≤ K ≤ N"}},
+		{"K of 0", []string{"--segment", "0/4", url}, ExitUsage, nil, []string{"--segment", "1 ≤ K ≤ N"}},
+		{"a reversed range", []string{"--segment", "2/8:1/8", url}, ExitUsage, nil, []string{"--segment", "0 ≤ A < B ≤ 1"}},
+		{"a range beyond its sequence", []string{"--segment", "1/4:1/2", "--segment-sequence", "0,1/2,1", url}, ExitUsage, nil, []string{"not a part of sequence"}},
+		{"overlapping parts in a sequence", []string{"--segment", "0:1/2", "--segment-sequence", "0,1/2,1/4,1", url}, ExitUsage, nil, []string{"overlapping parts"}},
+		{"two parts", []string{"--segment", "1/4", "--segment-index", "1/4", url}, ExitUsage, nil, []string{"give --segment or --segment-index once"}},
+		{"an index past N", []string{"--segment-index", "8/8", url}, ExitUsage, nil, []string{"--segment-index", "0 ≤ I < N"}},
+		{"a start in the past", []string{"--start-at", "2020-01-02T15:04:05Z", url}, ExitUsage, nil, []string{"--start-at", "is in the past"}},
+		{"a start that is no time", []string{"--start-at", "soon", url}, ExitUsage, nil, []string{"--start-at", "RFC 3339"}},
+		{"a negative delay", []string{"--start-at", "+-5s", url}, ExitUsage, nil, []string{"--start-at", "a time to come"}},
+	})
 }
