@@ -253,7 +253,7 @@ func execute(ctx context.Context, e *env, p plan.Plan, o outputs) int {
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
-	warnLateStart(e, res)
+	segmentWarnings(e, res)
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
 	code := ExitOK

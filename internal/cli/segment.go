@@ -118,9 +118,9 @@ func (f *startAtFlag) Set(s string) error {
 // takes well under it.
 const lateStart = 10 * time.Millisecond
 
-// warnLateStart says on stderr when the run started sending late after --start-at, or when its
+// segmentWarnings says on stderr when the run started sending late after --start-at, or when its
 // segment owned none of the load.
-func warnLateStart(e *env, res *engine.Result) {
+func segmentWarnings(e *env, res *engine.Result) {
 	if res.Segment != "" && res.Intended == 0 && !res.Interrupted {
 		fmt.Fprintf(e.stderr, "rpcbench run: warning: segment %s owns none of this plan's load (its arrivals, connections or requests all fell to other segments): it sent nothing\n", res.Segment)
 	}
