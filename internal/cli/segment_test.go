@@ -49,7 +49,8 @@ func TestSegmentsInProcessesAddUp(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
 	dir := t.TempDir()
-	start := time.Now().Add(2500 * time.Millisecond) // time for ten processes to start on a busy machine.UTC().Format(time.RFC3339Nano)
+	// time for ten processes to start on a busy machine before their shared instant
+	start := time.Now().Add(2500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
 	plans := []struct {
 		name string
 		args []string
