@@ -60,6 +60,7 @@ type options struct {
 	cut       <-chan struct{}
 	files     fs.FS
 	reqLog    RequestLog
+	startAt   time.Time
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -196,8 +197,9 @@ type run struct {
 	sched    schedule.Schedule // open model only
 	workers  int
 	warmup   time.Duration
-	warmN    uint64 // arrivals due in the warm-up (open model)
-	limit    uint64 // measured requests to send; 0: no limit
+	warmN    uint64           // arrivals due in the warm-up (open model)
+	limit    uint64           // measured requests to send; 0: no limit
+	part     *schedule.Stripe // the execution segment's share; nil: the whole load
 	rec      *result.Recorder
 	start    time.Time
 	reqCtx   context.Context // what transports see: cancelled only after the grace period
@@ -234,7 +236,8 @@ func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
 		}
 		r.workers = max(r.workers, 1)
 	}
-	r.rec = result.NewRecorder(len(p.Endpoints), min(r.workers, runtime.GOMAXPROCS(0)))
+	r.applySegment()
+	r.rec = result.NewRecorder(len(p.Endpoints), max(min(r.workers, runtime.GOMAXPROCS(0)), 1))
 	return r
 }
 
@@ -265,8 +268,11 @@ func (r *run) run(ctx context.Context) *Result {
 	var cut context.CancelFunc
 	r.reqCtx, cut = context.WithCancel(context.WithoutCancel(ctx))
 	defer cut()
-	r.start = time.Now()
 	res := &Result{Plan: r.p, Total: result.NewInterval(len(r.p.Endpoints))}
+	if !r.begin(ctx, res) {
+		res.MeasuredStart, res.Interrupted = r.o.startAt.Add(r.warmup), true
+		return res
+	}
 	res.MeasuredStart, res.Procs = r.start.Add(r.warmup), runtime.GOMAXPROCS(0)
 
 	var wg sync.WaitGroup
@@ -398,7 +404,7 @@ func (r *run) intended(t time.Duration) uint64 {
 	if r.limit > 0 {
 		n = min(n, r.warmN+r.limit)
 	}
-	return n - min(n, r.warmN)
+	return r.part.Count(n) - r.part.Count(min(n, r.warmN))
 }
 
 // maxLateSends is how long after the end of its schedule an open-model run at most still sends
@@ -459,7 +465,7 @@ func (r *run) pace(tickets chan<- ticket) {
 			return
 		}
 		select {
-		case tickets <- ticket{i, due}:
+		case tickets <- ticket{r.part.Global(i), due}: // data and endpoints by the global number
 			r.lastSend.Store(int64(time.Since(r.start))) // a sender took it: it goes out now
 		case <-r.stopping:
 			return
@@ -502,14 +508,15 @@ func (r *run) closedWorker(id int) {
 	w := r.newWorker(id)
 	defer w.close()
 	staged := len(r.p.Load.Stages) > 0
+	level := float64(r.part.Global(uint64(id))) // the connection's number in the whole load
 	var wake *time.Timer
 	var back backoff
 	defer back.close()
 	for !stopped(r.stopping) {
 		now := time.Now()
-		if staged && float64(id) >= r.prof.Level(now.Sub(r.start)) {
+		if staged && level >= r.prof.Level(now.Sub(r.start)) {
 			// not this connection's turn: sleep until the level rises past it, if it ever does
-			at, ok := r.prof.Above(float64(id), now.Sub(r.start))
+			at, ok := r.prof.Above(level, now.Sub(r.start))
 			if !ok {
 				return
 			}
@@ -528,13 +535,14 @@ func (r *run) closedWorker(id int) {
 		}
 		var i uint64
 		if now.Sub(r.start) < r.warmup {
-			i = r.warmTickets.Add(1) - 1 // warm-up requests take the endpoints in turn too
+			i = r.part.Global(r.warmTickets.Add(1) - 1) // warm-up requests take the endpoints in turn too
 		} else {
 			i = r.started.Add(1) - 1
 			if r.limit > 0 && i >= r.limit {
 				r.stop()
 				return
 			}
+			i = r.part.Global(i)
 		}
 		if !w.send(i, now, false) {
 			back.reset()

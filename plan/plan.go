@@ -103,6 +103,16 @@ type Load struct {
 	Grace time.Duration `json:"grace,omitempty"`
 	// Interval is the length of the intervals of progress and result records.
 	Interval time.Duration `json:"interval,omitempty"`
+	// Segment makes this generator run one part of the load, so that several generators together
+	// run it once: "K/N", the K-th of N equal parts, or a fraction range "A:B" (see
+	// schedule.ParseSegment). Arrivals, connections, stage targets, the request count and unique
+	// data rows are striped over the parts; due times stay those of the whole schedule. Empty: the
+	// whole load.
+	Segment string `json:"segment,omitempty"`
+	// SegmentSequence is the boundaries of every generator's part, "0,1/4,1/2,1", when fraction
+	// ranges of unequal size split the run; every generator must be given the same. Empty: the
+	// N equal parts of K/N, or 0, A, B, 1 for a range A:B.
+	SegmentSequence string `json:"segment_sequence,omitempty"`
 }
 
 // HTTP holds how requests travel.
@@ -254,6 +264,9 @@ func (p Plan) Validate() error {
 	}
 	if l.Model == Open && l.Rate == 0 && len(l.Stages) == 0 {
 		bad("the open model needs a rate or stages")
+	}
+	if _, _, _, err := l.Part(); err != nil {
+		errs = append(errs, err)
 	}
 	if l.Duration < 0 {
 		bad("duration %v is negative", l.Duration)

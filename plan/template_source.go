@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/transport"
 )
 
@@ -52,7 +53,7 @@ func NewSource(p Plan, in Inputs) (Source, error) {
 	if in.Data != nil {
 		fields = in.Data.Columns
 	}
-	s := &templateSource{data: in.Data, dataOrder: p.Traffic.DataOrder, seed: in.Seed}
+	s := &templateSource{data: in.Data, dataOrder: p.Traffic.DataOrder, seed: in.Seed, part: p.Load.Stripe()}
 	if s.seed == 0 {
 		s.seed = rand.Uint64()
 	}
@@ -111,6 +112,8 @@ type templateSource struct {
 	streams   atomic.Uint64 // senders seen, each a stream of the generator
 	seq       atomic.Uint64 // {{seq}}
 	rows      atomic.Uint64 // rows handed out (sequential and unique data)
+	// part is the stripe of rows unique data takes from (an execution segment's); nil: every row.
+	part *schedule.Stripe
 }
 
 // entry is one compiled request.
@@ -270,8 +273,11 @@ func (s *templateSource) pickRow(g *gen) error {
 	case DataRandom:
 		k = g.rng.Uint64N(n)
 	case DataUnique:
-		k = s.rows.Add(1) - 1
+		k = s.part.Global(s.rows.Add(1) - 1) // a segment takes the rows it owns, the others theirs
 		if k >= n {
+			if s.part != nil {
+				return fmt.Errorf("plan: data file %s: %w: each of the %d of its %d rows this segment owns was used once (--data-order unique)", s.data.Name, ErrDataExhausted, s.part.Count(n), n)
+			}
 			return fmt.Errorf("plan: data file %s: %w: each of its %d rows was used once (--data-order unique)", s.data.Name, ErrDataExhausted, n)
 		}
 	default:

@@ -124,6 +124,7 @@ type runView struct {
 	Failing                                     bool
 	Interrupted                                 bool
 	Notes                                       []string
+	Generators                                  []string // a merged run's, one line each
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
@@ -240,6 +241,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Interrupted: s.Interrupted,
 		Notes:       s.Notes,
 		SLO:         sloHTML(s),
+		Generators:  generatorLines(s),
 	}
 	r.StagesTitle, r.Stages = stagesHTML(s)
 	if !s.StartedAt.IsZero() {

@@ -27,6 +27,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	header(b, s)
 	requests(b, s)
+	generatorsText(b, s)
 	latencyTable(b, s)
 	histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
 	statusAndErrors(b, &s.Stats)
@@ -62,6 +63,9 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load = fmt.Sprintf("closed model, %d stages of connections", len(l.Stages))
 	default:
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
+	}
+	if seg, _, ok, _ := l.Part(); ok {
+		load += fmt.Sprintf(" (in the whole plan); this generator ran segment %s of %s", seg, seg.SequenceString())
 	}
 	fmt.Fprintf(b, "%s; started %s\n", load, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	if s.Interrupted {

@@ -71,6 +71,14 @@ type Trailer struct {
 	BackoffTime time.Duration `json:"backoff_ns,omitempty"`
 	// Procs is how many CPUs the generator could use at once (GOMAXPROCS); 0 when not known.
 	Procs int `json:"procs,omitempty"`
+	// StartAt is the instant the run counted its intended times from when it was given one
+	// (`--start-at`, shared by the generators of a run split in segments); StartLate is how late
+	// after it this generator started sending (its own clock's view: a clock ahead of the others'
+	// shows as a later start).
+	StartAt   time.Time     `json:"start_at,omitzero"`
+	StartLate time.Duration `json:"start_late_ns,omitempty"`
+	// Segment is the execution segment this generator ran ("1/8:1/4"), empty for a whole run.
+	Segment string `json:"segment,omitempty"`
 }
 
 // Writer writes a result file line by line; each line is flushed to the underlying writer as soon

@@ -246,6 +246,8 @@ type File struct {
 	// in older files.
 	Resources []Resources
 	Metrics   *Metrics
+	// Parts are the files a merged File adds up, one each, in order (see Merge); nil for one file.
+	Parts []Part
 }
 
 // CutShort reports whether the file ended without its trailer: the run was killed, or the disk
@@ -333,9 +335,9 @@ func Read(r io.Reader, name string, visit func(*File, *Interval) error) (*File, 
 
 // Merge adds files measured at the same time on several machines into one: intervals and totals
 // add up exactly, counters and histograms alike. The header is the first file's; the trailer sums
-// the intended and warm-up counts and takes the longest durations; the monitored resources of every
-// file are kept side by side, and the first file's metrics. Every file must have the same number of
-// endpoints.
+// the intended and warm-up counts, takes the longest durations and the latest start, and keeps each
+// file's own figures in Parts; the monitored resources of every file are kept side by side, and
+// the first file's metrics. Every file must have the same number of endpoints.
 func Merge(files ...*File) (*File, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("result: nothing to merge")
@@ -367,6 +369,11 @@ func Merge(files ...*File) (*File, error) {
 		t.Backoffs += r.Backoffs
 		t.BackoffTime += r.BackoffTime
 		t.Interrupted = t.Interrupted || r.Interrupted
+		out.Parts = append(out.Parts, f.part())
+		if t.StartAt.IsZero() || r.StartAt.Equal(t.StartAt) {
+			t.StartAt = r.StartAt
+			t.StartLate = max(t.StartLate, r.StartLate)
+		}
 		if r.Procs > 0 && (t.Procs == 0 || r.Procs < t.Procs) {
 			t.Procs = r.Procs // the merged run is as short of CPUs as its poorest part
 		}

@@ -9,6 +9,10 @@
 // A Profile is a level that changes linearly between stage targets: the arrival rate of the open
 // model, or the number of connections of the closed model.
 //
+// A Stripe is the share of a run one generator sends when the run is split in execution
+// segments (ParseSegment): arrival i of the whole schedule belongs to exactly one segment, and a
+// Striped schedule gives a segment its arrivals at their due times in the whole.
+//
 // It sits after plan in the flow plan → schedule → engine → transport → result → summary → report,
 // and imports nothing from the project.
 package schedule

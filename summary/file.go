@@ -17,7 +17,7 @@ func OfFile(f *result.File, timeline []Point) (*Summary, error) {
 			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
 		}
 	}
-	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run(), CutShort: f.CutShort()}, f.Total)
+	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run(), CutShort: f.CutShort(), Parts: f.Parts}, f.Total)
 	s.SetTimeline(timeline)
 	if len(f.Resources) > 0 || f.Metrics != nil {
 		s.SetResources(f.Resources, f.Metrics)

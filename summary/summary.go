@@ -58,6 +58,8 @@ type Summary struct {
 	// SetResources).
 	Resources []result.Resources `json:"resources,omitempty"`
 	Metrics   *result.Metrics    `json:"metrics,omitempty"`
+	// Generators are the runs a merged run adds up, one per result file (see Run.Parts).
+	Generators []Generator `json:"generators,omitempty"`
 }
 
 // Backoff counts the closed model's waits after a connection could not be made (1 ms after the
@@ -277,6 +279,8 @@ type Run struct {
 	// CutShort says the run's facts come from a result file cut off without its trailer: the fate
 	// of the intended requests it does not count is unknown, not a generator that fell behind.
 	CutShort bool
+	// Parts are the generators' own figures when the run is several merged (result.File.Parts).
+	Parts []result.Part
 }
 
 // New folds the merged interval total of run into a Summary.
@@ -338,6 +342,15 @@ func New(run Run, total *result.Interval) *Summary {
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
 	s.Notes = notes(s, p, run.CutShort)
+	if len(run.Parts) > 0 {
+		var behind []string
+		s.Generators, behind = generators(run.Parts, p.Load.Model)
+		s.Notes = append(s.Notes, behind...)
+	}
+	if !run.StartAt.IsZero() && run.StartLate > lateStartNote {
+		s.Notes = append(s.Notes, fmt.Sprintf("started %s after its start instant %s (a slow setup, or a clock behind the other generators'): the arrivals due meanwhile went out late",
+			FormatMs(float64(run.StartLate)/float64(time.Millisecond)), run.StartAt.UTC().Format(time.RFC3339Nano)))
+	}
 	s.SLO = JudgeSLO(s, p.SLO)
 	return s
 }
@@ -460,6 +473,9 @@ const (
 	// behind its own wake-ups: on an idle core it wakes within about 0.1 ms.
 	oneCPULagNote = time.Millisecond
 	shortfallPct  = 1.0 // sending more than this many percent below the intended rate
+	// lateStartNote is how late after its start instant (--start-at) a generator may begin without
+	// a note: a wake-up takes well under it.
+	lateStartNote = 10 * time.Millisecond
 )
 
 func notes(s *Summary, p plan.Plan, cutShort bool) []string {

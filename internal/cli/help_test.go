@@ -114,6 +114,10 @@ func TestFlagsHaveExamples(t *testing.T) {
 	}{
 		{[]string{"help", "run"}, "--interval"},
 		{[]string{"help", "run"}, "--targets-format"},
+		{[]string{"help", "run"}, "--segment"},
+		{[]string{"help", "run"}, "--segment-sequence"},
+		{[]string{"help", "run"}, "--segment-index"},
+		{[]string{"help", "run"}, "--start-at"},
 		{[]string{"help", "report"}, "--label"},
 		{[]string{"help", "run"}, "--slo"},
 		{[]string{"help", "report"}, "--slo"},

@@ -80,14 +80,25 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if err := checkOutput("-o", out); err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
+	var segs *segmentSet
 	if merge {
 		if err := checkMergeable(files, force); err != nil {
+			return fail(e, "report", err, ExitUsage)
+		}
+		var err error
+		if segs, err = checkSegments(files); err != nil {
 			return fail(e, "report", err, ExitUsage)
 		}
 	}
 	runs, err := loadRuns(files, merge, ramps)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
+	}
+	if segs != nil {
+		runs[0].sum.Notes = append(runs[0].sum.Notes, segs.note())
+		if len(segs.missing) > 0 {
+			fmt.Fprintf(e.stderr, "rpcbench report: %s\n", segs.note())
+		}
 	}
 	for i := range labels {
 		runs[i].label = labels[i]
@@ -149,6 +160,10 @@ func checkLabels(labels []string, files int, merge bool) error {
 // a merged report describes the merged run: rates, connections, counts and stage targets add up
 // (stages only when every file has the same stage lengths).
 func mergeLoads(l *plan.Load, files []string) error {
+	if l.Segment != "" {
+		l.Segment, l.SegmentSequence = "", "" // each file's plan is the whole run's
+		return nil
+	}
 	for _, path := range files[1:] {
 		o, err := readLoad(path)
 		if err != nil {

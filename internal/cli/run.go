@@ -46,7 +46,10 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed
   rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
   rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/
-  rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)`
+  rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)
+  rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
+  rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
+  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -77,6 +80,7 @@ type runFlags struct {
 	slo        plan.SLO
 	monitor    monitorFlags
 	grpc       grpcFlags
+	segment    segmentFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -109,6 +113,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	defineSLO(fs, &f.slo)
 	f.monitor.define(fs)
 	f.grpc.define(fs)
+	f.segment.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -155,6 +160,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	if err := f.rpc.apply(&p); err != nil {
 		return p, err
 	}
+	f.segment.apply(&p)
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
 	}
@@ -213,6 +219,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fail(e, "run", err, code)
 	}
 	defer closeGRPC()
+	o.engine = f.segment.options()
 	return execute(ctx, e, prep, o, grpcOpts...)
 }
 
@@ -259,6 +266,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	}
 	opts = append(opts, saving.options()...)
 	opts = append(opts, cutOption(e)...)
+	opts = append(opts, o.engine...)
 	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
 	// must not break: the report goes to stderr, and there is no progress line.
 	reportTo := e.stdout
@@ -278,6 +286,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
+	segmentWarnings(e, res)
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
 	s.Stages = stages.Results()

@@ -315,6 +315,8 @@ type outputs struct {
 	// stageRamps puts the ramps of a load with stages among the per-stage figures.
 	stageRamps bool
 	monitor    *monitorRun // what to watch beside the load; nil: the generator itself
+	// engine are options of the run beyond the plan (--start-at).
+	engine []engine.Option
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.

@@ -1,0 +1,236 @@
+package k8s
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/yaml"
+)
+
+// Where the pods find the plan's files and write their results.
+const (
+	PlanDir    = "/etc/rpcbench"
+	ResultsDir = "/results"
+	// IndexEnv is the environment variable that holds a pod's completion index (from 0), read
+	// from the annotation the Job controller sets on each pod.
+	IndexEnv = "RPCBENCH_SEGMENT_INDEX"
+	// MaxParallelism bounds the generators of one Job.
+	MaxParallelism = 1000
+)
+
+// Defaults of Options.
+const (
+	DefaultCPU     = "1" // one core per generator: the pacer is honest on one core
+	DefaultMemory  = "512Mi"
+	DefaultRetries = 1
+)
+
+// Options say how to run one plan as an Indexed Job of segments. Zero fields take the defaults
+// above; Name, Image, Parallelism, Args, StartAt and ResultsClaim are required.
+type Options struct {
+	// Name names the Job, the ConfigMap and the pods' labels: a DNS-1123 label of at most 52
+	// characters (the Job controller adds a suffix to pod names).
+	Name      string
+	Namespace string // empty: the namespace of the kubectl context
+	Image     string // an image whose entrypoint is rpcbench
+	// Parallelism is the number of generators: pods run at once, one segment each.
+	Parallelism int
+	// Args are the arguments of one generator's rpcbench command, e.g. ["run", "--rate", "80000",
+	// "--duration", "5m", URL], without the part, the start and the result file, which the Job
+	// adds: --segment-index $(RPCBENCH_SEGMENT_INDEX)/N --start-at StartAt --out
+	// /results/<name>-seg-$(RPCBENCH_SEGMENT_INDEX).rb.
+	Args []string
+	// Files are mounted read-only under PlanDir from a ConfigMap (a plan file, its target and data
+	// files), by name; nil: no ConfigMap.
+	Files map[string][]byte
+	// StartAt is the instant every generator counts its schedule from: far enough ahead for the
+	// pods to be scheduled and their image pulled.
+	StartAt time.Time
+	// CPU and Memory are each pod's requests and limits (Kubernetes quantities).
+	CPU, Memory string
+	// ResultsClaim names the PersistentVolumeClaim (ReadWriteMany when the pods spread over nodes)
+	// the result files are written to.
+	ResultsClaim string
+	// Retries is how many times a failed pod of one index is started again (backoffLimitPerIndex);
+	// a usage error (exit 2: e.g. a start instant already past) fails its index at once.
+	Retries int
+}
+
+// Validate returns every problem of o (errors.Join), or nil.
+func (o Options) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("k8s: "+format, a...)) }
+	if msgs := validation.IsDNS1123Label(o.Name); len(msgs) > 0 || len(o.Name) > 52 {
+		bad("name %q: want a DNS-1123 label (lower-case letters, digits and '-') of at most 52 characters", o.Name)
+	}
+	if o.Namespace != "" {
+		if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
+			bad("namespace %q: %s", o.Namespace, strings.Join(msgs, "; "))
+		}
+	}
+	if o.Image == "" || strings.ContainsAny(o.Image, " \t\n") {
+		bad("image %q: want an image reference, e.g. registry.example/rpcbench:v1", o.Image)
+	}
+	if o.Parallelism < 1 || o.Parallelism > MaxParallelism {
+		bad("parallelism %d: want 1 to %d generators", o.Parallelism, MaxParallelism)
+	}
+	if len(o.Args) == 0 {
+		bad("no arguments: want the rpcbench command of one generator, e.g. run --rate 1000 URL")
+	}
+	if o.StartAt.IsZero() {
+		bad("no start instant")
+	}
+	for _, q := range []struct{ what, v string }{{"cpu", o.CPU}, {"memory", o.Memory}} {
+		if q.v == "" {
+			continue
+		}
+		if v, err := resource.ParseQuantity(q.v); err != nil || v.Sign() <= 0 {
+			bad("%s %q: want a positive Kubernetes quantity, e.g. 1, 500m, 512Mi", q.what, q.v)
+		}
+	}
+	if msgs := validation.IsDNS1123Subdomain(o.ResultsClaim); len(msgs) > 0 {
+		bad("results claim %q: want the name of a PersistentVolumeClaim the pods write their result files to", o.ResultsClaim)
+	}
+	if o.Retries < 0 {
+		bad("retries %d is negative", o.Retries)
+	}
+	for name := range o.Files {
+		if msgs := validation.IsConfigMapKey(name); len(msgs) > 0 {
+			bad("file %q: %s", name, strings.Join(msgs, "; "))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Labels returns the labels of the Job's pods.
+func (o Options) Labels() map[string]string {
+	return map[string]string{"app.kubernetes.io/name": "rpcbench", "rpcbench.dev/run": o.Name}
+}
+
+// SegmentArgs returns the arguments the Job adds to Args: the pod's part, the shared start and
+// its result file.
+func (o Options) SegmentArgs() []string {
+	return []string{
+		"--segment-index", "$(" + IndexEnv + ")/" + strconv.Itoa(o.Parallelism),
+		"--start-at", o.StartAt.UTC().Format(time.RFC3339Nano),
+		"--out", ResultsDir + "/" + o.Name + "-seg-$(" + IndexEnv + ").rb",
+		"--quiet",
+	}
+}
+
+// Manifests returns the ConfigMap of the files (nil without files) and the Indexed Job.
+func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	cpu, mem, retries := o.CPU, o.Memory, o.Retries
+	if cpu == "" {
+		cpu = DefaultCPU
+	}
+	if mem == "" {
+		mem = DefaultMemory
+	}
+	if retries == 0 {
+		retries = DefaultRetries
+	}
+	labels := o.Labels()
+	meta := metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels}
+	var cm *corev1.ConfigMap
+	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.ResultsClaim}}}}
+	mounts := []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
+	if len(o.Files) > 0 {
+		cm = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: map[string]string{}}
+		for name, b := range o.Files {
+			cm.Data[name] = string(b)
+		}
+		volumes = append(volumes, corev1.Volume{Name: "plan", VolumeSource: corev1.VolumeSource{
+			ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: o.Name}}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "plan", MountPath: PlanDir, ReadOnly: true})
+	}
+	n := int32(o.Parallelism)
+	indexed := batchv1.IndexedCompletion
+	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem)}
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: meta,
+		Spec: batchv1.JobSpec{
+			CompletionMode:       &indexed,
+			Completions:          &n,
+			Parallelism:          &n,
+			BackoffLimitPerIndex: ptr(int32(retries)),
+			// a usage error (exit 2) will not pass on a retry: fail its index at once
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action: batchv1.PodFailurePolicyActionFailIndex,
+				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+					ContainerName: ptr("rpcbench"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{2},
+				},
+			}}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{
+						Name:  "rpcbench",
+						Image: o.Image,
+						Args:  append(append([]string(nil), o.Args...), o.SegmentArgs()...),
+						Env: []corev1.EnvVar{{Name: IndexEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+							FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
+						Resources:    corev1.ResourceRequirements{Requests: res, Limits: res},
+						VolumeMounts: mounts,
+					}},
+					Volumes: volumes,
+					// one generator per node where there are enough: a node's NIC and TCP stack
+					// are what a single generator runs out of
+					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+							Weight: 100,
+							PodAffinityTerm: corev1.PodAffinityTerm{
+								LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+								TopologyKey:   "kubernetes.io/hostname",
+							},
+						}},
+					}},
+				},
+			},
+		},
+	}
+	return cm, job, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// YAML writes the manifests as one YAML stream, "---" between documents, nil ones left out.
+func YAML(objs ...any) ([]byte, error) {
+	var b bytes.Buffer
+	for _, o := range objs {
+		switch v := o.(type) {
+		case *corev1.ConfigMap:
+			if v == nil {
+				continue
+			}
+		case *batchv1.Job:
+			if v == nil {
+				continue
+			}
+		}
+		y, err := yaml.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("k8s: %w", err)
+		}
+		if b.Len() > 0 {
+			b.WriteString("---\n")
+		}
+		b.Write(y)
+	}
+	return b.Bytes(), nil
+}
