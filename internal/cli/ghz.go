@@ -232,6 +232,6 @@ func runGHZ(ctx context.Context, e *env, args []string) int {
 	if f.format == "json" {
 		format = "json"
 	}
-	o := outputs{format: format, quiet: true}
+	o := outputs{cmdName: "ghz", format: format, quiet: true}
 	return execute(ctx, e, prep, o, opts...)
 }

@@ -66,7 +66,7 @@ func runQuickstart(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "quickstart", err, ExitUsage)
 	}
-	code = execute(ctx, e, prep, outputs{format: format, quiet: quiet})
+	code = execute(ctx, e, prep, outputs{cmdName: "quickstart", format: format, quiet: quiet})
 	if code == ExitOK && format == "text" {
 		fmt.Fprint(e.stderr, quickstartNext)
 	}

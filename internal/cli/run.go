@@ -247,11 +247,11 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 		sr, err := engine.Setup(ctx, prep, cutOption(e)...)
 		if err != nil {
 			if ctx.Err() != nil {
-				return fail(e, "run", err, ExitInterrupted)
+				return fail(e, o.cmd(), err, ExitInterrupted)
 			}
-			return fail(e, "run", err, ExitCannotStart)
+			return fail(e, o.cmd(), err, ExitCannotStart)
 		}
-		fmt.Fprintf(e.stderr, "rpcbench run: setup: %d requests to %s in %v, all ok\n", sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
+		fmt.Fprintf(e.stderr, "rpcbench %s: setup: %d requests to %s in %v, all ok\n", o.cmd(), sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
 	}
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
@@ -262,7 +262,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
 	saving, err := o.start(e, np)
 	if err != nil {
-		return fail(e, "run", err, ExitCannotStart)
+		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
 	opts = append(opts, saving.options()...)
 	opts = append(opts, cutOption(e)...)
@@ -284,7 +284,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	if err != nil {
 		mon.stop(nil, time.Time{})
 		saving.abandon()
-		return fail(e, "run", err, ExitCannotStart)
+		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
 	segmentWarnings(e, res)
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
@@ -293,12 +293,12 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	mon.stop(s, res.MeasuredStart)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
-		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
+		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), err)
 		code = ExitCannotStart
 	}
 	if o.reportFile != "" {
 		if err := saveReport(o.reportFile, s, o.tables); err != nil {
-			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
+			fmt.Fprintf(e.stderr, "rpcbench %s: --report-file: %v\n", o.cmd(), err)
 			code = ExitCannotStart
 		}
 	}
@@ -306,17 +306,17 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 		code = ExitCannotStart
 	}
 	if res.Interrupted {
-		fmt.Fprintln(e.stderr, "rpcbench run: interrupted; the report covers what was done until then")
+		fmt.Fprintf(e.stderr, "rpcbench %s: interrupted; the report covers what was done until then\n", o.cmd())
 		return ExitInterrupted
 	}
 	if res.Stop != nil {
-		fmt.Fprintf(e.stderr, "rpcbench run: stopped early: %v\n", res.Stop)
+		fmt.Fprintf(e.stderr, "rpcbench %s: stopped early: %v\n", o.cmd(), res.Stop)
 		return ExitUsage
 	}
 	if code != ExitOK {
 		return code
 	}
-	return verdict(e.stderr, "run", s)
+	return verdict(e.stderr, o.cmd(), s)
 }
 
 // cutOption makes a second Ctrl-C cut the run at once.

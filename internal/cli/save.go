@@ -301,6 +301,7 @@ func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []stri
 // outputs says where execute sends a run's figures. The zero value prints the text report and
 // saves nothing.
 type outputs struct {
+	cmdName    string         // the command, for messages; empty: run
 	format     string         // report format on stdout
 	reportFile string         // the report, in the format its extension names
 	quiet      bool           // no progress line
@@ -317,6 +318,14 @@ type outputs struct {
 	monitor    *monitorRun // what to watch beside the load; nil: the generator itself
 	// engine are options of the run beyond the plan (--start-at).
 	engine []engine.Option
+}
+
+// cmd is the command whose run this is, for messages: "run" unless cmdName says otherwise.
+func (o outputs) cmd() string {
+	if o.cmdName != "" {
+		return o.cmdName
+	}
+	return "run"
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
