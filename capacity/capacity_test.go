@@ -147,10 +147,11 @@ func TestSearchRefusesBadConfigs(t *testing.T) {
 	}
 }
 
-// oneAtATime is a service of known capacity: it serves one request at a time, each for 1 ms of
-// its own clock (request n ends 1 ms after the later of its arrival and request n−1's end), so it
-// answers at most 1,000 requests per second whatever the machine's load; above that its queue, and
-// the latency, grow without end.
+// oneAtATime is a service of known capacity: it serves one request at a time, each for 10 ms of
+// its own clock (request n ends 10 ms after the later of its arrival and request n−1's end), so it
+// answers at most 100 requests per second whatever the machine's load; above that its queue, and
+// the latency, grow without end. The capacity is low so that the generator, even under -race on a
+// busy machine, is never what limits the rate.
 func oneAtATime() *httptest.Server {
 	var mu sync.Mutex
 	var next time.Time
@@ -160,14 +161,14 @@ func oneAtATime() *httptest.Server {
 		if next.Before(now) {
 			next = now
 		}
-		next = next.Add(time.Millisecond)
+		next = next.Add(10 * time.Millisecond)
 		done := next
 		mu.Unlock()
 		time.Sleep(time.Until(done))
 	}))
 }
 
-// TestSearchFindsAKnownCapacity searches the capacity of a service that serves 1,000 requests per
+// TestSearchFindsAKnownCapacity searches the capacity of a service that serves 100 requests per
 // second: the answer must be within 10 % of it.
 func TestSearchFindsAKnownCapacity(t *testing.T) {
 	if testing.Short() {
@@ -178,18 +179,20 @@ func TestSearchFindsAKnownCapacity(t *testing.T) {
 	var progress []Step
 	res, err := Search(context.Background(), Config{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
-		SLO:  slo(t, "p99<50ms,errors<1%"), Start: 250, Step: time.Second, Warmup: 300 * time.Millisecond,
+		// The median, not the tail: on a busy machine the p99 spikes at any rate, while above the
+		// capacity the queue, and so the median, grows without end.
+		SLO: slo(t, "p50<25ms,errors<1%"), Start: 25, Step: time.Second, Warmup: 300 * time.Millisecond,
 		OnStep: func(s Step) { progress = append(progress, s) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	if err := Render(&table, res, slo(t, "p99<50ms,errors<1%"), srv.URL, "text"); err != nil {
+	if err := Render(&table, res, slo(t, "p50<25ms,errors<1%"), srv.URL, "text"); err != nil {
 		t.Fatal(err)
 	}
-	if res.Best == nil || res.Best.Rate < 900 || res.Best.Rate > 1000 || res.FirstFail < res.Best.Rate || res.FirstFail > 1100 {
-		t.Errorf("best %v/s, first failure %v/s; want the capacity, 1,000/s, within 10 %%\n%s", res.Best.Rate, res.FirstFail, table.String())
+	if res.Best == nil || res.Best.Rate < 90 || res.Best.Rate > 110 || res.FirstFail < res.Best.Rate || res.FirstFail > 121 {
+		t.Errorf("best %v/s, first failure %v/s; want the capacity, 100/s, within 10 %%\n%s", res.Best.Rate, res.FirstFail, table.String())
 	}
 	if len(progress) != len(res.Steps) {
 		t.Errorf("OnStep saw %d steps of %d", len(progress), len(res.Steps))

@@ -47,17 +47,19 @@ func runPlan(t *testing.T, p plan.Plan, opts ...Option) *Result {
 
 func TestOpenModelCompletesIntendedCount(t *testing.T) {
 	srv := startLab(t, lab.Config{})
-	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 2000, Duration: 2 * time.Second, Connections: 200}}
+	// 500/s, not more: under -race on a busy machine the generator falls behind at 2,000/s, and
+	// arrivals more than a second overdue at the planned end are rightly never sent.
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 500, Duration: 2 * time.Second, Connections: 200}}
 	res := runPlan(t, p)
 	c := res.Total.Endpoints[0]
-	if res.Intended != 4000 {
-		t.Errorf("intended %d; want 4000", res.Intended)
+	if res.Intended != 1000 {
+		t.Errorf("intended %d; want 1000", res.Intended)
 	}
-	if math.Abs(float64(c.OK)-4000) > 40 {
-		t.Errorf("ok %d (sent %d, failures %v); want 4000 ±1%%", c.OK, c.Sent, c.Errors)
+	if math.Abs(float64(c.OK)-1000) > 10 {
+		t.Errorf("ok %d (sent %d, failures %v); want 1000 ±1%%", c.OK, c.Sent, c.Errors)
 	}
-	if got := srv.Served(); math.Abs(float64(got)-4000) > 40 {
-		t.Errorf("server served %d; want 4000 ±1%%", got)
+	if got := srv.Served(); math.Abs(float64(got)-1000) > 10 {
+		t.Errorf("server served %d; want 1000 ±1%%", got)
 	}
 }
 
