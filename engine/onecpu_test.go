@@ -115,7 +115,9 @@ func TestOneCPUServiceTime(t *testing.T) {
 	// answers a little later); 10 ms of unread answers are a hundred times it. The stall shows in
 	// every run, while a busy machine (other tests, other work) slows some runs and not others: the
 	// fastest run is compared.
-	limit := 5*slow.ServiceUs + 200
+	// A busy machine lifts the fast runs to 1–1.5 ms here; the stall this test guards against puts
+	// the p50 at 9–10 ms in every run.
+	limit := 5*slow.ServiceUs + 2000
 	if best := fast[0]; best > limit {
 		t.Errorf("service time p50 at 5000/s on one CPU: %v µs (each run); at 50/s: %d µs; want the fastest run ≤ %d µs", fast, slow.ServiceUs, limit)
 	}
