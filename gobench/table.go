@@ -182,8 +182,8 @@ type builder struct {
 	units benchfmt.UnitMetadataMap
 
 	pkgs    []string
-	units1  map[string][]string            // pkg → units in order
-	names   map[[2]string][]string         // pkg, unit → benchmark names in order
+	units1  map[string][]string             // pkg → units in order
+	names   map[[2]string][]string          // pkg, unit → benchmark names in order
 	samples map[[3]string]map[int][]float64 // pkg, unit, name → file → values
 }
 
