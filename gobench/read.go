@@ -29,8 +29,8 @@ type File struct {
 
 // Config is one configuration key of a file and the values it took.
 type Config struct {
-	Key    string
-	Values []string
+	Key    string   `json:"key"`
+	Values []string `json:"values"`
 }
 
 // Result is one benchmark line: a run of one benchmark, with each of its measurements.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -28,61 +29,64 @@ type Options struct {
 // data, safe to read concurrently; report renders it.
 type Table struct {
 	// Labels name the columns, one per file.
-	Labels []string
+	Labels []string `json:"labels"`
 	// Config is the files' configuration (goos, goarch, cpu …), pkg aside; Values holds one
 	// value per file ("" when a file lacks the key, several joined by ", ").
-	Config []Config
+	Config []Config `json:"config,omitempty"`
 	// Confidence and Alpha are the levels used.
-	Confidence, Alpha float64
+	Confidence float64 `json:"confidence"`
+	Alpha      float64 `json:"alpha"`
 	// Sections are the packages, in order of first appearance; Pkg is "" for results without one.
-	Sections []Section
+	Sections []Section `json:"sections"`
 	// Notes are the footnotes the cells refer to by number (Notes[0] is note 1): the statistics'
 	// warnings, such as too few samples for a confidence interval.
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Section is the benchmarks of one package.
 type Section struct {
-	Pkg   string
-	Units []UnitTable
+	Pkg   string      `json:"pkg,omitempty"`
+	Units []UnitTable `json:"units"`
 }
 
 // UnitTable is the figures of one unit.
 type UnitTable struct {
 	// Unit is the unit in base form: sec/op, B/op, allocs/op, B/s or a custom one.
-	Unit string
+	Unit string `json:"unit"`
 	// Summary names the figure in the cells: "median", or "exact" for a unit whose metadata says
 	// assume=exact.
-	Summary string
+	Summary string `json:"summary"`
 	// Better is -1 when lower values are better, +1 when higher ones are, 0 when unknown.
-	Better int
-	Rows   []Row
+	Better int   `json:"better"`
+	Rows   []Row `json:"rows"`
 	// Geomean is the geometric mean of the rows with a positive value in every file, when there
 	// are at least two such rows; nil otherwise.
-	Geomean *Row
+	Geomean *Row `json:"geomean,omitempty"`
 }
 
 // Row is one benchmark in one unit.
 type Row struct {
-	Name  string
-	Cells []Cell // one per file
+	Name  string `json:"name"`
+	Cells []Cell `json:"cells"` // one per file
 	// Deltas[i-1] compares file i with the first; there are none with a single file.
-	Deltas []Delta
+	Deltas []Delta `json:"deltas,omitempty"`
 }
 
 // Cell is one file's figure for a benchmark.
 type Cell struct {
 	// N is the number of values; 0 when the file has none for this row (Text is then "").
-	N int
+	N int `json:"n"`
 	// Center is the summary (the median, or the exact value), Lo and Hi its confidence interval.
-	Center, Lo, Hi float64
+	Center float64 `json:"center"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
 	// Text is Center scaled alike across the row, with an SI or binary prefix: "1.234µ".
-	Text string
+	Text string `json:"text"`
 	// Range is the interval as a percentage of Center: "± 2%", "± ∞" with too few values to
 	// bound it; "" for the geomean.
-	Range string
+	Range string `json:"range,omitempty"`
 	// Notes are the numbers of the Table's Notes that concern this cell.
-	Notes []int
+	Notes []int `json:"notes,omitempty"`
 }
 
 // Delta is the change of a file against the first for one benchmark.
@@ -90,18 +94,19 @@ type Delta struct {
 	// Text is the change of Center in percent ("-10.86%"), "~" when the test does not find the
 	// two samples different at the Table's Alpha, "" when a side has no value, "?" when the first
 	// is zero.
-	Text string
+	Text string `json:"text"`
 	// Significant says the test found the samples different (P ≤ Alpha).
-	Significant bool
+	Significant bool `json:"significant"`
 	// Verdict is "better" or "worse" for a significant change in a unit whose better direction
 	// is known, "" otherwise.
-	Verdict string
+	Verdict string `json:"verdict,omitempty"`
 	// P, N1 and N2 are the test's p-value and sample sizes; Test says them as benchstat does:
 	// "p=0.002 n=6" (no p for an exact unit); "" for the geomean.
-	P      float64
-	N1, N2 int
-	Test   string
-	Notes  []int
+	P     float64 `json:"p"`
+	N1    int     `json:"n1"`
+	N2    int     `json:"n2"`
+	Test  string  `json:"test,omitempty"`
+	Notes []int   `json:"notes,omitempty"`
 }
 
 // Compare summarises files (at least one) into a Table: each file's median and confidence
@@ -156,21 +161,10 @@ func joinConfig(files []*File) []Config {
 				index[c.Key] = i
 				out = append(out, Config{Key: c.Key, Values: make([]string, len(files))})
 			}
-			out[i].Values[fi] = joinValues(c.Values)
+			out[i].Values[fi] = strings.Join(c.Values, ", ")
 		}
 	}
 	return out
-}
-
-func joinValues(v []string) string {
-	s := ""
-	for i, x := range v {
-		if i > 0 {
-			s += ", "
-		}
-		s += x
-	}
-	return s
 }
 
 // builder gathers the samples of every file, keyed by package, unit and benchmark, in order of
