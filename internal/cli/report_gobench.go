@@ -43,6 +43,7 @@ func (f *goBenchFlags) define(fs *flag.FlagSet) {
 func reportGoBench(e *env, args []string) (code int, ok bool) {
 	var f goBenchFlags
 	fs := newFlagSet(e, "report", "report [flags] FILE…", "")
+	fs.Usage = func() {} // the flag package calls it on --help and on errors: the report's help says it
 	f.define(fs)
 	fs.StringVar(&f.format, "format", "", "")
 	fs.StringVar(&f.out, "o", "", "")

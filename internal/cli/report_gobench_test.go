@@ -93,7 +93,7 @@ func TestReportGoBenchLeavesResultFiles(t *testing.T) {
 		t.Errorf("a result file: exit %d, stderr %s, out:\n%.300s", code, stderr, out)
 	}
 	_, help, _ := cliRun(t, "report", "--help")
-	if !strings.Contains(help, "--gobench") || !strings.Contains(help, "go test -bench . -benchmem -count 6 > old.txt") {
+	if strings.Count(help, "Usage:") != 1 || !strings.HasPrefix(help, "Usage: rpcbench report") || !strings.Contains(help, "--gobench") || !strings.Contains(help, "go test -bench . -benchmem -count 6 > old.txt") {
 		t.Errorf("report --help says nothing of Go benchmarks:\n%s", help)
 	}
 }
