@@ -30,7 +30,8 @@ const diffExamples = `  rpcbench diff --calls examples/calls.jsonl http://127.0.
   rpcbench diff --jsonrpc eth_getBalance --params '["0x{{randInt 1 9}}","latest"]' --requests 50 --stop-at-first URL_A URL_B
   rpcbench diff --fixtures examples/fixtures http://127.0.0.1:18545/         replay .io fixtures against one node
   rpcbench diff --calls calls.jsonl --record pairs.jsonl --errors mismatches.jsonl --log requests.csv URL_A URL_B
-  rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B`
+  rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B
+  rpcbench diff --calls examples/calls.jsonl --format html URL_A URL_B > diff.html   one self-contained page`
 
 // diffFlags are the flags of `rpcbench diff`.
 type diffFlags struct {
@@ -62,7 +63,7 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strictNumbers, "strict-numbers", false, "compare numbers as written (default: \"0x1a\", \"26\" and 26 are one integer)")
 	fs.BoolVar(&f.keepMsgs, "keep-messages", false, "compare JSON-RPC error messages too (default: codes only)")
 	fs.BoolVar(&f.stopAtFirst, "stop-at-first", false, "stop at the first request whose answers differ")
-	fs.Var(choiceFlag{&f.format, []string{"text", "json", "markdown"}}, "format", "report `format` on stdout: text, json, markdown")
+	fs.Var(choiceFlag{&f.format, []string{"text", "json", "markdown", "html"}}, "format", "report `format` on stdout: text, json, markdown, html (one self-contained page)")
 	fs.StringVar(&f.record, "record", "", "write every request and all its answers to `FILE`, one JSON line each")
 	fs.StringVar(&f.errors, "errors", "", "write each request whose answers differ, with the differences, to `FILE`, one JSON line each")
 	fs.StringVar(&f.log, "log", "", "write a CSV row per request and server to `FILE`: id, method, where, server, sent, latency_ms, status, class, equal")
@@ -116,6 +117,8 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 		err = diff.WriteJSON(e.stdout, rep)
 	case "markdown":
 		err = diff.WriteMarkdown(e.stdout, rep)
+	case "html":
+		err = diff.WriteHTML(e.stdout, rep)
 	default:
 		err = diff.WriteText(e.stdout, rep)
 	}

@@ -42,7 +42,11 @@ type loaded struct {
 }
 
 func runReport(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\nand compared with the first (text, json, csv, markdown, html), or added up with --merge.", reportExamples)
+	if code, ok := reportGoBench(e, args); ok { // go test -bench output: report_gobench.go
+		return code
+	}
+	fs := newFlagSet(e, "report", "report [flags] FILE…\n\nRender result files written by `rpcbench run --out FILE`. Several files are shown side by side\nand compared with the first (text, json, csv, markdown, html), or added up with --merge.\nFiles of `go test -bench` output are summarised and compared as benchstat does instead.", reportExamples+goBenchExamples)
+	new(goBenchFlags).define(fs) // listed in the help; reportGoBench reads them
 	format, out, merge, force := "text", "", false, false
 	fs.Var(choiceFlag{&format, reportFormats}, "format", "output `format`: "+strings.Join(reportFormats, ", "))
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")

@@ -1,0 +1,64 @@
+package diff
+
+import (
+	_ "embed"
+	"html/template"
+	"io"
+
+	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/report"
+)
+
+//go:embed assets/report.tmpl
+var htmlTmpl string
+
+// htmlTemplate is parsed once; html/template escapes every URL, method and answer for its
+// context, so an answer cannot break out of the page.
+var htmlTemplate = template.Must(template.New("diff").Parse(htmlTmpl))
+
+// maxHTMLValue is how many bytes of each differing value the page shows.
+const maxHTMLValue = 300
+
+type htmlPage struct {
+	Report
+	Verdict       string
+	Bad           bool
+	CSS           template.CSS
+	Letters       []string
+	Latency       []htmlLatency
+	AllMismatches int
+}
+
+type htmlLatency struct {
+	Letter, URL              string
+	Answers                  int
+	Mean, P50, P90, P99, Max string
+}
+
+// WriteHTML writes the report as one self-contained page in the style of rpcbench's HTML
+// reports: the verdict and counts, each server's latency, the table of methods, and the first
+// mismatches with each difference's path, kind and both values (clipped to 300 bytes).
+func WriteHTML(w io.Writer, r Report) error {
+	p := htmlPage{Report: r, Verdict: r.Verdict(), Bad: r.Different > 0 || r.Failed > 0 || r.Requests == 0,
+		CSS: template.CSS(report.HTMLStyle()), AllMismatches: len(r.Mismatches) + r.More}
+	for k := range r.Servers {
+		p.Letters = append(p.Letters, serverLetter(k))
+	}
+	for k, l := range r.Latency {
+		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS)})
+	}
+	p.Mismatches = make([]Mismatch, len(r.Mismatches))
+	for i, m := range r.Mismatches {
+		m.Servers = append([]ServerDiff(nil), m.Servers...)
+		for k := range m.Servers {
+			ds := make([]jsondiff.Difference, len(m.Servers[k].Diffs))
+			for j, d := range m.Servers[k].Diffs {
+				d.A, d.B = jsondiff.Clip(d.A, maxHTMLValue), jsondiff.Clip(d.B, maxHTMLValue)
+				ds[j] = d
+			}
+			m.Servers[k].Diffs = ds
+		}
+		p.Mismatches[i] = m
+	}
+	return htmlTemplate.Execute(w, p)
+}
