@@ -32,16 +32,20 @@ func TestMannWhitney(t *testing.T) {
 		{"interleaved", []float64{1, 4, 6, 9}, []float64{2, 3, 5, 7, 8}, 10, 1, true},
 		// each x beats only the 9 of y: U = 6; 60 of C(13,6) = 1716 splits are as extreme
 		{"six and seven", []float64{10, 12, 15, 11, 14, 13}, []float64{16, 9, 18, 20, 17, 19, 21}, 6, 60.0 / 1716, true},
-		// ties: ranks 1, 3, 3, 5.5 for x, R1 = 12.5, U = 2.5; mean 8; Σ(t³−t) = 24 + 6 = 30;
-		// σ² = 16/12·(9 − 30/56) = 11.2857; z = (5.5 − 0.5)/3.35942 = 1.48835; P = erfc(z/√2)
-		{"ties", []float64{1, 2, 2, 3}, []float64{2, 3, 4, 5}, 2.5, 0.13665824773814753, false},
+		// ties: ranks 1, 3, 3, 5.5 for x, R1 = 12.5, U = 2.5; of the 70 splits of the pooled
+		// values, 14 give a U at least 5.5 from the mean 8 (counted one by one)
+		{"ties", []float64{1, 2, 2, 3}, []float64{2, 3, 4, 5}, 2.5, 14.0 / 70, true},
+		// two groups of four ties: only the 2 splits that keep the groups whole are as extreme
+		{"tied groups", []float64{0, 0, 0, 0}, []float64{1, 1, 1, 1}, 0, 2.0 / 70, true},
 		// 30 against 30 apart: U 0, mean 450, σ = √(900/12·61) = 67.638; z = 449.5/σ = 6.6457
 		{"thirty apart", seq(1, 30, 1), seq(31, 60, 1), 0, 3.019859359162151e-11, false},
 		// odd against even: U = 435 (each odd 2k+1 beats k evens), z = 14.5/67.638
 		{"odd and even", seq(1, 59, 2), seq(2, 60, 2), 435, 0.8302552839111963, false},
 		// 1…30 against 11…40: 190 pairs above, 20 ties, U = 200; Σ(t³−t) = 20·6 = 120
 		{"shifted by ten", seq(1, 30, 1), seq(11, 40, 1), 200, 0.00022448380595775665, false},
-		{"all equal", []float64{5, 5, 5}, []float64{5, 5, 5, 5}, 6, 1, false},
+		{"all equal", []float64{5, 5, 5}, []float64{5, 5, 5, 5}, 6, 1, true},
+		// 30 against 30 with three ties, normal: mean 450; σ² = 900/12·(61 − (27−3)/3540)
+		{"thirty with ties", append(seq(1, 27, 1), 28, 28, 28), seq(31, 60, 1), 0, 3.012295606683313e-11, false},
 		{"empty", nil, []float64{1}, 0, 1, false},
 	}
 	for _, tc := range tests {
@@ -77,21 +81,22 @@ func TestMannWhitneyMinP(t *testing.T) {
 	}
 }
 
-// The exact distribution of U sums to C(n1+n2, n1) and is symmetric.
-func TestUDistribution(t *testing.T) {
+// The distribution of twice the rank sum of 4 of ranks 1…10 sums to C(10, 4) and is symmetric.
+func TestRankSumCounts(t *testing.T) {
 	t.Parallel()
-	d := uDistribution(4, 6)
-	total := 0.0
-	for k, c := range d {
+	scores := []int{2, 4, 6, 8, 10, 12, 14, 16, 18, 20}
+	d := rankSumCounts(scores, 4)
+	total, lo, hi := 0.0, 2*(1+2+3+4), 2*(7+8+9+10)
+	for s, c := range d {
 		total += c
-		if c != d[len(d)-1-k] {
-			t.Errorf("f(%d) = %v, f(%d) = %v; want them equal", k, c, len(d)-1-k, d[len(d)-1-k])
+		if c != 0 && (s < lo || s > hi) {
+			t.Errorf("got %v splits of doubled rank sum %d; want none outside %d…%d", c, s, lo, hi)
+		}
+		if m := lo + hi - s; m >= 0 && m < len(d) && c != d[m] {
+			t.Errorf("f(%d) = %v, f(%d) = %v; want them equal", s, c, m, d[m])
 		}
 	}
 	if total != 210 { // C(10, 4)
-		t.Errorf("got %v arrangements; want 210", total)
-	}
-	if len(d) != 25 {
-		t.Errorf("got U from 0 to %d; want 0 to 24", len(d)-1)
+		t.Errorf("got %v splits; want 210", total)
 	}
 }
