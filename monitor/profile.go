@@ -41,6 +41,7 @@ type Profiles struct {
 	done   chan struct{}      // closed when the CPU loop has ended (see Done)
 	stop   chan struct{}      // closed by Stop: no new chunk
 	start  time.Time
+	chunks chunking
 
 	mu        sync.Mutex
 	cpu       *profile.Profile
@@ -67,25 +68,30 @@ type ProfileResult struct {
 	Err error
 }
 
-// maxChunk is the longest CPU chunk; unknownChunk the chunk when the window's length is unknown
-// (a run until N requests), so that a stop loses at most a second.
-const (
-	maxChunk     = 5 * time.Second
-	unknownChunk = time.Second
-	// waitChunk is how long Stop waits for a chunk in flight to finish rather than cut it.
-	waitChunk = 1500 * time.Millisecond
-)
+// chunking is how Profiles cuts the window into CPU chunks: max is the longest chunk; unknown the
+// chunk when the window's length is unknown (a run until N requests), so that a stop loses at
+// most that; wait is how long Stop waits for a chunk in flight to finish rather than cut it.
+type chunking struct{ max, unknown, wait time.Duration }
+
+// transferGrace is how long Stop gives a finished chunk's answer to arrive.
+const transferGrace = 2 * time.Second
+
+var defaultChunking = chunking{max: 5 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond}
 
 // StartProfiles waits delay (a warm-up the profiles leave out), then reads the allocs profile and
 // profiles the CPU of the program at base (see ProfileURL) until Stop, in chunks of at most 5 s
 // that end together with window, the planned length (0 when it is not known). client nil uses
 // http.DefaultClient's transport without a time limit.
 func StartProfiles(base string, delay, window time.Duration, client *http.Client) *Profiles {
+	return startProfiles(base, delay, window, client, defaultChunking)
+}
+
+func startProfiles(base string, delay, window time.Duration, client *http.Client, chunks chunking) *Profiles {
 	if client == nil {
 		client = &http.Client{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Profiles{base: base, client: client, cancel: cancel, done: make(chan struct{}), stop: make(chan struct{})}
+	p := &Profiles{base: base, client: client, cancel: cancel, done: make(chan struct{}), stop: make(chan struct{}), chunks: chunks}
 	go func() {
 		defer close(p.done)
 		select {
@@ -116,13 +122,13 @@ func (p *Profiles) addErr(what string, err error) {
 // cpuLoop asks for CPU chunks one after the other until Stop (or the window is over).
 func (p *Profiles) cpuLoop(ctx context.Context, start time.Time, window time.Duration) {
 	for {
-		chunk := unknownChunk
+		chunk := p.chunks.unknown
 		if window > 0 {
 			left := window - time.Since(start)
 			if left <= 0 {
 				return
 			}
-			chunk = min(maxChunk, time.Duration(math.Ceil(left.Seconds()))*time.Second)
+			chunk = min(p.chunks.max, time.Duration(math.Ceil(left.Seconds()))*time.Second)
 		}
 		select {
 		case <-p.stop:
@@ -193,17 +199,21 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 // request failed. Stop need not wait for it.
 func (p *Profiles) Done() <-chan struct{} { return p.done }
 
-// Stop ends the window: a CPU chunk due to end within 1.5 s is let finish, a longer one is cut
-// (its part is lost, CPULost says how long); the allocs profile is read once more and the
-// difference taken.
+// Stop ends the window: a CPU chunk due to end within 1.5 s (or past due) is let finish, with 2 s
+// more for its answer, a longer one is cut (its part is lost, CPULost says how long); the allocs
+// profile is read once more and the difference taken.
 func (p *Profiles) Stop() ProfileResult {
 	close(p.stop)
 	p.mu.Lock()
 	end := p.chunkEnd
 	p.mu.Unlock()
+	// a chunk due within the wait (or past due, its answer on the way) is let finish, with time
+	// for its answer to come and be read
 	wait := time.Until(end)
-	if end.IsZero() || wait > waitChunk {
+	if end.IsZero() || wait > p.chunks.wait {
 		wait = 0
+	} else {
+		wait = max(wait, 0) + transferGrace
 	}
 	select {
 	case <-p.done:

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/http/pprof"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,5 +186,46 @@ func TestAllocsDelta(t *testing.T) {
 	}
 	if d.DurationNanos != 2e9 {
 		t.Errorf("got a duration of %d ns; want 2e9", d.DurationNanos)
+	}
+}
+
+// A stop in the middle of a chunk keeps the chunks that finished and the allocations, and says how
+// long the cut chunk had run. Not parallel: CPU profiling is process-wide.
+func TestProfilesStopKeepsFinishedChunks(t *testing.T) {
+	// the second chunk's request arrives only once the first chunk was read and merged
+	second := make(chan struct{})
+	var asked atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		if asked.Add(1) == 2 {
+			close(second)
+		}
+		pprof.Profile(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	go burnProfiled(quit)
+	// 1 s chunks of a 3 s window; Stop never waits for the chunk in flight
+	p := startProfiles(srv.URL+"/debug/pprof", 0, 3*time.Second, nil, chunking{max: time.Second, wait: 0})
+	select {
+	case <-second: // the first chunk is done; the second is in flight
+	case <-time.After(30 * time.Second):
+		t.Fatal("no chunk in 30 s")
+	}
+	r := p.Stop()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.CPU == nil || !hasFunc(r.CPU, "burnProfiled") || r.CPUSpan < 900*time.Millisecond || r.CPUSpan > 1500*time.Millisecond {
+		t.Errorf("got CPU %v over %v; want the first chunk's samples over about 1 s", r.CPU != nil, r.CPUSpan)
+	}
+	if r.CPULost <= 0 || r.CPULost > time.Second {
+		t.Errorf("got %v lost; want the part of the second chunk, under 1 s", r.CPULost)
+	}
+	if r.Allocs == nil || !hasFunc(r.Allocs, "burnProfiled") {
+		t.Errorf("got no allocations of burnProfiled; want them kept")
 	}
 }

@@ -81,6 +81,7 @@ type runFlags struct {
 	monitor    monitorFlags
 	grpc       grpcFlags
 	segment    segmentFlags
+	profile    profileFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -114,6 +115,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.segment.define(fs)
+	f.profile.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -210,6 +212,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if o.monitor, err = f.monitor.prepare(); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	if o.profile, err = f.profile.prepare(f.output.out); err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
 	prep, err := prepare(e, p)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
@@ -280,9 +285,11 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	mon := o.monitoring()
 	opts = append(opts, mon.options()...)
 	mon.start(np)
+	o.profile.start(np)
 	res, err := engine.RunPrepared(ctx, prep, append(opts, extra...)...)
 	if err != nil {
 		mon.stop(nil, time.Time{})
+		o.profile.stop(e, nil)
 		saving.abandon()
 		return fail(e, "run", err, ExitCannotStart)
 	}
@@ -291,6 +298,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	s.SetTimeline(tl.Points)
 	s.Stages = stages.Results()
 	mon.stop(s, res.MeasuredStart)
+	o.profile.stop(e, s)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
