@@ -76,10 +76,10 @@ type chunking struct{ max, unknown, wait time.Duration }
 // transferGrace is how long Stop gives a finished chunk's answer to arrive.
 const transferGrace = 2 * time.Second
 
-var defaultChunking = chunking{max: 5 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond}
+var defaultChunking = chunking{max: 2 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond}
 
 // StartProfiles waits delay (a warm-up the profiles leave out), then reads the allocs profile and
-// profiles the CPU of the program at base (see ProfileURL) until Stop, in chunks of at most 5 s
+// profiles the CPU of the program at base (see ProfileURL) until Stop, in chunks of at most 2 s
 // that end together with window, the planned length (0 when it is not known). client nil uses
 // http.DefaultClient's transport without a time limit.
 func StartProfiles(base string, delay, window time.Duration, client *http.Client) *Profiles {

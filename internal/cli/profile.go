@@ -106,7 +106,7 @@ func (r *profileRun) stop(e *env, s *summary.Summary) {
 		if err := writeProfile(r.cpuPath, res.CPU); err != nil {
 			fmt.Fprintf(e.stderr, "rpcbench run: --profile-url: %v\n", err)
 		} else {
-			what := fmt.Sprintf("%s (CPU over %s, %d samples", r.cpuPath, res.CPUSpan.Round(100*time.Millisecond), len(res.CPU.Sample))
+			what := fmt.Sprintf("%s (CPU over %s: %s on CPU", r.cpuPath, res.CPUSpan.Round(100*time.Millisecond), cpuTime(res.CPU))
 			if res.CPULost > 0 {
 				what += fmt.Sprintf("; the last %s cut by the stop", res.CPULost.Round(100*time.Millisecond))
 			}
@@ -133,4 +133,21 @@ func (r *profileRun) stop(e *env, s *summary.Summary) {
 // writeProfile writes p (gzipped, as pprof reads it) to path through a temporary file.
 func writeProfile(path string, p *profile.Profile) error {
 	return writeOutput(path, p.Write)
+}
+
+// cpuTime is the CPU time a CPU profile's samples add up to: "150ms".
+func cpuTime(p *profile.Profile) time.Duration {
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+			idx = i
+		}
+	}
+	var ns int64
+	for _, s := range p.Sample {
+		if idx >= 0 && idx < len(s.Value) {
+			ns += s.Value[idx]
+		}
+	}
+	return time.Duration(ns).Round(time.Millisecond)
 }

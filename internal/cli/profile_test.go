@@ -47,8 +47,12 @@ func TestRunProfileURL(t *testing.T) {
 	if !strings.Contains(stdout, "target profiles over the measured window: "+cpu+" (CPU over 2s") || !strings.Contains(stdout, allocs+" (allocations)") {
 		t.Errorf("the report does not name the profiles:\n%s", stdout)
 	}
-	if p := readProfile(t, cpu); len(p.Sample) == 0 || p.DurationNanos < 1.9e9 {
+	p := readProfile(t, cpu)
+	if len(p.Sample) == 0 || p.DurationNanos < 1.9e9 {
 		t.Errorf("CPU profile: got %d samples over %d ns; want some over the 2 s window", len(p.Sample), p.DurationNanos)
+	}
+	if want := ": " + cpuTime(p).String() + " on CPU)"; !strings.Contains(stdout, want) {
+		t.Errorf("the report does not give the profile's CPU time %q:\n%s", want, stdout)
 	}
 	if p := readProfile(t, allocs); len(p.Sample) == 0 || p.SampleType[0].Type != "alloc_objects" {
 		t.Errorf("allocs profile: got %d samples of %v; want allocations", len(p.Sample), p.SampleType)
