@@ -2,44 +2,71 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/result"
 )
 
-// compareFiles saves two bounded runs (1 s at 100/s, 10 intervals of 100 ms) in dir: base.rb of a
-// server that answers at once, slow.rb of one that takes 80 ms, far beyond what noise adds.
-func compareFiles(t *testing.T, dir string) (base, slow string) {
+// writeRun writes a result file of 10 intervals of 1 s, each with 100 answers (no errors) whose
+// latency is ms[i] milliseconds in interval i: each interval's p50, p99 and max are ms[i].
+func writeRun(t *testing.T, path string, ms [10]int) {
 	t.Helper()
-	base, slow = filepath.Join(dir, "base.rb"), filepath.Join(dir, "slow.rb")
-	for _, r := range []struct {
-		path string
-		cfg  lab.Config
-	}{{base, lab.Config{}}, {slow, lab.Config{Latency: 80 * time.Millisecond}}} {
-		srv := startLab(t, r.cfg)
-		code, _, stderr := cliRun(t, "run", "--rate", "100", "--duration", "1s", "--interval", "100ms", "--quiet", "--out", r.path, srv.URL()+"/r")
-		srv.Close()
-		if code != ExitOK {
-			t.Fatalf("run: exit %d: %s", code, stderr)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := result.NewWriter(f, result.Header{Tool: "rpcbench", Target: "http://127.0.0.1:1/", Endpoints: []string{"GET /"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range ms {
+		iv := result.NewInterval(1)
+		iv.Start, iv.End, iv.Intended = time.Duration(i)*time.Second, time.Duration(i+1)*time.Second, 100
+		c := iv.Endpoints[0]
+		c.Sent, c.Completed, c.OK = 100, 100, 100
+		c.Status[200] = 100
+		for range 100 {
+			result.RecordDuration(c.Latency, time.Duration(v)*time.Millisecond)
+			result.RecordDuration(c.Service, time.Duration(v)*time.Millisecond)
+		}
+		if err := w.WriteInterval(iv); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return base, slow
+	if err := w.Close(result.Trailer{Elapsed: 10 * time.Second, Sending: 10 * time.Second, Intended: 1000}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareFiles writes three runs in dir: base.rb with intervals of 5, 6 and 7 ms; slow.rb with
+// 20, 21 and 22 ms (every interval above every base interval); noisy.rb with the base's values in
+// another order and one interval of 8 ms (its p99 over all requests 8 ms, 14% above the base's 7,
+// but its intervals not told apart from the base's).
+func compareFiles(t *testing.T, dir string) (base, slow, noisy string) {
+	t.Helper()
+	base, slow, noisy = filepath.Join(dir, "base.rb"), filepath.Join(dir, "slow.rb"), filepath.Join(dir, "noisy.rb")
+	writeRun(t, base, [10]int{5, 6, 7, 5, 6, 7, 5, 6, 7, 5})
+	writeRun(t, slow, [10]int{20, 21, 22, 20, 21, 22, 20, 21, 22, 20})
+	writeRun(t, noisy, [10]int{6, 7, 5, 6, 7, 5, 6, 7, 5, 8})
+	return base, slow, noisy
 }
 
 func TestCompareGates(t *testing.T) {
 	t.Parallel()
-	base, slow := compareFiles(t, t.TempDir())
+	base, slow, noisy := compareFiles(t, t.TempDir())
 
-	// every interval of slow.rb has a p99 of 80 ms or more: beyond the noise and far beyond +10%
+	// every interval of slow.rb is above every one of base.rb: U 0 of 10×10, exact P = 2/184756
 	code, stdout, stderr := cliRun(t, "compare", "--fail-on", "p99:+10%,errors:+0.5pp", base, slow)
 	if code != ExitSLO {
 		t.Fatalf("exit %d; want %d (a failed gate); stdout:\n%s\nstderr: %s", code, ExitSLO, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "FAIL  p99:+10%") || !strings.Contains(stdout, "pass  errors:+0.5pp") || !strings.Contains(stderr, "--fail-on p99:+10%: p99 rose") {
+	if !strings.Contains(stdout, "FAIL  p99:+10%") || !strings.Contains(stdout, "(P 1.1e-05 < 0.05)") || !strings.Contains(stdout, "pass  errors:+0.5pp  error rate did not change") || !strings.Contains(stderr, "--fail-on p99:+10%: p99 rose") {
 		t.Errorf("want the p99 gate failed and the errors gate passed; stdout:\n%s\nstderr: %s", stdout, stderr)
 	}
 
@@ -65,9 +92,15 @@ func TestCompareGates(t *testing.T) {
 		t.Errorf("got failed %v, labels %v; want not failed, slow.rb first", got.Failed, got.Delta.Labels)
 	}
 	for _, c := range got.Delta.Changes {
-		if c.Name == "p99" && (c.Verdict != "better" || c.Samples[0] < 5 || c.Samples[1] < 5) {
-			t.Errorf("p99: got %q on %v intervals; want better on 5 or more each (10 unless a busy machine merged intervals)", c.Verdict, c.Samples)
+		if c.Name == "p99" && (c.Verdict != "better" || c.Samples[0] != 10 || c.Samples[1] != 10) {
+			t.Errorf("p99: got %q on %v intervals; want better on 10 each", c.Verdict, c.Samples)
 		}
+	}
+
+	// 14% more p99 over all requests, but interval by interval the same values bar one: no gate fails
+	code, stdout, stderr = cliRun(t, "compare", "--fail-on", "p99:+10%", base, noisy)
+	if code != ExitOK || !strings.Contains(stdout, "pass  p99:+10%  p99 rose 14.") || !strings.Contains(stdout, "within the noise") {
+		t.Errorf("noisy: exit %d; want 0 and the p99 gate passed within the noise; stdout:\n%s\nstderr: %s", code, stdout, stderr)
 	}
 
 	// a run against itself: every figure the same, no gate fails
