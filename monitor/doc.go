@@ -9,7 +9,8 @@
 // readings as parameters, so it is tested without a clock. Run is a convenience ticker around it.
 // A Series keeps a bounded number of samples for time-series output and exact running averages and
 // peaks for the summary. A Scraper reads chosen series of the target's own Prometheus metrics on
-// the same timeline.
+// the same timeline. Profiles captures a Go target's CPU profile and its allocations over the
+// measured window through its net/http/pprof handlers.
 //
 // It sits beside the flow plan → schedule → engine → transport → result → summary → report: it is
 // a leaf that imports nothing from the project, and the real clock lives only here and in engine.

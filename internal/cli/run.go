@@ -46,6 +46,7 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed
   rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
   rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/
+  rpcbench run --rate 1000 --duration 30s --out run.rb --profile-url http://127.0.0.1:6060/debug/pprof http://127.0.0.1:8080/   run.cpu.pprof, run.allocs.pprof of a Go target
   rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)
   rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
   rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
@@ -81,6 +82,7 @@ type runFlags struct {
 	monitor    monitorFlags
 	grpc       grpcFlags
 	segment    segmentFlags
+	profile    profileFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -114,6 +116,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.segment.define(fs)
+	f.profile.define(fs)
 }
 
 // plan turns the flags and the URL into a plan.
@@ -210,6 +213,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if o.monitor, err = f.monitor.prepare(); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	if o.profile, err = f.profile.prepare(f.output.out); err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
 	prep, err := prepare(e, p)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
@@ -280,9 +286,11 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	mon := o.monitoring()
 	opts = append(opts, mon.options()...)
 	mon.start(np)
+	o.profile.start(np)
 	res, err := engine.RunPrepared(ctx, prep, append(opts, extra...)...)
 	if err != nil {
 		mon.stop(nil, time.Time{})
+		o.profile.stop(e, nil)
 		saving.abandon()
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
@@ -291,6 +299,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	s.SetTimeline(tl.Points)
 	s.Stages = stages.Results()
 	mon.stop(s, res.MeasuredStart)
+	o.profile.stop(e, s)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), err)

@@ -316,6 +316,7 @@ type outputs struct {
 	// stageRamps puts the ramps of a load with stages among the per-stage figures.
 	stageRamps bool
 	monitor    *monitorRun // what to watch beside the load; nil: the generator itself
+	profile    *profileRun // the target's profiles over the measured window; nil: none
 	// engine are options of the run beyond the plan (--start-at).
 	engine []engine.Option
 }

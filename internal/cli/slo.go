@@ -15,7 +15,7 @@ import (
 // exitCodesHelp is the table of exit codes, as the help and the README give it.
 const exitCodesHelp = `Exit codes:
   0  the run completed (and met its --slo objectives)
-  1  an --slo objective was missed, or no request succeeded
+  1  an --slo objective was missed, or no request succeeded (compare: a --fail-on gate failed)
   2  usage: a bad flag, argument or input file
   3  interrupted (Ctrl-C): what was measured was still reported
   4  the run could not start, or a report or result file could not be written`

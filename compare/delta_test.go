@@ -1,0 +1,173 @@
+package compare
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// runOf returns a run of the given totals whose timeline has one point per rps/p99 pair, each
+// interval one second long with 1000 requests of which errs failed.
+func runOf(rps, p99 float64, sent, errors uint64, rpss, p99s []float64, errs uint64) *summary.Summary {
+	s := run(rps, p99, sent, errors)
+	for i := range rpss {
+		s.Timeline = append(s.Timeline, summary.Point{Start: float64(i), End: float64(i + 1), Sent: 1000, OK: 1000 - errs, Errors: errs, RPS: rpss[i], P99: p99s[i], Max: p99s[i]})
+	}
+	return s
+}
+
+// base: 10 intervals around 1000/s and 10 ms; slower: every interval below and above them.
+func fixtures() (base, slower, noisy, short *summary.Summary) {
+	base = runOf(1000, 10, 10000, 0, seq(995, 1004, 1), seq(9.5, 10.4, 0.1), 0)
+	slower = runOf(900, 12, 10000, 50, seq(895, 904, 1), seq(11.5, 12.4, 0.1), 5)
+	// p99 10% up overall, but interval by interval it interleaves with the base
+	noisy = runOf(1000, 11, 10000, 0, seq(995, 1004, 1), seq(9.55, 10.45, 0.1), 0)
+	short = runOf(900, 12, 1000, 0, []float64{895}, []float64{11.5}, 0)
+	return
+}
+
+func TestDeltaChanges(t *testing.T) {
+	t.Parallel()
+	base, slower, noisy, short := fixtures()
+	tests := []struct {
+		name    string
+		next    *summary.Summary
+		metric  string
+		diff    float64
+		rel     float64 // NaN: none
+		p       float64 // -1: not tested
+		verdict string
+	}{
+		// every interval of the new run is below every one of the base: U 0 of 10×10, exact
+		// P = 2/C(20,10) = 2/184756
+		{"slower", slower, "throughput", -100, -0.1, 2.0 / 184756, "worse"},
+		{"slower", slower, "p99", 2, 0.2, 2.0 / 184756, "worse"},
+		// 0% in 10 intervals against 0.5% in 10: two groups of ten ties, U 0; only the 2 splits
+		// that keep the groups whole are as extreme: P = 2/184756
+		{"slower", slower, "error rate", 0.5, math.NaN(), 2.0 / 184756, "worse"},
+		{"slower", slower, "p99.9", 0, math.NaN(), -1, "same"},
+		// interleaved intervals: the base's k-th value beats the new run's k below it, U = 45 of
+		// 100; 68301 of the 184756 splits of ranks 1…20 have a rank sum ≤ 45 + 55: P = 2·68301/184756
+		{"noisy", noisy, "p99", 1, 0.1, 2 * 68301.0 / 184756, "within noise"},
+		{"short", short, "p99", 2, 0.2, -2, "too few intervals"},
+	}
+	for _, tc := range tests {
+		d := NewDelta(base, tc.next, []string{"base", tc.name}, 0)
+		c, ok := d.Find(tc.metric)
+		if !ok {
+			t.Fatalf("no change %q", tc.metric)
+		}
+		if math.Abs(c.Diff-tc.diff) > 1e-9 {
+			t.Errorf("%s %s: got diff %v; want %v", tc.name, tc.metric, c.Diff, tc.diff)
+		}
+		if math.IsNaN(tc.rel) != math.IsNaN(c.Rel) || !math.IsNaN(tc.rel) && math.Abs(c.Rel-tc.rel) > 1e-9 {
+			t.Errorf("%s %s: got rel %v; want %v", tc.name, tc.metric, c.Rel, tc.rel)
+		}
+		switch {
+		case tc.p == -1 && c.Test != nil:
+			t.Errorf("%s %s: got a test %+v; want none", tc.name, tc.metric, c.Test)
+		case tc.p >= 0 && (c.Test == nil || math.Abs(c.Test.P-tc.p) > 1e-9*tc.p):
+			t.Errorf("%s %s: got test %+v; want P %v", tc.name, tc.metric, c.Test, tc.p)
+		}
+		if got := c.Verdict(); got != tc.verdict {
+			t.Errorf("%s %s: got verdict %q; want %q", tc.name, tc.metric, got, tc.verdict)
+		}
+	}
+	d := NewDelta(base, noisy, nil, 0)
+	if c, _ := d.Find("p99"); c.Test.U != 45 || c.Samples != [2]int{10, 10} {
+		t.Errorf("noisy p99: got U %v of %v samples; want U 45 of 10 and 10", c.Test.U, c.Samples)
+	}
+}
+
+func TestGates(t *testing.T) {
+	t.Parallel()
+	base, slower, noisy, short := fixtures()
+	tests := []struct {
+		spec   string
+		next   *summary.Summary
+		failed bool
+		why    string
+	}{
+		{"p99:+10%", slower, true, "p99 rose 20.0% (limit 10%), beyond the noise (P 1.1e-05 < 0.05)"},
+		{"p99:25%", slower, false, "p99 rose 20.0%, within the limit 25%"},
+		{"p99:+1.5ms", slower, true, "p99 rose by 2.00ms (limit 1.5ms), beyond the noise (P 1.1e-05 < 0.05)"},
+		{"rps:-5%", slower, true, "throughput fell 10.0% (limit 5%), beyond the noise (P 1.1e-05 < 0.05)"},
+		{"rps:-15%", slower, false, "throughput fell 10.0%, within the limit 15%"},
+		{"errors:+0.5pp", slower, false, "error rate rose by 0.50pp, within the limit 0.5pp"},
+		{"errors:+0.4pp", slower, true, "error rate rose by 0.50pp (limit 0.4pp), beyond the noise (P 1.1e-05 < 0.05)"},
+		{"p99:+5%", noisy, false, "p99 rose 10.0% (limit 5%), within the noise (P 0.74 ≥ 0.05)"},
+		{"p99:+5%", short, false, "p99 rose 20.0% (limit 5%), but 10 and 1 intervals are too few to tell it from noise (the smallest P they allow is 0.18 ≥ 0.05)"},
+		{"rps:-5%", base, false, "throughput did not change"},
+	}
+	for _, tc := range tests {
+		gates, err := ParseGates(tc.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.spec, err)
+		}
+		r := NewDelta(base, tc.next, nil, 0).Check(gates)[0]
+		if r.Failed != tc.failed || r.Why != tc.why {
+			t.Errorf("%s: got failed %v, %q; want %v, %q", tc.spec, r.Failed, r.Why, tc.failed, tc.why)
+		}
+	}
+}
+
+func TestParseGates(t *testing.T) {
+	t.Parallel()
+	gates, err := ParseGates("p99:+10%, rps:-5%,errors:+0.5pp,p50:2ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Gate{
+		{"p99:+10%", "p99", 10, "%"},
+		{"rps:-5%", "throughput", 5, "%"},
+		{"errors:+0.5pp", "error rate", 0.5, "pp"},
+		{"p50:2ms", "p50", 2, "ms"},
+	}
+	if len(gates) != len(want) {
+		t.Fatalf("got %+v; want %+v", gates, want)
+	}
+	for i := range want {
+		if gates[i] != want[i] {
+			t.Errorf("gate %d: got %+v; want %+v", i, gates[i], want[i])
+		}
+	}
+	bad := []struct{ spec, want string }{
+		{"p99", `"p99": want FIGURE:LIMIT`},
+		{"p99.9:+10%", `unknown figure "p99.9"; want one of rps, errors, p50, p90, p99, max`},
+		{"p99:+10", `the limit "+10" has no unit`},
+		{"p99:-10%", `p99 gets worse as it rises; write p99:+10%`},
+		{"rps:+5%", `rps gets worse as it falls; write rps:-5%`},
+		{"rps:-5pp", `pp (percentage points) is a limit for errors only`},
+		{"errors:+1%", `limit the error rate in percentage points`},
+		{"rps:-5ms", `ms is a limit for latencies only`},
+		{"p99:+x%", `want a limit such as +10%, got "+x%"`},
+	}
+	for _, tc := range bad {
+		_, err := ParseGates(tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got error %v; want one containing %q", tc.spec, err, tc.want)
+		}
+	}
+	if _, err := ParseGates("p99:x,rps:y"); err == nil || strings.Count(err.Error(), "\n") != 1 {
+		t.Errorf("got %v; want both problems, one per line", err)
+	}
+}
+
+// In JSON a change says which way is better, its relative change (null from 0) and its verdict.
+func TestChangeJSON(t *testing.T) {
+	t.Parallel()
+	base, slower, _, _ := fixtures()
+	c, _ := NewDelta(base, slower, nil, 0).Find("error rate")
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"better":"lower"`, `"rel":null`, `"verdict":"worse"`, `"samples":[10,10]`, `"significant":true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("got %s; want it to hold %s", b, want)
+		}
+	}
+}

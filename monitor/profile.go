@@ -1,0 +1,268 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// ProfileURL checks the base URL of a Go program's net/http/pprof handlers and returns it without
+// a trailing slash: "http://127.0.0.1:6060/debug/pprof". A URL with no path gets /debug/pprof.
+func ProfileURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("want the http:// or https:// URL of a Go program's /debug/pprof, e.g. http://127.0.0.1:6060/debug/pprof, got %q", raw)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/debug/pprof"
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	return u.String(), nil
+}
+
+// Profiles captures a Go program's CPU profile and its allocations over a window, through its
+// net/http/pprof handlers: the CPU profile in consecutive requests of /profile?seconds=N (pprof
+// takes whole seconds) merged into one, so that a stop before the planned end keeps every
+// chunk that finished; the allocations as the difference of two /allocs profiles, one at the start
+// and one at the stop. Build one with StartProfiles; Stop may be called from any goroutine, once.
+type Profiles struct {
+	base   string
+	client *http.Client
+	cancel context.CancelFunc // cuts the CPU chunk in flight
+	done   chan struct{}      // closed when the CPU loop has ended (see Done)
+	stop   chan struct{}      // closed by Stop: no new chunk
+	start  time.Time
+	chunks chunking
+
+	mu        sync.Mutex
+	cpu       *profile.Profile
+	cpuSpan   time.Duration
+	chunkEnd  time.Time // when the chunk in flight is due to end; zero: none
+	allocs0   *profile.Profile
+	errs      []error
+	started   bool
+	chunkLost time.Duration
+}
+
+// ProfileResult is what Profiles captured.
+type ProfileResult struct {
+	// Start is when the window began (after the delay); zero when Stop came first.
+	Start time.Time
+	// CPU is the merged CPU profile of the chunks that finished; nil when none did.
+	CPU *profile.Profile
+	// CPUSpan is the length the CPU chunks cover; CPULost the length of a chunk cut by Stop.
+	CPUSpan, CPULost time.Duration
+	// Allocs is what was allocated in the window (the allocs profile at Stop less the one at the
+	// start; its inuse values are the change of the live heap); nil when either could not be read.
+	Allocs *profile.Profile
+	// Err joins every problem met: a handler that answered an error, a profile that did not parse.
+	Err error
+}
+
+// chunking is how Profiles cuts the window into CPU chunks: max is the longest chunk; unknown the
+// chunk when the window's length is unknown (a run until N requests), so that a stop loses at
+// most that; wait is how long Stop waits for a chunk in flight to finish rather than cut it.
+type chunking struct{ max, unknown, wait time.Duration }
+
+// transferGrace is how long Stop gives a finished chunk's answer to arrive.
+const transferGrace = 2 * time.Second
+
+var defaultChunking = chunking{max: 2 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond}
+
+// StartProfiles waits delay (a warm-up the profiles leave out), then reads the allocs profile and
+// profiles the CPU of the program at base (see ProfileURL) until Stop, in chunks of at most 2 s
+// that end together with window, the planned length (0 when it is not known). client nil uses
+// http.DefaultClient's transport without a time limit.
+func StartProfiles(base string, delay, window time.Duration, client *http.Client) *Profiles {
+	return startProfiles(base, delay, window, client, defaultChunking)
+}
+
+func startProfiles(base string, delay, window time.Duration, client *http.Client, chunks chunking) *Profiles {
+	if client == nil {
+		client = &http.Client{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &Profiles{base: base, client: client, cancel: cancel, done: make(chan struct{}), stop: make(chan struct{}), chunks: chunks}
+	go func() {
+		defer close(p.done)
+		select {
+		case <-time.After(delay):
+		case <-p.stop:
+			return
+		}
+		now := time.Now()
+		p.mu.Lock()
+		p.start, p.started = now, true
+		p.mu.Unlock()
+		a0, err := p.fetch(ctx, "allocs", 0)
+		p.mu.Lock()
+		p.allocs0 = a0
+		p.addErr("allocs at the start", err)
+		p.mu.Unlock()
+		p.cpuLoop(ctx, now, window)
+	}()
+	return p
+}
+
+func (p *Profiles) addErr(what string, err error) {
+	if err != nil {
+		p.errs = append(p.errs, fmt.Errorf("%s: %w", what, err))
+	}
+}
+
+// cpuLoop asks for CPU chunks one after the other until Stop (or the window is over).
+func (p *Profiles) cpuLoop(ctx context.Context, start time.Time, window time.Duration) {
+	for {
+		chunk := p.chunks.unknown
+		if window > 0 {
+			left := window - time.Since(start)
+			if left <= 0 {
+				return
+			}
+			chunk = min(p.chunks.max, time.Duration(math.Ceil(left.Seconds()))*time.Second)
+		}
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+		t0 := time.Now()
+		p.mu.Lock()
+		p.chunkEnd = t0.Add(chunk)
+		p.mu.Unlock()
+		prof, err := p.fetch(ctx, "profile", int(chunk/time.Second))
+		took := time.Since(t0)
+		p.mu.Lock()
+		p.chunkEnd = time.Time{}
+		switch {
+		case ctx.Err() != nil:
+			p.chunkLost = took
+		case err != nil:
+			p.addErr("CPU profile", err)
+		default:
+			p.cpuSpan += time.Duration(prof.DurationNanos)
+			if p.cpu == nil {
+				p.cpu = prof
+			} else if m, err := profile.Merge([]*profile.Profile{p.cpu, prof}); err != nil {
+				p.addErr("merging CPU profiles", err)
+			} else {
+				p.cpu = m
+			}
+		}
+		failed := err != nil || ctx.Err() != nil
+		p.mu.Unlock()
+		if failed {
+			return
+		}
+	}
+}
+
+// fetch reads the profile name ("allocs", "profile") of the program, for seconds when not 0.
+func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profile.Profile, error) {
+	u := p.base + "/" + name
+	if seconds > 0 {
+		u += fmt.Sprintf("?seconds=%d", seconds)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body[:min(len(body), 200)])))
+	}
+	prof, err := profile.ParseData(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: not a profile: %w", u, err)
+	}
+	return prof, nil
+}
+
+// Done is closed when the CPU profiling has ended on its own: the planned window is over, or a
+// request failed. Stop need not wait for it.
+func (p *Profiles) Done() <-chan struct{} { return p.done }
+
+// Stop ends the window: a CPU chunk due to end within 1.5 s (or past due) is let finish, with 2 s
+// more for its answer, a longer one is cut (its part is lost, CPULost says how long); the allocs
+// profile is read once more and the difference taken.
+func (p *Profiles) Stop() ProfileResult {
+	close(p.stop)
+	p.mu.Lock()
+	end := p.chunkEnd
+	p.mu.Unlock()
+	// a chunk due within the wait (or past due, its answer on the way) is let finish, with time
+	// for its answer to come and be read
+	wait := time.Until(end)
+	if end.IsZero() || wait > p.chunks.wait {
+		wait = 0
+	} else {
+		wait = max(wait, 0) + transferGrace
+	}
+	select {
+	case <-p.done:
+	case <-time.After(wait):
+		p.cancel()
+		<-p.done
+	}
+	p.cancel()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := ProfileResult{Start: p.start, CPU: p.cpu, CPUSpan: p.cpuSpan, CPULost: p.chunkLost}
+	if p.started && p.allocs0 != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		a1, err := p.fetch(ctx, "allocs", 0)
+		cancel()
+		p.addErr("allocs at the end", err)
+		if a1 != nil {
+			d, err := AllocsDelta(p.allocs0, a1)
+			p.addErr("allocs", err)
+			r.Allocs = d
+		}
+	}
+	r.Err = errors.Join(p.errs...)
+	return r
+}
+
+// AllocsDelta returns what was allocated between two allocs (or heap) profiles of one program:
+// after less before, sample by sample, without the stacks that did not change.
+func AllocsDelta(before, after *profile.Profile) (*profile.Profile, error) {
+	b := before.Copy()
+	b.Scale(-1)
+	d, err := profile.Merge([]*profile.Profile{b, after})
+	if err != nil {
+		return nil, err
+	}
+	kept := d.Sample[:0]
+	for _, s := range d.Sample {
+		for _, v := range s.Value {
+			if v != 0 {
+				kept = append(kept, s)
+				break
+			}
+		}
+	}
+	d.Sample = kept
+	d = d.Compact()
+	d.TimeNanos = before.TimeNanos
+	if after.TimeNanos > before.TimeNanos {
+		d.DurationNanos = after.TimeNanos - before.TimeNanos
+	}
+	return d, d.CheckValid()
+}

@@ -1,0 +1,231 @@
+package monitor
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"net/http/pprof"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// pprofServer serves net/http/pprof of this process on 127.0.0.1.
+func pprofServer(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/debug/pprof"
+}
+
+var profSink [][]byte
+
+// burnProfiled spins and allocates until quit is closed (at most 10 s), so that a profile of this
+// process has CPU samples and allocations in it.
+func burnProfiled(quit <-chan struct{}) {
+	end := time.Now().Add(10 * time.Second)
+	for i := 0; time.Now().Before(end); i++ {
+		select {
+		case <-quit:
+			return
+		default:
+		}
+		b := make([]byte, 4096)
+		for k := range b {
+			b[k] = byte(i + k)
+		}
+		profSink = append(profSink[:0], b)
+	}
+}
+
+// hasFunc reports whether some sample of p has a frame of a function whose name holds name.
+func hasFunc(p *profile.Profile, name string) bool {
+	for _, s := range p.Sample {
+		for _, l := range s.Location {
+			for _, ln := range l.Line {
+				if ln.Function != nil && strings.Contains(ln.Function.Name, name) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// A window of one second against this process's own pprof: the CPU profile has samples of the
+// function that burnt the CPU, the allocations those of the function that allocated, and both
+// survive a write and a parse. Not parallel: CPU profiling is process-wide.
+func TestProfilesWindow(t *testing.T) {
+	base := pprofServer(t)
+	quit := make(chan struct{})
+	defer close(quit)
+	go burnProfiled(quit)
+	p := StartProfiles(base, 0, time.Second, nil)
+	select {
+	case <-p.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the profiling of a 1 s window did not end in 30 s")
+	}
+	r := p.Stop()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.CPU == nil || len(r.CPU.Sample) == 0 || !hasFunc(r.CPU, "burnProfiled") {
+		t.Fatalf("got CPU profile %v; want samples of burnProfiled", r.CPU)
+	}
+	if r.CPUSpan < 900*time.Millisecond || r.CPUSpan > 2*time.Second {
+		t.Errorf("got a CPU span of %v; want about the 1 s window", r.CPUSpan)
+	}
+	if r.Allocs == nil || !hasFunc(r.Allocs, "burnProfiled") {
+		t.Fatalf("got allocs %v; want samples of burnProfiled", r.Allocs)
+	}
+	for _, prof := range []*profile.Profile{r.CPU, r.Allocs} {
+		var b bytes.Buffer
+		if err := prof.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := profile.Parse(&b); err != nil {
+			t.Errorf("a written profile does not parse: %v", err)
+		}
+	}
+}
+
+// A stop before the delay ran out profiles nothing and asks the target nothing.
+func TestProfilesStoppedInDelay(t *testing.T) {
+	t.Parallel()
+	asked := make(chan string, 10)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked <- r.URL.Path }))
+	defer srv.Close()
+	r := StartProfiles(srv.URL, time.Hour, time.Second, nil).Stop()
+	if r.CPU != nil || r.Allocs != nil || r.Err != nil || !r.Start.IsZero() {
+		t.Errorf("got %+v; want nothing", r)
+	}
+	if len(asked) != 0 {
+		t.Errorf("the target was asked %q; want nothing", <-asked)
+	}
+}
+
+// A handler that answers an error is named with its status.
+func TestProfilesErrors(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "profiling is off", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	p := StartProfiles(srv.URL, 0, time.Second, nil)
+	<-p.Done() // the first chunk fails at once
+	r := p.Stop()
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "404 Not Found: profiling is off") || !strings.Contains(r.Err.Error(), "allocs at the start") {
+		t.Errorf("got %v; want the 404 of allocs and of the CPU profile", r.Err)
+	}
+	if r.CPU != nil || r.Allocs != nil {
+		t.Errorf("got profiles %v, %v; want none", r.CPU, r.Allocs)
+	}
+}
+
+func TestProfileURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want, err string }{
+		{"http://127.0.0.1:6060/debug/pprof", "http://127.0.0.1:6060/debug/pprof", ""},
+		{"http://127.0.0.1:6060/debug/pprof/", "http://127.0.0.1:6060/debug/pprof", ""},
+		{"http://127.0.0.1:6060", "http://127.0.0.1:6060/debug/pprof", ""},
+		{"127.0.0.1:6060", "", "want the http:// or https:// URL"},
+		{"ftp://h/debug/pprof", "", "want the http:// or https:// URL"},
+	}
+	for _, tc := range tests {
+		got, err := ProfileURL(tc.in)
+		if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: got %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// allocsProfile returns a profile of alloc_objects and alloc_space with one sample per function
+// name, of the given values.
+func allocsProfile(at int64, samples map[string][2]int64) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "alloc_objects", Unit: "count"}, {Type: "alloc_space", Unit: "bytes"}},
+		PeriodType: &profile.ValueType{Type: "space", Unit: "bytes"},
+		TimeNanos:  at,
+	}
+	id := uint64(1)
+	for name, v := range samples {
+		f := &profile.Function{ID: id, Name: name}
+		l := &profile.Location{ID: id, Line: []profile.Line{{Function: f}}}
+		p.Function = append(p.Function, f)
+		p.Location = append(p.Location, l)
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{v[0], v[1]}})
+		id++
+	}
+	return p
+}
+
+// The delta of two allocs profiles is after less before, stack by stack; a stack that did not
+// allocate in between is left out.
+func TestAllocsDelta(t *testing.T) {
+	t.Parallel()
+	before := allocsProfile(1e9, map[string][2]int64{"a": {10, 1000}, "c": {3, 300}})
+	after := allocsProfile(3e9, map[string][2]int64{"a": {15, 1500}, "b": {5, 50}, "c": {3, 300}})
+	d, err := AllocsDelta(before, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int64{}
+	for _, s := range d.Sample {
+		got[s.Location[0].Line[0].Function.Name] = [2]int64{s.Value[0], s.Value[1]}
+	}
+	want := map[string][2]int64{"a": {5, 500}, "b": {5, 50}}
+	if len(got) != len(want) || got["a"] != want["a"] || got["b"] != want["b"] {
+		t.Errorf("got %v; want %v", got, want)
+	}
+	if d.DurationNanos != 2e9 {
+		t.Errorf("got a duration of %d ns; want 2e9", d.DurationNanos)
+	}
+}
+
+// A stop in the middle of a chunk keeps the chunks that finished and the allocations, and says how
+// long the cut chunk had run. Not parallel: CPU profiling is process-wide.
+func TestProfilesStopKeepsFinishedChunks(t *testing.T) {
+	// the second chunk's request arrives only once the first chunk was read and merged
+	second := make(chan struct{})
+	var asked atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		if asked.Add(1) == 2 {
+			close(second)
+		}
+		pprof.Profile(w, r)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	quit := make(chan struct{})
+	defer close(quit)
+	go burnProfiled(quit)
+	// 1 s chunks of a 3 s window; Stop never waits for the chunk in flight
+	p := startProfiles(srv.URL+"/debug/pprof", 0, 3*time.Second, nil, chunking{max: time.Second, wait: 0})
+	select {
+	case <-second: // the first chunk is done; the second is in flight
+	case <-time.After(30 * time.Second):
+		t.Fatal("no chunk in 30 s")
+	}
+	r := p.Stop()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.CPU == nil || !hasFunc(r.CPU, "burnProfiled") || r.CPUSpan < 900*time.Millisecond || r.CPUSpan > 1500*time.Millisecond {
+		t.Errorf("got CPU %v over %v; want the first chunk's samples over about 1 s", r.CPU != nil, r.CPUSpan)
+	}
+	if r.CPULost <= 0 || r.CPULost > time.Second {
+		t.Errorf("got %v lost; want the part of the second chunk, under 1 s", r.CPULost)
+	}
+	if r.Allocs == nil || !hasFunc(r.Allocs, "burnProfiled") {
+		t.Errorf("got no allocations of burnProfiled; want them kept")
+	}
+}
