@@ -81,6 +81,8 @@ type runFlags struct {
 	monitor    monitorFlags
 	grpc       grpcFlags
 	segment    segmentFlags
+	planf      planFlags
+	noVerdict  bool
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -114,6 +116,8 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.segment.define(fs)
+	f.planf.define(fs)
+	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
 
 // plan turns the flags and the URL into a plan.
@@ -187,7 +191,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if zeroConns {
 		return fail(e, "run", usagef("--connections: 0 sends nothing; want 1 or more"), ExitUsage)
 	}
-	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) {
+	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) && f.planf.file == "" {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
 	}
@@ -202,11 +206,27 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitUsage)
 		}
 	}
-	p, err := f.plan(strings.Join(pos, ""))
+	var p plan.Plan
+	var err error
+	if f.planf.file != "" {
+		p, err = f.planOfFile(e, fs, pos)
+	} else {
+		p, err = f.plan(strings.Join(pos, ""))
+	}
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	o.noVerdict = f.noVerdict
+	if f.output.outLog && o.out == "" {
+		tmp, err := os.CreateTemp("", "rpcbench-*.rb")
+		if err != nil {
+			return fail(e, "run", fmt.Errorf("--out-log: %w", err), ExitCannotStart)
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name())
+		o.out = tmp.Name()
+	}
 	if o.monitor, err = f.monitor.prepare(); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
@@ -304,6 +324,11 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	}
 	if !saving.finish(e, res, s) {
 		code = ExitCannotStart
+	} else if o.outLog {
+		if err := frameResult(reportTo, o.out); err != nil {
+			fmt.Fprintf(e.stderr, "rpcbench run: --out-log: %v\n", err)
+			code = ExitCannotStart
+		}
 	}
 	if res.Interrupted {
 		fmt.Fprintln(e.stderr, "rpcbench run: interrupted; the report covers what was done until then")
@@ -316,7 +341,10 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	if code != ExitOK {
 		return code
 	}
-	return verdict(e.stderr, "run", s)
+	if v := verdict(e.stderr, "run", s); !o.noVerdict {
+		return v
+	}
+	return ExitOK
 }
 
 // cutOption makes a second Ctrl-C cut the run at once.
