@@ -19,23 +19,32 @@ import (
 )
 
 func init() {
-	register(command{name: "k8s", summary: "write the Kubernetes manifests that run a run split over N generators (an Indexed Job)", run: runK8s})
+	register(command{name: "k8s", summary: "run a plan split over N generators as a Kubernetes Indexed Job: write the manifests, or apply, wait, collect and merge", run: runK8s})
 }
 
-const k8sExamples = `  rpcbench k8s job --parallelism 8 --image registry.example/rpcbench:v1 --results-claim rpcbench-results -- --rate 80000 --duration 5m http://checkout.shop.svc:8080/
-  rpcbench k8s job --parallelism 4 --image IMAGE --results-claim results --file targets.http -o job.yaml -- --rate 4000 --targets /etc/rpcbench/targets.http
-  kubectl apply -f job.yaml   then, once the Job completed, with the claim mounted: rpcbench report --merge /results/NAME-seg-*.rb`
+const k8sExamples = `  rpcbench k8s job --parallelism 8 --image registry.example/rpcbench:v1 --namespace load examples/k8s-shop.yaml > job.yaml
+  rpcbench k8s job --parallelism 8 --image IMAGE --scenario connections --target fast --step 2 plan.yaml   one run of a plan with several
+  rpcbench k8s job --parallelism 8 --image registry.example/rpcbench:v1 --results-claim rpcbench-results -- --rate 80000 --duration 5m http://checkout.shop.svc:8080/
+  rpcbench k8s job --parallelism 4 --image IMAGE --file targets.http -o job.yaml -- --rate 4000 --targets /etc/rpcbench/targets.http
+  kubectl apply -f job.yaml   then: rpcbench k8s collect --namespace load --job NAME (or, with a claim mounted, rpcbench report --merge /results/NAME-seg-*.rb)`
 
 func runK8s(ctx context.Context, e *env, args []string) int {
-	if len(args) == 0 || args[0] != "job" {
-		if len(args) > 0 && isHelpWord(args[0]) {
-			args = []string{"job", "--help"}
-		} else {
-			fmt.Fprintln(e.stderr, "rpcbench k8s: want a subcommand: job\n(see: rpcbench k8s job --help)")
-			return ExitUsage
+	if len(args) > 0 && isHelpWord(args[0]) {
+		fmt.Fprintln(e.stdout, "Usage: rpcbench k8s job|run|collect [flags] …\n\n  job      write the manifests of an Indexed Job (rpcbench k8s job --help)\n  run      apply them, wait, collect, merge and report (rpcbench k8s run --help)\n  collect  fetch the result files from a Job's pods, merge and report (rpcbench k8s collect --help)")
+		return ExitOK
+	}
+	if len(args) > 0 {
+		switch args[0] {
+		case "job":
+			return runK8sJob(e, args[1:])
+		case "run":
+			return runK8sRun(ctx, e, args[1:])
+		case "collect":
+			return runK8sCollect(ctx, e, args[1:])
 		}
 	}
-	return runK8sJob(e, args[1:])
+	fmt.Fprintln(e.stderr, "rpcbench k8s: want a subcommand: job, run or collect\n(see: rpcbench k8s --help)")
+	return ExitUsage
 }
 
 // k8sNameRE is what a Job name defaults from: the target's host, made a DNS label.

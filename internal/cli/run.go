@@ -49,7 +49,9 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)
   rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
   rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
-  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0`
+  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0
+  rpcbench run --plan examples/compare-lab.yaml --scenario rate --target fast --out rate.rb   one scenario of a plan file against one target
+  rpcbench run --plan plan.yaml --scenario cart --target shop --segment-index 0/8 --start-at +30s --out-log --no-verdict --quiet   as a pod of rpcbench k8s job runs`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
