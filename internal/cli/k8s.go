@@ -233,6 +233,7 @@ func checkRunArgs(e *env, args []string) (string, error) {
 	fs := newFlagSet(re, "run", "", "")
 	f := &runFlags{format: "text"}
 	f.define(fs)
+	f.defineRunOnly(fs)
 	pos, _, done := parseArgs(re, fs, args)
 	if done {
 		return "", usagef("after --: %s", strings.TrimSpace(strings.SplitN(errb.String(), "\n", 2)[0]))

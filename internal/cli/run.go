@@ -118,7 +118,13 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.segment.define(fs)
+}
+
+// defineRunOnly defines the flags of `run` alone (not of the commands that share its flags):
+// --plan and its choices, --out-log, --no-verdict.
+func (f *runFlags) defineRunOnly(fs *flag.FlagSet) {
 	f.planf.define(fs)
+	fs.BoolVar(&f.output.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
 	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
 
@@ -177,6 +183,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "run", "run [flags] URL\n\nLoad URL and report latency (from each request's intended send time), throughput and errors.", runExamples)
 	f := &runFlags{format: "text"}
 	f.define(fs)
+	f.defineRunOnly(fs)
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code

@@ -284,7 +284,6 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
 	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout; the report then goes to stderr)")
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
-	fs.BoolVar(&f.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers (Authorization, Cookie, *key*, *token*…), URL passwords and key-like query values into reports and files as they are, instead of REDACTED")
 	f.pcts.define(fs)
 	defineStageRamps(fs, &f.stageRamps)
