@@ -34,8 +34,12 @@ const (
 	DefaultRetries = 1
 )
 
+// MaxFilesSize bounds the files of the ConfigMap: an object of the Kubernetes API holds at most
+// 1 MiB, its metadata included.
+const MaxFilesSize = 1000 << 10
+
 // Options say how to run one plan as an Indexed Job of segments. Zero fields take the defaults
-// above; Name, Image, Parallelism, Args, StartAt and ResultsClaim are required.
+// above; Name, Image, Parallelism, Args and StartAt are required.
 type Options struct {
 	// Name names the Job, the ConfigMap and the pods' labels: a DNS-1123 label of at most 52
 	// characters (the Job controller adds a suffix to pod names).
@@ -58,7 +62,8 @@ type Options struct {
 	// CPU and Memory are each pod's requests and limits (Kubernetes quantities).
 	CPU, Memory string
 	// ResultsClaim names the PersistentVolumeClaim (ReadWriteMany when the pods spread over nodes)
-	// the result files are written to.
+	// the result files are written to; empty: each pod prints its result file framed into its log
+	// (run --out-log), for Collect to fetch.
 	ResultsClaim string
 	// Retries is how many times a failed pod of one index is started again (backoffLimitPerIndex);
 	// a usage error (exit 2: e.g. a start instant already past) fails its index at once.
@@ -97,16 +102,21 @@ func (o Options) Validate() error {
 			bad("%s %q: want a positive Kubernetes quantity, e.g. 1, 500m, 512Mi", q.what, q.v)
 		}
 	}
-	if msgs := validation.IsDNS1123Subdomain(o.ResultsClaim); len(msgs) > 0 {
+	if msgs := validation.IsDNS1123Subdomain(o.ResultsClaim); o.ResultsClaim != "" && len(msgs) > 0 {
 		bad("results claim %q: want the name of a PersistentVolumeClaim the pods write their result files to", o.ResultsClaim)
 	}
 	if o.Retries < 0 {
 		bad("retries %d is negative", o.Retries)
 	}
-	for name := range o.Files {
+	size := 0
+	for name, b := range o.Files {
 		if msgs := validation.IsConfigMapKey(name); len(msgs) > 0 {
 			bad("file %q: %s", name, strings.Join(msgs, "; "))
 		}
+		size += len(name) + len(b)
+	}
+	if size > MaxFilesSize {
+		bad("files of %d KiB: a ConfigMap holds at most 1 MiB; put large data files into the image or a volume", size>>10)
 	}
 	return errors.Join(errs...)
 }
@@ -116,15 +126,18 @@ func (o Options) Labels() map[string]string {
 	return map[string]string{"app.kubernetes.io/name": "rpcbench", "rpcbench.dev/run": o.Name}
 }
 
-// SegmentArgs returns the arguments the Job adds to Args: the pod's part, the shared start and
-// its result file.
+// SegmentArgs returns the arguments the Job adds to Args: the pod's part, the shared start, its
+// result file (on the claim, or framed into its log) and --no-verdict: a segment's SLO is judged
+// on the merged run, and a pod that exits 1 would be started again after the start instant.
 func (o Options) SegmentArgs() []string {
-	return []string{
+	out := []string{"--out-log"}
+	if o.ResultsClaim != "" {
+		out = []string{"--out", ResultsDir + "/" + o.Name + "-seg-$(" + IndexEnv + ").rb"}
+	}
+	return append(append([]string{
 		"--segment-index", "$(" + IndexEnv + ")/" + strconv.Itoa(o.Parallelism),
 		"--start-at", o.StartAt.UTC().Format(time.RFC3339Nano),
-		"--out", ResultsDir + "/" + o.Name + "-seg-$(" + IndexEnv + ").rb",
-		"--quiet",
-	}
+	}, out...), "--quiet", "--no-verdict")
 }
 
 // Manifests returns the ConfigMap of the files (nil without files) and the Indexed Job.
@@ -145,9 +158,13 @@ func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 	labels := o.Labels()
 	meta := metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels}
 	var cm *corev1.ConfigMap
-	volumes := []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{
-		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.ResultsClaim}}}}
-	mounts := []corev1.VolumeMount{{Name: "results", MountPath: ResultsDir}}
+	var volumes []corev1.Volume
+	var mounts []corev1.VolumeMount
+	if o.ResultsClaim != "" {
+		volumes = append(volumes, corev1.Volume{Name: "results", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.ResultsClaim}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "results", MountPath: ResultsDir})
+	}
 	if len(o.Files) > 0 {
 		cm = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: map[string]string{}}
 		for name, b := range o.Files {

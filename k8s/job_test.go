@@ -58,6 +58,12 @@ func TestManifestsGoldenRoundTrip(t *testing.T) {
 			o.Args = []string{"run", "--rate", "80000", "--duration", "5m", "--targets", PlanDir + "/targets.http"}
 			o.CPU, o.Memory, o.Retries = "2", "1Gi", 3
 		}},
+		// a plan file's scenario, the result files in the pods' logs
+		{"job-plan.yaml", func(o *Options) {
+			o.Files = map[string][]byte{"checkout.yaml": []byte("targets:\n  shop:\n    url: http://checkout.shop.svc:8080/\nscenarios:\n  cart:\n    path: /cart\n    rate: 80000\n    duration: 5m\n")}
+			o.Args = []string{"run", "--plan", PlanDir + "/checkout.yaml", "--scenario", "cart", "--target", "shop"}
+			o.ResultsClaim = ""
+		}},
 	} {
 		o := testOptions()
 		tt.opts(&o)
@@ -137,7 +143,8 @@ func TestValidate(t *testing.T) {
 		{"no command", func(o *Options) { o.Args = nil }, "no arguments"},
 		{"no start", func(o *Options) { o.StartAt = time.Time{} }, "no start instant"},
 		{"a cpu that is no quantity", func(o *Options) { o.CPU = "one" }, `cpu "one"`},
-		{"no results claim", func(o *Options) { o.ResultsClaim = "" }, "results claim"},
+		{"a results claim with capitals", func(o *Options) { o.ResultsClaim = "Results" }, `results claim "Results"`},
+		{"files over 1 MiB", func(o *Options) { o.Files = map[string][]byte{"big.csv": make([]byte, 1100<<10)} }, "at most 1 MiB"},
 		{"a file name with a slash", func(o *Options) { o.Files = map[string][]byte{"a/b": nil} }, `file "a/b"`},
 	} {
 		o := testOptions()

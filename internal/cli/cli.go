@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/rpcbench/rpcbench/k8s"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -29,6 +31,8 @@ type env struct {
 	stdout, stderr io.Writer
 	// cut is closed by a second SIGINT or SIGTERM: a run then cuts its requests in flight at once.
 	cut <-chan struct{}
+	// kube, when set, gives the cluster of the k8s commands instead of kubeconfig's (tests).
+	kube func(kubeFlags) (*k8s.Cluster, string, error)
 }
 
 // command is one subcommand.

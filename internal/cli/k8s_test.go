@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/rpcbench/rpcbench/k8s"
@@ -69,8 +71,112 @@ func TestK8sJobBadInput(t *testing.T) {
 		{"a bad rate", append([]string{"--parallelism", "2"}, append(ok, "--", "--rate", "fast", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"--rate", "not a rate"}},
 		{"a segment of its own", append([]string{"--parallelism", "2"}, append(ok, "--", "--segment", "1/2", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"the Job sets each pod's part"}},
 		{"a bad plan", append([]string{"--parallelism", "2"}, append(ok, "--", "--rate", "10", "ftp://127.0.0.1:1/")...), ExitUsage, nil, []string{`scheme "ftp"`}},
-		{"no claim", []string{"--parallelism", "2", "--image", "img", "--", "--rate", "10", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"--results-claim"}},
+		{"a bad claim", []string{"--parallelism", "2", "--image", "img", "--results-claim", "Big", "--", "--rate", "10", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{`--results-claim "Big"`}},
+		{"a plan file after --", append([]string{"--parallelism", "2"}, append(ok, "--", "--plan", "p.yaml")...), ExitUsage, nil, []string{"give the plan file as the argument of k8s job"}},
+		{"a plan file and run flags", append([]string{"--parallelism", "2"}, append(ok, "p.yaml", "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"want a plan file (PLAN.yaml), or the run's flags"}},
+		{"a scenario without a plan file", append([]string{"--parallelism", "2", "--scenario", "a"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"choose a run of a plan file"}},
 		{"a capital name", append([]string{"--parallelism", "2", "--name", "Big"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{`--name "Big"`}},
 		{"a file that is not there", append([]string{"--parallelism", "2", "--file", "no-such.http"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"--file", "no-such.http"}},
+	})
+}
+
+// writeJobPlan writes a plan file (and the files it names) into a new directory and returns its path.
+func writeJobPlan(t *testing.T, text string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "shop.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const twoByTwo = `targets:
+  blue:
+    url: http://blue.shop.svc:8080/
+  green:
+    url: http://green.shop.svc:8080/
+scenarios:
+  cart:
+    targets_file: cart.http
+    rate: 1000
+    duration: 1m
+  levels:
+    path: /
+    steps: [10, 20]
+    step: 30s
+`
+
+// A plan file's scenario runs as a Job: the ConfigMap holds the plan file and the files its
+// scenario reads, and the pods run that scenario against that target with run --plan; a plan with
+// several scenarios or targets needs --scenario and --target.
+func TestK8sJobPlanFile(t *testing.T) {
+	t.Parallel()
+	path := writeJobPlan(t, twoByTwo, map[string]string{"cart.http": "GET /cart\n"})
+	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "3", "--image", "img", "--namespace", "load", "--scenario", "levels", "--target", "green", "--step", "2", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	docs := strings.Split(stdout, "---\n")
+	var cm corev1.ConfigMap
+	var job batchv1.Job
+	if len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &cm) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil {
+		t.Fatalf("want a ConfigMap and a Job that decode strictly:\n%s", stdout)
+	}
+	if job.Name != "rpcbench-levels-green" || job.Namespace != "load" || cm.Name != job.Name {
+		t.Errorf("Job %s/%s, ConfigMap %s; want load/rpcbench-levels-green for both", job.Namespace, job.Name, cm.Name)
+	}
+	if len(cm.Data) != 1 || cm.Data["shop.yaml"] != twoByTwo {
+		t.Errorf("ConfigMap data %v; want the plan file alone (levels reads no file)", cm.Data)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	want := []string{"run", "--plan", "/etc/rpcbench/shop.yaml", "--scenario", "levels", "--target", "green", "--step", "2", "--segment-index", "$(RPCBENCH_SEGMENT_INDEX)/3"}
+	if !slices.Equal(args[:len(want)], want) || !slices.Contains(args, "--out-log") || !slices.Contains(args, "--no-verdict") {
+		t.Errorf("args %q; want them to start with %q and hold --out-log and --no-verdict", args, want)
+	}
+	if !strings.Contains(stderr, "then: rpcbench k8s collect --job rpcbench-levels-green --namespace load") {
+		t.Errorf("stderr does not say how to collect:\n%s", stderr)
+	}
+
+	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--scenario", "cart", "--target", "blue", path)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if err := yaml.UnmarshalStrict([]byte(strings.Split(stdout, "---\n")[0]), &cm); err != nil || cm.Data["cart.http"] != "GET /cart\n" {
+		t.Errorf("the ConfigMap lacks the scenario's target file cart.http (%v): %v", err, cm.Data)
+	}
+}
+
+func TestK8sJobPlanFileBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	two := write("two.yaml", strings.Replace(twoByTwo, "cart.http", "missing.http", 1))
+	broken := write("broken.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    duration: soon\n")
+	started := write("started.yaml", "targets:\n  a:\n    url: http://127.0.0.1:18080/\n    command: rpcbench serve lab --addr 127.0.0.1:18080\nscenarios:\n  r:\n    rate: 10\n")
+	nested := write("nested.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    data: data/users.csv\n")
+	ok := []string{"--parallelism", "2", "--image", "img"}
+	runCLICases(t, []string{"k8s", "job"}, []cliCase{
+		{"a plan that does not parse", append(ok, broken), ExitUsage, nil, []string{"broken.yaml:7:15: scenarios.r.duration"}},
+		{"several scenarios", append(ok, two), ExitUsage, nil, []string{"--scenario: ", "has 2 scenarios: say which, one of cart, levels"}},
+		{"several targets", append(ok, "--scenario", "levels", two), ExitUsage, nil, []string{"--target: ", "one of blue, green"}},
+		{"steps", append(ok, "--scenario", "levels", "--target", "blue", two), ExitUsage, nil, []string{"--step: scenario levels has 2 steps (10 connections, 20 connections)"}},
+		{"a step too far", append(ok, "--scenario", "levels", "--target", "blue", "--step", "3", two), ExitUsage, nil, []string{"--step: 3: scenario levels has steps 1 to 2"}},
+		{"an unknown scenario", append(ok, "--scenario", "nope", "--target", "blue", two), ExitUsage, nil, []string{`--scenario: "nope" is not in`}},
+		{"a file the scenario reads is missing", append(ok, "--scenario", "cart", "--target", "blue", two), ExitUsage, nil, []string{"missing.http"}},
+		{"a target started by a command", append(ok, started), ExitUsage, nil, []string{"target a has a command: a Job's pods do not start targets"}},
+		{"a file in a directory", append(ok, nested), ExitUsage, nil, []string{"reads data/users.csv", "named without a directory"}},
+		{"two plan files", append(ok, broken, two), ExitUsage, nil, []string{"want a plan file (PLAN.yaml)"}},
 	})
 }

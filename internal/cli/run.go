@@ -50,7 +50,9 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)
   rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
   rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
-  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0`
+  rpcbench run --segment-index $JOB_COMPLETION_INDEX/8 --start-at 2030-01-02T15:04:05Z --rate 80000 http://127.0.0.1:8080/   part I of 8, I from 0
+  rpcbench run --plan examples/compare-lab.yaml --scenario rate --target fast --out rate.rb   one scenario of a plan file against one target
+  rpcbench run --plan plan.yaml --scenario cart --target shop --segment-index 0/8 --start-at +30s --out-log --no-verdict --quiet   as a pod of rpcbench k8s job runs`
 
 // runFlags are the flags of `run`, bound to a plan.
 type runFlags struct {
@@ -83,6 +85,8 @@ type runFlags struct {
 	grpc       grpcFlags
 	segment    segmentFlags
 	profile    profileFlags
+	planf      planFlags
+	noVerdict  bool
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -117,6 +121,14 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.grpc.define(fs)
 	f.segment.define(fs)
 	f.profile.define(fs)
+}
+
+// defineRunOnly defines the flags of `run` alone (not of the commands that share its flags):
+// --plan and its choices, --out-log, --no-verdict.
+func (f *runFlags) defineRunOnly(fs *flag.FlagSet) {
+	f.planf.define(fs)
+	fs.BoolVar(&f.output.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
+	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
 
 // plan turns the flags and the URL into a plan.
@@ -174,6 +186,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "run", "run [flags] URL\n\nLoad URL and report latency (from each request's intended send time), throughput and errors.", runExamples)
 	f := &runFlags{format: "text"}
 	f.define(fs)
+	f.defineRunOnly(fs)
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -190,7 +203,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if zeroConns {
 		return fail(e, "run", usagef("--connections: 0 sends nothing; want 1 or more"), ExitUsage)
 	}
-	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) {
+	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) && f.planf.file == "" {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
 	}
@@ -205,11 +218,27 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return fail(e, "run", err, ExitUsage)
 		}
 	}
-	p, err := f.plan(strings.Join(pos, ""))
+	var p plan.Plan
+	var err error
+	if f.planf.file != "" {
+		p, err = f.planOfFile(e, fs, pos)
+	} else {
+		p, err = f.plan(strings.Join(pos, ""))
+	}
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	o.noVerdict = f.noVerdict
+	if f.output.outLog && o.out == "" {
+		tmp, err := os.CreateTemp("", "rpcbench-*.rb")
+		if err != nil {
+			return fail(e, "run", fmt.Errorf("--out-log: %w", err), ExitCannotStart)
+		}
+		tmp.Close()
+		defer os.Remove(tmp.Name())
+		o.out = tmp.Name()
+	}
 	if o.monitor, err = f.monitor.prepare(); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
@@ -313,6 +342,11 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	}
 	if !saving.finish(e, res, s) {
 		code = ExitCannotStart
+	} else if o.outLog {
+		if err := frameResult(reportTo, o.out); err != nil {
+			fmt.Fprintf(e.stderr, "rpcbench run: --out-log: %v\n", err)
+			code = ExitCannotStart
+		}
 	}
 	if res.Interrupted {
 		fmt.Fprintf(e.stderr, "rpcbench %s: interrupted; the report covers what was done until then\n", o.cmd())
@@ -325,7 +359,10 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	if code != ExitOK {
 		return code
 	}
-	return verdict(e.stderr, o.cmd(), s)
+	if v := verdict(e.stderr, o.cmd(), s); !o.noVerdict {
+		return v
+	}
+	return ExitOK
 }
 
 // cutOption makes a second Ctrl-C cut the run at once.

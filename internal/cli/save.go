@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/k8s"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/result"
@@ -268,7 +269,10 @@ type outputFlags struct {
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
 	log  string // --log: a CSV row per request
-	pcts percentilesFlag
+	// outLog prints the result file on stdout after the report, framed (k8s.WriteFrame), for a
+	// pod's log to carry it.
+	outLog bool
+	pcts   percentilesFlag
 	// showSecrets writes secrets (Authorization and the like, URL user-info, key-like query
 	// values) into reports, result files and live lines as they are, instead of REDACTED.
 	showSecrets bool
@@ -294,7 +298,7 @@ func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []stri
 			command[i] = plan.RedactArg(a)
 		}
 	}
-	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, live: f.live, html: f.html, log: f.log,
+	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, outLog: f.outLog, live: f.live, html: f.html, log: f.log,
 		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps}
 }
 
@@ -306,6 +310,8 @@ type outputs struct {
 	reportFile string         // the report, in the format its extension names
 	quiet      bool           // no progress line
 	out        string         // the result file
+	outLog     bool           // print the result file framed on stdout after the report
+	noVerdict  bool           // exit 0 after a completed run whatever its SLO
 	live       string         // JSON lines per interval; "-" for stdout
 	html       string         // the HTML report
 	log        string         // the per-request CSV log
@@ -466,4 +472,14 @@ func distinctFiles(outputs, inputs []namedFile) error {
 		}
 	}
 	return nil
+}
+
+// frameResult prints the result file at path framed (k8s.WriteFrame) on w.
+func frameResult(w io.Writer, path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	return k8s.WriteFrame(w, "result.rb", fh)
 }

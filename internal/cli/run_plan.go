@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/k8s"
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+// planFlags are the flags of `run` that take its plan from one scenario of a plan file.
+type planFlags struct {
+	file     string
+	scenario string
+	target   string
+	step     int
+}
+
+func (f *planFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.file, "plan", "", "run one scenario of the plan file `FILE` against one of its targets (see docs/plan-files.md), instead of a URL and load flags")
+	fs.StringVar(&f.scenario, "scenario", "", "with --plan, the `NAME` of the scenario to run (needed when the plan has several)")
+	fs.StringVar(&f.target, "target", "", "with --plan, the `NAME` of the target to run it against (needed when the plan has several)")
+	fs.IntVar(&f.step, "step", 0, "with --plan, the step `K` (from 1) of a scenario with steps")
+}
+
+// withPlanFlags are the flags of `run` that go with --plan: where the figures go, which part of
+// the load this generator runs and from when. The plan file says what to send.
+var withPlanFlags = []string{
+	"plan", "scenario", "target", "step",
+	"segment", "segment-index", "segment-sequence", "start-at",
+	"out", "out-log", "live", "html", "log", "report-file", "format", "quiet", "show-secrets", "percentiles", "stage-ramps", "no-verdict",
+	"monitor-pid", "monitor-process", "monitor-cgroup", "monitor-container", "monitor-metrics", "monitor-series",
+}
+
+// planOfFile returns the plan of the run --plan, --scenario, --target and --step choose; pos are
+// the positional arguments, which must be none. A target with a command is not started: run
+// --plan sends to a target that is already running, and says so.
+func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan, error) {
+	if len(pos) > 0 {
+		return plan.Plan{}, usagef("--plan %s: the plan file names the target; got %q too", f.planf.file, pos[0])
+	}
+	var extra []string
+	fs.Visit(func(fl *flag.Flag) {
+		if !slices.Contains(withPlanFlags, fl.Name) {
+			extra = append(extra, "--"+fl.Name)
+		}
+	})
+	if len(extra) > 0 {
+		return plan.Plan{}, usagef("--plan %s and %s: the plan file says what to send; put it there, or leave --plan out", f.planf.file, strings.Join(extra, ", "))
+	}
+	b, err := readBenchFile(f.planf.file)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	p, _, t, _, err := b.Select(f.planf.scenario, f.planf.target, f.planf.step)
+	if err != nil {
+		return plan.Plan{}, selectError(err)
+	}
+	if len(t.Command) > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench run: target %s has a command, which run --plan does not start: it sends to %s as it is (rpcbench bench starts targets)\n", t.Name, t.URL)
+	}
+	f.segment.apply(&p)
+	return p, nil
+}
+
+// selectError names the flag of a choice plan.Bench.Select could not make.
+func selectError(err error) error {
+	var se *plan.SelectError
+	if errors.As(err, &se) {
+		return usagef("--%s: %s", se.Key, se.Msg)
+	}
+	return usageError{err.Error()}
+}
+
+// planFiles returns the files of a plan file's run for a Job's ConfigMap: the plan file itself and
+// the files the scenario reads, which must lie beside it (a ConfigMap's keys are flat names);
+// extra are further files (--file), by base name.
+func planFiles(planFile string, s plan.Scenario, extra []string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	add := func(flag, path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return usagef("%s: %v", flag, err)
+		}
+		name := filepath.Base(path)
+		if _, dup := files[name]; dup {
+			return usagef("%s: two files named %s: the pods find them all in %s", flag, name, k8s.PlanDir)
+		}
+		files[name] = b
+		return nil
+	}
+	if err := add(planFile, planFile); err != nil {
+		return nil, err
+	}
+	for _, name := range s.Plan.Files() {
+		if filepath.IsAbs(name) || strings.ContainsAny(filepath.ToSlash(name), "/") {
+			return nil, usagef("%s: scenario %s reads %s: a Job's pods find the plan's files beside it in %s, so want a file in the plan file's directory named without a directory", planFile, s.Name, name, k8s.PlanDir)
+		}
+		if err := add(planFile, filepath.Join(filepath.Dir(planFile), name)); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range extra {
+		if err := add("--file", f); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}

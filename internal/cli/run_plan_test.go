@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/k8s"
+	"github.com/rpcbench/rpcbench/serve/lab"
+)
+
+// run --plan runs one scenario of a plan file against one target: the plan's load, the target's
+// URL joined to the scenario's path; the figures as any run's, here 30 requests.
+func TestRunPlanFile(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{})
+	path := writeJobPlan(t, "targets:\n  lab:\n    url: "+srv.URL()+"\n  other:\n    url: http://127.0.0.1:1/\nscenarios:\n  read:\n    path: /v0/entity?id=7\n    rate: 300\n    requests: 30\n    slo: p99<1µs\n", nil)
+	out := filepath.Join(t.TempDir(), "read.rb")
+	code, stdout, stderr := mainOut("run", "--plan", path, "--target", "lab", "--quiet", "--out", out, "--out-log", "--no-verdict")
+	if code != ExitOK {
+		t.Fatalf("exit %d; want 0 with --no-verdict though the SLO is missed\n%s", code, stderr)
+	}
+	for _, want := range []string{srv.URL() + "/v0/entity?id=7", "intended 30, sent 30, completed 30, ok 30", "SLO: FAIL"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "SLO missed") {
+		t.Errorf("stderr does not say the SLO was missed:\n%s", stderr)
+	}
+	// --out-log prints the result file --out wrote, byte for byte
+	frames, err := k8s.ReadFrames(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != 1 || !bytes.Equal(frames[0].Data, file) {
+		t.Errorf("%d frames in the report; want one holding the %d bytes of --out", len(frames), len(file))
+	}
+	// without --no-verdict, the missed objective exits 1
+	if code, _, stderr := mainOut("run", "--plan", path, "--target", "lab", "--quiet"); code != ExitSLO {
+		t.Errorf("exit %d; want %d for a missed SLO\n%s", code, ExitSLO, stderr)
+	}
+}
+
+func TestRunPlanFileBadInput(t *testing.T) {
+	t.Parallel()
+	path := writeJobPlan(t, twoByTwo, map[string]string{"cart.http": "GET /cart\n"})
+	cmd := "targets:\n  a:\n    url: http://127.0.0.1:1/\nscenarios:\n  e2e:\n    command: go test ./e2e\n"
+	cmdPath := writeJobPlan(t, cmd, nil)
+	runCLICases(t, []string{"run"}, []cliCase{
+		{"a load flag", []string{"--plan", path, "--scenario", "cart", "--target", "blue", "--rate", "5"}, ExitUsage, nil, []string{"--plan " + path + " and --rate: the plan file says what to send"}},
+		{"a URL too", []string{"--plan", path, "--scenario", "cart", "--target", "blue", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"the plan file names the target"}},
+		{"no scenario", []string{"--plan", path}, ExitUsage, nil, []string{"--scenario: ", "one of cart, levels"}},
+		{"a step of a scenario without", []string{"--plan", path, "--scenario", "cart", "--target", "blue", "--step", "1"}, ExitUsage, nil, []string{"--step: 1: scenario cart has no steps"}},
+		{"a command scenario", []string{"--plan", cmdPath, "--scenario", "e2e"}, ExitUsage, nil, []string{`"e2e" is a command scenario`}},
+		{"no plan file", []string{"--plan", "no-such.yaml"}, ExitUsage, nil, []string{"no-such.yaml"}},
+	})
+}

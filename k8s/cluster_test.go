@@ -1,0 +1,86 @@
+package k8s
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// Apply creates the ConfigMap and the Job through the API; a second run of the same name is
+// refused, saying how to clear the first.
+func TestApplyTwice(t *testing.T) {
+	t.Parallel()
+	o := testOptions()
+	o.Files = map[string][]byte{"plan.yaml": []byte("targets: {}\n")}
+	cm, job, err := Manifests(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cluster{Client: fake.NewClientset()}
+	if err := c.Apply(context.Background(), cm, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Client.BatchV1().Jobs("load").Get(context.Background(), "checkout-1m", metav1.GetOptions{})
+	if err != nil || *got.Spec.Completions != 8 {
+		t.Fatalf("the Job read back: %v, %+v", err, got)
+	}
+	err = c.Apply(context.Background(), nil, job)
+	if err == nil || !strings.Contains(err.Error(), "a Job named checkout-1m is in the namespace load already") {
+		t.Errorf("a second Apply: %v; want the Job named as there already", err)
+	}
+}
+
+// Look counts the pods by phase, and Line names the indexes started again after a failure.
+func TestLookAndCollectProblems(t *testing.T) {
+	t.Parallel()
+	o := testOptions()
+	o.Parallelism = 3
+	_, job, err := Manifests(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := func(name, index string, phase corev1.PodPhase) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "load", Labels: o.Labels(),
+			Annotations: map[string]string{CompletionIndexAnnotation: index}}, Status: corev1.PodStatus{Phase: phase}}
+	}
+	c := &Cluster{Client: fake.NewClientset(job,
+		pod("c-0", "0", corev1.PodSucceeded), pod("c-1-a", "1", corev1.PodFailed), pod("c-1-b", "1", corev1.PodRunning),
+		pod("c-2-a", "2", corev1.PodFailed), pod("c-2-b", "2", corev1.PodFailed))}
+	c.Logs = func(context.Context, string, string) (io.ReadCloser, error) {
+		return io.NopCloser(strings.NewReader("a log without a result file\n")), nil
+	}
+	st, err := c.Look(context.Background(), "load", "checkout-1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Line(), "pods: 0 pending, 1 running, 1 succeeded, 3 failed (index 1 retried)"; got != want {
+		t.Errorf("Line() = %q; want %q", got, want)
+	}
+	got, err := c.Collect(context.Background(), "load", "checkout-1m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Missing(); len(m) != 3 {
+		t.Errorf("missing %v; want 0, 1, 2", m)
+	}
+	want := []string{
+		"pod c-0 (index 0): its log holds no result file",
+		"pod c-1-a (index 1) failed: exit 0",
+		"pod c-1-b (index 1) running",
+		"pod c-2-a (index 2) failed",
+		"pod c-2-b (index 2) failed",
+	}
+	if len(got.Problems) != len(want) {
+		t.Fatalf("problems %q; want %d", got.Problems, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got.Problems[i], w) {
+			t.Errorf("problem %d %q; want it to start %q", i, got.Problems[i], w)
+		}
+	}
+}
