@@ -1,0 +1,67 @@
+package benchrun
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rpcbench/rpcbench/report"
+)
+
+// A capacity scenario runs a search against each target and puts them side by side. The SLO is
+// one no answer of a running lab server can miss (no errors), and max is two steps above start:
+// each search is exactly start, start×2 and max, every one passing, and stops at max.
+func TestCapacityScenario(t *testing.T) {
+	t.Parallel()
+	a, _ := countingLab(t)
+	b, _ := countingLab(t)
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  a: {url: %q}
+  b: {url: %q}
+scenarios:
+  cap:
+    path: /x
+    capacity: {slo: "errors<1%%", start: 20, max: 80, step: 200ms, warmup: 0s, max_steps: 5}
+`, a.URL(), b.URL()))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Capacity) != 2 || len(out.Runs) != 0 {
+		t.Fatalf("got %d searches and %d runs; want 2 searches", len(out.Capacity), len(out.Runs))
+	}
+	for i, c := range out.Capacity {
+		if c.Target != []string{"a", "b"}[i] || c.Err != nil {
+			t.Fatalf("search %d: %s: %v", i, c, c.Err)
+		}
+		var rates []string
+		for _, st := range c.Result.Steps {
+			rates = append(rates, fmt.Sprint(st.Rate))
+		}
+		if strings.Join(rates, " ") != "20 40 80" || !c.Result.AtMax || c.Result.Best.Rate != 80 {
+			t.Errorf("%s: steps %v, at max %v; want 20 40 80, at max", c, rates, c.Result.AtMax)
+		}
+	}
+	if f := out.Failures(); len(f) != 0 {
+		t.Errorf("failures: %q; want none", f)
+	}
+	for _, format := range []string{"text", "markdown", "html", "json"} {
+		var buf bytes.Buffer
+		if err := Render(&buf, out, format, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]string{
+			"text":     {"cap (capacity search)", "Capacity of a against errors<1%", "Capacity compared", "none up to the max", "same requests/s"},
+			"markdown": {"### Capacity of `a` against `errors<1%`", "| b | 80 |", "| same requests/s |"},
+			"html":     {"<h2>cap (capacity search)</h2>", "<td>b</td><td class=\"n\">80</td>", "Capacity of b: max sustainable: 80/s"},
+			"json":     {`"capacity": [`, `"max_sustainable_rps": 80`},
+		}[format]
+		for _, w := range want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s report lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+	}
+}
