@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
@@ -21,20 +22,39 @@ type CapacityResult struct {
 
 // runCapacity runs capacity scenario s against t: capacity.Search with the scenario's requests
 // and search settings, a progress line per step.
-func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string) CapacityResult {
+//
+// The target is watched step by step as a load run is (see watchesFor): a watch starts as a step
+// does, waits out its warm-up, and ends when the step is over, its resources added to the step's
+// summary.
+func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, pids map[string]int) CapacityResult {
 	c := s.Capacity
 	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: c.SLO}
 	p := s.PlanFor(t, 0, dir)
+	warm := c.Warmup
+	switch {
+	case c.NoWarmup:
+		warm = -1 // asked for none; zero is the default
+	case warm == 0:
+		warm = capacity.DefaultWarmup
+	}
+	var w *watching
+	watch := func() {
+		w = watchesFor(ctx, t, pids, o.ShowSecrets)
+		w.start(plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}})
+	}
 	cfg := capacity.Config{
 		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
-		Step: c.Step, Warmup: c.Warmup, MaxSteps: c.MaxSteps, Files: o.Files, Version: o.Version,
-		OnStep: func(st capacity.Step) { o.progress("%s on %s: %s", s.Name, t.Name, st.Line()) },
-	}
-	if c.NoWarmup {
-		cfg.Warmup = -1 // asked for none; zero is the default
+		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Files: o.Files, Version: o.Version,
+		OnStep: func(st capacity.Step) {
+			w.stop(st.Summary, st.Summary.StartedAt)
+			o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
+			watch() // the next step starts when this returns
+		},
 	}
 	o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
+	watch()
 	res, err := capacity.Search(ctx, cfg)
+	w.stop(nil, time.Time{})
 	if err != nil {
 		r.Err = err
 		o.progress("%s on %s: %v", s.Name, t.Name, err)

@@ -72,6 +72,7 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 			for _, c := range cs {
 				if c.Result != nil {
 					capacitySteps(c).write(w, "html")
+					fmt.Fprintf(w, "<p><b>%s</b></p>\n", html.EscapeString(c.Result.Answer()))
 				}
 			}
 		default:

@@ -222,13 +222,12 @@ func capacityDoc(w io.Writer, cs []CapacityResult, format string) error {
 			fmt.Fprintf(w, "%s: could not run: %v\n", c.Target, c.Err)
 			continue
 		}
+		capacitySteps(c).write(w, format)
 		if format == "markdown" {
-			io.WriteString(w, "#")
+			fmt.Fprintf(w, "\n**%s**\n", c.Result.Answer())
+		} else {
+			fmt.Fprintf(w, "\n%s\n", c.Result.Answer())
 		}
-		if err := capacity.Render(w, c.Result, c.SLO, c.Target, format); err != nil {
-			return err
-		}
-		io.WriteString(w, "\n")
 	}
 	capacityTable(cs).write(w, format)
 	return nil

@@ -144,7 +144,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 				}
 				if s.Capacity != nil {
 					if k == 0 {
-						out.Capacity = append(out.Capacity, o.runCapacity(ctx, s, t, b.Dir))
+						out.Capacity = append(out.Capacity, o.runCapacity(ctx, s, t, b.Dir, pids))
 					}
 					continue
 				}

@@ -206,8 +206,8 @@ func bytesText(n float64) string {
 func capacityTable(rs []CapacityResult) *table {
 	t := &table{
 		title: "Capacity compared (the highest rate that met " + rs[0].SLO.String() + ")",
-		head:  []string{"target", "max sustainable/s", "p99 there", "first failure/s", "steps", "vs " + rs[0].Target},
-		right: []bool{false, true, true, true, true, false},
+		head:  []string{"target", "max sustainable/s", "p99 there", "CPU there", "first failure/s", "steps", "vs " + rs[0].Target},
+		right: []bool{false, true, true, true, true, true, false},
 	}
 	best := func(r CapacityResult) (float64, bool) {
 		if r.Result == nil || r.Result.Best == nil {
@@ -217,48 +217,66 @@ func capacityTable(rs []CapacityResult) *table {
 	}
 	base, baseOK := best(rs[0])
 	for i, r := range rs {
-		row := []string{r.Target, "—", "—", "—", "0", ""}
+		row := []string{r.Target, "—", "—", "—", "—", "0", ""}
 		if r.Err != nil {
 			row[1] = "could not run: " + r.Err.Error()
 			t.rows = append(t.rows, row)
 			continue
 		}
 		res := r.Result
-		row[4] = strconv.Itoa(len(res.Steps))
+		row[5] = strconv.Itoa(len(res.Steps))
 		if b, ok := best(r); ok {
 			row[1] = rateText(b)
 			row[2] = strconv.FormatFloat(res.Best.Summary.Latency.P99, 'f', 2, 64) + " ms"
+			if p, ok := primary(res.Best.Summary); ok {
+				row[3] = avgPeak(p.Summary.CPUPercent, pct)
+			}
 			if i > 0 && baseOK {
-				row[5] = RatioWords(b, base, "requests/s")
+				row[6] = RatioWords(b, base, "requests/s")
 			}
 		}
 		switch {
 		case res.AtMax:
-			row[3] = "none up to the max"
+			row[4] = "none up to the max"
 		case res.FirstFail > 0:
-			row[3] = rateText(res.FirstFail)
+			row[4] = rateText(res.FirstFail)
 		}
 		t.rows = append(t.rows, row)
 	}
 	if len(rs) == 1 {
-		t.head, t.rows[0] = t.head[:5], t.rows[0][:5]
+		t.head, t.rows[0] = t.head[:6], t.rows[0][:6]
 	}
 	return t
 }
 
-// capacitySteps is one target's search, step by step, for the HTML page.
+// capacitySteps is one target's search, step by step: the figures `rpcbench capacity` shows, and
+// the CPU and memory of the target's first watched process in each step when it was watched.
 func capacitySteps(r CapacityResult) *table {
 	t := &table{
-		title: fmt.Sprintf("Capacity of %s: %s", r.Target, r.Result.Answer()),
+		title: fmt.Sprintf("Capacity of %s against %s", r.Target, r.SLO),
 		head:  []string{"rate/s", "achieved/s", "p50 ms", "p99 ms", "errors", "verdict"},
 		right: []bool{true, true, true, true, true, false},
 	}
+	watched := ""
 	for _, st := range r.Result.Steps {
-		// Line: "2,000/s → 1,998/s, p50 0.40 ms, p99 1.20 ms, errors 0.00%: pass"
+		if p, ok := primary(st.Summary); ok {
+			watched = p.Target
+		}
+	}
+	if watched != "" {
+		t.head = append(t.head, "CPU ("+watched+")", "memory")
+		t.right = append(t.right, true, true)
+	}
+	for _, st := range r.Result.Steps {
 		s := st.Summary
-		t.rows = append(t.rows, []string{rateText(st.Rate), rateText(s.Achieved()),
+		row := []string{rateText(st.Rate), rateText(s.Achieved()),
 			strconv.FormatFloat(s.Latency.P50, 'f', 2, 64), strconv.FormatFloat(s.Latency.P99, 'f', 2, 64),
-			strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%", verdictOf(st)})
+			strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%", verdictOf(st)}
+		if watched != "" {
+			p, _ := primary(s)
+			row = append(row, avgPeak(p.Summary.CPUPercent, pct), avgPeak(p.Summary.RSS, bytesText))
+		}
+		t.rows = append(t.rows, row)
 	}
 	return t
 }

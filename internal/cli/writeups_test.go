@@ -104,6 +104,10 @@ func TestWriteupsShort(t *testing.T) {
 				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
 			}
 		}
+		page, err := os.ReadFile(filepath.Join(dir, "run-"+p, "report.html"))
+		if err != nil || !strings.Contains(string(page), "<h2>read</h2>") && !strings.Contains(string(page), "Resources compared") {
+			t.Errorf("%s: report.html: %v; want the page with its tables", p, err)
+		}
 	}
 	for _, s := range scripts {
 		out := filepath.Join(dir, "run-"+s)
