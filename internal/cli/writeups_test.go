@@ -87,7 +87,7 @@ func TestWriteupsShort(t *testing.T) {
 	want := map[string][]string{
 		"rpc-daemon.yaml": {"## methods · step 2/2: 100/s", "| eth_getBalance |", "Resources compared", "| daemon | node's command, pid "},
 		"mesh.yaml":       {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
-		"kv.yaml":         {"## put-get", "| get |", "| put |", "## capacity (capacity search)", "Capacity of `kv` against `p99<20ms,errors<0.1%`"},
+		"kv.yaml":         {"## put-get", "| get |", "| put |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |"},
 		"items-http.yaml": {"## read", "| https vs http |"},
