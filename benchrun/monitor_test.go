@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -158,4 +161,45 @@ func summaryWith(rs ...result.Resources) *summary.Summary {
 	s := &summary.Summary{}
 	s.SetResources(rs, nil)
 	return s
+}
+
+// A target's monitor: metrics and series are scraped during each run against it, into the run's
+// summary, on the run's timeline; a target without a command has no process of its own watched.
+func TestRunScrapesTargetMetrics(t *testing.T) {
+	t.Parallel()
+	if _, err := monitor.NewSampler(monitor.Self()); err != nil {
+		t.Skip(err)
+	}
+	s, _ := countingLab(t)
+	metrics := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "# TYPE queue_depth gauge\nqueue_depth 7\n")
+	}))
+	defer metrics.Close()
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  a:
+    url: %q
+    monitor: {metrics: %q, series: [queue_depth]}
+scenarios:
+  read:
+    rate: 100
+    duration: 300ms
+    interval: 100ms
+`, s.URL(), metrics.URL+"/metrics"))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil || len(out.Runs) != 1 || out.Runs[0].Summary == nil {
+		t.Fatalf("%v %+v", err, out.Runs)
+	}
+	sum := out.Runs[0].Summary
+	if _, ok := primary(sum); ok {
+		t.Errorf("resources %+v: want only the generator's (the target has no command)", sum.Resources)
+	}
+	m := sum.Metrics
+	if m == nil || len(m.Series) != 1 || m.Series[0] != "queue_depth" || len(m.Samples) == 0 {
+		t.Fatalf("metrics: got %+v; want queue_depth scraped", m)
+	}
+	for _, x := range m.Samples {
+		if x.Values[0] == nil || *x.Values[0] != 7 {
+			t.Errorf("scrape at %v: got %v; want 7", x.At, x.Values[0])
+		}
+	}
 }

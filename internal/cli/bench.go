@@ -195,7 +195,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 	}
 	about := "about " + total.String()
 	if unknown {
-		about = "at least " + total.String() + " (some runs end on a count or a command's exit)"
+		about = "at least " + total.String() + " (some runs end on a count, a command's exit or a capacity search's answer)"
 	}
 	fmt.Fprintf(w, "plan %s: %d targets, %d scenarios, %d runs, %s\n\ntargets:\n", b.File, len(b.Targets), len(b.Scenarios), runs, about)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
