@@ -9,12 +9,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
 // Formats are the formats Render writes.
-var Formats = []string{"text", "markdown", "json"}
+var Formats = []string{"text", "markdown", "json", "html"}
 
 // Schema names the JSON of a plan file's report and its version.
 const Schema = "rpcbench.bench/v1"
@@ -81,6 +82,14 @@ func (o *Outcome) Failures() []string {
 			out = append(out, fmt.Sprintf("%s: SLO failed: %s", m.RunID, strings.Join(objs, ", ")))
 		}
 	}
+	for _, c := range o.Capacity {
+		switch {
+		case c.Err != nil:
+			out = append(out, fmt.Sprintf("%s: could not run: %v", c, c.Err))
+		case c.Result.Best == nil && !c.Result.Interrupted:
+			out = append(out, fmt.Sprintf("%s: %s", c, c.Result.Answer()))
+		}
+	}
 	for _, c := range o.Commands {
 		if !c.OK() {
 			why := c.Err
@@ -103,6 +112,8 @@ func Render(w io.Writer, o *Outcome, format string, opt report.Options) error {
 		return renderDoc(w, o, format, opt)
 	case "json":
 		return renderJSON(w, o, opt)
+	case "html":
+		return renderHTML(w, o, opt)
 	}
 	return &report.FormatError{Format: format, Reason: "unknown for a plan file's report; want one of " + strings.Join(Formats, ", ")}
 }
@@ -142,6 +153,18 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			commandTable(w, cs, md)
 			continue
 		}
+		if s.Capacity != nil {
+			cs := o.capacityOf(s.Name)
+			if len(cs) == 0 {
+				continue
+			}
+			sep()
+			heading(s.Name + " (capacity search)")
+			if err := capacityDoc(w, cs, format); err != nil {
+				return err
+			}
+			continue
+		}
 		for _, g := range o.Groups() {
 			if g.Scenario != s.Name {
 				continue
@@ -164,6 +187,9 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			if err := report.Render(w, sums, format, opt); err != nil {
 				return err
 			}
+			if t := resourcesTable(g); t != nil {
+				t.write(w, format)
+			}
 		}
 	}
 	if o.TargetErr != nil {
@@ -174,6 +200,36 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 		sep()
 		fmt.Fprintln(w, "interrupted: the report covers what was done until then")
 	}
+	return nil
+}
+
+// capacityOf returns the capacity searches of scenario name, in the order of the targets.
+func (o *Outcome) capacityOf(name string) []CapacityResult {
+	var cs []CapacityResult
+	for _, c := range o.Capacity {
+		if c.Scenario == name {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// capacityDoc writes each target's search as `rpcbench capacity` does, then the searches side by
+// side.
+func capacityDoc(w io.Writer, cs []CapacityResult, format string) error {
+	for _, c := range cs {
+		if c.Err != nil {
+			fmt.Fprintf(w, "%s: could not run: %v\n", c.Target, c.Err)
+			continue
+		}
+		capacitySteps(c).write(w, format)
+		if format == "markdown" {
+			fmt.Fprintf(w, "\n**%s**\n", c.Result.Answer())
+		} else {
+			fmt.Fprintf(w, "\n%s\n", c.Result.Answer())
+		}
+	}
+	capacityTable(cs).write(w, format)
 	return nil
 }
 
@@ -235,6 +291,14 @@ type scenarioJSON struct {
 	Name     string          `json:"name"`
 	Steps    []stepJSON      `json:"steps,omitempty"`
 	Commands []CommandResult `json:"commands,omitempty"`
+	// Capacity is each target's search: capacity.Render's JSON, or the error that stopped it.
+	Capacity []capacityJSON `json:"capacity,omitempty"`
+}
+
+type capacityJSON struct {
+	Target string          `json:"target"`
+	Error  string          `json:"error,omitempty"`
+	Report json.RawMessage `json:"report,omitempty"`
 }
 
 type stepJSON struct {
@@ -260,6 +324,19 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 			if c.Scenario == s.Name {
 				sj.Commands = append(sj.Commands, c)
 			}
+		}
+		for _, c := range o.capacityOf(s.Name) {
+			cj := capacityJSON{Target: c.Target}
+			if c.Err != nil {
+				cj.Error = c.Err.Error()
+			} else {
+				var b bytes.Buffer
+				if err := capacity.Render(&b, c.Result, c.SLO, c.Target, "json"); err != nil {
+					return err
+				}
+				cj.Report = b.Bytes()
+			}
+			sj.Capacity = append(sj.Capacity, cj)
 		}
 		for _, g := range o.Groups() {
 			if g.Scenario != s.Name {

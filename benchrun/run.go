@@ -45,6 +45,8 @@ type Outcome struct {
 	Bench    *plan.Bench
 	Runs     []Measured
 	Commands []CommandResult
+	// Capacity are the capacity searches, a scenario's against each target in turn.
+	Capacity []CapacityResult
 	// Interrupted says the context ended the run before its end: what was done is here.
 	Interrupted bool
 	// TargetErr says a target could not be started; nothing after it ran.
@@ -61,8 +63,9 @@ type Options struct {
 	LogDir string
 	// Observe, when set, is called before each load run with the plan as run; it returns options
 	// for the run (observers that write its result file, say) and a function called with the
-	// result when the run is over, interrupted or not.
-	Observe func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error)
+	// result and its summary (the monitored resources in it) when the run is over, interrupted or
+	// not.
+	Observe func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error)
 	// Engine are options added to every run (engine.WithCut, say).
 	Engine []engine.Option
 	// Progress, when set, receives a line as each target starts and each run begins and ends.
@@ -108,6 +111,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	}
 	out := &Outcome{Bench: b}
 	var procs []*process
+	pids := map[string]int{} // the started commands, watched during the runs
 	defer func() {
 		for i := len(procs) - 1; i >= 0; i-- {
 			o.progress("stopping target %s", procs[i].name)
@@ -129,6 +133,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 			return out, nil
 		}
 		procs = append(procs, p)
+		pids[t.Name] = p.cmd.Process.Pid
 	}
 	for _, s := range b.Scenarios {
 		for k := range s.Runs() {
@@ -136,6 +141,12 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 				if ctx.Err() != nil {
 					out.Interrupted = true
 					return out, nil
+				}
+				if s.Capacity != nil {
+					if k == 0 {
+						out.Capacity = append(out.Capacity, o.runCapacity(ctx, s, t, b.Dir, pids))
+					}
+					continue
 				}
 				if s.IsCommand() {
 					o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
@@ -145,7 +156,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 					continue
 				}
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				m := o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir))
+				m := o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, pids, o.ShowSecrets))
 				out.Runs = append(out.Runs, m)
 			}
 		}
@@ -163,7 +174,7 @@ func (o *Options) progress(format string, a ...any) {
 }
 
 // runLoad prepares and runs one load run, its setup phase first.
-func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan) Measured {
+func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watching) Measured {
 	m := Measured{RunID: id}
 	prep, err := plan.Prepare(p, o.Files)
 	if err != nil {
@@ -185,7 +196,8 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan) Measured {
 		names[i] = e.Name
 	}
 	opts := append([]engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}, o.Engine...)
-	var done func(*engine.Result)
+	opts = append(opts, w.options()...)
+	var done func(*engine.Result, *summary.Summary)
 	if o.Observe != nil {
 		extra, d, err := o.Observe(id, np)
 		if err != nil {
@@ -194,13 +206,12 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan) Measured {
 		}
 		opts, done = append(opts, extra...), d
 	}
+	w.start(np)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
+		w.stop(nil, time.Time{})
 		m.Err = err
 		return m
-	}
-	if done != nil {
-		done(res)
 	}
 	shown := res.Plan
 	if !o.ShowSecrets {
@@ -208,6 +219,10 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan) Measured {
 	}
 	m.Summary = summary.New(summary.Run{Plan: shown, Version: o.Version, Trailer: res.Trailer}, res.Total)
 	m.Summary.SetTimeline(tl.Points)
+	w.stop(m.Summary, res.MeasuredStart)
+	if done != nil {
+		done(res, m.Summary)
+	}
 	o.progress("%s: %d requests sent", id, res.Total.Sent())
 	return m
 }

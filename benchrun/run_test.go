@@ -21,6 +21,7 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/summary"
 )
 
 // helperEnv makes the test binary, run again as a target's command, serve lab at the address it
@@ -37,6 +38,12 @@ func TestMain(m *testing.M) {
 func serveHelper(addr string) int {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)
+	if mib, _ := strconv.Atoi(os.Getenv(helperHoldMiB)); mib > 0 {
+		hold = make([]byte, mib<<20)
+		for i := range hold {
+			hold[i] = 1 // touched: resident, before the port opens
+		}
+	}
 	s, err := lab.New(lab.Config{Addr: addr})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,8 +54,13 @@ func serveHelper(addr string) int {
 	}
 	<-term
 	s.Close()
-	return 0
+	return len(hold) & 0 // keeps hold alive until the end
 }
+
+// helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
+const helperHoldMiB = "HELPER_HOLD_MIB"
+
+var hold []byte
 
 // freeAddr returns a loopback address no one listens on now.
 func freeAddr(t *testing.T) string {
@@ -115,7 +127,7 @@ scenarios:
 `, a.URL(), b.URL()))
 	var observed []string
 	out, err := Run(context.Background(), bench, Options{
-		Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+		Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
 			observed = append(observed, fmt.Sprintf("%s/%d/%s/%d", id.Scenario, id.Step, id.Target, np.Load.Connections))
 			return nil, nil, nil
 		},
@@ -209,7 +221,7 @@ scenarios:
 			logDir := t.TempDir()
 			out, err := Run(ctx, bench, Options{
 				LogDir: logDir,
-				Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+				Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
 					// the first measured interval ends the run: an interruption, as Ctrl-C makes
 					return []engine.Option{engine.WithObserver(func(tk *engine.Tick) {
 						if interrupt && tk.Interval.Sent() > 0 {

@@ -41,6 +41,9 @@ type BenchTarget struct {
 	Ready string `json:"ready,omitempty"`
 	// ReadyTimeout bounds the wait for Ready; 0 means DefaultReadyTimeout.
 	ReadyTimeout time.Duration `json:"ready_timeout,omitempty"`
+	// Monitor says what to watch while each load runs against the target (see TargetMonitor); the
+	// zero value watches the started command, if any.
+	Monitor TargetMonitor `json:"monitor,omitzero"`
 }
 
 // DefaultReadyTimeout is how long a started target may take to answer.
@@ -70,6 +73,9 @@ type Scenario struct {
 	Env []string `json:"env,omitempty"`
 	// Timeout bounds the command's run; 0: no bound.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Capacity, when set, makes the scenario a capacity search with Plan's requests (see
+	// ScenarioCapacity) against each target, instead of one load.
+	Capacity *ScenarioCapacity `json:"capacity,omitempty"`
 }
 
 // The environment a command scenario and a target command get.
@@ -122,6 +128,9 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	}
 	tr.Targets, tr.Data, tr.Setup = relTo(dir, tr.Targets), relTo(dir, tr.Data), relTo(dir, tr.Setup)
 	p.JSONRPC.CallsFile = relTo(dir, p.JSONRPC.CallsFile)
+	if s.Capacity != nil {
+		p.Load = s.Capacity.capacityLoad(p.Load)
+	}
 	if len(s.Steps) > 0 {
 		l := &p.Load
 		level := s.Steps[k]
@@ -163,6 +172,10 @@ func (s Scenario) Length(k int) (time.Duration, bool) {
 	if s.IsCommand() {
 		return s.Timeout, false
 	}
+	if s.Capacity != nil {
+		l := s.PlanFor(BenchTarget{}, 0, "").Load
+		return l.Warmup + l.Duration, false // one step: the search ends when it has found the rate
+	}
 	l := s.PlanFor(BenchTarget{}, k, "").Load
 	if l.Requests > 0 && len(l.Stages) == 0 && l.Duration == 0 {
 		return l.Warmup, false
@@ -185,6 +198,9 @@ func (s Scenario) Describe(k int) string {
 			return fmt.Sprintf("command: %s (at most %v)", c, s.Timeout)
 		}
 		return "command: " + c
+	}
+	if s.Capacity != nil {
+		return s.Capacity.describe()
 	}
 	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
 	l := p.Load

@@ -85,6 +85,8 @@ func yamlError(name string, err error) error {
 type fileReader struct {
 	file string
 	errs []error
+	// monNodes are the monitor.targets nodes by target name, for the errors of checkMonitors.
+	monNodes map[string]*yaml.Node
 }
 
 func (f *fileReader) errorf(n *yaml.Node, key, format string, a ...any) {
@@ -318,6 +320,7 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 			slo = f.slo(v, key)
 		}
 	})
+	f.checkMonitors(b)
 	if scen != nil {
 		f.mapping(scen, "scenarios", nil, func(name string, k, v *yaml.Node) {
 			if !f.name(k, joinKey("scenarios", name)) {
@@ -346,7 +349,7 @@ func (f *fileReader) slo(v *yaml.Node, path string) SLO {
 	return s
 }
 
-var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout"}
+var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor"}
 
 func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
 	t := BenchTarget{Name: name}
@@ -370,6 +373,8 @@ func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
 			}
 		case "ready_timeout":
 			t.ReadyTimeout = f.duration(v, kp)
+		case "monitor":
+			t.Monitor = f.monitor(v, kp)
 		}
 	})
 	if t.URL == "" && resolve(n).Kind == yaml.MappingNode {
@@ -391,6 +396,8 @@ var loadKeys = []string{
 	"timeout", "connect_timeout", "insecure", "no_reuse",
 	// judging
 	"slo",
+	// a capacity search instead of a load
+	"capacity",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
@@ -502,6 +509,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			p.HTTP.DisableKeepAlive = f.boolean(v, kp)
 		case "slo":
 			p.SLO = f.slo(v, kp)
+		case "capacity":
+			s.Capacity = f.capacity(v, kp)
 		}
 	})
 	if topSet {
@@ -512,6 +521,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 		}
 	}
 	f.steps(n, path, &s)
+	f.checkCapacity(n, path, &s)
 	return s
 }
 

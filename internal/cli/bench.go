@@ -15,6 +15,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/summary"
 )
 
 func init() {
@@ -77,7 +78,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		Engine:      cutOption(e),
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
-		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result), error) {
+		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
 			if !f.showSecrets {
 				np = np.Redacted()
 			}
@@ -85,7 +86,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 			if err != nil {
 				return nil, nil, err
 			}
-			return []engine.Option{engine.WithObserver(out.observe)}, func(res *engine.Result) {
+			return []engine.Option{engine.WithObserver(out.observe)}, func(res *engine.Result, s *summary.Summary) {
+				out.writeResources(s)
 				if err := out.finish(res); err != nil {
 					writeErrs = append(writeErrs, fmt.Errorf("%s: %w", out.path, err))
 				}
@@ -106,7 +108,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench bench: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}
-	for name, format := range map[string]string{"report.txt": "text", "report.md": "markdown", "report.json": "json"} {
+	for name, format := range map[string]string{"report.txt": "text", "report.md": "markdown", "report.json": "json", "report.html": "html"} {
 		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return benchrun.Render(w, out, format, ro) }); err != nil {
 			writeErrs = append(writeErrs, err)
 		}
@@ -116,7 +118,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		if len(sums) == 0 {
 			continue
 		}
-		name := strings.TrimSuffix(resultName(benchrun.RunID{Scenario: g.Scenario, Target: "x", Step: g.Step, Steps: g.Steps}), ".x.rb") + ".html"
+		name := g.PageName()
 		ho := ro
 		ho.Labels = labels
 		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return report.Render(w, sums, "html", ho) }); err != nil {
@@ -193,7 +195,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 	}
 	about := "about " + total.String()
 	if unknown {
-		about = "at least " + total.String() + " (some runs end on a count or a command's exit)"
+		about = "at least " + total.String() + " (some runs end on a count, a command's exit or a capacity search's answer)"
 	}
 	fmt.Fprintf(w, "plan %s: %d targets, %d scenarios, %d runs, %s\n\ntargets:\n", b.File, len(b.Targets), len(b.Scenarios), runs, about)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

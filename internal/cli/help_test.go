@@ -132,6 +132,8 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "serve", "mesh"}, "--timeout"},
 		{[]string{"help", "serve", "jsonrpc"}, "--chain-id"},
 		{[]string{"help", "serve", "jsonrpc"}, "--tx-per-block"},
+		{[]string{"help", "serve", "relay"}, "--upstream"},
+		{[]string{"help", "serve", "relay"}, "--max-idle"},
 	}
 	for _, tt := range tests {
 		_, help, _ := mainOut(tt.help...)

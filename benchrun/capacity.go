@@ -1,0 +1,69 @@
+package benchrun
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rpcbench/rpcbench/capacity"
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+// CapacityResult is a capacity scenario's search against one target.
+type CapacityResult struct {
+	Scenario string
+	Target   string
+	// SLO is the objective each step had to meet.
+	SLO plan.SLO
+	// Result is the search; nil when it could not start (Err says why).
+	Result *capacity.Result
+	Err    error
+}
+
+// runCapacity runs capacity scenario s against t: capacity.Search with the scenario's requests
+// and search settings, a progress line per step.
+//
+// The target is watched step by step as a load run is (see watchesFor): a watch starts as a step
+// does, waits out its warm-up, and ends when the step is over, its resources added to the step's
+// summary.
+func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, pids map[string]int) CapacityResult {
+	c := s.Capacity
+	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: c.SLO}
+	p := s.PlanFor(t, 0, dir)
+	warm := c.Warmup
+	switch {
+	case c.NoWarmup:
+		warm = -1 // asked for none; zero is the default
+	case warm == 0:
+		warm = capacity.DefaultWarmup
+	}
+	var w *watching
+	watch := func() {
+		w = watchesFor(ctx, t, pids, o.ShowSecrets)
+		w.start(plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}})
+	}
+	cfg := capacity.Config{
+		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
+		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Files: o.Files, Version: o.Version,
+		OnStep: func(st capacity.Step) {
+			w.stop(st.Summary, st.Summary.StartedAt)
+			o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
+			watch() // the next step starts when this returns
+		},
+	}
+	o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
+	watch()
+	res, err := capacity.Search(ctx, cfg)
+	w.stop(nil, time.Time{})
+	if err != nil {
+		r.Err = err
+		o.progress("%s on %s: %v", s.Name, t.Name, err)
+		return r
+	}
+	r.Result = res
+	o.progress("%s on %s: %s", s.Name, t.Name, res.Answer())
+	return r
+}
+
+// String names the search as the report does.
+func (r CapacityResult) String() string { return fmt.Sprintf("%s on %s", r.Scenario, r.Target) }

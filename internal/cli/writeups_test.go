@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// shortWriteup cuts a write-up's lengths, levels and sizes to a short form that still runs every
+// scenario against every target: steps of 300 ms, 100 ms ramps and warm-ups, a few connections, low
+// rates, small prefills and chains, 3 capacity steps, its e2e suite replaced by one test event.
+var shortWriteup = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b(step|duration): \d+[a-z]+`), "$1: 300ms"},
+	{regexp.MustCompile(`\b(ramp|warmup): [1-9]\d*[a-z]+`), "$1: 100ms"},
+	{regexp.MustCompile(`steps: \[50, 100, 200, 500\]`), "steps: [5, 10]"},
+	{regexp.MustCompile(`steps: \[300, 1000, 2000\]`), "steps: [50, 100]"},
+	{regexp.MustCompile(`\brate: 2000\b`), "rate: 200"},
+	{regexp.MustCompile(`max_steps: \d+`), "max_steps: 3"},
+	{regexp.MustCompile(`--prefill 100000\b`), "--prefill 1000"},
+	{regexp.MustCompile(`randInt 0 99999\b`), "randInt 0 999"},
+	{regexp.MustCompile(`"limit":1000\b`), `"limit":50`},
+	{regexp.MustCompile(`HopCount == 1000\b`), "HopCount == 50"},
+	{regexp.MustCompile(`go test -json -count=1 \./e2e`), `printf '{"Action":"pass","Test":"TestShort"}\n'`},
+}
+
+var writeupPort = regexp.MustCompile(`127\.0\.0\.1:(18\d\d\d)\b`)
+
+// Every write-up of examples/writeups runs in a short form — its plans through `rpcbench bench`,
+// its scripts through sh — against the built-in targets it starts (this test binary standing in
+// for rpcbench on the PATH), on free loopback ports; each report holds the figures the write-up's
+// README maps, and no target is left running.
+func TestWriteupsShort(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join("..", "..", "examples", "writeups")
+	names, err := filepath.Glob(filepath.Join(src, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, ports := t.TempDir(), map[string]string{}
+	var plans, scripts []string
+	for _, name := range names {
+		base := filepath.Base(name)
+		if !strings.HasSuffix(base, ".yaml") && !strings.HasSuffix(base, ".sh") {
+			continue
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, r := range shortWriteup {
+			text = r.re.ReplaceAllString(text, r.with)
+		}
+		text = writeupPort.ReplaceAllStringFunc(text, func(a string) string {
+			if ports[a] == "" {
+				ports[a] = freeLoopback(t)
+			}
+			return ports[a]
+		})
+		if err := os.WriteFile(filepath.Join(dir, base), []byte(text), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(base, ".sh") {
+			scripts = append(scripts, base)
+		} else {
+			plans = append(plans, base)
+		}
+	}
+	if len(plans) < 5 || len(scripts) < 1 {
+		t.Fatalf("examples/writeups: %d plans, %d scripts; want the write-ups", len(plans), len(scripts))
+	}
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	shim := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "rpcbench"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "ITERATIONS=100", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	// what each report must hold: the figures examples/writeups/README.md maps
+	want := map[string][]string{
+		"rpc-daemon.yaml": {"## methods · step 2/2: 100/s", "| eth_getBalance |", "Resources compared", "| daemon | node's command, pid "},
+		"mesh.yaml":       {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
+		"kv.yaml":         {"## put-get", "| get |", "| put |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
+		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
+			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |"},
+		"items-http.yaml": {"## read", "| https vs http |"},
+		"items-grpc.yaml": {"## read", "| grpcs vs grpc |"},
+	}
+	for _, p := range plans {
+		cmd := exec.Command(filepath.Join(bin, "rpcbench"), "bench", "--quiet", "--format", "markdown", "--out-dir", filepath.Join(dir, "run-"+p), filepath.Join(dir, p))
+		out := runWriteup(t, cmd, env)
+		if want[p] == nil {
+			t.Errorf("%s: no expected figures in this test: add them", p)
+		}
+		for _, w := range want[p] {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
+			}
+		}
+		page, err := os.ReadFile(filepath.Join(dir, "run-"+p, "report.html"))
+		if err != nil || !strings.Contains(string(page), "<h2>read</h2>") && !strings.Contains(string(page), "Resources compared") {
+			t.Errorf("%s: report.html: %v; want the page with its tables", p, err)
+		}
+	}
+	for _, s := range scripts {
+		out := filepath.Join(dir, "run-"+s)
+		runWriteup(t, exec.Command("sh", filepath.Join(dir, s), out), env)
+		for file, w := range map[string]string{"transports.md": "gRPC+TLS vs HTTP", "contention.txt": "sharded-padded"} {
+			b, err := os.ReadFile(filepath.Join(out, file))
+			if err != nil || !strings.Contains(string(b), w) {
+				t.Errorf("%s: %s: %v; want it to hold %q:\n%s", s, file, err, w, b)
+			}
+		}
+	}
+	for orig, addr := range ports {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			t.Errorf("%s (for %s) still answers after the write-ups ran", addr, orig)
+		}
+	}
+}
+
+// runWriteup runs cmd and returns its stdout; it may exit 1 when an objective fails on a busy
+// machine (each stderr line then says so), but nothing else.
+func runWriteup(t *testing.T, cmd *exec.Cmd, env []string) string {
+	t.Helper()
+	cmd.Env = env
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil && cmd.ProcessState.ExitCode() == ExitSLO {
+		for line := range strings.Lines(stderr.String()) {
+			if !strings.Contains(line, "SLO failed") && !strings.Contains(line, "no rate tried met") && !strings.HasPrefix(line, "rpcbench bench: run directory") {
+				t.Errorf("%v: exit 1 with %q", cmd.Args, line)
+			}
+		}
+		err = nil
+	}
+	if err != nil {
+		t.Errorf("%v: %v\n%s", cmd.Args, err, stderr.String())
+	}
+	return stdout.String()
+}
