@@ -49,8 +49,9 @@ func TestSegmentsInProcessesAddUp(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
 	dir := t.TempDir()
-	// time for ten processes to start on a busy machine before their shared instant
-	start := time.Now().Add(2500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	// time for ten processes to start on a busy machine (under -race, other tests running) before
+	// their shared instant
+	start := time.Now().Add(8 * time.Second).UTC().Format(time.RFC3339Nano)
 	plans := []struct {
 		name string
 		args []string
