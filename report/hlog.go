@@ -84,7 +84,7 @@ func (l *HLog) Interval(iv *result.Interval) error {
 	return nil
 }
 
-func (l *HLog) line(iv *result.Interval, us *hdr.Histogram, tag string) error {
+func (l *HLog) line(iv *result.Interval, us *result.Histogram, tag string) error {
 	ns := toNanos(us)
 	ns.SetTag(tag)
 	ns.SetStartTimeMs(l.start.Add(iv.Start).UnixMilli())
@@ -95,7 +95,7 @@ func (l *HLog) line(iv *result.Interval, us *hdr.Histogram, tag string) error {
 // toNanos returns a copy of the microsecond histogram us with every value in nanoseconds: each
 // bucket's count is recorded at the bucket's lowest value times 1000, so counts are exact and
 // values keep their 3 significant digits.
-func toNanos(us *hdr.Histogram) *hdr.Histogram {
+func toNanos(us *result.Histogram) *hdr.Histogram {
 	ns := hdr.New(1000, result.HistMax*1000, result.HistSigFigs)
 	if us.TotalCount() == 0 {
 		return ns
