@@ -403,10 +403,11 @@ func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
 		})
 		shown = shown[:TextEndpoints]
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	if len(shown) < len(s.Endpoints) {
-		fmt.Fprintf(tw, "\nEndpoints (the %d of %d with the most requests)\t\n", len(shown), len(s.Endpoints))
-	} else {
+		fmt.Fprintf(b, "\nEndpoints (the %d of %d with the most requests)\n", len(shown), len(s.Endpoints))
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	if len(shown) == len(s.Endpoints) {
 		fmt.Fprintln(tw, "\nEndpoints\t")
 	}
 	fmt.Fprintf(tw, "  name\tsent\tok\tfailed\tanswers/s\t%s\tmax\t\n", strings.Join(pctNames(qs), "\t"))
@@ -414,10 +415,10 @@ func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
 			fmt1(e.Throughput), strings.Join(pctCells(&e.Latency, qs), "\t"))
 	}
-	if n := len(s.Endpoints) - len(shown); n > 0 {
-		fmt.Fprintf(tw, "  … and %d more endpoints: --format json, csv, markdown or html lists them all\t\n", n)
-	}
 	tw.Flush()
+	if n := len(s.Endpoints) - len(shown); n > 0 {
+		fmt.Fprintf(b, "  … and %d more endpoints: --format json, csv, markdown or html lists them all\n", n)
+	}
 }
 
 func pct(n, of uint64) float64 {
