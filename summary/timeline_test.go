@@ -38,3 +38,27 @@ func TestTimelineAllocs(t *testing.T) {
 		t.Errorf("got %d bytes allocated for 200 intervals; want at most %d (ten empty Counts: the reused one and its growth)", got, limit)
 	}
 }
+
+// A run of more than TimelineEndpoints endpoints keeps the points of all endpoints together only,
+// unless Every; a run of at most that many keeps each endpoint's too.
+func TestTimelineEndpointsBound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		endpoints int
+		every     bool
+		want      int // points per interval
+	}{
+		{TimelineEndpoints, false, 1 + TimelineEndpoints},
+		{TimelineEndpoints + 1, false, 1},
+		{TimelineEndpoints + 1, true, 2 + TimelineEndpoints},
+	} {
+		iv := result.NewInterval(tc.endpoints)
+		iv.Start, iv.End = 0, time.Second
+		tl := Timeline{Every: tc.every}
+		tl.Add(iv, nil)
+		tl.Add(iv, nil)
+		if got := len(tl.Points); got != 2*tc.want {
+			t.Errorf("%d endpoints, every %v: %d points for 2 intervals; want %d", tc.endpoints, tc.every, got, 2*tc.want)
+		}
+	}
+}
