@@ -16,8 +16,7 @@ import (
 // decodeInterval turns one interval line into the Reader's own Interval, reused from line to line:
 // its histograms are decoded into, never made anew, so that reading costs memory in proportion to
 // the file's size and its number of endpoints, not to the number of lines times the histograms
-// each names (an HDR histogram of this package's range takes about 190 KB however few values it
-// holds).
+// each names.
 func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	var rec intervalRec
 	if err := json.Unmarshal(b, &rec); err != nil {

@@ -67,7 +67,8 @@ type ConnEvent struct {
 // Each shard keeps two intervals (one recorded into, one being merged). Their histograms are dense,
 // the fastest to record into, while endpoints × shards ≤ DenseShardHistograms; beyond that they
 // are sparse, so that memory grows with the values recorded in an interval, not with the number of
-// endpoints times shards times 190 KB (a sparse histogram records in about 100 ns rather than 10).
+// endpoints times shards times 190 KB (a sparse histogram records in about 100 ns rather than 10,
+// and allocates only when it holds more buckets than it ever did: Reset keeps its memory).
 // The send lag, one histogram per shard, is always dense. The merged interval Flush returns is
 // sparse.
 type Recorder struct {
