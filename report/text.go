@@ -391,7 +391,7 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 
 // TextEndpoints is the most endpoints the text report lists, in the plan's order; a run of more
 // lists the TextEndpoints that attempted the most requests, and says how many it left out (the
-// JSON, CSV, Markdown and HTML reports list them all).
+// JSON, Markdown and HTML reports list them all).
 const TextEndpoints = 30
 
 func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
@@ -417,7 +417,7 @@ func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
 	}
 	tw.Flush()
 	if n := len(s.Endpoints) - len(shown); n > 0 {
-		fmt.Fprintf(b, "  … and %d more endpoints: --format json, csv, markdown or html lists them all\n", n)
+		fmt.Fprintf(b, "  … and %d more endpoints: --format json, markdown or html lists them all\n", n)
 	}
 }
 
