@@ -1,11 +1,13 @@
 package result
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -90,5 +92,21 @@ func BenchmarkMemoryPerEndpoint(b *testing.B) {
 			b.ReportMetric(float64(got)/float64(n), "B/endpoint")
 			b.ReportMetric(float64(got)/1e6, "MB")
 		})
+	}
+}
+
+// A result file of MaxEndpoints endpoints reads back; one naming more is refused.
+func TestReadMaxEndpoints(t *testing.T) {
+	t.Parallel()
+	f, err := Read(bytes.NewReader(manyIntervals(t, MaxEndpoints, 3)), "max.rb", nil)
+	if err != nil {
+		t.Fatalf("%d endpoints: %v", MaxEndpoints, err)
+	}
+	if got := len(f.Total.Endpoints); got != MaxEndpoints || f.Total.Sent() != 3 {
+		t.Errorf("got %d endpoints, %d sent; want %d, 3", got, f.Total.Sent(), MaxEndpoints)
+	}
+	_, err = Read(bytes.NewReader(manyIntervals(t, MaxEndpoints+1, 1)), "over.rb", nil)
+	if want := fmt.Sprintf("%d endpoints; a result file has at most %d", MaxEndpoints+1, MaxEndpoints); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d endpoints: got %v; want %q", MaxEndpoints+1, err, want)
 	}
 }
