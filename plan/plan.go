@@ -222,7 +222,7 @@ func (p Plan) Validate() error {
 		bad("no endpoint: give a URL")
 	}
 	if len(p.Endpoints) > result.MaxEndpoints {
-		bad("%d endpoints: at most %d (each keeps its own histograms); name fewer, or group targets by name", len(p.Endpoints), result.MaxEndpoints)
+		bad("%d endpoints: at most %d; name fewer, or group targets by name", len(p.Endpoints), result.MaxEndpoints)
 	}
 	names := map[string]bool{}
 	for i, e := range p.Endpoints {

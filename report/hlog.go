@@ -23,7 +23,8 @@ type HLog struct {
 	lw    *hdr.HistogramLogWriter
 	start time.Time
 	tags  []string
-	total *result.Counts // reused by Interval
+	total *result.Counts       // reused by Interval
+	ns    *hdr.PackedHistogram // reused by line: sparse, as a dense one is 240 KB a line
 }
 
 // NewHLog writes the log's preamble to w: a comment, the format version, the start and base times
@@ -84,26 +85,27 @@ func (l *HLog) Interval(iv *result.Interval) error {
 	return nil
 }
 
-func (l *HLog) line(iv *result.Interval, us *hdr.Histogram, tag string) error {
-	ns := toNanos(us)
+func (l *HLog) line(iv *result.Interval, us *result.Histogram, tag string) error {
+	if l.ns == nil {
+		l.ns = hdr.NewPacked(1000, result.HistMax*1000, result.HistSigFigs)
+	}
+	ns := l.ns
+	toNanos(ns, us)
 	ns.SetTag(tag)
 	ns.SetStartTimeMs(l.start.Add(iv.Start).UnixMilli())
 	ns.SetEndTimeMs(l.start.Add(iv.End).UnixMilli())
-	return l.lw.OutputIntervalHistogram(ns)
+	return l.lw.OutputIntervalPackedHistogram(ns)
 }
 
-// toNanos returns a copy of the microsecond histogram us with every value in nanoseconds: each
-// bucket's count is recorded at the bucket's lowest value times 1000, so counts are exact and
-// values keep their 3 significant digits.
-func toNanos(us *hdr.Histogram) *hdr.Histogram {
-	ns := hdr.New(1000, result.HistMax*1000, result.HistSigFigs)
-	if us.TotalCount() == 0 {
-		return ns
-	}
+// toNanos empties ns and fills it with the microsecond histogram us, every value in nanoseconds:
+// each bucket's count is recorded at the bucket's lowest value times 1000, so counts are exact and
+// values keep their 3 significant digits. (A sparse histogram encodes to the same bytes as a dense
+// one.)
+func toNanos(ns *hdr.PackedHistogram, us *result.Histogram) {
+	ns.Reset()
 	for _, bar := range us.Distribution() {
 		if bar.Count > 0 {
 			_ = ns.RecordValues(bar.From*1000, bar.Count) // within range: us is within 1 µs..1 h
 		}
 	}
-	return ns
 }

@@ -6,8 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -337,7 +336,7 @@ func niceStep(x float64) float64 {
 
 // binCounts returns the percentage of h's values in each bin; values above the last edge go into
 // bin n−1 (the tail bin, when there is one).
-func binCounts(h *hdr.Histogram, edges []float64, n int) []float64 {
+func binCounts(h *result.Histogram, edges []float64, n int) []float64 {
 	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}

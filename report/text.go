@@ -1,15 +1,15 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
@@ -171,7 +171,7 @@ func latencyTable(b *strings.Builder, s *summary.Summary) {
 }
 
 // histogram draws up to 12 bars over the recorded range, log-spaced when the range is wide.
-func histogram(b *strings.Builder, h *hdr.Histogram, title string) {
+func histogram(b *strings.Builder, h *result.Histogram, title string) {
 	if h == nil || h.TotalCount() == 0 {
 		return
 	}
@@ -389,15 +389,36 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 }
 
+// TextEndpoints is the most endpoints the text report lists, in the plan's order; a run of more
+// lists the TextEndpoints that attempted the most requests, and says how many it left out (the
+// JSON, Markdown and HTML reports list them all).
+const TextEndpoints = 30
+
 func endpoints(b *strings.Builder, s *summary.Summary, qs []float64) {
+	shown := s.Endpoints
+	if len(shown) > TextEndpoints {
+		shown = slices.Clone(shown)
+		slices.SortStableFunc(shown, func(x, y summary.Endpoint) int {
+			return cmp.Compare(y.Requests.Attempted(), x.Requests.Attempted())
+		})
+		shown = shown[:TextEndpoints]
+	}
+	if len(shown) < len(s.Endpoints) {
+		fmt.Fprintf(b, "\nEndpoints (the %d of %d with the most requests)\n", len(shown), len(s.Endpoints))
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nEndpoints\t")
+	if len(shown) == len(s.Endpoints) {
+		fmt.Fprintln(tw, "\nEndpoints\t")
+	}
 	fmt.Fprintf(tw, "  name\tsent\tok\tfailed\tanswers/s\t%s\tmax\t\n", strings.Join(pctNames(qs), "\t"))
-	for _, e := range s.Endpoints {
+	for _, e := range shown {
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t\n", e.Name, e.Requests.Sent, e.Requests.OK, e.Requests.Errors,
 			fmt1(e.Throughput), strings.Join(pctCells(&e.Latency, qs), "\t"))
 	}
 	tw.Flush()
+	if n := len(s.Endpoints) - len(shown); n > 0 {
+		fmt.Fprintf(b, "  … and %d more endpoints: --format json, markdown or html lists them all\n", n)
+	}
 }
 
 func pct(n, of uint64) float64 {

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The result file format. A file is JSON Lines: one complete JSON object per line, each with a
@@ -198,7 +196,7 @@ type connsRec struct {
 func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	rec := &intervalRec{Kind: "interval", Start: int64(iv.Start), End: int64(iv.End), Intended: iv.Intended}
 	var err error
-	enc := func(h *hdr.Histogram) string {
+	enc := func(h *Histogram) string {
 		if err != nil || h == nil || h.TotalCount() == 0 {
 			return ""
 		}

@@ -123,7 +123,7 @@ func TestDecodeHistogramMatches(t *testing.T) {
 		if err := d.decode(got, s); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if !got.Equals(want) || got.TotalCount() != int64(len(tc.values)) {
+		if !got.HDR().Equals(want) || got.TotalCount() != int64(len(tc.values)) {
 			t.Errorf("%s: got %d values, max %d; want %d, max %d", tc.name, got.TotalCount(), got.Max(), want.TotalCount(), want.Max())
 		}
 	}

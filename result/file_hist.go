@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // histEncoder writes histograms in HdrHistogram's compressed V2 encoding, base64, byte for byte as
@@ -29,37 +27,33 @@ const (
 	v2CompressedCookie = 0x1c849304 | 0x10
 )
 
-// encode returns h in the compressed V2 encoding, base64.
-func (e *histEncoder) encode(h *hdr.Histogram) (string, error) {
-	snap := h.Export()
-	counts := snap.Counts
-	n := len(counts) // counts up to the last that is not zero; one at least, as Encode writes
-	for n > 1 && counts[n-1] == 0 {
-		n--
-	}
+// encode returns h in the compressed V2 encoding, base64: the counts from the first index to the
+// last that is not zero (one at least, as Encode writes), a run of several zeros as its negated
+// length.
+func (e *histEncoder) encode(h *Histogram) (string, error) {
 	e.raw = append(e.raw[:0], make([]byte, 40)...)
-	for i := 0; i < n; {
-		c := counts[i]
-		i++
-		if c == 0 {
-			zeros := int64(1)
-			for i < n && counts[i] == 0 {
-				zeros++
-				i++
-			}
-			if zeros > 1 {
-				c = -zeros
-			}
+	next := 0 // the index after the last count written
+	h.forEach(func(idx int, c int64) bool {
+		switch zeros := idx - next; {
+		case zeros == 1:
+			e.raw = appendZigZag(e.raw, 0)
+		case zeros > 1:
+			e.raw = appendZigZag(e.raw, -int64(zeros))
 		}
 		e.raw = appendZigZag(e.raw, c)
+		next = idx + 1
+		return true
+	})
+	if next == 0 {
+		e.raw = appendZigZag(e.raw, 0)
 	}
 	be := binary.BigEndian
 	be.PutUint32(e.raw[0:], v2Cookie)
 	be.PutUint32(e.raw[4:], uint32(len(e.raw)-40))
 	be.PutUint32(e.raw[8:], 0) // normalizing index offset: counts are stored unrotated
-	be.PutUint32(e.raw[12:], uint32(snap.SignificantFigures))
-	be.PutUint64(e.raw[16:], uint64(snap.LowestTrackableValue))
-	be.PutUint64(e.raw[24:], uint64(snap.HighestTrackableValue))
+	be.PutUint32(e.raw[12:], uint32(HistSigFigs))
+	be.PutUint64(e.raw[16:], uint64(HistMin))
+	be.PutUint64(e.raw[24:], uint64(HistMax))
 	be.PutUint64(e.raw[32:], math.Float64bits(1)) // integer to double conversion ratio
 
 	e.zbuf.Reset()

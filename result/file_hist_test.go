@@ -9,51 +9,62 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// TestHistEncoderMatchesHdr encodes histograms of many shapes with histEncoder and with
-// hdrhistogram-go's Encode: the bytes must be the same, and decode to the same histogram.
+// TestHistEncoderMatchesHdr encodes histograms of many shapes, sparse and dense, with histEncoder
+// and the same values in hdrhistogram-go's Histogram with its Encode: the bytes must be the same,
+// and decode to the same histogram.
 func TestHistEncoderMatchesHdr(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	var e histEncoder
 	tests := []struct {
 		name string
-		fill func(h *hdr.Histogram)
+		fill func(record func(v, n int64))
 	}{
-		{"empty", func(h *hdr.Histogram) {}},
-		{"one value", func(h *hdr.Histogram) { h.RecordValue(1234) }},
-		{"the extremes", func(h *hdr.Histogram) { h.RecordValue(HistMin); h.RecordValue(HistMax) }},
-		{"big counts", func(h *hdr.Histogram) { h.RecordValues(500, 1<<40); h.RecordValues(7, math.MaxInt32) }},
-		{"log-normal", func(h *hdr.Histogram) {
+		{"empty", func(record func(v, n int64)) {}},
+		{"one value", func(record func(v, n int64)) { record(1234, 1) }},
+		{"the extremes", func(record func(v, n int64)) { record(HistMin, 1); record(HistMax, 1) }},
+		{"big counts", func(record func(v, n int64)) { record(500, 1<<40); record(7, math.MaxInt32) }},
+		{"neighbours", func(record func(v, n int64)) { record(1, 1); record(3, 1); record(4, 1); record(2050, 2) }},
+		{"log-normal", func(record func(v, n int64)) {
 			for range 5000 {
-				RecordDuration(h, time.Duration(2000*math.Exp(rng.NormFloat64()))*time.Microsecond)
+				record(int64(2000*math.Exp(rng.NormFloat64()))+1, 1)
 			}
 		}},
-		{"wide", func(h *hdr.Histogram) {
+		{"wide", func(record func(v, n int64)) {
 			for range 2000 {
-				h.RecordValue(1 + rng.Int64N(HistMax))
+				record(1+rng.Int64N(HistMax), 1)
 			}
 		}},
 	}
 	for _, tc := range tests {
-		h := NewHistogram()
-		tc.fill(h)
-		got, err := e.encode(h)
+		ref := hdr.New(HistMin, HistMax, HistSigFigs)
+		sparse, dense := NewHistogram(), newDenseHistogram()
+		tc.fill(func(v, n int64) {
+			for _, err := range []error{ref.RecordValues(v, n), sparse.RecordValues(v, n), dense.RecordValues(v, n)} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		want, err := ref.Encode(hdr.V2CompressedEncodingCookieBase)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: got %.60s…; want hdrhistogram-go's %.60s…", tc.name, got, want)
-		}
-		back, err := hdr.Decode([]byte(got))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if !back.Equals(h) {
-			t.Errorf("%s: decodes to a different histogram", tc.name)
+		for _, h := range []*Histogram{sparse, dense} {
+			got, err := e.encode(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("%s (dense %v): got %.60s…; want hdrhistogram-go's %.60s…", tc.name, h.Dense(), got, want)
+			}
+			back, err := hdr.Decode([]byte(got))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if !back.Equals(ref) {
+				t.Errorf("%s (dense %v): decodes to a different histogram", tc.name, h.Dense())
+			}
 		}
 	}
 }
@@ -93,9 +104,10 @@ func BenchmarkHistEncoder(b *testing.B) {
 		}
 	})
 	b.Run("hdr.Encode", func(b *testing.B) {
+		d := h.HDR()
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := h.Encode(hdr.V2CompressedEncodingCookieBase); err != nil {
+			if _, err := d.Encode(hdr.V2CompressedEncodingCookieBase); err != nil {
 				b.Fatal(err)
 			}
 		}

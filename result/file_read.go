@@ -11,15 +11,12 @@ import (
 	"math"
 	"os"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // decodeInterval turns one interval line into the Reader's own Interval, reused from line to line:
 // its histograms are decoded into, never made anew, so that reading costs memory in proportion to
 // the file's size and its number of endpoints, not to the number of lines times the histograms
-// each names (an HDR histogram of this package's range takes about 190 KB however few values it
-// holds).
+// each names.
 func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	var rec intervalRec
 	if err := json.Unmarshal(b, &rec); err != nil {
@@ -43,7 +40,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	iv.Reset()
 	iv.Start, iv.End, iv.Intended = time.Duration(rec.Start), time.Duration(rec.End), rec.Intended
 	var err error
-	dec := func(what string, dst *hdr.Histogram, s string) {
+	dec := func(what string, dst *Histogram, s string) {
 		if err == nil && s != "" {
 			if e := fr.hist.decode(dst, s); e != nil {
 				err = fr.errorf("%s histogram: %v", what, e)
@@ -107,7 +104,7 @@ type histDecoder struct {
 }
 
 // decodeHistogram adds the base64 compressed V2 histogram s into dst.
-func decodeHistogram(dst *hdr.Histogram, s string) error {
+func decodeHistogram(dst *Histogram, s string) error {
 	var d histDecoder
 	return d.decode(dst, s)
 }
@@ -119,7 +116,7 @@ const maxCounts = 24 << 10
 // decode adds the base64 compressed V2 histogram s into dst. It checks the encoded range before
 // decoding, so that a damaged or hostile file cannot make it allocate a histogram of arbitrary size:
 // only histograms of this package's range are accepted.
-func (d *histDecoder) decode(dst *hdr.Histogram, s string) error {
+func (d *histDecoder) decode(dst *Histogram, s string) error {
 	n := base64.StdEncoding.DecodedLen(len(s))
 	if cap(d.raw) < n {
 		d.raw = make([]byte, n)
@@ -167,7 +164,7 @@ func (d *histDecoder) decode(dst *hdr.Histogram, s string) error {
 
 // addCounts adds the ZigZag LEB128 counts of payload (a negative value is a run of zeros) into h,
 // the count at index i being that of the values equivalent to valueAt(i).
-func addCounts(h *hdr.Histogram, payload []byte) error {
+func addCounts(h *Histogram, payload []byte) error {
 	total := h.TotalCount()
 	for i, idx := 0, int64(0); i < len(payload); idx++ {
 		v, n, ok := zigZag(payload[i:])

@@ -3,8 +3,6 @@ package result
 import (
 	"sort"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Histogram range: 1 µs to 1 h, 3 significant digits. Values are in microseconds.
@@ -14,16 +12,15 @@ const (
 	HistSigFigs = 3
 )
 
-// MaxEndpoints is the most endpoints a run (and a result file) may have: every endpoint keeps its
-// own histograms (about 0.6 MB per interval buffer), so the memory of a run grows with it.
-const MaxEndpoints = 100
-
-// NewHistogram returns an empty latency histogram with the package's range (microseconds).
-func NewHistogram() *hdr.Histogram { return hdr.New(HistMin, HistMax, HistSigFigs) }
+// MaxEndpoints is the most endpoints a run (and a result file) may have. Every endpoint keeps its
+// own histograms, sparse outside the Recorder's shards (see Histogram), so that an endpoint costs
+// tens of kilobytes, not megabytes (1,000 endpoints hold about 30 MB of live heap in
+// TestMemoryPerEndpoint).
+const MaxEndpoints = 1000
 
 // RecordDuration adds d to h in microseconds, clamped into the histogram's range, so that no value is
 // ever lost (a 2 h stall counts as 1 h).
-func RecordDuration(h *hdr.Histogram, d time.Duration) {
+func RecordDuration(h *Histogram, d time.Duration) {
 	us := int64(d / time.Microsecond)
 	if us < HistMin {
 		us = HistMin
@@ -92,26 +89,29 @@ type Counts struct {
 	// Retried counts the requests sent again after a reused connection was closed or reset
 	// before answering (each attempt that met it once): resets a retry would otherwise hide.
 	Retried  uint64
-	BytesIn  uint64         // bytes read, headers included
-	BytesOut uint64         // bytes written, headers included
-	Latency  *hdr.Histogram // done − intended, µs
-	Service  *hdr.Histogram // done − sent, µs
-	TTFB     *hdr.Histogram // first byte − sent, µs
+	BytesIn  uint64     // bytes read, headers included
+	BytesOut uint64     // bytes written, headers included
+	Latency  *Histogram // done − intended, µs
+	Service  *Histogram // done − sent, µs
+	TTFB     *Histogram // first byte − sent, µs
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
 	Calls map[CallKey]uint64
 }
 
-// NewCounts returns empty Counts with their histograms.
-func NewCounts() *Counts {
+// NewCounts returns empty Counts with their (sparse) histograms.
+func NewCounts() *Counts { return newCounts(NewHistogram) }
+
+// newCounts returns empty Counts whose histograms newHist makes.
+func newCounts(newHist func() *Histogram) *Counts {
 	return &Counts{
 		Status:   map[int]uint64{},
 		Messages: map[ErrorKey]uint64{},
 		Calls:    map[CallKey]uint64{},
-		Latency:  NewHistogram(),
-		Service:  NewHistogram(),
-		TTFB:     NewHistogram(),
+		Latency:  newHist(),
+		Service:  newHist(),
+		TTFB:     newHist(),
 	}
 }
 
@@ -148,17 +148,9 @@ func (c *Counts) Merge(o *Counts) {
 	c.Retried += o.Retried
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
-	mergeHist(c.Latency, o.Latency)
-	mergeHist(c.Service, o.Service)
-	mergeHist(c.TTFB, o.TTFB)
-}
-
-// mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
-// histogram; most histograms of an interval are empty (endpoints not hit, no TLS), so skip them.
-func mergeHist(dst, src *hdr.Histogram) {
-	if src.TotalCount() > 0 {
-		dst.Merge(src)
-	}
+	c.Latency.Merge(o.Latency)
+	c.Service.Merge(o.Service)
+	c.TTFB.Merge(o.TTFB)
 }
 
 // Reset empties c, keeping its memory.
@@ -187,10 +179,10 @@ func (c *Counts) StatusCodes() []int {
 // apart from request latency. The zero value is not ready: use NewConns.
 type Conns struct {
 	Opened  uint64
-	Failed  uint64         // connection attempts that failed
-	DNS     *hdr.Histogram // name resolution, µs (only when a name was resolved)
-	Connect *hdr.Histogram // TCP connect, µs
-	TLS     *hdr.Histogram // TLS handshake, µs (only for TLS)
+	Failed  uint64     // connection attempts that failed
+	DNS     *Histogram // name resolution, µs (only when a name was resolved)
+	Connect *Histogram // TCP connect, µs
+	TLS     *Histogram // TLS handshake, µs (only for TLS)
 }
 
 // NewConns returns empty Conns with their histograms.
@@ -202,9 +194,9 @@ func NewConns() *Conns {
 func (c *Conns) Merge(o *Conns) {
 	c.Opened += o.Opened
 	c.Failed += o.Failed
-	mergeHist(c.DNS, o.DNS)
-	mergeHist(c.Connect, o.Connect)
-	mergeHist(c.TLS, o.TLS)
+	c.DNS.Merge(o.DNS)
+	c.Connect.Merge(o.Connect)
+	c.TLS.Merge(o.TLS)
 }
 
 // Reset empties c, keeping its memory.
@@ -223,11 +215,11 @@ type Interval struct {
 	End       time.Duration // offset of its end
 	Intended  uint64        // arrivals that fell due in the interval (open model) or were started (closed)
 	Endpoints []*Counts     // indexed by endpoint
-	SendLag   *hdr.Histogram
+	SendLag   *Histogram
 	Conns     *Conns
 }
 
-// NewInterval returns an empty Interval for n endpoints.
+// NewInterval returns an empty Interval for n endpoints, its histograms sparse.
 func NewInterval(n int) *Interval {
 	iv := &Interval{Endpoints: make([]*Counts, n), SendLag: NewHistogram(), Conns: NewConns()}
 	for i := range iv.Endpoints {
@@ -249,7 +241,7 @@ func (iv *Interval) Merge(o *Interval) {
 	for i, c := range o.Endpoints {
 		iv.Endpoints[i].Merge(c)
 	}
-	mergeHist(iv.SendLag, o.SendLag)
+	iv.SendLag.Merge(o.SendLag)
 	iv.Conns.Merge(o.Conns)
 }
 
@@ -263,8 +255,8 @@ func (iv *Interval) Reset() {
 	iv.Conns.Reset()
 }
 
-// Total returns the counts of all endpoints added together, in a new Counts. A new Counts holds
-// three histograms (about half a megabyte): once per interval, use TotalInto.
+// Total returns the counts of all endpoints added together, in a new Counts. Once per interval,
+// use TotalInto, which reuses one.
 func (iv *Interval) Total() *Counts { return iv.TotalInto(NewCounts()) }
 
 // TotalInto empties dst, adds the counts of all endpoints into it and returns it, so that a caller

@@ -62,8 +62,15 @@ type ConnEvent struct {
 
 // Recorder collects Events from many goroutines into per-shard intervals and hands out their merged
 // sum on Flush. Each sender records into its own shard (shard = worker mod shards), so the only lock
-// a sender takes is its shard's, which Flush contends once per interval. Memory is fixed by the
-// number of shards and endpoints. Safe for concurrent use.
+// a sender takes is its shard's, which Flush contends once per interval. Safe for concurrent use.
+//
+// Each shard keeps two intervals (one recorded into, one being merged). Their histograms are dense,
+// the fastest to record into, while endpoints × shards ≤ DenseShardHistograms; beyond that they
+// are sparse, so that memory grows with the values recorded in an interval, not with the number of
+// endpoints times shards times 190 KB (a sparse histogram records in about 100 ns rather than 10,
+// and allocates only when it holds more buckets than it ever did: Reset keeps its memory).
+// The send lag, one histogram per shard, is always dense. The merged interval Flush returns is
+// sparse.
 type Recorder struct {
 	shards []recShard
 	out    *Interval
@@ -76,15 +83,33 @@ type recShard struct {
 	_   [40]byte // keep shards on separate cache lines
 }
 
+// DenseShardHistograms is the most endpoints × shards for which a Recorder's shards keep dense
+// histograms: 8 makes at most 2 × 8 × 3 dense histograms, about 9 MB.
+const DenseShardHistograms = 8
+
 // NewRecorder returns a Recorder for the given number of endpoints and shards (at least 1 each).
 func NewRecorder(endpoints, shards int) *Recorder {
 	endpoints, shards = max(endpoints, 1), max(shards, 1)
+	newHist := NewHistogram
+	if endpoints*shards <= DenseShardHistograms {
+		newHist = newDenseHistogram
+	}
 	r := &Recorder{shards: make([]recShard, shards), out: NewInterval(endpoints)}
 	for i := range r.shards {
-		r.shards[i].cur = NewInterval(endpoints)
-		r.shards[i].old = NewInterval(endpoints)
+		r.shards[i].cur = newShardInterval(endpoints, newHist)
+		r.shards[i].old = newShardInterval(endpoints, newHist)
 	}
 	return r
+}
+
+// newShardInterval returns an empty Interval for a shard: its endpoints' histograms made by
+// newHist, its send lag dense, its connections' histograms sparse (a connection is rare).
+func newShardInterval(endpoints int, newHist func() *Histogram) *Interval {
+	iv := &Interval{Endpoints: make([]*Counts, endpoints), SendLag: newDenseHistogram(), Conns: NewConns()}
+	for i := range iv.Endpoints {
+		iv.Endpoints[i] = newCounts(newHist)
+	}
+	return iv
 }
 
 // Shards returns the number of shards.

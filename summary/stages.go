@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -131,7 +129,7 @@ type stageAcc struct {
 // stageCounts are the counters and latency histogram of one stage and endpoint.
 type stageCounts struct {
 	attempted, completed, ok uint64
-	latency                  *hdr.Histogram // nil until an answer came
+	latency                  *result.Histogram // nil until an answer came
 }
 
 func (c *stageCounts) add(o *result.Counts) {

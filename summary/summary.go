@@ -6,8 +6,6 @@ import (
 	"sort"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -99,8 +97,8 @@ type Stats struct {
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
 
-	LatencyHist *hdr.Histogram `json:"-"`
-	ServiceHist *hdr.Histogram `json:"-"`
+	LatencyHist *result.Histogram `json:"-"`
+	ServiceHist *result.Histogram `json:"-"`
 }
 
 // MethodCalls is what happened to the JSON-RPC calls of one method inside batches, counted call by
@@ -444,7 +442,7 @@ func capMessages(msgs []ErrorMessage) ([]ErrorMessage, []MoreMessages) {
 
 func ms(us int64) float64 { return float64(us) / 1000 }
 
-func percentiles(h *hdr.Histogram) Percentiles {
+func percentiles(h *result.Histogram) Percentiles {
 	if h.TotalCount() == 0 {
 		return Percentiles{}
 	}
@@ -456,7 +454,7 @@ func percentiles(h *hdr.Histogram) Percentiles {
 	}
 }
 
-func optPercentiles(h *hdr.Histogram) *Percentiles {
+func optPercentiles(h *result.Histogram) *Percentiles {
 	if h.TotalCount() == 0 {
 		return nil
 	}

@@ -22,12 +22,21 @@ type Point struct {
 	Max      float64 `json:"max_ms"`
 }
 
+// TimelineEndpoints is the most endpoints whose own points a Timeline keeps (unless Every): a run of
+// more keeps the points of all endpoints together only, so that the timeline of a long run stays
+// small — each point takes about 100 bytes, and 1,000 endpoints would add 100 KB a second.
+const TimelineEndpoints = 100
+
 // Timeline collects the points of a run, one per interval for all endpoints together and, when
-// there are several endpoints, one per interval and endpoint. Its memory grows by a few hundred
-// bytes per interval, not per request. The zero value is ready to use; not safe for concurrent use.
+// there are several endpoints (at most TimelineEndpoints, or any number with Every), one per interval
+// and endpoint. Its memory grows by about 100 bytes per point, not per request. The zero value is
+// ready to use; not safe for concurrent use.
 type Timeline struct {
-	Points []Point        `json:"points"`
-	total  *result.Counts // reused by Add
+	Points []Point `json:"points"`
+	// Every keeps the points of every endpoint however many there are: for a timeline that is
+	// written out and dropped interval by interval.
+	Every bool           `json:"-"`
+	total *result.Counts // reused by Add
 }
 
 // Add appends the points of iv; names label the endpoints (by index).
@@ -39,7 +48,7 @@ func (t *Timeline) Add(iv *result.Interval, names []string) {
 		t.total = result.NewCounts()
 	}
 	t.Points = append(t.Points, point(iv, iv.TotalInto(t.total), ""))
-	if len(iv.Endpoints) > 1 {
+	if n := len(iv.Endpoints); n > 1 && (n <= TimelineEndpoints || t.Every) {
 		for i, c := range iv.Endpoints {
 			name := ""
 			if i < len(names) {

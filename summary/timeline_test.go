@@ -24,7 +24,7 @@ func TestTimelineAllocs(t *testing.T) {
 	iv.Endpoints[0].Sent, iv.Endpoints[0].OK = 3, 3
 	result.RecordDuration(iv.Endpoints[0].Latency, 4*time.Millisecond)
 	counts := allocated(func() { _ = result.NewCounts() })
-	var tl Timeline
+	tl := Timeline{Points: make([]Point, 0, 600)} // the points' own memory apart
 	got := allocated(func() {
 		for i := range 200 {
 			iv.Start, iv.End = time.Duration(i)*time.Second, time.Duration(i+1)*time.Second
@@ -34,7 +34,31 @@ func TestTimelineAllocs(t *testing.T) {
 	if len(tl.Points) != 600 || tl.Points[0].Sent != 3 || tl.Points[0].P50 != 4.001 {
 		t.Fatalf("got %d points, first %+v; want 600, the first with 3 sent and p50 4.001 ms (4 ms at 3 digits)", len(tl.Points), tl.Points[0])
 	}
-	if limit := 2 * counts; got > limit {
-		t.Errorf("got %d bytes allocated for 200 intervals; want at most %d (two sets of histograms)", got, limit)
+	if limit := 10 * counts; got > limit { // a new Counts per interval would be 200 of them
+		t.Errorf("got %d bytes allocated for 200 intervals; want at most %d (ten empty Counts: the reused one and its growth)", got, limit)
+	}
+}
+
+// A run of more than TimelineEndpoints endpoints keeps the points of all endpoints together only,
+// unless Every; a run of at most that many keeps each endpoint's too.
+func TestTimelineEndpointsBound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		endpoints int
+		every     bool
+		want      int // points per interval
+	}{
+		{TimelineEndpoints, false, 1 + TimelineEndpoints},
+		{TimelineEndpoints + 1, false, 1},
+		{TimelineEndpoints + 1, true, 2 + TimelineEndpoints},
+	} {
+		iv := result.NewInterval(tc.endpoints)
+		iv.Start, iv.End = 0, time.Second
+		tl := Timeline{Every: tc.every}
+		tl.Add(iv, nil)
+		tl.Add(iv, nil)
+		if got := len(tl.Points); got != 2*tc.want {
+			t.Errorf("%d endpoints, every %v: %d points for 2 intervals; want %d", tc.endpoints, tc.every, got, 2*tc.want)
+		}
 	}
 }

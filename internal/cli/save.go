@@ -111,7 +111,7 @@ func (l *liveOut) observe(t *engine.Tick) {
 	if l.err != nil {
 		return
 	}
-	var tl summary.Timeline
+	tl := summary.Timeline{Every: true}
 	iv := t.Interval
 	line := liveLine{Time: time.Now().UTC(), ElapsedS: t.Elapsed.Seconds(), Warmup: t.Warmup, Final: t.Final, InFlight: t.InFlight}
 	if iv.End > iv.Start {

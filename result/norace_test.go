@@ -1,0 +1,6 @@
+//go:build !race
+
+package result
+
+// raceEnabled is true when the race detector is on.
+const raceEnabled = false
