@@ -262,24 +262,10 @@ func TestReadmeGRPCExamples(t *testing.T) {
 	secure := startItems(t, items.Config{TLS: true})
 	_, securePort, _ := net.SplitHostPort(secure.GRPCAddr())
 	var cmds [][]string
-	listening := map[string]string{} // address → the serve command that holds it
 	for _, block := range strings.Split(section, "```sh\n")[1:] {
 		block = block[:strings.Index(block, "```")]
 		block = strings.ReplaceAll(block, "\\\n", " ")
 		for line := range strings.Lines(block) {
-			// services started one after the other stay up (&): each needs an address of its own
-			if strings.HasPrefix(line, "rpcbench serve ") {
-				words := shellWords(t, strings.TrimSpace(strings.SplitN(line, " #", 2)[0]))
-				for i, w := range words[:len(words)-1] {
-					if w != "--addr" && w != "--grpc-addr" {
-						continue
-					}
-					if prev, ok := listening[words[i+1]]; ok {
-						t.Errorf("README gRPC section: %q listens on %s, which %q still holds", strings.TrimSpace(line), words[i+1], prev)
-					}
-					listening[words[i+1]] = strings.TrimSpace(line)
-				}
-			}
 			if strings.HasPrefix(line, "rpcbench run ") || strings.HasPrefix(line, "rpcbench ghz ") {
 				cmds = append(cmds, shellWords(t, strings.TrimSpace(strings.SplitN(line, " #", 2)[0]))[1:])
 			}
