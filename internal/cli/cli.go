@@ -147,7 +147,7 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 			fmt.Fprintf(w, "Examples:\n%s\n", strings.TrimRight(examples, "\n"))
 		}
 		fmt.Fprintln(w, "\nFlags:")
-		printFlags(w, fs)
+		printFlags(w, fs, refusedFlags[name])
 		if name == "run" || name == "report" {
 			fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
 		}
@@ -155,21 +155,29 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 	return fs
 }
 
+// refusedFlags holds, per command, the flags it shares with run but refuses (their names, with
+// what to use instead): its help leaves them out.
+var refusedFlags = map[string]map[string]string{}
+
 // printFlags prints fs's flags as flag.PrintDefaults does, but spelt as users type them: two dashes
-// for a long name (--rate), one for a single letter (-X).
-func printFlags(w io.Writer, fs *flag.FlagSet) {
+// for a long name (--rate), one for a single letter (-X); the flags in refused are left out.
+func printFlags(w io.Writer, fs *flag.FlagSet, refused map[string]string) {
 	var b strings.Builder
 	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	skip := false // within a refused flag's lines (its name, then its indented usage)
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "  -"); ok {
 			name, _, _ := strings.Cut(strings.TrimRight(rest, "\n"), " ")
+			_, skip = refused[name]
 			if len(name) > 1 {
 				line = "  --" + rest
 			}
 		}
-		io.WriteString(w, line)
+		if !skip {
+			io.WriteString(w, line)
+		}
 	}
 }
 
