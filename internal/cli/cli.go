@@ -72,7 +72,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			ctx, cut, stop := signalContext(stderr)
+			ctx, cut, stop := signalContext(stderr, stoppingMessage(name))
 			defer stop()
 			e.cut = cut
 			return c.run(ctx, e, args[1:])
@@ -96,7 +96,7 @@ func isHelpWord(arg string) bool {
 // the requests in flight its grace period), saying so on stderr, and a channel closed by the second
 // (a run cuts them at once and still reports). A third signal is left to the default handler
 // again, so a stuck process can still be killed.
-func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.CancelFunc) {
+func signalContext(stderr io.Writer, stopping string) (context.Context, <-chan struct{}, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cut := make(chan struct{})
 	ch := make(chan os.Signal, 2)
@@ -105,7 +105,7 @@ func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.
 	go func() {
 		select {
 		case <-ch:
-			fmt.Fprintln(stderr, "\nrpcbench: stopping (a run waits up to --grace for the requests in flight); interrupt again to stop at once")
+			fmt.Fprintln(stderr, "\n"+stopping)
 			cancel()
 		case <-quit:
 			return
@@ -119,6 +119,17 @@ func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.
 	}()
 	var once sync.Once
 	return ctx, cut, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel() }) }
+}
+
+// stoppingMessage is what command name says on the first Ctrl-C: the commands that load a target
+// wait --grace for the requests in flight and cut them on a second Ctrl-C; the others (a service,
+// a crawl, a diff) just stop.
+func stoppingMessage(name string) string {
+	switch name {
+	case "run", "capacity", "ghz", "bench", "quickstart":
+		return "rpcbench " + name + ": stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once"
+	}
+	return "rpcbench " + name + ": stopping"
 }
 
 func printHelp(w io.Writer) {
