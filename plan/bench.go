@@ -167,10 +167,12 @@ func JoinURL(base, path string) string {
 }
 
 // Length returns how long run k of s lasts against one target, warm-up included, and whether that
-// is known (a run that ends on a count or a command is not).
+// is known (a run that ends on a count or a command is not). When it is not, the length is the
+// part that is known (a warm-up; nothing of a command, which may end at once), so that a sum of
+// lengths is always a lower bound.
 func (s Scenario) Length(k int) (time.Duration, bool) {
 	if s.IsCommand() {
-		return s.Timeout, false
+		return 0, false
 	}
 	if s.Capacity != nil {
 		l := s.PlanFor(BenchTarget{}, 0, "").Load

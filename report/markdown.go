@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -76,7 +77,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 		mdRow(b, "retried after reset", fmt.Sprint(r.RetriedAfterReset))
 	}
 	mdRow(b, "throughput", throughputText(s))
-	if s.IntendedRate > 0 {
+	if s.Config.Load.Model == plan.Open { // a closed model intends no rate: it sends when answered
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")
 		mdRow(b, "send lag p99", fmtMs(s.SendLag.P99))
 	}

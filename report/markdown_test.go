@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -60,5 +61,26 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	if err := Markdown(&b, nil, nil); err == nil {
 		t.Errorf("got no error for no runs; want one")
+	}
+}
+
+// A closed-model run has no intended rate and no send lag (each connection sends when answered):
+// its Markdown says neither, as its text report does not; an open-model run says both.
+func TestMarkdownIntendedRateOfTheOpenModelOnly(t *testing.T) {
+	t.Parallel()
+	for _, model := range []plan.Model{plan.Open, plan.Closed} {
+		s := load(t, fixtures[0])
+		s.Config.Load.Model = model
+		s.IntendedRate = 1210.7 // as the summary of a closed run counts it: what was sent per second
+		var b bytes.Buffer
+		if err := Markdown(&b, []*summary.Summary{s}, nil); err != nil {
+			t.Fatal(err)
+		}
+		open := model == plan.Open
+		for _, row := range []string{"| intended rate | 1210.7/s |", "| send lag p99 |"} {
+			if got := strings.Contains(b.String(), row); got != open {
+				t.Errorf("model %v: row %q shown %v; want %v", model, row, got, open)
+			}
+		}
 	}
 }

@@ -65,7 +65,14 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
 	}
 	if seg, _, ok, _ := l.Part(); ok {
-		load += fmt.Sprintf(" (in the whole plan); this generator ran segment %s of %s", seg, seg.SequenceString())
+		// the rate, stages and closed connections are the whole plan's, split over the generators;
+		// the open model's cap of connections is each generator's own
+		if l.Model == plan.Open {
+			load = strings.Replace(load, ", up to", " in the whole plan, up to", 1) + " on this generator"
+		} else {
+			load += " in the whole plan"
+		}
+		load += fmt.Sprintf("; this generator ran segment %s of %s", seg, seg.SequenceString())
 	}
 	fmt.Fprintf(b, "%s; started %s\n", load, s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
 	if s.Interrupted {

@@ -147,6 +147,29 @@ scenarios:
 	}
 }
 
+// A command's time limit is how long it may take, not how long it takes: "at least" leaves it out.
+func TestBenchDryRunCommandIsNoMinimum(t *testing.T) {
+	t.Parallel()
+	name := writePlan(t, `targets:
+  a: {url: "http://127.0.0.1:1/"}
+  b: {url: "http://127.0.0.1:2/"}
+scenarios:
+  rated: {model: open, rate: 100, duration: 1m, warmup: 10s}
+  e2e: {command: "exit 0", timeout: 5m}
+`)
+	code, stdout, stderr := mainOut("bench", "--dry-run", name)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	// (10 s warm-up + 1 m) × 2 targets; the commands' 5 m limits are at most, not at least
+	if want := "2 targets, 2 scenarios, 4 runs, at least 2m20s"; !strings.Contains(stdout, want) {
+		t.Errorf("dry run lacks %q:\n%s", want, stdout)
+	}
+	if want := "e2e on b: command: exit 0 (at most 5m0s)"; !strings.Contains(stdout, want) {
+		t.Errorf("dry run lacks %q:\n%s", want, stdout)
+	}
+}
+
 func TestBenchErrors(t *testing.T) {
 	t.Parallel()
 	srv, _ := countedLab(t)

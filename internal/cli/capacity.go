@@ -15,6 +15,7 @@ import (
 
 func init() {
 	register(command{name: "capacity", summary: "find the highest arrival rate that still meets an SLO", run: runCapacity})
+	refusedFlags["capacity"] = capacityDecides
 }
 
 const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://127.0.0.1:8080/
@@ -22,10 +23,12 @@ const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://
   rpcbench capacity --slo 'p99<50ms' --format markdown --report-file capacity.md 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
   rpcbench capacity --slo 'p99<100ms,errors<0.1%' --jsonrpc eth_blockNumber http://127.0.0.1:18545/`
 
-// capacityOnly are the flags of run that capacity decides itself.
+// capacityDecides are the flags of run that capacity decides itself (its help leaves them out).
 var capacityDecides = map[string]string{
 	"rate": "--start and --max", "stages": "--start and --max", "model": "the open model", "duration": "--step",
 	"requests": "--step", "warmup": "--step-warmup", "out": "--report-file", "live": "--report-file", "html": "--report-file",
+	"stage-ramps": "--start and --max", "segment": "one generator", "segment-index": "one generator",
+	"segment-sequence": "one generator", "start-at": "one generator, started now",
 }
 
 func runCapacity(ctx context.Context, e *env, args []string) int {

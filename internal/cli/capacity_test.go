@@ -36,6 +36,8 @@ func TestCapacityCommand(t *testing.T) {
 		{[]string{"capacity", "--slo", "p99<", url}, "--slo"},
 		{[]string{"capacity", "--slo", "p99<1s", "--rate", "10", url}, "--rate: capacity chooses it; use --start and --max"},
 		{[]string{"capacity", "--slo", "p99<1s", "--duration", "10s", url}, "--duration: capacity chooses it; use --step"},
+		{[]string{"capacity", "--slo", "p99<1s", "--segment", "1/2", url}, "--segment: capacity chooses it; use one generator"},
+		{[]string{"capacity", "--slo", "p99<1s", "--start-at", "+1s", url}, "--start-at: capacity chooses it"},
 		{[]string{"capacity", "--slo", "p99<1s", "--format", "csv", url}, "--format csv: capacity writes text, markdown, json"},
 		{[]string{"capacity", "--slo", "p99<1s", "--start", "10", "--max", "5", url}, "max rate 5"},
 		{[]string{"capacity", "--slo", "p99<1s", "--targets", "/nonexistent/t.http"}, "--targets:"},
@@ -44,6 +46,26 @@ func TestCapacityCommand(t *testing.T) {
 		code, _, stderr := mainOut(tc.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 saying %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// The help of capacity lists the flags it takes, not those of run it refuses (each refusal is
+// tested above), and still the request flags it shares with run.
+func TestCapacityHelpLeavesOutRefusedFlags(t *testing.T) {
+	t.Parallel()
+	code, help, _ := mainOut("help", "capacity")
+	if code != ExitOK {
+		t.Fatalf("help capacity: exit %d", code)
+	}
+	for name := range capacityDecides {
+		if strings.Contains(help, "\n  --"+name+" ") || strings.Contains(help, "\n  --"+name+"\n") {
+			t.Errorf("help capacity lists --%s, which capacity refuses", name)
+		}
+	}
+	for _, name := range []string{"--slo", "--start", "--step", "--step-warmup", "--connections", "--jsonrpc", "--targets", "--report-file"} {
+		if !strings.Contains(help, "\n  "+name+" ") && !strings.Contains(help, "\n  "+name+"\n") {
+			t.Errorf("help capacity lacks %s", name)
 		}
 	}
 }

@@ -76,7 +76,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			ctx, cut, stop := signalContext(stderr)
+			ctx, cut, stop := signalContext(stderr, stoppingMessage(name))
 			defer stop()
 			e.cut = cut
 			return c.run(ctx, e, args[1:])
@@ -100,7 +100,7 @@ func isHelpWord(arg string) bool {
 // the requests in flight its grace period), saying so on stderr, and a channel closed by the second
 // (a run cuts them at once and still reports). A third signal is left to the default handler
 // again, so a stuck process can still be killed.
-func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.CancelFunc) {
+func signalContext(stderr io.Writer, stopping string) (context.Context, <-chan struct{}, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cut := make(chan struct{})
 	ch := make(chan os.Signal, 2)
@@ -109,7 +109,7 @@ func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.
 	go func() {
 		select {
 		case <-ch:
-			fmt.Fprintln(stderr, "\nrpcbench: stopping (a run waits up to --grace for the requests in flight); interrupt again to stop at once")
+			fmt.Fprintln(stderr, "\n"+stopping)
 			cancel()
 		case <-quit:
 			return
@@ -123,6 +123,17 @@ func signalContext(stderr io.Writer) (context.Context, <-chan struct{}, context.
 	}()
 	var once sync.Once
 	return ctx, cut, func() { once.Do(func() { signal.Stop(ch); close(quit); cancel() }) }
+}
+
+// stoppingMessage is what command name says on the first Ctrl-C: the commands that load a target
+// wait --grace for the requests in flight and cut them on a second Ctrl-C; the others (a service,
+// a crawl, a diff) just stop.
+func stoppingMessage(name string) string {
+	switch name {
+	case "run", "capacity", "ghz", "bench", "quickstart":
+		return "rpcbench " + name + ": stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once"
+	}
+	return "rpcbench " + name + ": stopping"
 }
 
 func printHelp(w io.Writer) {
@@ -151,7 +162,7 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 			fmt.Fprintf(w, "Examples:\n%s\n", strings.TrimRight(examples, "\n"))
 		}
 		fmt.Fprintln(w, "\nFlags:")
-		printFlags(w, fs)
+		printFlags(w, fs, refusedFlags[name])
 		if name == "run" || name == "report" {
 			fmt.Fprintf(w, "\n%s\n", exitCodesHelp)
 		}
@@ -159,21 +170,29 @@ func newFlagSet(e *env, name, synopsis, examples string) *flag.FlagSet {
 	return fs
 }
 
+// refusedFlags holds, per command, the flags it shares with run but refuses (their names, with
+// what to use instead): its help leaves them out.
+var refusedFlags = map[string]map[string]string{}
+
 // printFlags prints fs's flags as flag.PrintDefaults does, but spelt as users type them: two dashes
-// for a long name (--rate), one for a single letter (-X).
-func printFlags(w io.Writer, fs *flag.FlagSet) {
+// for a long name (--rate), one for a single letter (-X); the flags in refused are left out.
+func printFlags(w io.Writer, fs *flag.FlagSet, refused map[string]string) {
 	var b strings.Builder
 	fs.SetOutput(&b)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	skip := false // within a refused flag's lines (its name, then its indented usage)
 	for _, line := range strings.SplitAfter(b.String(), "\n") {
 		if rest, ok := strings.CutPrefix(line, "  -"); ok {
 			name, _, _ := strings.Cut(strings.TrimRight(rest, "\n"), " ")
+			_, skip = refused[name]
 			if len(name) > 1 {
 				line = "  --" + rest
 			}
 		}
-		io.WriteString(w, line)
+		if !skip {
+			io.WriteString(w, line)
+		}
 	}
 }
 

@@ -291,7 +291,7 @@ func TestReadmeGRPCExamples(t *testing.T) {
 			case args[0] == "run":
 				args[i] = strings.ReplaceAll(a, "127.0.0.1:9090", plain.GRPCAddr())
 			default:
-				args[i] = strings.ReplaceAll(a, "localhost:9090", "localhost:"+securePort)
+				args[i] = strings.ReplaceAll(a, "localhost:9091", "localhost:"+securePort)
 			}
 		}
 		if !slices.Contains(args, "--requests") && !slices.Contains(args, "-n") {

@@ -66,6 +66,39 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// A newcomer runs the README top to bottom, and the services it starts in the background (&) stay
+// up: each needs an address of its own, or the later one fails to listen (and, with LAB=$!, the
+// commands after it watch a process that is gone).
+func TestReadmeServicesHaveAddressesOfTheirOwn(t *testing.T) {
+	t.Parallel()
+	readme := readRepoFile(t, "README.md")
+	listening := map[string]string{} // address → the line that holds it
+	started := 0
+	for _, block := range strings.Split(readme, "```sh\n")[1:] {
+		block = block[:strings.Index(block, "```")]
+		for line := range strings.Lines(strings.ReplaceAll(block, "\\\n", " ")) {
+			cmd := strings.TrimSpace(strings.SplitN(line, " #", 2)[0])
+			if !strings.HasPrefix(cmd, "rpcbench serve ") || !strings.HasSuffix(cmd, "&") {
+				continue
+			}
+			started++
+			words := strings.Fields(strings.TrimSuffix(cmd, "&"))
+			for i, w := range words[:len(words)-1] {
+				if w != "--addr" && w != "--grpc-addr" {
+					continue
+				}
+				if prev, ok := listening[words[i+1]]; ok {
+					t.Errorf("README.md: %q listens on %s, which %q started before it still holds", cmd, words[i+1], prev)
+				}
+				listening[words[i+1]] = cmd
+			}
+		}
+	}
+	if started < 5 {
+		t.Errorf("README.md: found %d services started with &; want the README's (at least 5)", started)
+	}
+}
+
 // The README and the run help give commands a newcomer can run as printed: an install line that
 // works from a checkout, no port an Ethereum node holds, and no --rate/--requests run that takes
 // minutes (N requests at R/s take N/R seconds, whatever the tool says).

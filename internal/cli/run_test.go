@@ -450,3 +450,19 @@ func testCutBySecondSignal(t *testing.T, sig syscall.Signal) {
 		t.Errorf("the result file re-renders %+v, interrupted %v; want the printed %+v, interrupted", read.Requests, read.Interrupted, printed.Requests)
 	}
 }
+
+// The first Ctrl-C says what happens next: a load waits for its requests in flight and a second
+// Ctrl-C cuts them; a service, a crawl or a diff has no grace period and no cut, and says neither.
+func TestStoppingMessage(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"run":   "rpcbench run: stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once",
+		"bench": "rpcbench bench: stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once",
+		"serve": "rpcbench serve: stopping",
+		"gen":   "rpcbench gen: stopping",
+	} {
+		if got := stoppingMessage(name); got != want {
+			t.Errorf("%s: got %q; want %q", name, got, want)
+		}
+	}
+}
