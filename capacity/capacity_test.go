@@ -229,3 +229,31 @@ func TestSearchKeepsAnInterruptedStep(t *testing.T) {
 		t.Errorf("answer %q; want it to say the search was interrupted", res.Answer())
 	}
 }
+
+// The HTML page draws each step's p50 and p99 against its rate — filled when the step passed,
+// hollow when it failed — with the objective's latency as a line, and lists every step.
+func TestRenderHTMLChartsTheKnee(t *testing.T) {
+	var rates []float64
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100, Run: model(7400, &rates),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page bytes.Buffer
+	if err := Render(&page, res, slo(t, "p99<50ms"), "http://127.0.0.1:1/", "html"); err != nil {
+		t.Fatal(err)
+	}
+	html := page.String()
+	// 12 steps (see TestSearchRisesThenBisects): 100 … 6400, 6979 and 7288 passed (9); 12800,
+	// 9051 and 7611 failed (3); two points each
+	filled := strings.Count(html, `fill="#2a6fdb" stroke="#2a6fdb"`) + strings.Count(html, `fill="#e08a00" stroke="#e08a00"`)
+	hollow := strings.Count(html, `fill="#fff" stroke=`)
+	if filled != 18 || hollow != 6 {
+		t.Errorf("%d filled and %d hollow points; want 18 and 6 (9 passing and 3 failing steps, p50 and p99 each)", filled, hollow)
+	}
+	if !strings.Contains(html, "objective 50.0 ms") || strings.Count(html, "<tr><td>") != 12 || !strings.Contains(html, "max sustainable: 7,288/s") {
+		t.Errorf("page lacks the objective's line, a row per step or the answer:\n%s", html)
+	}
+}

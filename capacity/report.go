@@ -12,7 +12,7 @@ import (
 )
 
 // Formats are the formats Render writes.
-var Formats = []string{"text", "markdown", "json"}
+var Formats = []string{"text", "markdown", "json", "html"}
 
 // Answer is the search's conclusion in one line: "max sustainable: 7,400/s at p99 43.1 ms (first
 // failure at 7,800/s)".
@@ -37,7 +37,8 @@ func (r *Result) Answer() string {
 	return a
 }
 
-// Render writes r in format (text, markdown or json); slo and target head it.
+// Render writes r in format (text, markdown, json or html: a page with latency against rate);
+// slo and target head it.
 func Render(w io.Writer, r *Result, slo plan.SLO, target, format string) error {
 	switch format {
 	case "", "text":
@@ -46,6 +47,8 @@ func Render(w io.Writer, r *Result, slo plan.SLO, target, format string) error {
 		return renderMarkdown(w, r, slo, target)
 	case "json":
 		return renderJSON(w, r, slo, target)
+	case "html":
+		return renderHTML(w, r, slo, target)
 	}
 	return fmt.Errorf("capacity: format %q: want %s", format, strings.Join(Formats, ", "))
 }

@@ -21,6 +21,7 @@ func init() {
 const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://127.0.0.1:8080/
   rpcbench capacity --slo 'p99<20ms' --start 1000 --max 50000 --step 5s --step-warmup 1s http://127.0.0.1:8080/
   rpcbench capacity --slo 'p99<50ms' --format markdown --report-file capacity.md 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
+  rpcbench capacity --slo 'p99<50ms' --report-file capacity.html http://127.0.0.1:8080/   latency against rate: the knee
   rpcbench capacity --slo 'p99<100ms,errors<0.1%' --jsonrpc eth_blockNumber http://127.0.0.1:18545/`
 
 // capacityDecides are the flags of run that capacity decides itself (its help leaves them out).
@@ -143,6 +144,8 @@ func capacityFormatForPath(path string) string {
 		return "json"
 	case "markdown":
 		return "markdown"
+	case "html":
+		return "html"
 	}
 	return "text"
 }

@@ -38,7 +38,7 @@ func TestCapacityCommand(t *testing.T) {
 		{[]string{"capacity", "--slo", "p99<1s", "--duration", "10s", url}, "--duration: capacity chooses it; use --step"},
 		{[]string{"capacity", "--slo", "p99<1s", "--segment", "1/2", url}, "--segment: capacity chooses it; use one generator"},
 		{[]string{"capacity", "--slo", "p99<1s", "--start-at", "+1s", url}, "--start-at: capacity chooses it"},
-		{[]string{"capacity", "--slo", "p99<1s", "--format", "csv", url}, "--format csv: capacity writes text, markdown, json"},
+		{[]string{"capacity", "--slo", "p99<1s", "--format", "csv", url}, "--format csv: capacity writes text, markdown, json, html"},
 		{[]string{"capacity", "--slo", "p99<1s", "--start", "10", "--max", "5", url}, "max rate 5"},
 		{[]string{"capacity", "--slo", "p99<1s", "--targets", "/nonexistent/t.http"}, "--targets:"},
 		{[]string{"capacity", "--slo", "p99<1s"}, "want one URL"},
