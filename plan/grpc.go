@@ -118,17 +118,20 @@ func (p Plan) validateGRPC() []error {
 		bad("gRPC connections %d: want 1 to %d", g.Connections, MaxConnections)
 	}
 	if !p.TLS.IsZero() {
-		if proto != "" && proto != transport.GRPC {
-			bad("CA certificates, client certificates and a server name go with grpcs:// URLs so far, not with protocol %s", proto)
-		}
 		for i, e := range p.Endpoints {
-			if strings.EqualFold(schemeOf(e.URL), "grpc") {
-				bad("endpoint %d: URL %q is plaintext: certificates and a server name go with grpcs://", i+1, RedactURL(e.URL))
-				break
+			switch strings.ToLower(schemeOf(e.URL)) {
+			case "http", "ws", "grpc":
+				bad("endpoint %d: URL %q is plaintext: certificates, a server name and a TLS version go with https://, wss:// or grpcs://", i+1, RedactURL(e.URL))
+			default:
+				continue
 			}
+			break
 		}
 		if (p.TLS.Cert == "") != (p.TLS.Key == "") {
 			bad("a client certificate and its key go together: give both files or neither")
+		}
+		if _, ok := transport.TLSVersions[p.TLS.MinVersion]; p.TLS.MinVersion != "" && !ok {
+			bad("TLS version %q: want 1.2 or 1.3", p.TLS.MinVersion)
 		}
 	}
 	if len(g.ProtoFiles) > 0 && g.Protoset != "" {

@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,6 +65,15 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load = fmt.Sprintf("closed model, %d stages of connections", len(l.Stages))
 	default:
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
+	}
+	switch p := s.Config.Protocol; p {
+	case transport.H2:
+		load += ", HTTP/2 where the server's ALPN chose it (h2)"
+	case transport.H2C:
+		load += ", HTTP/2 over cleartext (h2c)"
+	}
+	if n := s.Config.HTTP.Streams; n > 0 {
+		load += fmt.Sprintf(", up to %d streams per connection", n)
 	}
 	if seg, _, ok, _ := l.Part(); ok {
 		load += fmt.Sprintf(" (in the whole plan); this generator ran segment %s of %s", seg, seg.SequenceString())
@@ -377,6 +388,15 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {
 		fmt.Fprintf(b, ", %d failed to open", c.Failed)
+	}
+	if len(c.Protocols) > 0 {
+		b.WriteString(", spoke ")
+		for i, p := range slices.Sorted(maps.Keys(c.Protocols)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%s %d", p, c.Protocols[p])
+		}
 	}
 	b.WriteString("\n")
 	for _, p := range []struct {

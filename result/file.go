@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -193,6 +194,8 @@ type connsRec struct {
 	DNS     string `json:"dns,omitempty"`
 	Connect string `json:"connect,omitempty"`
 	TLS     string `json:"tls,omitempty"`
+	// Protos counts the connections by the protocol they spoke (Conns.Protos).
+	Protos map[string]uint64 `json:"protocols,omitempty"`
 }
 
 func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
@@ -250,7 +253,10 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	rec.SendLag = enc(iv.SendLag)
 	if c := iv.Conns; c != nil {
 		cr := connsRec{Opened: c.Opened, Failed: c.Failed, DNS: enc(c.DNS), Connect: enc(c.Connect), TLS: enc(c.TLS)}
-		if cr != (connsRec{}) {
+		if len(c.Protos) > 0 {
+			cr.Protos = maps.Clone(c.Protos)
+		}
+		if cr.Opened != 0 || cr.Failed != 0 || cr.DNS != "" || cr.Connect != "" || cr.TLS != "" || cr.Protos != nil {
 			rec.Conns = &cr
 		}
 	}

@@ -86,6 +86,9 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {
 		iv.Conns.Opened, iv.Conns.Failed = cr.Opened, cr.Failed
+		if len(cr.Protos) > 0 {
+			iv.Conns.Protos = cr.Protos
+		}
 		dec("dns", iv.Conns.DNS, cr.DNS)
 		dec("connect", iv.Conns.Connect, cr.Connect)
 		dec("tls", iv.Conns.TLS, cr.TLS)

@@ -191,6 +191,9 @@ type Conns struct {
 	DNS     *hdr.Histogram // name resolution, µs (only when a name was resolved)
 	Connect *hdr.Histogram // TCP connect, µs
 	TLS     *hdr.Histogram // TLS handshake, µs (only for TLS)
+	// Protos counts the connections opened by the protocol they spoke, for transports that say
+	// (ConnEvent.Proto); nil when none did.
+	Protos map[string]uint64
 }
 
 // NewConns returns empty Conns with their histograms.
@@ -202,6 +205,12 @@ func NewConns() *Conns {
 func (c *Conns) Merge(o *Conns) {
 	c.Opened += o.Opened
 	c.Failed += o.Failed
+	for p, n := range o.Protos {
+		if c.Protos == nil {
+			c.Protos = map[string]uint64{}
+		}
+		c.Protos[p] += n
+	}
 	mergeHist(c.DNS, o.DNS)
 	mergeHist(c.Connect, o.Connect)
 	mergeHist(c.TLS, o.TLS)
@@ -210,6 +219,7 @@ func (c *Conns) Merge(o *Conns) {
 // Reset empties c, keeping its memory.
 func (c *Conns) Reset() {
 	c.Opened, c.Failed = 0, 0
+	clear(c.Protos)
 	c.DNS.Reset()
 	c.Connect.Reset()
 	c.TLS.Reset()

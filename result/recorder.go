@@ -58,6 +58,9 @@ type ConnEvent struct {
 	Connect time.Duration
 	TLS     time.Duration // 0 without TLS
 	Failed  bool
+	// Proto is the protocol the connection spoke, as ALPN names it ("h2", "http/1.1"; "h2c" for
+	// HTTP/2 over cleartext), when the transport tells; "" otherwise.
+	Proto string
 }
 
 // Recorder collects Events from many goroutines into per-shard intervals and hands out their merged
@@ -149,6 +152,12 @@ func recordConn(c *Conns, e *ConnEvent) {
 		c.Failed++
 	} else {
 		c.Opened++
+		if e.Proto != "" {
+			if c.Protos == nil {
+				c.Protos = map[string]uint64{}
+			}
+			c.Protos[e.Proto]++
+		}
 	}
 	if e.DNS > 0 {
 		RecordDuration(c.DNS, e.DNS)

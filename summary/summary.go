@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"time"
@@ -267,6 +268,9 @@ type Connections struct {
 	DNS     *Percentiles `json:"dns_ms,omitempty"`
 	Connect *Percentiles `json:"connect_ms,omitempty"`
 	TLS     *Percentiles `json:"tls_ms,omitempty"`
+	// Protocols counts the connections by the protocol they spoke ("h2", "h2c", "http/1.1"), for
+	// the transports that say (HTTP/2's, which may fall back to HTTP/1.1 by ALPN).
+	Protocols map[string]uint64 `json:"protocols,omitempty"`
 }
 
 // Run describes a measured run for New: the facts that are not in the merged interval — the plan,
@@ -341,6 +345,9 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
+	if len(c.Protos) > 0 {
+		s.Connections.Protocols = maps.Clone(c.Protos)
+	}
 	s.Notes = notes(s, p, run.CutShort)
 	if len(run.Parts) > 0 {
 		var behind []string

@@ -80,6 +80,7 @@ type runFlags struct {
 	slo        plan.SLO
 	monitor    monitorFlags
 	grpc       grpcFlags
+	h2         h2Flags
 	segment    segmentFlags
 }
 
@@ -113,6 +114,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	defineSLO(fs, &f.slo)
 	f.monitor.define(fs)
 	f.grpc.define(fs)
+	f.h2.define(fs)
 	f.segment.define(fs)
 }
 
@@ -152,6 +154,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		SLO:  f.slo,
 	}
 	if err := f.grpc.apply(&p, f.rpc.on()); err != nil {
+		return p, err
+	}
+	if err := f.h2.apply(&p); err != nil {
 		return p, err
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {

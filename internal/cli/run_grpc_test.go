@@ -224,7 +224,7 @@ func TestRunGRPCTLSFiles(t *testing.T) {
 	}
 	code, _, stderr := mainOut("run", "--requests", "4", "--cacert", f("ca.pem"), "--server-name", "items.test",
 		"grpc://"+addr+"/rpz.ItemService/GetItem")
-	if code != ExitUsage || !strings.Contains(stderr, "is plaintext: certificates and a server name go with grpcs://") {
+	if code != ExitUsage || !strings.Contains(stderr, "is plaintext: certificates, a server name and a TLS version go with https://, wss:// or grpcs://") {
 		t.Errorf("TLS files on grpc://: exit %d, stderr %q; want %d and a word on plaintext", code, stderr, ExitUsage)
 	}
 }
