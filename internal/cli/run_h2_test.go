@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpcbench/rpcbench/serve/items"
 )
 
 // protoCounter answers "ok" and counts requests by the protocol they came in. It holds the first
@@ -174,6 +177,73 @@ func TestRunH2UsageErrors(t *testing.T) {
 		code, _, stderr := mainOut(append([]string{"run", "--requests", "1"}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}
+
+// The README's HTTP/2 and TLS commands work as printed: each `rpcbench run` line of its section
+// runs against `serve items` as the section starts it (plain, self-signed TLS, and TLS with
+// certificates from a CA made here for items.internal), with the test's ports and files and 200
+// requests; the report names the protocol the comment says.
+func TestReadmeHTTP2Examples(t *testing.T) {
+	t.Parallel()
+	readme := readRepoFile(t, "README.md")
+	start := strings.Index(readme, "### HTTP/2 and TLS\n")
+	if start < 0 {
+		t.Fatal("README.md has no HTTP/2 and TLS section")
+	}
+	section := readme[start+1:]
+	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]]
+	dir := t.TempDir()
+	ca, caKey := newCert(t, dir, "ca", nil, nil, "")
+	newCert(t, dir, "server", ca, caKey, "items.internal")
+	newCert(t, dir, "client", ca, caKey, "")
+	addrs := map[string]string{
+		"127.0.0.1:8082": startItems(t, items.Config{}).Addr(),
+		"127.0.0.1:8443": startItems(t, items.Config{TLS: true}).Addr(),
+		"127.0.0.1:8444": startItems(t, items.Config{CertFile: filepath.Join(dir, "server.pem"), KeyFile: filepath.Join(dir, "server-key.pem")}).Addr(),
+	}
+	var cmds []string
+	for _, block := range strings.Split(section, "```sh\n")[1:] {
+		block = strings.ReplaceAll(block[:strings.Index(block, "```")], "\\\n", " ")
+		for line := range strings.Lines(block) {
+			if strings.HasPrefix(line, "rpcbench run ") {
+				cmds = append(cmds, line)
+			}
+		}
+	}
+	if len(cmds) < 4 {
+		t.Fatalf("found %d run commands in the README's HTTP/2 section; want at least 4", len(cmds))
+	}
+	for _, line := range cmds {
+		cmd, comment, _ := strings.Cut(line, " #")
+		args := shellWords(t, strings.TrimSpace(cmd))[1:]
+		for i, a := range args {
+			switch {
+			case a == "--requests":
+				args[i+1] = "200"
+			case strings.HasSuffix(a, ".pem"):
+				args[i] = filepath.Join(dir, a)
+			case strings.Contains(a, "://"):
+				for from, to := range addrs {
+					args[i] = strings.Replace(args[i], from, to, 1)
+				}
+			}
+		}
+		code, stdout, stderr := mainOut(append(args, "--quiet")...)
+		if code != ExitOK {
+			t.Errorf("%s: exit %d; stderr %s", cmd, code, stderr)
+			continue
+		}
+		want := "spoke h2 "
+		switch {
+		case strings.Contains(comment, "h2c"):
+			want = "spoke h2c "
+		case strings.Contains(comment, "HTTP/1.1"):
+			want = "" // rpcbench's own HTTP/1.1 client, which does not name it
+		}
+		if !strings.Contains(stdout, want) || want == "" && strings.Contains(stdout, "spoke") {
+			t.Errorf("%s: report %s; want it to say %q", cmd, stdout, want)
 		}
 	}
 }
