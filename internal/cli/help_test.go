@@ -128,6 +128,7 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "serve", "lab"}, "--spin"},
 		{[]string{"help", "serve", "mesh"}, "--max-limit"},
 		{[]string{"help", "serve", "mesh"}, "--timeout"},
+		{[]string{"help", "serve", "mesh"}, "--grpc-addr"},
 		{[]string{"help", "serve", "jsonrpc"}, "--chain-id"},
 		{[]string{"help", "serve", "jsonrpc"}, "--tx-per-block"},
 	}
