@@ -600,6 +600,8 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Answered:  out.Answered,
 		BytesIn:   out.BytesIn,
 		BytesOut:  out.BytesOut,
+		MsgsIn:    out.MsgsIn,
+		MsgsOut:   out.MsgsOut,
 		Retried:   out.Retried,
 		Lag:       begin.Sub(intended),
 		Scheduled: scheduled,

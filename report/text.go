@@ -147,11 +147,16 @@ func latencyTable(b *strings.Builder, s *summary.Summary) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	cols := []*summary.Percentiles{&s.Latency, &s.Service}
-	if s.TTFB != nil { // time to first byte, beside the service time (to the last byte)
+	switch {
+	case s.TTFB != nil && s.Messages != nil: // streaming calls: the first message received
+		cols = append(cols, s.TTFB)
+		fmt.Fprintln(tw, "\n\tlatency\tservice time\tfirst message\t")
+		fmt.Fprintln(tw, "\t(from intended send)\t(send to the end)\t(send to first message)\t")
+	case s.TTFB != nil: // time to first byte, beside the service time (to the last byte)
 		cols = append(cols, s.TTFB)
 		fmt.Fprintln(tw, "\n\tlatency\tservice time\tfirst byte\t")
 		fmt.Fprintln(tw, "\t(from intended send)\t(send to last byte)\t(send to first byte)\t")
-	} else {
+	default:
 		fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
 		fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
 	}
@@ -384,6 +389,9 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes in", fmtBytes(float64(s.Bytes.In)), perSec(s.Bytes.In))
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes out", fmtBytes(float64(s.Bytes.Out)), perSec(s.Bytes.Out))
+	if m := s.Messages; m != nil {
+		fmt.Fprintf(b, "  %-15s sent %d (%s per call), received %d (%s per call)\n", "messages", m.Sent, fmt1(m.SentPerCall), m.Received, fmt1(m.ReceivedPerCall))
+	}
 	c := s.Connections
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {

@@ -167,6 +167,8 @@ type countsRec struct {
 	Retried   uint64            `json:"retried,omitempty"`  // sent again after a reset or close
 	BytesIn   uint64            `json:"bytes_in,omitempty"`
 	BytesOut  uint64            `json:"bytes_out,omitempty"`
+	MsgsIn    uint64            `json:"msgs_in,omitempty"`  // messages received by streaming calls
+	MsgsOut   uint64            `json:"msgs_out,omitempty"` // messages sent by streaming calls
 	Latency   string            `json:"latency,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	TTFB      string            `json:"ttfb,omitempty"`
@@ -212,6 +214,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
 			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
+			MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut,
 			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
 		}
 		for cl, n := range c.Errors {

@@ -94,6 +94,8 @@ type Counts struct {
 	Retried  uint64
 	BytesIn  uint64         // bytes read, headers included
 	BytesOut uint64         // bytes written, headers included
+	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
+	MsgsIn, MsgsOut uint64
 	Latency  *hdr.Histogram // done − intended, µs
 	Service  *hdr.Histogram // done − sent, µs
 	TTFB     *hdr.Histogram // first byte − sent, µs
@@ -148,6 +150,8 @@ func (c *Counts) Merge(o *Counts) {
 	c.Retried += o.Retried
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
+	c.MsgsIn += o.MsgsIn
+	c.MsgsOut += o.MsgsOut
 	mergeHist(c.Latency, o.Latency)
 	mergeHist(c.Service, o.Service)
 	mergeHist(c.TTFB, o.TTFB)

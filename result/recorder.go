@@ -27,6 +27,8 @@ type Event struct {
 	Answered bool          // an answer arrived (Completed), whatever its status
 	BytesIn  int64
 	BytesOut int64
+	// MsgsIn and MsgsOut count the messages of a streaming call; 0 for other requests.
+	MsgsIn, MsgsOut int64
 	// Retried counts the attempts sent again after a reused connection was closed or reset before
 	// answering; the rest of the Event describes the last attempt.
 	Retried int
@@ -131,6 +133,8 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.Retried += uint64(max(e.Retried, 0))
 	c.BytesIn += uint64(max(e.BytesIn, 0))
 	c.BytesOut += uint64(max(e.BytesOut, 0))
+	c.MsgsIn += uint64(max(e.MsgsIn, 0))
+	c.MsgsOut += uint64(max(e.MsgsOut, 0))
 	RecordDuration(c.Latency, e.Latency)
 	if !e.Unsent {
 		RecordDuration(c.Service, e.Service)

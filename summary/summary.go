@@ -96,6 +96,8 @@ type Stats struct {
 	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	MoreMessages  []MoreMessages `json:"more_error_messages,omitempty"`
 	Bytes         Bytes          `json:"bytes"`
+	// Messages counts the messages of streaming calls; nil when no call streamed.
+	Messages *Messages `json:"messages,omitempty"`
 	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
@@ -254,6 +256,14 @@ func (st *Stats) Unlisted(shown int) (distinct, count uint64) {
 	return distinct, count
 }
 
+// Messages counts the messages streaming calls sent and received, in all and per call sent.
+type Messages struct {
+	Sent            uint64  `json:"sent"`
+	Received        uint64  `json:"received"`
+	SentPerCall     float64 `json:"sent_per_call"`
+	ReceivedPerCall float64 `json:"received_per_call"`
+}
+
 // Bytes counts bytes on the wire, headers included.
 type Bytes struct {
 	In  uint64 `json:"in"`
@@ -395,6 +405,13 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 	}
 	if sec := elapsed.Seconds(); sec > 0 {
 		st.Throughput = float64(c.Completed) / sec
+	}
+	if c.MsgsIn > 0 || c.MsgsOut > 0 {
+		st.Messages = &Messages{Sent: c.MsgsOut, Received: c.MsgsIn}
+		if c.Sent > 0 {
+			st.Messages.SentPerCall = float64(c.MsgsOut) / float64(c.Sent)
+			st.Messages.ReceivedPerCall = float64(c.MsgsIn) / float64(c.Sent)
+		}
 	}
 	for code, n := range c.Status {
 		st.Status[fmt.Sprint(code)] = n

@@ -58,6 +58,9 @@ type Outcome struct {
 	Err error
 	// BytesIn and BytesOut count the bytes read and written for this request, headers included.
 	BytesIn, BytesOut int64
+	// MsgsIn and MsgsOut count the messages received and sent by a streaming call (gRPC's
+	// server-, client- and bidi-streaming); 0 for other requests.
+	MsgsIn, MsgsOut int64
 	// Conn describes the connection opened for this request, or the attempt that failed
 	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   result.ConnEvent

@@ -167,8 +167,8 @@ func TestRunGRPCUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown method", []string{"--call", "rpz.ItemService/Nope", base}, ExitUsage,
-			`unknown method "/rpz.ItemService/Nope"; the source has: rpz.ItemService/CreateItem, rpz.ItemService/GetItem`},
-		{"unknown service", []string{base + "/rpz.Nope/GetItem"}, ExitUsage, "the source has: rpz.ItemService/CreateItem, rpz.ItemService/GetItem"},
+			`unknown method "/rpz.ItemService/Nope"; the source has: rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems`},
+		{"unknown service", []string{base + "/rpz.Nope/GetItem"}, ExitUsage, "the source has: rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems"},
 		{"body of another message", []string{"--call", "rpz.ItemService/GetItem", "--body", `{"idx":"1"}`, base}, ExitUsage,
 			`the body is not a rpz.GetItemRequest in JSON`},
 		{"no method", []string{base}, ExitUsage, "names no method: want grpc://HOST:PORT/package.Service/Method (or give --call)"},

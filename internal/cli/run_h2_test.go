@@ -7,6 +7,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -244,6 +245,48 @@ func TestReadmeHTTP2Examples(t *testing.T) {
 		}
 		if !strings.Contains(stdout, want) || want == "" && strings.Contains(stdout, "spoke") {
 			t.Errorf("%s: report %s; want it to say %q", cmd, stdout, want)
+		}
+	}
+}
+
+// Streaming calls against serve items: the messages of the body file are sent, the answers
+// counted, in all and per call; a stream the server ends with NOT_FOUND counts by its code.
+func TestRunGRPCStreams(t *testing.T) {
+	t.Parallel()
+	s := startItems(t, items.Config{})
+	base := "grpc://" + s.GRPCAddr() + "/rpz.ItemService/"
+	dir := t.TempDir()
+	itemsFile := filepath.Join(dir, "items.jsonl")
+	if err := os.WriteFile(itemsFile, []byte("{\"id\":\"a\",\"name\":\"1\"}\n{\"id\":\"b\",\"name\":\"2\"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name             string
+		args             []string
+		ok               uint64
+		sent, received   uint64
+		perSent, perRecv float64
+		status           string // a status code counted, besides OK
+	}{
+		// client-streaming: 2 items a call, one answer
+		{"CreateItems", []string{"--body-file", itemsFile, base + "CreateItems"}, 10, 20, 10, 2, 1, ""},
+		// server-streaming: one request, 2 items back
+		{"ListItems", []string{"--body", `{"ids":["a","b"]}`, base + "ListItems"}, 10, 10, 20, 1, 2, ""},
+		// bidi: 3 ids, 3 items back
+		{"GetItems", []string{"--body", `{"id":"a"} {"id":"b"} {"id":"a"}`, base + "GetItems"}, 10, 30, 30, 3, 3, ""},
+		// the second id has no item: one answer, then NOT_FOUND
+		{"NotFound", []string{"--body", `{"ids":["a","zz"]}`, base + "ListItems"}, 0, 10, 10, 1, 1, "NotFound"},
+	} {
+		got := runJSON(t, append([]string{"run", "--requests", "10", "--connections", "2"}, tc.args...)...)
+		m := got.Messages
+		if got.Requests.OK != tc.ok || m == nil || m.Sent != tc.sent || m.Received != tc.received || m.SentPerCall != tc.perSent || m.ReceivedPerCall != tc.perRecv {
+			t.Errorf("%s: ok %d, messages %+v; want ok %d, sent %d (%v a call), received %d (%v a call)", tc.name, got.Requests.OK, m, tc.ok, tc.sent, tc.perSent, tc.received, tc.perRecv)
+		}
+		if tc.status != "" && got.Status[tc.status] != 10 {
+			t.Errorf("%s: status %v; want 10 %s", tc.name, got.Status, tc.status)
+		}
+		if tc.ok > 0 && got.TTFB == nil {
+			t.Errorf("%s: no time to the first message", tc.name)
 		}
 	}
 }
