@@ -92,13 +92,13 @@ type Counts struct {
 	// Retried counts the requests sent again after a reused connection was closed or reset
 	// before answering (each attempt that met it once): resets a retry would otherwise hide.
 	Retried  uint64
-	BytesIn  uint64         // bytes read, headers included
-	BytesOut uint64         // bytes written, headers included
+	BytesIn  uint64 // bytes read, headers included
+	BytesOut uint64 // bytes written, headers included
 	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
 	MsgsIn, MsgsOut uint64
-	Latency  *hdr.Histogram // done − intended, µs
-	Service  *hdr.Histogram // done − sent, µs
-	TTFB     *hdr.Histogram // first byte − sent, µs
+	Latency         *hdr.Histogram // done − intended, µs
+	Service         *hdr.Histogram // done − sent, µs
+	TTFB            *hdr.Histogram // first byte − sent, µs
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
