@@ -330,3 +330,33 @@ func TestClose(t *testing.T) {
 		t.Errorf("after Close: class %v, err %v; want canceled, %v", later.Class, later.Err, h2.ErrClosed)
 	}
 }
+
+// BenchmarkDo sends requests from parallel goroutines over h2c to Go's HTTP/2 server: the cost per
+// request of net/http's client connection and the pool.
+func BenchmarkDo(b *testing.B) {
+	s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	s.Config.Protocols = &p
+	s.Start()
+	defer s.Close()
+	tr, err := h2.New(h2.Options{Cleartext: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tr.Close()
+	u, _ := url.Parse(s.URL)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		r := &transport.Request{Method: "GET", Scheme: "http", Host: u.Host, Path: []byte("/")}
+		var out transport.Outcome
+		for pb.Next() {
+			out.Reset()
+			tr.Do(context.Background(), r, &out)
+			if out.Class != result.OK {
+				b.Errorf("class %v: %v", out.Class, out.Err)
+				return
+			}
+		}
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -296,7 +298,9 @@ func TestWSS(t *testing.T) {
 func TestWSSTrusted(t *testing.T) {
 	t.Parallel()
 	s := &rpcServer{hold: 1}
-	srv := httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake that fails on purpose
+	srv.StartTLS()
 	defer srv.Close()
 	url := "wss" + strings.TrimPrefix(srv.URL, "https") + "/"
 	body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
