@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -34,6 +35,8 @@ service Stream {
   rpc Echo(stream In) returns (stream In);
   // Abort answers the first message with itself, then ends the stream with status Aborted.
   rpc Abort(stream In) returns (stream In);
+  // Hang answers with one message, then never ends the stream.
+  rpc Hang(In) returns (stream In);
 }
 
 message In {
@@ -41,7 +44,9 @@ message In {
 }
 `
 
-func newStreamServer(t testing.TB) string {
+// newStreamServer serves stream.Stream on loopback; hung gets a value each time Hang has sent its
+// message.
+func newStreamServer(t testing.TB, hung chan<- struct{}) (string, *grpc.Server) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -69,6 +74,16 @@ func newStreamServer(t testing.TB) string {
 				}
 			}
 			return nil
+		case "/stream.Stream/Hang":
+			if _, err := recv(); err != nil {
+				return err
+			}
+			if err := s.SendMsg(&rpzpb.GetItemRequest{Id: "1"}); err != nil {
+				return err
+			}
+			hung <- struct{}{}
+			<-s.Context().Done()
+			return s.Context().Err()
 		case "/stream.Stream/Join":
 			var ids []string
 			for {
@@ -100,12 +115,12 @@ func newStreamServer(t testing.TB) string {
 	}))
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
-	return ln.Addr().String()
+	return ln.Addr().String(), srv
 }
 
 func TestStreams(t *testing.T) {
 	t.Parallel()
-	addr := newStreamServer(t)
+	addr, _ := newStreamServer(t, nil)
 	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
 	if err != nil {
 		t.Fatal(err)
@@ -156,5 +171,40 @@ func TestStreams(t *testing.T) {
 		if tc.class == result.Other && !strings.Contains(out.Err.Error(), "message") {
 			t.Errorf("%s: error %v; want one naming the message at fault", tc.name, out.Err)
 		}
+	}
+}
+
+// A stream the server never ends fails at the call's deadline, class timeout; one whose server goes
+// away mid-stream fails class reset; either keeps the message that came before.
+func TestStreamCutShort(t *testing.T) {
+	t.Parallel()
+	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hung := make(chan struct{}, 1)
+	addr, srv := newStreamServer(t, hung)
+	r := &transport.Request{Scheme: "grpc", Host: addr, Path: []byte("/stream.Stream/Hang"), Body: []byte(`{"id":"1"}`)}
+
+	tr := newTransport(t, grpcx.Options{Resolver: res, Timeout: 200 * time.Millisecond})
+	var out transport.Outcome
+	tr.Do(context.Background(), r, &out)
+	<-hung
+	if out.Class != result.Timeout || out.MsgsIn != 1 {
+		t.Errorf("never ended: class %v (%v), %d messages; want timeout after 1", out.Class, out.Err, out.MsgsIn)
+	}
+
+	tr = newTransport(t, grpcx.Options{Resolver: res})
+	out.Reset()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tr.Do(context.Background(), r, &out)
+	}()
+	<-hung
+	srv.Stop() // closes the connection under the stream
+	<-done
+	if out.Class != result.Reset || out.MsgsIn != 1 {
+		t.Errorf("server gone: class %v (%v), %d messages; want reset after 1", out.Class, out.Err, out.MsgsIn)
 	}
 }
