@@ -122,6 +122,7 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	}
 	tr.Targets, tr.Data, tr.Setup = relTo(dir, tr.Targets), relTo(dir, tr.Data), relTo(dir, tr.Setup)
 	p.JSONRPC.CallsFile = relTo(dir, p.JSONRPC.CallsFile)
+	p.TLS.CACert, p.TLS.Cert, p.TLS.Key = relTo(dir, p.TLS.CACert), relTo(dir, p.TLS.Cert), relTo(dir, p.TLS.Key)
 	if len(s.Steps) > 0 {
 		l := &p.Load
 		level := s.Steps[k]
