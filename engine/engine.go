@@ -607,6 +607,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Scheduled: scheduled,
 		Unsent:    unsent,
 	}
+	ev.MsgLatencies = out.MsgLatencies
 	if !out.FirstByte.IsZero() {
 		ev.TTFB = out.FirstByte.Sub(sent)
 	}

@@ -392,6 +392,9 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	if m := s.Messages; m != nil {
 		fmt.Fprintf(b, "  %-15s sent %d (%s per call), received %d (%s per call)\n", "messages", m.Sent, fmt1(m.SentPerCall), m.Received, fmt1(m.ReceivedPerCall))
 	}
+	if p := s.MessageLatency; p != nil {
+		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (each answer from its message's due time)\n", "message latency", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
 	c := s.Connections
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {

@@ -83,6 +83,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		dec("latency", c.Latency, cr.Latency)
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)
+		dec("msg_latency", c.MsgLatency, cr.MsgLatency)
 	}
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {

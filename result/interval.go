@@ -92,13 +92,16 @@ type Counts struct {
 	// Retried counts the requests sent again after a reused connection was closed or reset
 	// before answering (each attempt that met it once): resets a retry would otherwise hide.
 	Retried  uint64
-	BytesIn  uint64 // bytes read, headers included
-	BytesOut uint64 // bytes written, headers included
+	BytesIn  uint64         // bytes read, headers included
+	BytesOut uint64         // bytes written, headers included
+	Latency  *hdr.Histogram // done − intended, µs
+	Service  *hdr.Histogram // done − sent, µs
+	TTFB     *hdr.Histogram // first byte − sent, µs
 	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
 	MsgsIn, MsgsOut uint64
-	Latency         *hdr.Histogram // done − intended, µs
-	Service         *hdr.Histogram // done − sent, µs
-	TTFB            *hdr.Histogram // first byte − sent, µs
+	// MsgLatency is the latency of each answer of bidi calls whose messages went on a schedule,
+	// from its message's due time, µs.
+	MsgLatency *hdr.Histogram
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
@@ -114,6 +117,8 @@ func NewCounts() *Counts {
 		Latency:  NewHistogram(),
 		Service:  NewHistogram(),
 		TTFB:     NewHistogram(),
+
+		MsgLatency: NewHistogram(),
 	}
 }
 
@@ -155,6 +160,7 @@ func (c *Counts) Merge(o *Counts) {
 	mergeHist(c.Latency, o.Latency)
 	mergeHist(c.Service, o.Service)
 	mergeHist(c.TTFB, o.TTFB)
+	mergeHist(c.MsgLatency, o.MsgLatency)
 }
 
 // mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
@@ -167,8 +173,9 @@ func mergeHist(dst, src *hdr.Histogram) {
 
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
-	tl, ts, tt, st, ms, cs := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs}
+	tl, ts, tt, st, ms, cs, ml := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml}
+	ml.Reset()
 	tl.Reset()
 	ts.Reset()
 	tt.Reset()

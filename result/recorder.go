@@ -29,6 +29,9 @@ type Event struct {
 	BytesOut int64
 	// MsgsIn and MsgsOut count the messages of a streaming call; 0 for other requests.
 	MsgsIn, MsgsOut int64
+	// MsgLatencies are the latencies of the answers of a bidi call whose messages went on a
+	// schedule (Counts.MsgLatency). Record reads them and keeps none.
+	MsgLatencies []time.Duration
 	// Retried counts the attempts sent again after a reused connection was closed or reset before
 	// answering; the rest of the Event describes the last attempt.
 	Retried int
@@ -135,6 +138,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.BytesOut += uint64(max(e.BytesOut, 0))
 	c.MsgsIn += uint64(max(e.MsgsIn, 0))
 	c.MsgsOut += uint64(max(e.MsgsOut, 0))
+	for _, d := range e.MsgLatencies {
+		RecordDuration(c.MsgLatency, d)
+	}
 	RecordDuration(c.Latency, e.Latency)
 	if !e.Unsent {
 		RecordDuration(c.Service, e.Service)

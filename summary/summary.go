@@ -98,6 +98,9 @@ type Stats struct {
 	Bytes         Bytes          `json:"bytes"`
 	// Messages counts the messages of streaming calls; nil when no call streamed.
 	Messages *Messages `json:"messages,omitempty"`
+	// MessageLatency is the latency of each answer of bidi calls whose messages went on a
+	// schedule (--stream-rate), from its message's due time; nil without such calls.
+	MessageLatency *Percentiles `json:"message_latency_ms,omitempty"`
 	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
@@ -403,6 +406,7 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		LatencyHist: c.Latency,
 		ServiceHist: c.Service,
 	}
+	st.MessageLatency = optPercentiles(c.MsgLatency)
 	if sec := elapsed.Seconds(); sec > 0 {
 		st.Throughput = float64(c.Completed) / sec
 	}

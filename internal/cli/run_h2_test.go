@@ -290,3 +290,21 @@ func TestRunGRPCStreams(t *testing.T) {
 		}
 	}
 }
+
+// --stream-rate paces a bidi call's messages and times each answer; it goes with gRPC only.
+func TestRunStreamRate(t *testing.T) {
+	t.Parallel()
+	s := startItems(t, items.Config{})
+	if err := s.Put("a", "pen"); err != nil {
+		t.Fatal(err)
+	}
+	got := runJSON(t, "run", "--requests", "4", "--connections", "2", "--stream-rate", "1000/s",
+		"--body", strings.Repeat(`{"id":"a"}`, 5), "grpc://"+s.GRPCAddr()+"/rpz.ItemService/GetItems")
+	if got.Requests.OK != 4 || got.Messages == nil || got.Messages.Received != 20 || got.MessageLatency == nil {
+		t.Errorf("ok %d, messages %+v, message latency %v; want 4 ok, 20 answers, each timed", got.Requests.OK, got.Messages, got.MessageLatency)
+	}
+	code, _, stderr := mainOut("run", "--requests", "1", "--stream-rate", "10", "http://127.0.0.1:1/")
+	if code != ExitUsage || !strings.Contains(stderr, "a stream rate go with gRPC") {
+		t.Errorf("--stream-rate on http: exit %d, %q; want %d and a word on gRPC", code, stderr, ExitUsage)
+	}
+}

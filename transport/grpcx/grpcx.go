@@ -73,6 +73,11 @@ type Options struct {
 	// MaxBodies is how many distinct bodies each method keeps marshalled; a body beyond them is
 	// parsed on every call. 0 means DefaultMaxBodies.
 	MaxBodies int
+	// StreamRate, above 0, sends the messages of a client- or bidi-streaming call on a schedule:
+	// StreamRate per second, message i due i/StreamRate after the call's start. A bidi call whose
+	// server answers each message in turn then reports each answer's latency from its message's
+	// due time (Outcome.MsgLatencies). 0 sends them as fast as the stream takes them.
+	StreamRate float64
 }
 
 // ErrClosed is the failure of a call made after Close.

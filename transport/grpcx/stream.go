@@ -93,8 +93,36 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		return
 	}
 	var sent, sentBytes int64
+	// dues carries each message's due time, from the sender to the receiver of a bidi call, which
+	// matches the answers to the messages in turn.
+	var dues chan time.Time
+	paced := t.opts.StreamRate > 0 && desc.ClientStreams
+	if paced && desc.ServerStreams {
+		dues = make(chan time.Time, len(msgs))
+	}
 	send := func() error {
-		for _, b := range msgs {
+		var timer *time.Timer
+		for i, b := range msgs {
+			due := out.Sent
+			if paced {
+				due = out.Sent.Add(time.Duration(float64(i) / t.opts.StreamRate * float64(time.Second)))
+				if wait := time.Until(due); wait > 0 {
+					if timer == nil {
+						timer = time.NewTimer(wait)
+						defer timer.Stop()
+					} else {
+						timer.Reset(wait)
+					}
+					select {
+					case <-timer.C:
+					case <-callCtx.Done():
+						return callCtx.Err()
+					}
+				}
+			}
+			if dues != nil {
+				dues <- due
+			}
 			if err := cs.SendMsg(&frame{b: b}); err != nil {
 				return err // io.EOF: the server ended the stream; RecvMsg says how
 			}
@@ -122,8 +150,16 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		if rerr = cs.RecvMsg(res); rerr != nil {
 			break
 		}
+		now := time.Now()
 		if out.MsgsIn == 0 {
-			out.FirstByte = time.Now()
+			out.FirstByte = now
+		}
+		if dues != nil {
+			select {
+			case due := <-dues:
+				out.MsgLatencies = append(out.MsgLatencies, now.Sub(due))
+			default: // more answers than messages: no latency to tell
+			}
 		}
 		out.MsgsIn++
 		out.BytesIn += int64(len(res.b) + frameHeader)

@@ -116,6 +116,7 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		ConnectTimeout:     c.ConnectTimeout,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
+		StreamRate:         c.StreamRate,
 	}
 	if c.Open {
 		o.Spread = grpcx.DefaultSpread
