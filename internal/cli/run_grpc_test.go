@@ -175,7 +175,7 @@ func TestRunGRPCUsageErrors(t *testing.T) {
 		{"call and path", []string{"--call", "rpz.ItemService/GetItem", base + "/rpz.ItemService/GetItem"}, ExitUsage, "names a method already"},
 		{"call not a method", []string{"--call", "GetItem", base}, ExitUsage, `--call: method "GetItem": want package.Service/Method`},
 		{"call on http", []string{"--call", "rpz.ItemService/GetItem", "http://127.0.0.1:1/"}, ExitUsage, "--call: URL \"http://127.0.0.1:1/\": a method goes with a grpc:// or grpcs:// URL"},
-		{"proto on http", []string{"--proto", itemsProto, "http://127.0.0.1:1/"}, ExitUsage, "proto files, import paths, a protoset or gRPC connections go with gRPC"},
+		{"proto on http", []string{"--proto", itemsProto, "http://127.0.0.1:1/"}, ExitUsage, "proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC"},
 		{"jsonrpc on grpc", []string{"--jsonrpc", "eth_chainId", base + "/rpz.ItemService/GetItem"}, ExitUsage, "--jsonrpc and --calls go with"},
 		{"proto and protoset", []string{"--proto", itemsProto, "--protoset", "x.protoset", base + "/rpz.ItemService/GetItem"}, ExitUsage, "both .proto files and a protoset"},
 		{"bad proto", []string{"--proto", bad, base + "/rpz.ItemService/GetItem"}, ExitUsage, "bad.proto:3:15: syntax error"},

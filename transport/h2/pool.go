@@ -91,9 +91,7 @@ func (t *Transport) acquire(ctx context.Context, key poolKey) (c *pconn, opened 
 		if t.opts.MaxConns == 0 || t.open < t.opts.MaxConns {
 			pc := &pconn{key: key, ready: make(chan struct{}), inflight: 1, single: t.opts.DisableKeepAlive}
 			t.open++
-			if !pc.single {
-				t.pools[key] = append(t.pools[key], pc)
-			}
+			t.pools[key] = append(t.pools[key], pc) // a single one too, so that Close closes it
 			t.mu.Unlock()
 			return pc, true, nil
 		}
