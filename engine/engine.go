@@ -607,7 +607,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Scheduled: scheduled,
 		Unsent:    unsent,
 	}
-	ev.MsgLatencies = out.MsgLatencies
+	ev.MsgLatencies, ev.MsgGaps = out.MsgLatencies, out.MsgGaps
 	if !out.FirstByte.IsZero() {
 		ev.TTFB = out.FirstByte.Sub(sent)
 	}

@@ -395,6 +395,9 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	if p := s.MessageLatency; p != nil {
 		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (each answer from its message's due time)\n", "message latency", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
 	}
+	if p := s.MessageGap; p != nil {
+		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (between the answers of a stream)\n", "message gaps", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
 	c := s.Connections
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {

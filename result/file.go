@@ -174,6 +174,8 @@ type countsRec struct {
 	TTFB      string            `json:"ttfb,omitempty"`
 	// MsgLatency is Counts.MsgLatency (absent from files written before it was kept).
 	MsgLatency string `json:"msg_latency,omitempty"`
+	// MsgGap is Counts.MsgGap (absent from files written before it was kept).
+	MsgGap string `json:"msg_gap,omitempty"`
 	// Calls are the JSON-RPC calls inside batches by method and outcome (absent from files
 	// written before they were kept, which read as no calls).
 	Calls []callRec `json:"calls,omitempty"`
@@ -217,7 +219,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 		cr := countsRec{
 			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
 			MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut,
-			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB), MsgLatency: enc(c.MsgLatency),
+			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB), MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap),
 		}
 		for cl, n := range c.Errors {
 			if n > 0 {

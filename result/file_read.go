@@ -84,6 +84,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)
 		dec("msg_latency", c.MsgLatency, cr.MsgLatency)
+		dec("msg_gap", c.MsgGap, cr.MsgGap)
 	}
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {

@@ -102,6 +102,8 @@ type Counts struct {
 	// MsgLatency is the latency of each answer of bidi calls whose messages went on a schedule,
 	// from its message's due time, µs.
 	MsgLatency *hdr.Histogram
+	// MsgGap is the time between consecutive answers of server- and bidi-streaming calls, µs.
+	MsgGap *hdr.Histogram
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
@@ -119,6 +121,7 @@ func NewCounts() *Counts {
 		TTFB:     NewHistogram(),
 
 		MsgLatency: NewHistogram(),
+		MsgGap:     NewHistogram(),
 	}
 }
 
@@ -161,6 +164,7 @@ func (c *Counts) Merge(o *Counts) {
 	mergeHist(c.Service, o.Service)
 	mergeHist(c.TTFB, o.TTFB)
 	mergeHist(c.MsgLatency, o.MsgLatency)
+	mergeHist(c.MsgGap, o.MsgGap)
 }
 
 // mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
@@ -173,9 +177,10 @@ func mergeHist(dst, src *hdr.Histogram) {
 
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
-	tl, ts, tt, st, ms, cs, ml := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml}
+	tl, ts, tt, st, ms, cs, ml, mg := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency, c.MsgGap
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg}
 	ml.Reset()
+	mg.Reset()
 	tl.Reset()
 	ts.Reset()
 	tt.Reset()

@@ -32,6 +32,8 @@ type Event struct {
 	// MsgLatencies are the latencies of the answers of a bidi call whose messages went on a
 	// schedule (Counts.MsgLatency). Record reads them and keeps none.
 	MsgLatencies []time.Duration
+	// MsgGaps are the times between consecutive answers of a streaming call (Counts.MsgGap).
+	MsgGaps []time.Duration
 	// Retried counts the attempts sent again after a reused connection was closed or reset before
 	// answering; the rest of the Event describes the last attempt.
 	Retried int
@@ -140,6 +142,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.MsgsOut += uint64(max(e.MsgsOut, 0))
 	for _, d := range e.MsgLatencies {
 		RecordDuration(c.MsgLatency, d)
+	}
+	for _, d := range e.MsgGaps {
+		RecordDuration(c.MsgGap, max(d, 1))
 	}
 	RecordDuration(c.Latency, e.Latency)
 	if !e.Unsent {

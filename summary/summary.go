@@ -101,6 +101,9 @@ type Stats struct {
 	// MessageLatency is the latency of each answer of bidi calls whose messages went on a
 	// schedule (--stream-rate), from its message's due time; nil without such calls.
 	MessageLatency *Percentiles `json:"message_latency_ms,omitempty"`
+	// MessageGap is the time between consecutive answers of server- and bidi-streaming calls;
+	// nil when no call had two answers.
+	MessageGap *Percentiles `json:"message_gap_ms,omitempty"`
 	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
@@ -407,6 +410,7 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		ServiceHist: c.Service,
 	}
 	st.MessageLatency = optPercentiles(c.MsgLatency)
+	st.MessageGap = optPercentiles(c.MsgGap)
 	if sec := elapsed.Seconds(); sec > 0 {
 		st.Throughput = float64(c.Completed) / sec
 	}

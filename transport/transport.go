@@ -64,6 +64,9 @@ type Outcome struct {
 	// MsgLatencies are the latencies of the answers of a bidi call whose messages went on a
 	// schedule, each from its message's due time; the transport reuses its capacity.
 	MsgLatencies []time.Duration
+	// MsgGaps are the times between consecutive answers of a server- or bidi-streaming call; the
+	// transport reuses its capacity.
+	MsgGaps []time.Duration
 	// Conn describes the connection opened for this request, or the attempt that failed
 	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   result.ConnEvent
@@ -79,8 +82,8 @@ type Outcome struct {
 
 // Reset clears o for the next request, keeping the capacity of Body.
 func (o *Outcome) Reset() {
-	b, ml := o.Body[:0], o.MsgLatencies[:0]
-	*o = Outcome{Body: b, MsgLatencies: ml}
+	b, ml, mg := o.Body[:0], o.MsgLatencies[:0], o.MsgGaps[:0]
+	*o = Outcome{Body: b, MsgLatencies: ml, MsgGaps: mg}
 }
 
 // Transport sends requests and says what happened. Do blocks until the answer has been read in

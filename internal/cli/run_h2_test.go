@@ -288,6 +288,9 @@ func TestRunGRPCStreams(t *testing.T) {
 		if tc.ok > 0 && got.TTFB == nil {
 			t.Errorf("%s: no time to the first message", tc.name)
 		}
+		if (got.MessageGap != nil) != (tc.perRecv > 1) {
+			t.Errorf("%s: gaps between answers %v; want them for calls of several answers", tc.name, got.MessageGap)
+		}
 	}
 }
 

@@ -74,8 +74,9 @@ func (m *method) messages(js []byte, max int) ([][]byte, error) {
 
 // stream makes a streaming call: it sends the body's messages (all of them, then closes its side;
 // for a bidi call while it receives) and receives the answers until the server ends the stream.
-// out.FirstByte is when the first answer arrived, MsgsOut and MsgsIn count the messages, and
-// with KeepBody out.Body holds the answers in JSON, one a line. cancel ends the call's context.
+// out.FirstByte is when the first answer arrived, MsgsOut and MsgsIn count the messages, MsgGaps
+// holds the times between answers, and with KeepBody out.Body holds the answers in JSON, one a
+// line. cancel ends the call's context.
 func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFunc, cc *grpc.ClientConn, m *method, r *transport.Request, out *transport.Outcome) {
 	msgs, err := m.messages(r.Body, t.opts.MaxBodies)
 	if err != nil {
@@ -146,6 +147,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		out.Body = out.Body[:0]
 	}
 	var rerr error
+	var last time.Time // when the previous answer arrived
 	for {
 		if rerr = cs.RecvMsg(res); rerr != nil {
 			break
@@ -153,7 +155,10 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		now := time.Now()
 		if out.MsgsIn == 0 {
 			out.FirstByte = now
+		} else {
+			out.MsgGaps = append(out.MsgGaps, now.Sub(last))
 		}
+		last = now
 		if dues != nil {
 			select {
 			case due := <-dues:

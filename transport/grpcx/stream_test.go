@@ -162,6 +162,9 @@ func TestStreams(t *testing.T) {
 		if tc.sent >= 0 && out.MsgsOut != tc.sent || out.MsgsIn != tc.recvd {
 			t.Errorf("%s: sent %d, received %d messages; want %d, %d", tc.name, out.MsgsOut, out.MsgsIn, tc.sent, tc.recvd)
 		}
+		if want := max(tc.recvd-1, 0); int64(len(out.MsgGaps)) != want {
+			t.Errorf("%s: %d gaps between answers; want %d", tc.name, len(out.MsgGaps), want)
+		}
 		if string(out.Body) != tc.answers {
 			t.Errorf("%s: answers %q; want %q", tc.name, out.Body, tc.answers)
 		}
