@@ -167,18 +167,23 @@ type countsRec struct {
 	Retried   uint64            `json:"retried,omitempty"`  // sent again after a reset or close
 	BytesIn   uint64            `json:"bytes_in,omitempty"`
 	BytesOut  uint64            `json:"bytes_out,omitempty"`
-	MsgsIn    uint64            `json:"msgs_in,omitempty"`  // messages received by streaming calls
-	MsgsOut   uint64            `json:"msgs_out,omitempty"` // messages sent by streaming calls
 	Latency   string            `json:"latency,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	TTFB      string            `json:"ttfb,omitempty"`
-	// MsgLatency is Counts.MsgLatency (absent from files written before it was kept).
-	MsgLatency string `json:"msg_latency,omitempty"`
-	// MsgGap is Counts.MsgGap (absent from files written before it was kept).
-	MsgGap string `json:"msg_gap,omitempty"`
+	// Stream holds the figures of streaming calls, when there were some: a pointer, so that the
+	// records of the many runs without stay as small to read as before.
+	Stream *streamRec `json:"stream,omitempty"`
 	// Calls are the JSON-RPC calls inside batches by method and outcome (absent from files
 	// written before they were kept, which read as no calls).
 	Calls []callRec `json:"calls,omitempty"`
+}
+
+// streamRec is the JSON form of the streaming figures of Counts.
+type streamRec struct {
+	MsgsIn     uint64 `json:"msgs_in,omitempty"`     // messages received
+	MsgsOut    uint64 `json:"msgs_out,omitempty"`    // messages sent
+	MsgLatency string `json:"msg_latency,omitempty"` // Counts.MsgLatency
+	MsgGap     string `json:"msg_gap,omitempty"`     // Counts.MsgGap
 }
 
 type callRec struct {
@@ -218,8 +223,10 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
 			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
-			MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut,
-			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB), MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap),
+			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
+		}
+		if sr := (streamRec{MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut, MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap)}); sr != (streamRec{}) {
+			cr.Stream = &sr
 		}
 		for cl, n := range c.Errors {
 			if n > 0 {

@@ -55,7 +55,6 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
 		c.Unsent = cr.Unsent
 		c.Retried = cr.Retried
-		c.MsgsIn, c.MsgsOut = cr.MsgsIn, cr.MsgsOut
 		for name, n := range cr.Errors {
 			cl, e := ParseClass(name)
 			if e != nil {
@@ -83,8 +82,17 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		dec("latency", c.Latency, cr.Latency)
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)
-		dec("msg_latency", c.MsgLatency, cr.MsgLatency)
-		dec("msg_gap", c.MsgGap, cr.MsgGap)
+		if sr := cr.Stream; sr != nil {
+			c.MsgsIn, c.MsgsOut = sr.MsgsIn, sr.MsgsOut
+			if sr.MsgLatency != "" {
+				c.MsgLatency = NewHistogram()
+				dec("msg_latency", c.MsgLatency, sr.MsgLatency)
+			}
+			if sr.MsgGap != "" {
+				c.MsgGap = NewHistogram()
+				dec("msg_gap", c.MsgGap, sr.MsgGap)
+			}
+		}
 	}
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {

@@ -100,9 +100,11 @@ type Counts struct {
 	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
 	MsgsIn, MsgsOut uint64
 	// MsgLatency is the latency of each answer of bidi calls whose messages went on a schedule,
-	// from its message's due time, µs.
+	// from its message's due time, µs; nil until one is recorded (most runs stream nothing, and
+	// a histogram per endpoint and interval is not free).
 	MsgLatency *hdr.Histogram
-	// MsgGap is the time between consecutive answers of server- and bidi-streaming calls, µs.
+	// MsgGap is the time between consecutive answers of server- and bidi-streaming calls, µs;
+	// nil until one is recorded.
 	MsgGap *hdr.Histogram
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
@@ -119,9 +121,6 @@ func NewCounts() *Counts {
 		Latency:  NewHistogram(),
 		Service:  NewHistogram(),
 		TTFB:     NewHistogram(),
-
-		MsgLatency: NewHistogram(),
-		MsgGap:     NewHistogram(),
 	}
 }
 
@@ -163,8 +162,27 @@ func (c *Counts) Merge(o *Counts) {
 	mergeHist(c.Latency, o.Latency)
 	mergeHist(c.Service, o.Service)
 	mergeHist(c.TTFB, o.TTFB)
-	mergeHist(c.MsgLatency, o.MsgLatency)
-	mergeHist(c.MsgGap, o.MsgGap)
+	mergeLazy(&c.MsgLatency, o.MsgLatency)
+	mergeLazy(&c.MsgGap, o.MsgGap)
+}
+
+// mergeLazy adds src, which may be nil, into *dst, making *dst when src has values and *dst is nil.
+func mergeLazy(dst **hdr.Histogram, src *hdr.Histogram) {
+	if src == nil || src.TotalCount() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(src)
+}
+
+// recordLazy records d in *h, making *h on first use.
+func recordLazy(h **hdr.Histogram, d time.Duration) {
+	if *h == nil {
+		*h = NewHistogram()
+	}
+	RecordDuration(*h, d)
 }
 
 // mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
@@ -179,8 +197,12 @@ func mergeHist(dst, src *hdr.Histogram) {
 func (c *Counts) Reset() {
 	tl, ts, tt, st, ms, cs, ml, mg := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency, c.MsgGap
 	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg}
-	ml.Reset()
-	mg.Reset()
+	if ml != nil {
+		ml.Reset()
+	}
+	if mg != nil {
+		mg.Reset()
+	}
 	tl.Reset()
 	ts.Reset()
 	tt.Reset()

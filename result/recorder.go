@@ -141,10 +141,10 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.MsgsIn += uint64(max(e.MsgsIn, 0))
 	c.MsgsOut += uint64(max(e.MsgsOut, 0))
 	for _, d := range e.MsgLatencies {
-		RecordDuration(c.MsgLatency, d)
+		recordLazy(&c.MsgLatency, d)
 	}
 	for _, d := range e.MsgGaps {
-		RecordDuration(c.MsgGap, max(d, 1))
+		recordLazy(&c.MsgGap, max(d, 1))
 	}
 	RecordDuration(c.Latency, e.Latency)
 	if !e.Unsent {

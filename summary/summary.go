@@ -489,7 +489,7 @@ func percentiles(h *hdr.Histogram) Percentiles {
 }
 
 func optPercentiles(h *hdr.Histogram) *Percentiles {
-	if h.TotalCount() == 0 {
+	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
 	p := percentiles(h)
