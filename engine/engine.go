@@ -600,11 +600,14 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Answered:  out.Answered,
 		BytesIn:   out.BytesIn,
 		BytesOut:  out.BytesOut,
+		MsgsIn:    out.MsgsIn,
+		MsgsOut:   out.MsgsOut,
 		Retried:   out.Retried,
 		Lag:       begin.Sub(intended),
 		Scheduled: scheduled,
 		Unsent:    unsent,
 	}
+	ev.MsgLatencies, ev.MsgGaps = out.MsgLatencies, out.MsgGaps
 	if !out.FirstByte.IsZero() {
 		ev.TTFB = out.FirstByte.Sub(sent)
 	}

@@ -34,6 +34,8 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		ImportPaths:        p.GRPC.ImportPaths,
 		Protoset:           p.GRPC.Protoset,
 		TLS:                p.TLS,
+		Streams:            p.HTTP.Streams,
+		StreamRate:         p.GRPC.StreamRate,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

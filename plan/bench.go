@@ -131,6 +131,7 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	if s.Capacity != nil {
 		p.Load = s.Capacity.capacityLoad(p.Load)
 	}
+	p.TLS.CACert, p.TLS.Cert, p.TLS.Key = relTo(dir, p.TLS.CACert), relTo(dir, p.TLS.Cert), relTo(dir, p.TLS.Key)
 	if len(s.Steps) > 0 {
 		l := &p.Load
 		level := s.Steps[k]

@@ -393,7 +393,7 @@ var loadKeys = []string{
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
 	"warmup", "grace", "interval",
 	// travel
-	"timeout", "connect_timeout", "insecure", "no_reuse",
+	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
 	// judging
 	"slo",
 	// a capacity search instead of a load
@@ -507,6 +507,10 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			p.HTTP.Insecure = f.boolean(v, kp)
 		case "no_reuse":
 			p.HTTP.DisableKeepAlive = f.boolean(v, kp)
+		case "streams":
+			p.HTTP.Streams = f.count(v, kp)
+		case "tls":
+			p.TLS = f.tls(v, kp)
 		case "slo":
 			p.SLO = f.slo(v, kp)
 		case "capacity":
@@ -627,6 +631,27 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 		out = append(out, e)
 	}
 	return out
+}
+
+// tls reads {cacert, cert, key, server_name, min_version}.
+func (f *fileReader) tls(n *yaml.Node, path string) transport.TLSFiles {
+	var t transport.TLSFiles
+	f.mapping(n, path, []string{"cacert", "cert", "key", "server_name", "min_version"}, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		switch key {
+		case "cacert":
+			t.CACert = f.str(v, kp)
+		case "cert":
+			t.Cert = f.str(v, kp)
+		case "key":
+			t.Key = f.str(v, kp)
+		case "server_name":
+			t.ServerName = f.str(v, kp)
+		case "min_version":
+			t.MinVersion = f.choice(v, kp, "1.2", "1.3")
+		}
+	})
+	return t
 }
 
 func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {

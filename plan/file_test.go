@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -246,4 +247,24 @@ func FuzzReadFile(f *testing.F) {
 			t.Errorf("accepted a plan without targets or scenarios: %+v", b)
 		}
 	})
+}
+
+// A scenario's tls files are relative to the plan file; streams and the TLS version come through.
+func TestReadFileTLS(t *testing.T) {
+	t.Parallel()
+	text := "targets:\n  a: {url: https://127.0.0.1:1/}\nscenarios:\n  s:\n    rate: 1\n    streams: 8\n" +
+		"    tls: {cacert: ca.pem, cert: /abs/c.pem, key: c-key.pem, server_name: api.test, min_version: \"1.3\"}\n"
+	b, err := ReadFile(filepath.Join("dir", "p.yaml"), strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := b.Scenarios[0].PlanFor(b.Targets[0], 0, b.Dir)
+	want := transport.TLSFiles{CACert: filepath.Join("dir", "ca.pem"), Cert: "/abs/c.pem", Key: filepath.Join("dir", "c-key.pem"), ServerName: "api.test", MinVersion: "1.3"}
+	if p.TLS != want || p.HTTP.Streams != 8 {
+		t.Errorf("tls %+v, streams %d; want %+v, 8", p.TLS, p.HTTP.Streams, want)
+	}
+	_, err = ReadFile("p.yaml", strings.NewReader(strings.Replace(text, `"1.3"`, `"1.1"`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "scenarios.s.tls.min_version") {
+		t.Errorf("min_version 1.1: got %v; want an error naming the key", err)
+	}
 }

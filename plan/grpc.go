@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 
@@ -21,11 +22,14 @@ type GRPC struct {
 	// Connections is the number of HTTP/2 connections the calls are spread over, as ghz's
 	// --connections; 0: one per connection of the load (Load.Connections).
 	Connections int `json:"connections,omitempty"`
+	// StreamRate, above 0, sends the messages of each client- or bidi-streaming call on a
+	// schedule, this many per second (see grpcx.Options.StreamRate).
+	StreamRate float64 `json:"stream_rate,omitempty"`
 }
 
 // IsZero reports whether g names no descriptor source: the server's reflection is asked.
 func (g GRPC) IsZero() bool {
-	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0
+	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0 && g.StreamRate == 0
 }
 
 // IsGRPCURL reports whether u is a grpc:// or grpcs:// URL, whose calls always carry a body.
@@ -112,23 +116,29 @@ func (p Plan) validateGRPC() []error {
 	}
 	g := p.GRPC
 	if !g.IsZero() && proto != "" && proto != transport.GRPC {
-		bad("proto files, import paths, a protoset or gRPC connections go with gRPC, not with protocol %s", proto)
+		bad("proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC, not with protocol %s", proto)
+	}
+	if g.StreamRate < 0 || g.StreamRate > maxRate || math.IsNaN(g.StreamRate) {
+		bad("stream rate %v: want a rate above 0, up to %g messages per second", g.StreamRate, float64(maxRate))
 	}
 	if g.Connections < 0 || g.Connections > MaxConnections {
 		bad("gRPC connections %d: want 1 to %d", g.Connections, MaxConnections)
 	}
 	if !p.TLS.IsZero() {
-		if proto != "" && proto != transport.GRPC {
-			bad("CA certificates, client certificates and a server name go with grpcs:// URLs so far, not with protocol %s", proto)
-		}
 		for i, e := range p.Endpoints {
-			if strings.EqualFold(schemeOf(e.URL), "grpc") {
-				bad("endpoint %d: URL %q is plaintext: certificates and a server name go with grpcs://", i+1, RedactURL(e.URL))
-				break
+			switch strings.ToLower(schemeOf(e.URL)) {
+			case "http", "ws", "grpc":
+				bad("endpoint %d: URL %q is plaintext: certificates, a server name and a TLS version go with https://, wss:// or grpcs://", i+1, RedactURL(e.URL))
+			default:
+				continue
 			}
+			break
 		}
 		if (p.TLS.Cert == "") != (p.TLS.Key == "") {
 			bad("a client certificate and its key go together: give both files or neither")
+		}
+		if _, ok := transport.TLSVersions[p.TLS.MinVersion]; p.TLS.MinVersion != "" && !ok {
+			bad("TLS version %q: want 1.2 or 1.3", p.TLS.MinVersion)
 		}
 	}
 	if len(g.ProtoFiles) > 0 && g.Protoset != "" {

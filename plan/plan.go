@@ -24,6 +24,7 @@ const (
 	DefaultGrace           = 5 * time.Second
 	DefaultInterval        = time.Second
 	MaxConnections         = 1_000_000
+	MaxStreams             = 1<<31 - 1          // HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS is a 31-bit count
 	MaxLength              = 10_000 * time.Hour // a run's warm-up and measured part together
 	maxRate                = 1e9
 	defaultEndpointNameLen = 60
@@ -124,6 +125,10 @@ type HTTP struct {
 	// MaxBody bounds each answer body kept for checks (bytes); a longer answer fails with class
 	// too-large. 0 means 16 MiB. Without checks bodies are not kept, only counted.
 	MaxBody int64 `json:"max_body,omitempty"`
+	// Streams is how many requests one HTTP/2 connection carries at once (h2, h2c: another
+	// connection opens when every open one carries that many; gRPC: calls per connection before
+	// another opens). 0 means the transport's default (100 for HTTP/2).
+	Streams int `json:"streams,omitempty"`
 }
 
 // topConnections returns the highest stage target of a closed-model load with stages, in
@@ -282,6 +287,9 @@ func (p Plan) Validate() error {
 	}
 	if l.Connections < 0 || l.Connections > MaxConnections {
 		bad("connections %d: want 1 to %d", l.Connections, MaxConnections)
+	}
+	if p.HTTP.Streams < 0 || p.HTTP.Streams > MaxStreams {
+		bad("streams %d per connection: want 1 to %d", p.HTTP.Streams, MaxStreams)
 	}
 	if len(l.Stages) > 0 {
 		if l.Rate > 0 {

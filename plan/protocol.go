@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/transport"
@@ -63,7 +64,9 @@ func basicAuth(u string, h []transport.Header) (string, []transport.Header) {
 }
 
 // defaultProtocol returns the protocol the first endpoint's URL scheme calls for, or "" when it
-// has none that a transport serves (Validate says so).
+// has none that a transport serves (Validate says so). A plan whose URLs are all https:// takes h2,
+// which speaks HTTP/2 to a server whose ALPN chooses it and HTTP/1.1 to the others, as curl and
+// browsers do; one that mixes http:// and https:// takes HTTP/1.1.
 func (p Plan) defaultProtocol() transport.Protocol {
 	if len(p.Endpoints) == 0 {
 		return ""
@@ -71,6 +74,9 @@ func (p Plan) defaultProtocol() transport.Protocol {
 	proto, err := transport.ProtocolFor(schemeOf(p.Endpoints[0].URL))
 	if err != nil {
 		return ""
+	}
+	if proto == transport.HTTP1 && !slices.ContainsFunc(p.Endpoints, func(e Endpoint) bool { return !strings.EqualFold(schemeOf(e.URL), "https") }) {
+		return transport.H2
 	}
 	return proto
 }
@@ -90,6 +96,9 @@ func (p Plan) validateProtocol() []error {
 		return []error{fmt.Errorf("plan: protocol %q: want http1, h2, h2c, grpc or ws", proto)}
 	}
 	var errs []error
+	if p.HTTP.Streams > 0 && proto != transport.H2 && proto != transport.H2C && proto != transport.GRPC {
+		errs = append(errs, fmt.Errorf("plan: streams per connection go with HTTP/2 (h2, h2c) and gRPC, not with protocol %s", proto))
+	}
 	for i, e := range p.Endpoints {
 		s := schemeOf(e.URL)
 		if s == "" || proto.Serves(s) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -63,6 +64,15 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load = fmt.Sprintf("closed model, %d stages of connections", len(l.Stages))
 	default:
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
+	}
+	switch p := s.Config.Protocol; p {
+	case transport.H2:
+		load += ", HTTP/2 where the server's ALPN chose it (h2)"
+	case transport.H2C:
+		load += ", HTTP/2 over cleartext (h2c)"
+	}
+	if n := s.Config.HTTP.Streams; n > 0 {
+		load += fmt.Sprintf(", up to %d streams per connection", n)
 	}
 	if seg, _, ok, _ := l.Part(); ok {
 		// the rate, stages and closed connections are the whole plan's, split over the generators;
@@ -143,11 +153,16 @@ func latencyTable(b *strings.Builder, s *summary.Summary) {
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	cols := []*summary.Percentiles{&s.Latency, &s.Service}
-	if s.TTFB != nil { // time to first byte, beside the service time (to the last byte)
+	switch {
+	case s.TTFB != nil && s.Messages != nil: // streaming calls: the first message received
+		cols = append(cols, s.TTFB)
+		fmt.Fprintln(tw, "\n\tlatency\tservice time\tfirst message\t")
+		fmt.Fprintln(tw, "\t(from intended send)\t(send to the end)\t(send to first message)\t")
+	case s.TTFB != nil: // time to first byte, beside the service time (to the last byte)
 		cols = append(cols, s.TTFB)
 		fmt.Fprintln(tw, "\n\tlatency\tservice time\tfirst byte\t")
 		fmt.Fprintln(tw, "\t(from intended send)\t(send to last byte)\t(send to first byte)\t")
-	} else {
+	default:
 		fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
 		fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
 	}
@@ -380,10 +395,28 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes in", fmtBytes(float64(s.Bytes.In)), perSec(s.Bytes.In))
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes out", fmtBytes(float64(s.Bytes.Out)), perSec(s.Bytes.Out))
+	if m := s.Messages; m != nil {
+		fmt.Fprintf(b, "  %-15s sent %d (%s per call), received %d (%s per call)\n", "messages", m.Sent, fmt1(m.SentPerCall), m.Received, fmt1(m.ReceivedPerCall))
+	}
+	if p := s.MessageLatency; p != nil {
+		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (each answer from its message's due time)\n", "message latency", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
+	if p := s.MessageGap; p != nil {
+		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (between the answers of a stream)\n", "message gaps", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
 	c := s.Connections
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {
 		fmt.Fprintf(b, ", %d failed to open", c.Failed)
+	}
+	if len(c.Protocols) > 0 {
+		b.WriteString(", spoke ")
+		for i, p := range slices.Sorted(maps.Keys(c.Protocols)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%s %d", p, c.Protocols[p])
+		}
 	}
 	b.WriteString("\n")
 	for _, p := range []struct {

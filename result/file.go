@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,9 +168,20 @@ type countsRec struct {
 	Latency   string            `json:"latency,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	TTFB      string            `json:"ttfb,omitempty"`
+	// Stream holds the figures of streaming calls, when there were some: a pointer, so that the
+	// records of the many runs without stay as small to read as before.
+	Stream *streamRec `json:"stream,omitempty"`
 	// Calls are the JSON-RPC calls inside batches by method and outcome (absent from files
 	// written before they were kept, which read as no calls).
 	Calls []callRec `json:"calls,omitempty"`
+}
+
+// streamRec is the JSON form of the streaming figures of Counts.
+type streamRec struct {
+	MsgsIn     uint64 `json:"msgs_in,omitempty"`     // messages received
+	MsgsOut    uint64 `json:"msgs_out,omitempty"`    // messages sent
+	MsgLatency string `json:"msg_latency,omitempty"` // Counts.MsgLatency
+	MsgGap     string `json:"msg_gap,omitempty"`     // Counts.MsgGap
 }
 
 type callRec struct {
@@ -191,6 +203,8 @@ type connsRec struct {
 	DNS     string `json:"dns,omitempty"`
 	Connect string `json:"connect,omitempty"`
 	TLS     string `json:"tls,omitempty"`
+	// Protos counts the connections by the protocol they spoke (Conns.Protos).
+	Protos map[string]uint64 `json:"protocols,omitempty"`
 }
 
 func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
@@ -208,6 +222,9 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 		cr := countsRec{
 			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
 			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
+		}
+		if sr := (streamRec{MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut, MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap)}); sr != (streamRec{}) {
+			cr.Stream = &sr
 		}
 		for cl, n := range c.Errors {
 			if n > 0 {
@@ -248,7 +265,10 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	rec.SendLag = enc(iv.SendLag)
 	if c := iv.Conns; c != nil {
 		cr := connsRec{Opened: c.Opened, Failed: c.Failed, DNS: enc(c.DNS), Connect: enc(c.Connect), TLS: enc(c.TLS)}
-		if cr != (connsRec{}) {
+		if len(c.Protos) > 0 {
+			cr.Protos = maps.Clone(c.Protos)
+		}
+		if cr.Opened != 0 || cr.Failed != 0 || cr.DNS != "" || cr.Connect != "" || cr.TLS != "" || cr.Protos != nil {
 			rec.Conns = &cr
 		}
 	}

@@ -79,10 +79,24 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		dec("latency", c.Latency, cr.Latency)
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)
+		if sr := cr.Stream; sr != nil {
+			c.MsgsIn, c.MsgsOut = sr.MsgsIn, sr.MsgsOut
+			if sr.MsgLatency != "" {
+				c.MsgLatency = NewHistogram()
+				dec("msg_latency", c.MsgLatency, sr.MsgLatency)
+			}
+			if sr.MsgGap != "" {
+				c.MsgGap = NewHistogram()
+				dec("msg_gap", c.MsgGap, sr.MsgGap)
+			}
+		}
 	}
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {
 		iv.Conns.Opened, iv.Conns.Failed = cr.Opened, cr.Failed
+		if len(cr.Protos) > 0 {
+			iv.Conns.Protos = cr.Protos
+		}
 		dec("dns", iv.Conns.DNS, cr.DNS)
 		dec("connect", iv.Conns.Connect, cr.Connect)
 		dec("tls", iv.Conns.TLS, cr.TLS)

@@ -94,6 +94,15 @@ type Counts struct {
 	Latency  *Histogram // done − intended, µs
 	Service  *Histogram // done − sent, µs
 	TTFB     *Histogram // first byte − sent, µs
+	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
+	MsgsIn, MsgsOut uint64
+	// MsgLatency is the latency of each answer of bidi calls whose messages went on a schedule,
+	// from its message's due time, µs; nil until one is recorded (most runs stream nothing, and
+	// a histogram per endpoint and interval is not free).
+	MsgLatency *Histogram
+	// MsgGap is the time between consecutive answers of server- and bidi-streaming calls, µs;
+	// nil until one is recorded.
+	MsgGap *Histogram
 	// Calls counts the JSON-RPC calls inside batches one by one, by method, outcome and error code:
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
@@ -151,12 +160,49 @@ func (c *Counts) Merge(o *Counts) {
 	c.Latency.Merge(o.Latency)
 	c.Service.Merge(o.Service)
 	c.TTFB.Merge(o.TTFB)
+	c.MsgsIn += o.MsgsIn
+	c.MsgsOut += o.MsgsOut
+	mergeLazy(&c.MsgLatency, o.MsgLatency)
+	mergeLazy(&c.MsgGap, o.MsgGap)
+}
+
+// mergeLazy adds src, which may be nil, into *dst, making *dst when src has values and *dst is nil.
+func mergeLazy(dst **Histogram, src *Histogram) {
+	if src == nil || src.TotalCount() == 0 {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(src)
+}
+
+// recordLazy records d in *h, making *h on first use.
+func recordLazy(h **Histogram, d time.Duration) {
+	if *h == nil {
+		*h = NewHistogram()
+	}
+	RecordDuration(*h, d)
+}
+
+// mergeHist adds src into dst. hdrhistogram's Merge walks every bucket even of an empty
+// histogram; most histograms of an interval are empty (endpoints not hit, no TLS), so skip them.
+func mergeHist(dst, src *Histogram) {
+	if src.TotalCount() > 0 {
+		dst.Merge(src)
+	}
 }
 
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
-	tl, ts, tt, st, ms, cs := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs}
+	tl, ts, tt, st, ms, cs, ml, mg := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency, c.MsgGap
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg}
+	if ml != nil {
+		ml.Reset()
+	}
+	if mg != nil {
+		mg.Reset()
+	}
 	tl.Reset()
 	ts.Reset()
 	tt.Reset()
@@ -183,6 +229,9 @@ type Conns struct {
 	DNS     *Histogram // name resolution, µs (only when a name was resolved)
 	Connect *Histogram // TCP connect, µs
 	TLS     *Histogram // TLS handshake, µs (only for TLS)
+	// Protos counts the connections opened by the protocol they spoke, for transports that say
+	// (ConnEvent.Proto); nil when none did.
+	Protos map[string]uint64
 }
 
 // NewConns returns empty Conns with their histograms.
@@ -194,6 +243,12 @@ func NewConns() *Conns {
 func (c *Conns) Merge(o *Conns) {
 	c.Opened += o.Opened
 	c.Failed += o.Failed
+	for p, n := range o.Protos {
+		if c.Protos == nil {
+			c.Protos = map[string]uint64{}
+		}
+		c.Protos[p] += n
+	}
 	c.DNS.Merge(o.DNS)
 	c.Connect.Merge(o.Connect)
 	c.TLS.Merge(o.TLS)
@@ -202,6 +257,7 @@ func (c *Conns) Merge(o *Conns) {
 // Reset empties c, keeping its memory.
 func (c *Conns) Reset() {
 	c.Opened, c.Failed = 0, 0
+	clear(c.Protos)
 	c.DNS.Reset()
 	c.Connect.Reset()
 	c.TLS.Reset()

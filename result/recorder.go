@@ -27,6 +27,13 @@ type Event struct {
 	Answered bool          // an answer arrived (Completed), whatever its status
 	BytesIn  int64
 	BytesOut int64
+	// MsgsIn and MsgsOut count the messages of a streaming call; 0 for other requests.
+	MsgsIn, MsgsOut int64
+	// MsgLatencies are the latencies of the answers of a bidi call whose messages went on a
+	// schedule (Counts.MsgLatency). Record reads them and keeps none.
+	MsgLatencies []time.Duration
+	// MsgGaps are the times between consecutive answers of a streaming call (Counts.MsgGap).
+	MsgGaps []time.Duration
 	// Retried counts the attempts sent again after a reused connection was closed or reset before
 	// answering; the rest of the Event describes the last attempt.
 	Retried int
@@ -58,6 +65,9 @@ type ConnEvent struct {
 	Connect time.Duration
 	TLS     time.Duration // 0 without TLS
 	Failed  bool
+	// Proto is the protocol the connection spoke, as ALPN names it ("h2", "http/1.1"; "h2c" for
+	// HTTP/2 over cleartext), when the transport tells; "" otherwise.
+	Proto string
 }
 
 // Recorder collects Events from many goroutines into per-shard intervals and hands out their merged
@@ -153,6 +163,14 @@ func (r *Recorder) Record(shard int, e *Event) {
 	c.Retried += uint64(max(e.Retried, 0))
 	c.BytesIn += uint64(max(e.BytesIn, 0))
 	c.BytesOut += uint64(max(e.BytesOut, 0))
+	c.MsgsIn += uint64(max(e.MsgsIn, 0))
+	c.MsgsOut += uint64(max(e.MsgsOut, 0))
+	for _, d := range e.MsgLatencies {
+		recordLazy(&c.MsgLatency, d)
+	}
+	for _, d := range e.MsgGaps {
+		recordLazy(&c.MsgGap, max(d, 1))
+	}
 	RecordDuration(c.Latency, e.Latency)
 	if !e.Unsent {
 		RecordDuration(c.Service, e.Service)
@@ -174,6 +192,12 @@ func recordConn(c *Conns, e *ConnEvent) {
 		c.Failed++
 	} else {
 		c.Opened++
+		if e.Proto != "" {
+			if c.Protos == nil {
+				c.Protos = map[string]uint64{}
+			}
+			c.Protos[e.Proto]++
+		}
 	}
 	if e.DNS > 0 {
 		RecordDuration(c.DNS, e.DNS)

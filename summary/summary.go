@@ -2,6 +2,7 @@ package summary
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"time"
@@ -93,6 +94,14 @@ type Stats struct {
 	ErrorMessages []ErrorMessage `json:"error_messages,omitempty"`
 	MoreMessages  []MoreMessages `json:"more_error_messages,omitempty"`
 	Bytes         Bytes          `json:"bytes"`
+	// Messages counts the messages of streaming calls; nil when no call streamed.
+	Messages *Messages `json:"messages,omitempty"`
+	// MessageLatency is the latency of each answer of bidi calls whose messages went on a
+	// schedule (--stream-rate), from its message's due time; nil without such calls.
+	MessageLatency *Percentiles `json:"message_latency_ms,omitempty"`
+	// MessageGap is the time between consecutive answers of server- and bidi-streaming calls;
+	// nil when no call had two answers.
+	MessageGap *Percentiles `json:"message_gap_ms,omitempty"`
 	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
@@ -251,6 +260,14 @@ func (st *Stats) Unlisted(shown int) (distinct, count uint64) {
 	return distinct, count
 }
 
+// Messages counts the messages streaming calls sent and received, in all and per call sent.
+type Messages struct {
+	Sent            uint64  `json:"sent"`
+	Received        uint64  `json:"received"`
+	SentPerCall     float64 `json:"sent_per_call"`
+	ReceivedPerCall float64 `json:"received_per_call"`
+}
+
 // Bytes counts bytes on the wire, headers included.
 type Bytes struct {
 	In  uint64 `json:"in"`
@@ -265,6 +282,9 @@ type Connections struct {
 	DNS     *Percentiles `json:"dns_ms,omitempty"`
 	Connect *Percentiles `json:"connect_ms,omitempty"`
 	TLS     *Percentiles `json:"tls_ms,omitempty"`
+	// Protocols counts the connections by the protocol they spoke ("h2", "h2c", "http/1.1"), for
+	// the transports that say (HTTP/2's, which may fall back to HTTP/1.1 by ALPN).
+	Protocols map[string]uint64 `json:"protocols,omitempty"`
 }
 
 // Run describes a measured run for New: the facts that are not in the merged interval — the plan,
@@ -339,6 +359,9 @@ func New(run Run, total *result.Interval) *Summary {
 	}
 	c := total.Conns
 	s.Connections = Connections{Opened: c.Opened, Failed: c.Failed, DNS: optPercentiles(c.DNS), Connect: optPercentiles(c.Connect), TLS: optPercentiles(c.TLS)}
+	if len(c.Protos) > 0 {
+		s.Connections.Protocols = maps.Clone(c.Protos)
+	}
 	s.Notes = notes(s, p, run.CutShort)
 	if len(run.Parts) > 0 {
 		var behind []string
@@ -384,8 +407,17 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 		LatencyHist: c.Latency,
 		ServiceHist: c.Service,
 	}
+	st.MessageLatency = optPercentiles(c.MsgLatency)
+	st.MessageGap = optPercentiles(c.MsgGap)
 	if sec := elapsed.Seconds(); sec > 0 {
 		st.Throughput = float64(c.Completed) / sec
+	}
+	if c.MsgsIn > 0 || c.MsgsOut > 0 {
+		st.Messages = &Messages{Sent: c.MsgsOut, Received: c.MsgsIn}
+		if c.Sent > 0 {
+			st.Messages.SentPerCall = float64(c.MsgsOut) / float64(c.Sent)
+			st.Messages.ReceivedPerCall = float64(c.MsgsIn) / float64(c.Sent)
+		}
 	}
 	for code, n := range c.Status {
 		st.Status[fmt.Sprint(code)] = n
@@ -455,7 +487,7 @@ func percentiles(h *result.Histogram) Percentiles {
 }
 
 func optPercentiles(h *result.Histogram) *Percentiles {
-	if h.TotalCount() == 0 {
+	if h == nil || h.TotalCount() == 0 {
 		return nil
 	}
 	p := percentiles(h)

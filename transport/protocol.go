@@ -113,9 +113,15 @@ type Config struct {
 	DisableKeepAlive bool
 	// InsecureSkipVerify skips the verification of the server's certificate.
 	InsecureSkipVerify bool
-	// TLS names the PEM files and the server name of TLS connections (see TLSFiles); only gRPC
-	// uses it so far.
+	// TLS names the PEM files, the server name and the lowest version of TLS connections (see
+	// TLSFiles), whatever the protocol.
 	TLS TLSFiles
+	// Streams caps the requests one HTTP/2 connection carries at once (h2, h2c) or, for gRPC,
+	// the calls per connection before another opens; 0 means the transport's default.
+	Streams int
+	// StreamRate paces the messages of gRPC client- and bidi-streaming calls, per second; 0: as
+	// fast as the stream takes them.
+	StreamRate float64
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
 	// MaxBody bounds a kept body, in bytes; a longer answer fails (class too-large where the

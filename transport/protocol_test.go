@@ -62,16 +62,16 @@ func TestProtocolServesAndSuccess(t *testing.T) {
 // one it lacks.
 func TestNew(t *testing.T) {
 	t.Parallel()
-	for _, p := range []transport.Protocol{transport.HTTP1, transport.WS, transport.GRPC} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.H2, transport.H2C, transport.WS, transport.GRPC} {
 		tr, err := transport.New(p, transport.Config{Conns: 1})
 		if err != nil {
 			t.Fatalf("New(%s): %v", p, err)
 		}
 		tr.Close()
 	}
-	_, err := transport.New(transport.H2C, transport.Config{})
-	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "h2c" (this build has grpc, http1, ws)`) {
-		t.Errorf("New(h2c): %v; want ErrNoTransport naming the protocols there are", err)
+	_, err := transport.New("h3", transport.Config{})
+	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "h3" (this build has grpc, h2, h2c, http1, ws)`) {
+		t.Errorf("New(h3): %v; want ErrNoTransport naming the protocols there are", err)
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 	"os"
 )
 
-// TLSFiles say how TLS connections verify the server and show the client. The zero value verifies
+// TLSFiles say how TLS connections verify the server and show the client, and the lowest TLS
+// version they accept. The zero value verifies
 // servers against the system's roots, by the name in the URL, and shows no client certificate.
 type TLSFiles struct {
 	// CACert is a PEM file of the certificates that verify servers, instead of the system's.
@@ -18,7 +19,12 @@ type TLSFiles struct {
 	Key  string `json:"key,omitempty"`
 	// ServerName is the name the server's certificate must hold; empty: the URL's host.
 	ServerName string `json:"server_name,omitempty"`
+	// MinVersion is the lowest TLS version accepted: "1.2" or "1.3"; empty: 1.2.
+	MinVersion string `json:"min_version,omitempty"`
 }
+
+// TLSVersions maps the versions MinVersion accepts to crypto/tls's.
+var TLSVersions = map[string]uint16{"1.2": tls.VersionTLS12, "1.3": tls.VersionTLS13}
 
 // IsZero reports whether f asks for nothing beyond the defaults.
 func (f TLSFiles) IsZero() bool { return f == TLSFiles{} }
@@ -27,6 +33,13 @@ func (f TLSFiles) IsZero() bool { return f == TLSFiles{} }
 // file that cannot be read or holds no certificate is an error naming it.
 func (f TLSFiles) Config(insecure bool) (*tls.Config, error) {
 	c := &tls.Config{ServerName: f.ServerName, InsecureSkipVerify: insecure, MinVersion: tls.VersionTLS12} //nolint:gosec // the user asked
+	if f.MinVersion != "" {
+		v, ok := TLSVersions[f.MinVersion]
+		if !ok {
+			return nil, fmt.Errorf("TLS version %q: want 1.2 or 1.3", f.MinVersion)
+		}
+		c.MinVersion = v
+	}
 	if f.CACert != "" {
 		pem, err := os.ReadFile(f.CACert)
 		if err != nil {

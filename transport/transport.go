@@ -58,6 +58,15 @@ type Outcome struct {
 	Err error
 	// BytesIn and BytesOut count the bytes read and written for this request, headers included.
 	BytesIn, BytesOut int64
+	// MsgsIn and MsgsOut count the messages received and sent by a streaming call (gRPC's
+	// server-, client- and bidi-streaming); 0 for other requests.
+	MsgsIn, MsgsOut int64
+	// MsgLatencies are the latencies of the answers of a bidi call whose messages went on a
+	// schedule, each from its message's due time; the transport reuses its capacity.
+	MsgLatencies []time.Duration
+	// MsgGaps are the times between consecutive answers of a server- or bidi-streaming call; the
+	// transport reuses its capacity.
+	MsgGaps []time.Duration
 	// Conn describes the connection opened for this request, or the attempt that failed
 	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   result.ConnEvent
@@ -73,8 +82,8 @@ type Outcome struct {
 
 // Reset clears o for the next request, keeping the capacity of Body.
 func (o *Outcome) Reset() {
-	b := o.Body[:0]
-	*o = Outcome{Body: b}
+	b, ml, mg := o.Body[:0], o.MsgLatencies[:0], o.MsgGaps[:0]
+	*o = Outcome{Body: b, MsgLatencies: ml, MsgGaps: mg}
 }
 
 // Transport sends requests and says what happened. Do blocks until the answer has been read in

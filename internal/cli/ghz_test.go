@@ -286,7 +286,7 @@ func TestReadmeGRPCExamples(t *testing.T) {
 				}
 			case a == "--rate" || a == "-r":
 				args[i+1] = "500"
-			case strings.HasPrefix(a, "proto"):
+			case strings.HasPrefix(a, "proto") || strings.HasPrefix(a, "examples/"):
 				args[i] = filepath.Join("..", "..", a)
 			case args[0] == "run":
 				args[i] = strings.ReplaceAll(a, "127.0.0.1:9090", plain.GRPCAddr())

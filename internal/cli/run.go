@@ -47,6 +47,8 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
   rpcbench run --rate 1000 --monitor-metrics http://127.0.0.1:8080/metrics --monitor-series 'http_requests_total{code="200"}' http://127.0.0.1:8080/
   rpcbench run --rate 1000 --duration 30s --out run.rb --profile-url http://127.0.0.1:6060/debug/pprof http://127.0.0.1:8080/   run.cpu.pprof, run.allocs.pprof of a Go target
+  rpcbench run --h2c --streams 25 --connections 50 --duration 10s http://127.0.0.1:8080/   HTTP/2 over cleartext, 25 requests per connection
+  rpcbench run --http1 --cacert ca.pem --server-name api.internal --tls-min 1.3 --rate 100 https://127.0.0.1:8443/   HTTP/1.1 over TLS 1.3
   rpcbench run --call rpz.ItemService/GetItem --body '{"id":"{{randInt 0 999}}"}' --rate 1000 grpc://127.0.0.1:9090   gRPC, types by reflection (or --proto, --protoset)
   rpcbench run --segment 2/8 --start-at 2030-01-02T15:04:05Z --rate 80000 --out seg-2.rb http://127.0.0.1:8080/   the 2nd of 8 generators
   rpcbench run --segment 1/2:1 --segment-sequence 0,1/4,1/2,1 --start-at +30s --rate 1000 http://127.0.0.1:8080/   the larger of 3 parts
@@ -83,6 +85,7 @@ type runFlags struct {
 	slo        plan.SLO
 	monitor    monitorFlags
 	grpc       grpcFlags
+	h2         h2Flags
 	segment    segmentFlags
 	profile    profileFlags
 	planf      planFlags
@@ -119,6 +122,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	defineSLO(fs, &f.slo)
 	f.monitor.define(fs)
 	f.grpc.define(fs)
+	f.h2.define(fs)
 	f.segment.define(fs)
 	f.profile.define(fs)
 }
@@ -167,6 +171,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		SLO:  f.slo,
 	}
 	if err := f.grpc.apply(&p, f.rpc.on()); err != nil {
+		return p, err
+	}
+	if err := f.h2.apply(&p); err != nil {
 		return p, err
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {

@@ -20,6 +20,7 @@ type grpcFlags struct {
 	importPaths []string
 	protoset    string
 	tls         transport.TLSFiles
+	streamRate  rateFlag
 }
 
 func (f *grpcFlags) define(fs *flag.FlagSet) {
@@ -27,10 +28,11 @@ func (f *grpcFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.protoFiles, asIs), "proto", "gRPC: the message types from this .proto `FILE`, compiled at start (repeatable; default: ask the server's reflection)")
 	fs.Var(appended(&f.importPaths, asIs), "import-path", "gRPC: look up --proto files and their imports in `DIR` (repeatable)")
 	fs.StringVar(&f.protoset, "protoset", "", "gRPC: the message types from this protoset `FILE` (protoc --include_imports --descriptor_set_out)")
-	fs.StringVar(&f.tls.CACert, "cacert", "", "grpcs: verify the server with the CA certificates of this PEM `FILE` instead of the system's")
-	fs.StringVar(&f.tls.Cert, "cert", "", "grpcs: the client's certificate, a PEM `FILE` (mutual TLS; with --key)")
-	fs.StringVar(&f.tls.Key, "key", "", "grpcs: the private key of --cert, a PEM `FILE`")
-	fs.StringVar(&f.tls.ServerName, "server-name", "", "grpcs: the `NAME` the server's certificate must hold (default: the URL's host)")
+	fs.Var(&f.streamRate, "stream-rate", "gRPC client- and bidi-streaming calls: send each call's messages at this `RATE` (100/s), a bidi call's answers timed per message from their message's due time")
+	fs.StringVar(&f.tls.CACert, "cacert", "", "TLS: verify the server with the CA certificates of this PEM `FILE` instead of the system's")
+	fs.StringVar(&f.tls.Cert, "cert", "", "TLS: the client's certificate, a PEM `FILE` (mutual TLS; with --key)")
+	fs.StringVar(&f.tls.Key, "key", "", "TLS: the private key of --cert, a PEM `FILE`")
+	fs.StringVar(&f.tls.ServerName, "server-name", "", "TLS: the `NAME` the server's certificate must hold (default: the URL's host)")
 }
 
 // url returns the run's URL with the --call method as its path.
@@ -47,7 +49,7 @@ func (f *grpcFlags) url(raw string) (string, error) {
 
 // apply puts the gRPC settings into p and refuses flags that do not go with its protocol.
 func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
-	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset}
+	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset, StreamRate: f.streamRate.v}
 	p.TLS = f.tls
 	if p.Normalized().Protocol != transport.GRPC {
 		if f.call != "" {

@@ -167,15 +167,15 @@ func TestRunGRPCUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown method", []string{"--call", "rpz.ItemService/Nope", base}, ExitUsage,
-			`unknown method "/rpz.ItemService/Nope"; the source has: rpz.ItemService/CreateItem, rpz.ItemService/GetItem`},
-		{"unknown service", []string{base + "/rpz.Nope/GetItem"}, ExitUsage, "the source has: rpz.ItemService/CreateItem, rpz.ItemService/GetItem"},
+			`unknown method "/rpz.ItemService/Nope"; the source has: rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems`},
+		{"unknown service", []string{base + "/rpz.Nope/GetItem"}, ExitUsage, "the source has: rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems"},
 		{"body of another message", []string{"--call", "rpz.ItemService/GetItem", "--body", `{"idx":"1"}`, base}, ExitUsage,
 			`the body is not a rpz.GetItemRequest in JSON`},
 		{"no method", []string{base}, ExitUsage, "names no method: want grpc://HOST:PORT/package.Service/Method (or give --call)"},
 		{"call and path", []string{"--call", "rpz.ItemService/GetItem", base + "/rpz.ItemService/GetItem"}, ExitUsage, "names a method already"},
 		{"call not a method", []string{"--call", "GetItem", base}, ExitUsage, `--call: method "GetItem": want package.Service/Method`},
 		{"call on http", []string{"--call", "rpz.ItemService/GetItem", "http://127.0.0.1:1/"}, ExitUsage, "--call: URL \"http://127.0.0.1:1/\": a method goes with a grpc:// or grpcs:// URL"},
-		{"proto on http", []string{"--proto", itemsProto, "http://127.0.0.1:1/"}, ExitUsage, "proto files, import paths, a protoset or gRPC connections go with gRPC"},
+		{"proto on http", []string{"--proto", itemsProto, "http://127.0.0.1:1/"}, ExitUsage, "proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC"},
 		{"jsonrpc on grpc", []string{"--jsonrpc", "eth_chainId", base + "/rpz.ItemService/GetItem"}, ExitUsage, "--jsonrpc and --calls go with"},
 		{"proto and protoset", []string{"--proto", itemsProto, "--protoset", "x.protoset", base + "/rpz.ItemService/GetItem"}, ExitUsage, "both .proto files and a protoset"},
 		{"bad proto", []string{"--proto", bad, base + "/rpz.ItemService/GetItem"}, ExitUsage, "bad.proto:3:15: syntax error"},
@@ -224,7 +224,7 @@ func TestRunGRPCTLSFiles(t *testing.T) {
 	}
 	code, _, stderr := mainOut("run", "--requests", "4", "--cacert", f("ca.pem"), "--server-name", "items.test",
 		"grpc://"+addr+"/rpz.ItemService/GetItem")
-	if code != ExitUsage || !strings.Contains(stderr, "is plaintext: certificates and a server name go with grpcs://") {
+	if code != ExitUsage || !strings.Contains(stderr, "is plaintext: certificates, a server name and a TLS version go with https://, wss:// or grpcs://") {
 		t.Errorf("TLS files on grpc://: exit %d, stderr %q; want %d and a word on plaintext", code, stderr, ExitUsage)
 	}
 }

@@ -33,6 +33,9 @@ const meshExamples = `  # gateway on :8080, peers A–E in this process on loopb
   # the same over gRPC, deep chains allowed up to 50,000 hops, each chain given up to 2 minutes:
   rpcbench serve mesh --transport grpc --max-limit 50000 --timeout 2m
 
+  # the gateway over gRPC too, for rpcbench run grpc://127.0.0.1:9092/rpcbench.mesh.v1.Gateway/Hop:
+  rpcbench serve mesh --transport grpc --addr 127.0.0.1:8092 --grpc-addr 127.0.0.1:9092
+
   # one process per peer, and a gateway process; every process gets the same --peers and --transport:
   P=A=127.0.0.1:9001,B=127.0.0.1:9002,C=127.0.0.1:9003,D=127.0.0.1:9004,E=127.0.0.1:9005
   for p in A B C D E; do rpcbench serve mesh --transport grpc --peers $P --peer $p & done
@@ -93,7 +96,8 @@ func meshFlags(fs *flag.FlagSet) func(ctx context.Context, s *serveEnv) error {
 	var peers meshPeers
 	var timeout meshTimeout
 	maxLimit := minOneFlag(mesh.DefaultMaxLimit)
-	var peer string
+	var peer, grpcAddr string
+	fs.StringVar(&grpcAddr, "grpc-addr", "", "also serve the gateway over gRPC on `host:port` (rpcbench.mesh.v1.Gateway/Hop and /StaticHop, with reflection)")
 	fs.Var(&tr, "transport", "how peers call each other (`name`): http (HTTP/1.1, JSON), h2c (HTTP/2 cleartext, JSON) or grpc")
 	fs.Var(&peers, "peers", "the peer directory `NAME=HOST:PORT,...`; without --peer: run only the gateway and call these peers")
 	fs.StringVar(&peer, "peer", "", "run only the peer `NAME` of --peers, on its address there (or on --addr if given)")
@@ -106,20 +110,35 @@ func meshFlags(fs *flag.FlagSet) func(ctx context.Context, s *serveEnv) error {
 		if peer != "" {
 			return runMeshPeer(ctx, s, peer, addrSet, cfg)
 		}
-		return runMeshGateway(ctx, s, cfg)
+		if peer != "" && grpcAddr != "" {
+			return usagef("--grpc-addr goes with the gateway, not with --peer")
+		}
+		return runMeshGateway(ctx, s, cfg, grpcAddr)
 	}
 }
 
-func runMeshGateway(ctx context.Context, s *serveEnv, cfg mesh.Config) error {
+func runMeshGateway(ctx context.Context, s *serveEnv, cfg mesh.Config, grpcAddr string) error {
 	m, err := mesh.Listen(s.Addr, cfg, mesh.WithMiddleware(s.PprofHandler))
 	if err != nil {
 		return err
+	}
+	var grpcURL string
+	if grpcAddr != "" {
+		a, err := m.ListenGRPC(grpcAddr)
+		if err != nil {
+			m.Close()
+			return err
+		}
+		grpcURL = "grpc://" + a
 	}
 	where := "in this process"
 	if m.Peer("A") == nil {
 		where = "elsewhere"
 	}
 	fmt.Fprintf(s.Out, "mesh gateway on %s (transport %s)\n", m.URL(), cfg.Transport)
+	if grpcURL != "" {
+		fmt.Fprintf(s.Out, "mesh gateway over gRPC on %s (rpcbench.mesh.v1.Gateway/Hop and /StaticHop; reflection on)\n", grpcURL)
+	}
 	fmt.Fprintf(s.Out, "peers %s: %s\n", where, mesh.FormatPeers(m.Peers()))
 	if s.Pprof {
 		fmt.Fprintf(s.Out, "pprof on %s/debug/pprof/\n", m.URL())

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -228,5 +229,67 @@ func TestServeMeshHelp(t *testing.T) {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("help lacks %q:\n%s", w, out.String())
 		}
+	}
+}
+
+// The README's MeshRPC commands work as printed: each `rpcbench run` of the section runs against a
+// mesh of the transport its serve line names, at the test's addresses, with chains of 20 hops
+// instead of 1,000 and 20 requests; both endpoints answer every request.
+func TestReadmeMeshRPCExamples(t *testing.T) {
+	t.Parallel()
+	readme := readRepoFile(t, "README.md")
+	start := strings.Index(readme, "### The MeshRPC figure")
+	if start < 0 {
+		t.Fatal("README.md has no MeshRPC section")
+	}
+	section := readme[start+1:]
+	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]]
+	addrs := map[string]string{}
+	for _, tc := range []struct {
+		tr         mesh.Transport
+		http, grpc string // the README's addresses
+	}{{mesh.HTTP, "127.0.0.1:8090", ""}, {mesh.H2C, "127.0.0.1:8091", ""}, {mesh.GRPC, "127.0.0.1:8092", "127.0.0.1:9092"}} {
+		m, err := mesh.Start(mesh.Config{Transport: tc.tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		addrs[tc.http] = m.Addr()
+		if tc.grpc != "" {
+			if addrs[tc.grpc], err = m.ListenGRPC("127.0.0.1:0"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	block := section[strings.Index(section, "```sh\n")+6:]
+	block = strings.ReplaceAll(block[:strings.Index(block, "```")], "\\\n", " ")
+	runs := 0
+	for line := range strings.Lines(block) {
+		if !strings.HasPrefix(line, "rpcbench run ") {
+			continue
+		}
+		runs++
+		line = strings.ReplaceAll(line, `"limit":1000`, `"limit":20`)
+		args := shellWords(t, strings.TrimSpace(line))[1:]
+		for i, a := range args {
+			if a == "--requests" {
+				args[i+1] = "20"
+			}
+			for from, to := range addrs {
+				args[i] = strings.Replace(args[i], from, to, 1)
+			}
+		}
+		s := runJSON(t, args...)
+		if len(s.Endpoints) != 2 {
+			t.Fatalf("%s: %d endpoints; want rpc and static", line, len(s.Endpoints))
+		}
+		for _, e := range s.Endpoints {
+			if e.Requests.OK == 0 || e.Requests.Errors != 0 {
+				t.Errorf("%s: endpoint %s: ok %d, failed %d; want every request ok", line, e.Name, e.Requests.OK, e.Requests.Errors)
+			}
+		}
+	}
+	if runs != 3 {
+		t.Errorf("found %d run commands in the MeshRPC section; want 3, one per transport", runs)
 	}
 }

@@ -4,6 +4,7 @@
 //	POST /rpz/items       {"id":"42","name":"pen"} → 201 and the stored item with a server timestamp
 //	GET  /rpz/items/{id}  → 200 and the item, or 404
 //	rpz.ItemService/CreateItem, rpz.ItemService/GetItem (NOT_FOUND when absent)
+//	rpz.ItemService/ListItems (server-streaming), CreateItems (client-streaming), GetItems (bidi)
 //
 // Ids are strings (a JSON integer id is accepted and kept as its decimal text). Items live in a
 // sharded concurrent map; an item created over one protocol is read over the other. With TLS the

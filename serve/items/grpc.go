@@ -2,8 +2,11 @@ package items
 
 import (
 	"context"
+	"errors"
+	"io"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -36,4 +39,51 @@ func (g *itemService) GetItem(_ context.Context, req *rpzpb.GetItemRequest) (*rp
 
 func (s *Server) toProto(it *item) *rpzpb.Item {
 	return &rpzpb.Item{Id: it.id, Name: it.name, Timestamp: timestamppb.New(it.ts), Payload: s.payload}
+}
+
+func (g *itemService) ListItems(req *rpzpb.ListItemsRequest, stream grpc.ServerStreamingServer[rpzpb.Item]) error {
+	for _, id := range req.GetIds() {
+		it, ok := g.s.store.get(id)
+		if !ok {
+			return status.Errorf(codes.NotFound, "items: no item with id %q", id)
+		}
+		if err := stream.Send(g.s.toProto(it)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *itemService) CreateItems(stream grpc.ClientStreamingServer[rpzpb.CreateItemRequest, rpzpb.CreateItemsReply]) error {
+	var n int32
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return stream.SendAndClose(&rpzpb.CreateItemsReply{Created: n})
+		} else if err != nil {
+			return err
+		}
+		if _, err := g.CreateItem(stream.Context(), req); err != nil {
+			return err
+		}
+		n++
+	}
+}
+
+func (g *itemService) GetItems(stream grpc.BidiStreamingServer[rpzpb.GetItemRequest, rpzpb.Item]) error {
+	for {
+		req, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		it, err := g.GetItem(stream.Context(), req)
+		if err != nil {
+			return err
+		}
+		if err := stream.Send(it); err != nil {
+			return err
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"net"
 	"net/http"
+
+	"google.golang.org/grpc"
 )
 
 // Mesh is a gateway served over HTTP, with the peers it started in this process, if any. It is safe
@@ -17,6 +19,8 @@ type Mesh struct {
 	srv    *http.Server
 	cancel context.CancelFunc
 	peers  []*Peer
+	// grpcSrvs serve the gateway's gRPC entry (ListenGRPC); Close stops them.
+	grpcSrvs []*grpc.Server
 }
 
 // Option changes how Listen serves the gateway. A nil Option is not allowed.
@@ -147,6 +151,9 @@ func (m *Mesh) Close() error {
 			errs = append(errs, fmt.Errorf("mesh: gateway: %w", err))
 		}
 		cancel()
+	}
+	for _, srv := range m.grpcSrvs {
+		srv.Stop() // the chains were canceled above: their calls end at once
 	}
 	for _, p := range m.peers {
 		errs = append(errs, p.Close())

@@ -73,6 +73,11 @@ type Options struct {
 	// MaxBodies is how many distinct bodies each method keeps marshalled; a body beyond them is
 	// parsed on every call. 0 means DefaultMaxBodies.
 	MaxBodies int
+	// StreamRate, above 0, sends the messages of a client- or bidi-streaming call on a schedule:
+	// StreamRate per second, message i due i/StreamRate after the call's start. A bidi call whose
+	// server answers each message in turn then reports each answer's latency from its message's
+	// due time (Outcome.MsgLatencies). 0 sends them as fast as the stream takes them.
+	StreamRate float64
 }
 
 // ErrClosed is the failure of a call made after Close.
@@ -138,13 +143,15 @@ type slot struct {
 	connect  time.Duration
 }
 
-// method is one resolved method and its request bodies, marshalled.
+// method is one resolved method and its request bodies, marshalled: bodies for a unary method,
+// streamBodies (each body's messages) for a streaming one.
 type method struct {
-	path   string
-	desc   protoreflect.MethodDescriptor
-	err    error
-	mu     sync.RWMutex
-	bodies map[string][]byte
+	path         string
+	desc         protoreflect.MethodDescriptor
+	err          error
+	mu           sync.RWMutex
+	bodies       map[string][]byte
+	streamBodies map[string][][]byte
 }
 
 // New returns a Transport with opts.
@@ -215,6 +222,10 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		out.Class, out.Err = result.Other, m.err
 		return
 	}
+	if m.streams() {
+		t.stream(ctx, callCtx, cancel, cc, m, r, out)
+		return
+	}
 	req := t.frames.Get().(*frame)
 	defer t.putFrame(req, true)
 	if req.b, req.scratch, err = m.body(r.Body, req.scratch[:0], t.opts.MaxBodies); err != nil {
@@ -269,6 +280,10 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	m := tg.method(ctx, cc, r.Path)
 	if m.err != nil {
 		return m.err
+	}
+	if m.streams() {
+		_, err = m.messages(r.Body, t.opts.MaxBodies)
+		return err
 	}
 	_, _, err = m.body(r.Body, nil, t.opts.MaxBodies)
 	return err
@@ -548,14 +563,11 @@ func (tg *target) method(ctx context.Context, cc *grpc.ClientConn, path []byte) 
 	if tg.resolver == nil {
 		tg.resolver = FromReflection(cc)
 	}
-	m = &method{bodies: map[string][]byte{}}
+	m = &method{bodies: map[string][]byte{}, streamBodies: map[string][][]byte{}}
 	svc, name, err := SplitName(string(path))
 	if err == nil {
 		m.path = "/" + svc + "/" + name
 		m.desc, err = tg.resolver.Method(ctx, string(path))
-	}
-	if err == nil && (m.desc.IsStreamingClient() || m.desc.IsStreamingServer()) {
-		err = fmt.Errorf("grpcx: method %s streams; only unary methods are supported", m.path)
 	}
 	if err != nil && ctx.Err() != nil {
 		return &method{err: err} // the call's time ran out: try again on the next call

@@ -111,7 +111,7 @@ func TestBadProto(t *testing.T) {
 func TestUnknownMethod(t *testing.T) {
 	t.Parallel()
 	s := newItems(t, items.Config{})
-	want := "rpz.ItemService/CreateItem, rpz.ItemService/GetItem"
+	want := "rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems"
 	for _, tc := range []struct {
 		name string
 		r    *grpcx.Resolver
@@ -322,7 +322,7 @@ func TestPrepare(t *testing.T) {
 		want             string // in the error; "" for none
 	}{
 		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"1"}`, ""},
-		{s.GRPCAddr(), "/rpz.ItemService/Gett", `{}`, "rpz.ItemService/CreateItem, rpz.ItemService/GetItem"},
+		{s.GRPCAddr(), "/rpz.ItemService/Gett", `{}`, "rpz.ItemService/CreateItem, rpz.ItemService/CreateItems, rpz.ItemService/GetItem, rpz.ItemService/GetItems, rpz.ItemService/ListItems"},
 		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":1}`, "rpz.GetItemRequest"},
 		{s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":`, "rpz.GetItemRequest"},
 		{s.GRPCAddr(), "GetItem", `{}`, "want package.Service/Method"},

@@ -95,7 +95,7 @@ func TestReflectionV1Alpha(t *testing.T) {
 		t.Errorf("GetItem's input: got %s; want rpz.GetItemRequest", got)
 	}
 	have, err := r.Services(ctx)
-	if got, want := strings.Join(have, " "), "rpz.ItemService/CreateItem rpz.ItemService/GetItem"; err != nil || got != want {
+	if got, want := strings.Join(have, " "), "rpz.ItemService/CreateItem rpz.ItemService/CreateItems rpz.ItemService/GetItem rpz.ItemService/GetItems rpz.ItemService/ListItems"; err != nil || got != want {
 		t.Errorf("Services: got %q (%v); want %q", got, err, want)
 	}
 

@@ -1,16 +1,19 @@
 // Package protocols registers the transport of every protocol this module has with the transport
 // package's registry, so that a plan's protocol finds its transport: HTTP/1.1 (transport/httpx),
-// JSON-RPC over WebSocket (transport/ws) and gRPC (transport/grpcx). Import it for its side effect, as the engine does; a
+// HTTP/2 as h2 and h2c (transport/h2), JSON-RPC over WebSocket (transport/ws) and gRPC
+// (transport/grpcx). Import it for its side effect, as the engine does; a
 // program that wants fewer protocols in its binary imports the ones it needs and registers them
 // itself.
 package protocols
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 
 	"github.com/rpcbench/rpcbench/transport"
 	"github.com/rpcbench/rpcbench/transport/grpcx"
+	"github.com/rpcbench/rpcbench/transport/h2"
 	"github.com/rpcbench/rpcbench/transport/httpx"
 	"github.com/rpcbench/rpcbench/transport/ws"
 )
@@ -19,16 +22,59 @@ func init() {
 	transport.Register(transport.HTTP1, HTTP1)
 	transport.Register(transport.WS, WS)
 	transport.Register(transport.GRPC, GRPC)
+	transport.Register(transport.H2, H2)
+	transport.Register(transport.H2C, H2C)
+}
+
+// tlsConfig returns the TLS settings c's files describe, or nil for the defaults.
+func tlsConfig(c transport.Config) (*tls.Config, error) {
+	if c.TLS.IsZero() {
+		return nil, nil
+	}
+	return c.TLS.Config(c.InsecureSkipVerify)
 }
 
 // HTTP1 makes the HTTP/1.1 transport: a pool capped at c.Conns connections.
 func HTTP1(c transport.Config) (transport.Transport, error) {
+	tc, err := tlsConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("httpx: %w", err)
+	}
 	return httpx.New(httpx.Options{
 		Timeout:            c.Timeout,
 		ConnectTimeout:     c.ConnectTimeout,
 		MaxConns:           c.Conns,
 		DisableKeepAlive:   c.DisableKeepAlive,
 		InsecureSkipVerify: c.InsecureSkipVerify,
+		TLSConfig:          tc,
+		KeepBody:           c.KeepBody,
+		MaxBody:            c.MaxBody,
+	})
+}
+
+// H2 makes the HTTP/2 transport for https:// URLs: h2 when the server's ALPN chooses it, else
+// HTTP/1.1 on the same connection; c.Streams requests per connection, at most c.Conns
+// connections.
+func H2(c transport.Config) (transport.Transport, error) { return newH2(c, false) }
+
+// H2C makes the HTTP/2 transport for http:// URLs, with prior knowledge: c.Streams requests per
+// connection, at most c.Conns connections.
+func H2C(c transport.Config) (transport.Transport, error) { return newH2(c, true) }
+
+func newH2(c transport.Config, cleartext bool) (transport.Transport, error) {
+	tc, err := tlsConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("h2: %w", err)
+	}
+	return h2.New(h2.Options{
+		Cleartext:          cleartext,
+		Timeout:            c.Timeout,
+		ConnectTimeout:     c.ConnectTimeout,
+		MaxConns:           c.Conns,
+		Streams:            c.Streams,
+		DisableKeepAlive:   c.DisableKeepAlive,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		TLS:                tc,
 		KeepBody:           c.KeepBody,
 		MaxBody:            c.MaxBody,
 	})
@@ -38,6 +84,10 @@ func HTTP1(c transport.Config) (transport.Transport, error) {
 // carrying its share of the calls; in the open model as many as the calls in flight need
 // (ws.DefaultSpread calls each), up to c.Conns.
 func WS(c transport.Config) (transport.Transport, error) {
+	tc, err := tlsConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("ws: %w", err)
+	}
 	spread := 0
 	if c.Open {
 		spread = ws.DefaultSpread
@@ -48,6 +98,7 @@ func WS(c transport.Config) (transport.Transport, error) {
 		Timeout:            c.Timeout,
 		ConnectTimeout:     c.ConnectTimeout,
 		InsecureSkipVerify: c.InsecureSkipVerify,
+		TLS:                tc,
 		KeepBody:           c.KeepBody,
 		ReadLimit:          c.MaxBody, // a longer message closes its connection; 0: ws's default
 	}), nil
@@ -65,9 +116,13 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		ConnectTimeout:     c.ConnectTimeout,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
+		StreamRate:         c.StreamRate,
 	}
 	if c.Open {
 		o.Spread = grpcx.DefaultSpread
+	}
+	if c.Streams > 0 {
+		o.Spread = c.Streams
 	}
 	if !c.TLS.IsZero() {
 		tc, err := c.TLS.Config(c.InsecureSkipVerify)

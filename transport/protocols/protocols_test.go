@@ -44,3 +44,34 @@ func TestGRPCMaker(t *testing.T) {
 		}
 	}
 }
+
+// Every protocol takes the TLS files: a CA file that cannot be read, or a TLS version there is not,
+// fails the making of its transport, naming the file or the version.
+func TestTLSFilesEveryProtocol(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	notPEM := filepath.Join(dir, "not.pem")
+	if err := os.WriteFile(notPEM, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "missing.pem")
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.H2, transport.H2C, transport.WS, transport.GRPC} {
+		for _, tc := range []struct {
+			tls  transport.TLSFiles
+			want string
+		}{
+			{transport.TLSFiles{CACert: missing}, "missing.pem"},
+			{transport.TLSFiles{CACert: notPEM}, "not.pem: no PEM certificate in it"},
+			{transport.TLSFiles{MinVersion: "1.1"}, `TLS version "1.1": want 1.2 or 1.3`},
+			{transport.TLSFiles{Cert: notPEM}, "give both files or neither"},
+		} {
+			tr, err := transport.New(p, transport.Config{TLS: tc.tls})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s with %+v: got %v; want an error with %q", p, tc.tls, err, tc.want)
+			}
+			if tr != nil {
+				tr.Close()
+			}
+		}
+	}
+}

@@ -50,6 +50,9 @@ type Options struct {
 	ConnectTimeout time.Duration `json:"connect_timeout"`
 	// InsecureSkipVerify skips the TLS certificate check of wss servers.
 	InsecureSkipVerify bool `json:"insecure_skip_verify"`
+	// TLS, when set, is the base of wss connections' TLS settings (roots, client certificate,
+	// server name, lowest version); it is cloned, and InsecureSkipVerify applies either way.
+	TLS *tls.Config `json:"-"`
 	// KeepBody copies each answer into Outcome.Body.
 	KeepBody bool `json:"keep_body"`
 	// ReadLimit is the largest answer accepted, in bytes; a larger one closes the connection. 0
@@ -123,9 +126,16 @@ func New(opts Options) *Transport {
 	}
 	d := &net.Dialer{Timeout: opts.ConnectTimeout}
 	t.raw = map[*rawConn]struct{}{}
+	tc := &tls.Config{} //nolint:gosec // the defaults, or the user's
+	if opts.TLS != nil {
+		tc = opts.TLS.Clone()
+	}
+	if opts.InsecureSkipVerify {
+		tc.InsecureSkipVerify = true
+	}
 	t.client = &http.Client{Transport: &http.Transport{
 		DialContext:       t.dialRaw(d),
-		TLSClientConfig:   &tls.Config{InsecureSkipVerify: opts.InsecureSkipVerify}, //nolint:gosec // the user asked
+		TLSClientConfig:   tc,
 		ForceAttemptHTTP2: false,
 		DisableKeepAlives: true,
 	}}

@@ -2,8 +2,12 @@ package ws
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -286,6 +290,38 @@ func TestWSS(t *testing.T) {
 	insecure.Do(context.Background(), request(url, body), &out)
 	if out.Class != result.OK || !out.Opened || out.Conn.TLS <= 0 || out.Conn.Connect <= 0 {
 		t.Errorf("insecure: class %v (%v), opened %v, tls %v, connect %v; want an answer with the set-up timed", out.Class, out.Err, out.Opened, out.Conn.TLS, out.Conn.Connect)
+	}
+}
+
+// TestWSSTrusted: with Options.TLS trusting the server's certificate, wss verifies and answers;
+// the server name it holds is checked (httptest's certificate is for example.com and 127.0.0.1).
+func TestWSSTrusted(t *testing.T) {
+	t.Parallel()
+	s := &rpcServer{hold: 1}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake that fails on purpose
+	srv.StartTLS()
+	defer srv.Close()
+	url := "wss" + strings.TrimPrefix(srv.URL, "https") + "/"
+	body := `{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	for _, tc := range []struct {
+		name       string
+		serverName string
+		want       result.Class
+	}{
+		{"the URL's host", "", result.OK},
+		{"a name the certificate holds", "example.com", result.OK},
+		{"a name it does not hold", "other.test", result.TLS},
+	} {
+		tr := New(Options{TLS: &tls.Config{RootCAs: pool, ServerName: tc.serverName, MinVersion: tls.VersionTLS12}})
+		var out transport.Outcome
+		tr.Do(context.Background(), request(url, body), &out)
+		tr.Close()
+		if out.Class != tc.want {
+			t.Errorf("%s: class %v (%v); want %v", tc.name, out.Class, out.Err, tc.want)
+		}
 	}
 }
 

@@ -121,6 +121,94 @@ func (x *GetItemRequest) GetId() string {
 	return ""
 }
 
+type ListItemsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ids           []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListItemsRequest) Reset() {
+	*x = ListItemsRequest{}
+	mi := &file_rpz_items_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListItemsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListItemsRequest) ProtoMessage() {}
+
+func (x *ListItemsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_rpz_items_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListItemsRequest.ProtoReflect.Descriptor instead.
+func (*ListItemsRequest) Descriptor() ([]byte, []int) {
+	return file_rpz_items_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *ListItemsRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+type CreateItemsReply struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Created       int32                  `protobuf:"varint,1,opt,name=created,proto3" json:"created,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateItemsReply) Reset() {
+	*x = CreateItemsReply{}
+	mi := &file_rpz_items_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateItemsReply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateItemsReply) ProtoMessage() {}
+
+func (x *CreateItemsReply) ProtoReflect() protoreflect.Message {
+	mi := &file_rpz_items_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateItemsReply.ProtoReflect.Descriptor instead.
+func (*CreateItemsReply) Descriptor() ([]byte, []int) {
+	return file_rpz_items_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CreateItemsReply) GetCreated() int32 {
+	if x != nil {
+		return x.Created
+	}
+	return 0
+}
+
 type Item struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -135,7 +223,7 @@ type Item struct {
 
 func (x *Item) Reset() {
 	*x = Item{}
-	mi := &file_rpz_items_proto_msgTypes[2]
+	mi := &file_rpz_items_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -147,7 +235,7 @@ func (x *Item) String() string {
 func (*Item) ProtoMessage() {}
 
 func (x *Item) ProtoReflect() protoreflect.Message {
-	mi := &file_rpz_items_proto_msgTypes[2]
+	mi := &file_rpz_items_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -160,7 +248,7 @@ func (x *Item) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Item.ProtoReflect.Descriptor instead.
 func (*Item) Descriptor() ([]byte, []int) {
-	return file_rpz_items_proto_rawDescGZIP(), []int{2}
+	return file_rpz_items_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Item) GetId() string {
@@ -200,16 +288,23 @@ const file_rpz_items_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\" \n" +
 	"\x0eGetItemRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"~\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"$\n" +
+	"\x10ListItemsRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\",\n" +
+	"\x10CreateItemsReply\x12\x18\n" +
+	"\acreated\x18\x01 \x01(\x05R\acreated\"~\n" +
 	"\x04Item\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x128\n" +
 	"\ttimestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\ttimestamp\x12\x18\n" +
-	"\apayload\x18\x04 \x01(\fR\apayload2i\n" +
+	"\apayload\x18\x04 \x01(\fR\apayload2\x8a\x02\n" +
 	"\vItemService\x12/\n" +
 	"\n" +
 	"CreateItem\x12\x16.rpz.CreateItemRequest\x1a\t.rpz.Item\x12)\n" +
-	"\aGetItem\x12\x13.rpz.GetItemRequest\x1a\t.rpz.ItemB0Z.github.com/rpcbench/rpcbench/serve/items/rpzpbb\x06proto3"
+	"\aGetItem\x12\x13.rpz.GetItemRequest\x1a\t.rpz.Item\x12/\n" +
+	"\tListItems\x12\x15.rpz.ListItemsRequest\x1a\t.rpz.Item0\x01\x12>\n" +
+	"\vCreateItems\x12\x16.rpz.CreateItemRequest\x1a\x15.rpz.CreateItemsReply(\x01\x12.\n" +
+	"\bGetItems\x12\x13.rpz.GetItemRequest\x1a\t.rpz.Item(\x010\x01B0Z.github.com/rpcbench/rpcbench/serve/items/rpzpbb\x06proto3"
 
 var (
 	file_rpz_items_proto_rawDescOnce sync.Once
@@ -223,21 +318,29 @@ func file_rpz_items_proto_rawDescGZIP() []byte {
 	return file_rpz_items_proto_rawDescData
 }
 
-var file_rpz_items_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_rpz_items_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_rpz_items_proto_goTypes = []any{
 	(*CreateItemRequest)(nil),     // 0: rpz.CreateItemRequest
 	(*GetItemRequest)(nil),        // 1: rpz.GetItemRequest
-	(*Item)(nil),                  // 2: rpz.Item
-	(*timestamppb.Timestamp)(nil), // 3: google.protobuf.Timestamp
+	(*ListItemsRequest)(nil),      // 2: rpz.ListItemsRequest
+	(*CreateItemsReply)(nil),      // 3: rpz.CreateItemsReply
+	(*Item)(nil),                  // 4: rpz.Item
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
 }
 var file_rpz_items_proto_depIdxs = []int32{
-	3, // 0: rpz.Item.timestamp:type_name -> google.protobuf.Timestamp
+	5, // 0: rpz.Item.timestamp:type_name -> google.protobuf.Timestamp
 	0, // 1: rpz.ItemService.CreateItem:input_type -> rpz.CreateItemRequest
 	1, // 2: rpz.ItemService.GetItem:input_type -> rpz.GetItemRequest
-	2, // 3: rpz.ItemService.CreateItem:output_type -> rpz.Item
-	2, // 4: rpz.ItemService.GetItem:output_type -> rpz.Item
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
+	2, // 3: rpz.ItemService.ListItems:input_type -> rpz.ListItemsRequest
+	0, // 4: rpz.ItemService.CreateItems:input_type -> rpz.CreateItemRequest
+	1, // 5: rpz.ItemService.GetItems:input_type -> rpz.GetItemRequest
+	4, // 6: rpz.ItemService.CreateItem:output_type -> rpz.Item
+	4, // 7: rpz.ItemService.GetItem:output_type -> rpz.Item
+	4, // 8: rpz.ItemService.ListItems:output_type -> rpz.Item
+	3, // 9: rpz.ItemService.CreateItems:output_type -> rpz.CreateItemsReply
+	4, // 10: rpz.ItemService.GetItems:output_type -> rpz.Item
+	6, // [6:11] is the sub-list for method output_type
+	1, // [1:6] is the sub-list for method input_type
 	1, // [1:1] is the sub-list for extension type_name
 	1, // [1:1] is the sub-list for extension extendee
 	0, // [0:1] is the sub-list for field type_name
@@ -254,7 +357,7 @@ func file_rpz_items_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_rpz_items_proto_rawDesc), len(file_rpz_items_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,8 +22,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ItemService_CreateItem_FullMethodName = "/rpz.ItemService/CreateItem"
-	ItemService_GetItem_FullMethodName    = "/rpz.ItemService/GetItem"
+	ItemService_CreateItem_FullMethodName  = "/rpz.ItemService/CreateItem"
+	ItemService_GetItem_FullMethodName     = "/rpz.ItemService/GetItem"
+	ItemService_ListItems_FullMethodName   = "/rpz.ItemService/ListItems"
+	ItemService_CreateItems_FullMethodName = "/rpz.ItemService/CreateItems"
+	ItemService_GetItems_FullMethodName    = "/rpz.ItemService/GetItems"
 )
 
 // ItemServiceClient is the client API for ItemService service.
@@ -37,6 +40,15 @@ type ItemServiceClient interface {
 	CreateItem(ctx context.Context, in *CreateItemRequest, opts ...grpc.CallOption) (*Item, error)
 	// GetItem returns the item with the id, or NOT_FOUND.
 	GetItem(ctx context.Context, in *GetItemRequest, opts ...grpc.CallOption) (*Item, error)
+	// ListItems streams the items of the ids asked for, in their order; an id with no item ends the
+	// stream with NOT_FOUND. (server-streaming)
+	ListItems(ctx context.Context, in *ListItemsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Item], error)
+	// CreateItems stores every item of the stream, as CreateItem does, and answers with how many
+	// when the stream ends. (client-streaming)
+	CreateItems(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[CreateItemRequest, CreateItemsReply], error)
+	// GetItems answers each id of the stream with its item as it arrives; an id with no item ends
+	// the stream with NOT_FOUND. (bidi-streaming)
+	GetItems(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[GetItemRequest, Item], error)
 }
 
 type itemServiceClient struct {
@@ -67,6 +79,51 @@ func (c *itemServiceClient) GetItem(ctx context.Context, in *GetItemRequest, opt
 	return out, nil
 }
 
+func (c *itemServiceClient) ListItems(ctx context.Context, in *ListItemsRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Item], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ItemService_ServiceDesc.Streams[0], ItemService_ListItems_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ListItemsRequest, Item]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_ListItemsClient = grpc.ServerStreamingClient[Item]
+
+func (c *itemServiceClient) CreateItems(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[CreateItemRequest, CreateItemsReply], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ItemService_ServiceDesc.Streams[1], ItemService_CreateItems_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[CreateItemRequest, CreateItemsReply]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_CreateItemsClient = grpc.ClientStreamingClient[CreateItemRequest, CreateItemsReply]
+
+func (c *itemServiceClient) GetItems(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[GetItemRequest, Item], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &ItemService_ServiceDesc.Streams[2], ItemService_GetItems_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[GetItemRequest, Item]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_GetItemsClient = grpc.BidiStreamingClient[GetItemRequest, Item]
+
 // ItemServiceServer is the server API for ItemService service.
 // All implementations must embed UnimplementedItemServiceServer
 // for forward compatibility.
@@ -78,6 +135,15 @@ type ItemServiceServer interface {
 	CreateItem(context.Context, *CreateItemRequest) (*Item, error)
 	// GetItem returns the item with the id, or NOT_FOUND.
 	GetItem(context.Context, *GetItemRequest) (*Item, error)
+	// ListItems streams the items of the ids asked for, in their order; an id with no item ends the
+	// stream with NOT_FOUND. (server-streaming)
+	ListItems(*ListItemsRequest, grpc.ServerStreamingServer[Item]) error
+	// CreateItems stores every item of the stream, as CreateItem does, and answers with how many
+	// when the stream ends. (client-streaming)
+	CreateItems(grpc.ClientStreamingServer[CreateItemRequest, CreateItemsReply]) error
+	// GetItems answers each id of the stream with its item as it arrives; an id with no item ends
+	// the stream with NOT_FOUND. (bidi-streaming)
+	GetItems(grpc.BidiStreamingServer[GetItemRequest, Item]) error
 	mustEmbedUnimplementedItemServiceServer()
 }
 
@@ -93,6 +159,15 @@ func (UnimplementedItemServiceServer) CreateItem(context.Context, *CreateItemReq
 }
 func (UnimplementedItemServiceServer) GetItem(context.Context, *GetItemRequest) (*Item, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetItem not implemented")
+}
+func (UnimplementedItemServiceServer) ListItems(*ListItemsRequest, grpc.ServerStreamingServer[Item]) error {
+	return status.Error(codes.Unimplemented, "method ListItems not implemented")
+}
+func (UnimplementedItemServiceServer) CreateItems(grpc.ClientStreamingServer[CreateItemRequest, CreateItemsReply]) error {
+	return status.Error(codes.Unimplemented, "method CreateItems not implemented")
+}
+func (UnimplementedItemServiceServer) GetItems(grpc.BidiStreamingServer[GetItemRequest, Item]) error {
+	return status.Error(codes.Unimplemented, "method GetItems not implemented")
 }
 func (UnimplementedItemServiceServer) mustEmbedUnimplementedItemServiceServer() {}
 func (UnimplementedItemServiceServer) testEmbeddedByValue()                     {}
@@ -151,6 +226,31 @@ func _ItemService_GetItem_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ItemService_ListItems_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ListItemsRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(ItemServiceServer).ListItems(m, &grpc.GenericServerStream[ListItemsRequest, Item]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_ListItemsServer = grpc.ServerStreamingServer[Item]
+
+func _ItemService_CreateItems_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ItemServiceServer).CreateItems(&grpc.GenericServerStream[CreateItemRequest, CreateItemsReply]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_CreateItemsServer = grpc.ClientStreamingServer[CreateItemRequest, CreateItemsReply]
+
+func _ItemService_GetItems_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(ItemServiceServer).GetItems(&grpc.GenericServerStream[GetItemRequest, Item]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type ItemService_GetItemsServer = grpc.BidiStreamingServer[GetItemRequest, Item]
+
 // ItemService_ServiceDesc is the grpc.ServiceDesc for ItemService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -167,6 +267,23 @@ var ItemService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _ItemService_GetItem_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ListItems",
+			Handler:       _ItemService_ListItems_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "CreateItems",
+			Handler:       _ItemService_CreateItems_Handler,
+			ClientStreams: true,
+		},
+		{
+			StreamName:    "GetItems",
+			Handler:       _ItemService_GetItems_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "rpz/items.proto",
 }

@@ -245,7 +245,10 @@ const file_mesh_proto_rawDesc = "" +
 	"\x05state\x18\x01 \x01(\v2\x17.rpcbench.mesh.v1.StateR\x05state\"O\n" +
 	"\bHopReply\x12-\n" +
 	"\x05state\x18\x01 \x01(\v2\x17.rpcbench.mesh.v1.StateR\x05state\x12\x14\n" +
-	"\x05error\x18\x02 \x01(\tR\x05error2G\n" +
+	"\x05error\x18\x02 \x01(\tR\x05error2\x91\x01\n" +
+	"\aGateway\x12?\n" +
+	"\x03Hop\x12\x1c.rpcbench.mesh.v1.HopRequest\x1a\x1a.rpcbench.mesh.v1.HopReply\x12E\n" +
+	"\tStaticHop\x12\x1c.rpcbench.mesh.v1.HopRequest\x1a\x1a.rpcbench.mesh.v1.HopReply2G\n" +
 	"\x04Peer\x12?\n" +
 	"\x03Hop\x12\x1c.rpcbench.mesh.v1.HopRequest\x1a\x1a.rpcbench.mesh.v1.HopReplyB0Z.github.com/rpcbench/rpcbench/serve/mesh/meshpbb\x06proto3"
 
@@ -270,10 +273,14 @@ var file_mesh_proto_goTypes = []any{
 var file_mesh_proto_depIdxs = []int32{
 	0, // 0: rpcbench.mesh.v1.HopRequest.state:type_name -> rpcbench.mesh.v1.State
 	0, // 1: rpcbench.mesh.v1.HopReply.state:type_name -> rpcbench.mesh.v1.State
-	1, // 2: rpcbench.mesh.v1.Peer.Hop:input_type -> rpcbench.mesh.v1.HopRequest
-	2, // 3: rpcbench.mesh.v1.Peer.Hop:output_type -> rpcbench.mesh.v1.HopReply
-	3, // [3:4] is the sub-list for method output_type
-	2, // [2:3] is the sub-list for method input_type
+	1, // 2: rpcbench.mesh.v1.Gateway.Hop:input_type -> rpcbench.mesh.v1.HopRequest
+	1, // 3: rpcbench.mesh.v1.Gateway.StaticHop:input_type -> rpcbench.mesh.v1.HopRequest
+	1, // 4: rpcbench.mesh.v1.Peer.Hop:input_type -> rpcbench.mesh.v1.HopRequest
+	2, // 5: rpcbench.mesh.v1.Gateway.Hop:output_type -> rpcbench.mesh.v1.HopReply
+	2, // 6: rpcbench.mesh.v1.Gateway.StaticHop:output_type -> rpcbench.mesh.v1.HopReply
+	2, // 7: rpcbench.mesh.v1.Peer.Hop:output_type -> rpcbench.mesh.v1.HopReply
+	5, // [5:8] is the sub-list for method output_type
+	2, // [2:5] is the sub-list for method input_type
 	2, // [2:2] is the sub-list for extension type_name
 	2, // [2:2] is the sub-list for extension extendee
 	0, // [0:2] is the sub-list for field type_name
@@ -292,7 +299,7 @@ func file_mesh_proto_init() {
 			NumEnums:      0,
 			NumMessages:   3,
 			NumExtensions: 0,
-			NumServices:   1,
+			NumServices:   2,
 		},
 		GoTypes:           file_mesh_proto_goTypes,
 		DependencyIndexes: file_mesh_proto_depIdxs,

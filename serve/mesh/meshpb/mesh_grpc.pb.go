@@ -22,6 +22,160 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	Gateway_Hop_FullMethodName       = "/rpcbench.mesh.v1.Gateway/Hop"
+	Gateway_StaticHop_FullMethodName = "/rpcbench.mesh.v1.Gateway/StaticHop"
+)
+
+// GatewayClient is the client API for Gateway service.
+//
+// For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
+//
+// Gateway is the gateway's gRPC entry, for a load generator: a chain of state.limit hops over
+// state.queue, as POST /peer/hop and POST /staticPeer/hop start them over HTTP. Only queue and limit
+// of the request's state are read; the answer is the chain's end, hop_latency set.
+type GatewayClient interface {
+	// Hop makes the chain over the mesh's transport, each hop a call between peers.
+	Hop(ctx context.Context, in *HopRequest, opts ...grpc.CallOption) (*HopReply, error)
+	// StaticHop makes the same chain of the same peers as plain function calls in the gateway's
+	// process: the baseline that shows what one hop over the transport costs.
+	StaticHop(ctx context.Context, in *HopRequest, opts ...grpc.CallOption) (*HopReply, error)
+}
+
+type gatewayClient struct {
+	cc grpc.ClientConnInterface
+}
+
+func NewGatewayClient(cc grpc.ClientConnInterface) GatewayClient {
+	return &gatewayClient{cc}
+}
+
+func (c *gatewayClient) Hop(ctx context.Context, in *HopRequest, opts ...grpc.CallOption) (*HopReply, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HopReply)
+	err := c.cc.Invoke(ctx, Gateway_Hop_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayClient) StaticHop(ctx context.Context, in *HopRequest, opts ...grpc.CallOption) (*HopReply, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(HopReply)
+	err := c.cc.Invoke(ctx, Gateway_StaticHop_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// GatewayServer is the server API for Gateway service.
+// All implementations must embed UnimplementedGatewayServer
+// for forward compatibility.
+//
+// Gateway is the gateway's gRPC entry, for a load generator: a chain of state.limit hops over
+// state.queue, as POST /peer/hop and POST /staticPeer/hop start them over HTTP. Only queue and limit
+// of the request's state are read; the answer is the chain's end, hop_latency set.
+type GatewayServer interface {
+	// Hop makes the chain over the mesh's transport, each hop a call between peers.
+	Hop(context.Context, *HopRequest) (*HopReply, error)
+	// StaticHop makes the same chain of the same peers as plain function calls in the gateway's
+	// process: the baseline that shows what one hop over the transport costs.
+	StaticHop(context.Context, *HopRequest) (*HopReply, error)
+	mustEmbedUnimplementedGatewayServer()
+}
+
+// UnimplementedGatewayServer must be embedded to have
+// forward compatible implementations.
+//
+// NOTE: this should be embedded by value instead of pointer to avoid a nil
+// pointer dereference when methods are called.
+type UnimplementedGatewayServer struct{}
+
+func (UnimplementedGatewayServer) Hop(context.Context, *HopRequest) (*HopReply, error) {
+	return nil, status.Error(codes.Unimplemented, "method Hop not implemented")
+}
+func (UnimplementedGatewayServer) StaticHop(context.Context, *HopRequest) (*HopReply, error) {
+	return nil, status.Error(codes.Unimplemented, "method StaticHop not implemented")
+}
+func (UnimplementedGatewayServer) mustEmbedUnimplementedGatewayServer() {}
+func (UnimplementedGatewayServer) testEmbeddedByValue()                 {}
+
+// UnsafeGatewayServer may be embedded to opt out of forward compatibility for this service.
+// Use of this interface is not recommended, as added methods to GatewayServer will
+// result in compilation errors.
+type UnsafeGatewayServer interface {
+	mustEmbedUnimplementedGatewayServer()
+}
+
+func RegisterGatewayServer(s grpc.ServiceRegistrar, srv GatewayServer) {
+	// If the following call panics, it indicates UnimplementedGatewayServer was
+	// embedded by pointer and is nil.  This will cause panics if an
+	// unimplemented method is ever invoked, so we test this at initialization
+	// time to prevent it from happening at runtime later due to I/O.
+	if t, ok := srv.(interface{ testEmbeddedByValue() }); ok {
+		t.testEmbeddedByValue()
+	}
+	s.RegisterService(&Gateway_ServiceDesc, srv)
+}
+
+func _Gateway_Hop_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HopRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).Hop(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_Hop_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).Hop(ctx, req.(*HopRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Gateway_StaticHop_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(HopRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServer).StaticHop(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Gateway_StaticHop_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServer).StaticHop(ctx, req.(*HopRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+// Gateway_ServiceDesc is the grpc.ServiceDesc for Gateway service.
+// It's only intended for direct use with grpc.RegisterService,
+// and not to be introspected or modified (even as a copy)
+var Gateway_ServiceDesc = grpc.ServiceDesc{
+	ServiceName: "rpcbench.mesh.v1.Gateway",
+	HandlerType: (*GatewayServer)(nil),
+	Methods: []grpc.MethodDesc{
+		{
+			MethodName: "Hop",
+			Handler:    _Gateway_Hop_Handler,
+		},
+		{
+			MethodName: "StaticHop",
+			Handler:    _Gateway_StaticHop_Handler,
+		},
+	},
+	Streams:  []grpc.StreamDesc{},
+	Metadata: "mesh.proto",
+}
+
+const (
 	Peer_Hop_FullMethodName = "/rpcbench.mesh.v1.Peer/Hop"
 )
 
