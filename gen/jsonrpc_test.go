@@ -198,3 +198,33 @@ func TestTemplateRender(t *testing.T) {
 		t.Errorf("a null value: got %v; want errNoValue", err)
 	}
 }
+
+// A call the node answers with an error is written and counted, and its answer's error member can
+// feed later steps.
+func TestJSONRPCErrorAnswers(t *testing.T) {
+	t.Parallel()
+	s := node(t, ethrpc.Config{Seed: 7, Blocks: 10, TxPerBlock: 3})
+	dir := t.TempDir()
+	steps := readSteps(t, `- name: bad
+  method: eth_getBalance
+  params: ["not an address", "latest"]
+- name: code
+  method: eth_getBlockByNumber
+  params: ["{{bad.error.code}}", false]
+`)
+	sum, err := JSONRPC{URL: s.URL(), Steps: steps, Out: dir}.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sum.State
+	if st.Requests["eth_getBalance"] != 1 || st.Errors["eth_getBalance"] != 1 || st.Requests["eth_getBlockByNumber"] != 1 {
+		t.Fatalf("requests %v, errors %v; want one balance answered with an error, one block", st.Requests, st.Errors)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, CallsFile("eth_getBlockByNumber")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"method":"eth_getBlockByNumber","params":[-32602,false]}` + "\n"; string(b) != want {
+		t.Errorf("got %s; want the error code of the answer before: %s", b, want)
+	}
+}
