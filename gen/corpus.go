@@ -19,8 +19,10 @@ const StateFile = "gen-state.json"
 // renamed over the old), so that it always describes files that are valid.
 type State struct {
 	Version int `json:"version"`
-	// Kind is the crawl's kind: "ethereum".
+	// Kind is the crawl's kind: "ethereum" or "jsonrpc" (whose From and To number its steps).
 	Kind string `json:"kind"`
+	// StepsFile is the steps file of a jsonrpc crawl.
+	StepsFile string `json:"steps_file,omitempty"`
 	// From and To are the blocks to walk, both included; Next is the next one (To+1 when done).
 	From uint64 `json:"from"`
 	To   uint64 `json:"to"`
@@ -33,6 +35,9 @@ type State struct {
 	// with an error (written too: the node answers them, with that error).
 	Requests map[string]int `json:"requests"`
 	Errors   map[string]int `json:"errors,omitempty"`
+	// Unfilled counts, per method, the calls of a jsonrpc crawl not made because a template's
+	// reference selected nothing (or null).
+	Unfilled map[string]int `json:"unfilled,omitempty"`
 	// Skipped holds the methods the node does not have, with its answer.
 	Skipped map[string]string `json:"skipped,omitempty"`
 	// Sizes holds, per file name, the bytes of whole blocks written.

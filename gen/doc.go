@@ -9,4 +9,8 @@
 // the node does not have (-32601) is dropped with a note. The files are written block by block,
 // whole lines only, and a state file (gen-state.json) records the last block fully written, so
 // that an interrupted crawl leaves valid files and Resume continues it.
+//
+// JSONRPC is the generic crawl, for APIs that are not Ethereum's: the calls of a steps file
+// (ReadSteps), whose params are templates filled from earlier answers by JSON path (jsondiff's
+// patterns), made once or once per item of a for_each; it writes the same files, a step at a time.
 package gen

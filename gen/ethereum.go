@@ -61,6 +61,7 @@ type Ethereum struct {
 
 // Progress is where a crawl is.
 type Progress struct {
+	Step           string // a jsonrpc crawl's step; Block is then its number and Done, Total its calls
 	Block          uint64 // the block just written
 	Done, Total    uint64 // blocks written (this run and earlier ones) and to write
 	Sent, Requests int    // requests sent to the node and written, over the whole crawl
@@ -116,7 +117,7 @@ func (e Ethereum) Run(ctx context.Context) (*Summary, error) {
 	if e.Timeout == 0 {
 		e.Timeout = DefaultTimeout
 	}
-	w := &walker{cfg: &e, client: newClient(e.URL, e.Header, e.Rate, e.Timeout), want: map[string]bool{}}
+	w := &walker{cfg: &e, crawler: crawler{client: newClient(e.URL, e.Header, e.Rate, e.Timeout)}, want: map[string]bool{}}
 	for _, m := range e.Methods {
 		w.want[m] = true
 	}
@@ -183,10 +184,15 @@ func (e *Ethereum) start() (*State, error) {
 
 // walker walks the blocks.
 type walker struct {
-	cfg    *Ethereum
+	crawler
+	cfg  *Ethereum
+	want map[string]bool
+}
+
+// crawler sends the calls of a crawl and writes them.
+type crawler struct {
 	client *client
 	corpus *corpus
-	want   map[string]bool
 	sent   int // requests sent since the last commit
 }
 
@@ -238,7 +244,7 @@ func (w *walker) run(ctx context.Context) error {
 	return nil
 }
 
-func (w *walker) flushSent() int {
+func (w *crawler) flushSent() int {
 	n := w.client.sent - w.sent
 	w.sent = w.client.sent
 	return n
@@ -268,7 +274,7 @@ var errSkipped = errors.New("method skipped")
 // send calls method and, when record is set, writes the request. The node's error answers are
 // written too (they are answers), except "method not found": the method is then skipped with a
 // note, and errSkipped returned. Without an error, the result is returned (it may be null).
-func (w *walker) send(ctx context.Context, method string, params json.RawMessage, record bool) (json.RawMessage, error) {
+func (w *crawler) send(ctx context.Context, method string, params json.RawMessage, record bool) (json.RawMessage, error) {
 	if _, skipped := w.corpus.state.Skipped[method]; skipped {
 		return nil, errSkipped
 	}

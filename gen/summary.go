@@ -14,11 +14,15 @@ func WriteText(w io.Writer, dir string, st *State) error {
 		written += n
 	}
 	done := st.Next - st.From
-	fmt.Fprintf(w, "%s: blocks %d to %d, %d of %d written; %d requests sent, %d written\n",
-		dir, st.From, st.To, done, st.To+1-st.From, st.Sent, written)
+	unit, order := "blocks", Methods
+	if st.Kind == "jsonrpc" {
+		unit, order = "steps", st.Methods
+	}
+	fmt.Fprintf(w, "%s: %s %d to %d, %d of %d written; %d requests sent, %d written\n",
+		dir, unit, st.From, st.To, done, st.To+1-st.From, st.Sent, written)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\trequests\terror answers")
-	for _, m := range Methods {
+	for _, m := range order {
 		n, ok := st.Requests[m]
 		if !ok {
 			continue
@@ -30,10 +34,15 @@ func WriteText(w io.Writer, dir string, st *State) error {
 	}
 	if len(st.Skipped) > 0 {
 		fmt.Fprintln(w, "skipped, the node does not have them:")
-		for _, m := range Methods {
+		for _, m := range order {
 			if note, ok := st.Skipped[m]; ok {
 				fmt.Fprintf(w, "  %s (%s)\n", m, note)
 			}
+		}
+	}
+	for _, m := range order {
+		if n := st.Unfilled[m]; n > 0 {
+			fmt.Fprintf(w, "%s: %d calls not made, a template's reference selected nothing\n", m, n)
 		}
 	}
 	var none []string
@@ -45,7 +54,7 @@ func WriteText(w io.Writer, dir string, st *State) error {
 		}
 	}
 	if len(none) > 0 {
-		fmt.Fprintf(w, "nothing to write for %v in these blocks\n", none)
+		fmt.Fprintf(w, "nothing to write for %v in these %s\n", none, unit)
 	}
 	_, err := fmt.Fprintln(w, "files: METHOD.jsonl (for run --targets, diff --targets) and METHOD.calls.jsonl (run --calls, diff --calls)")
 	return err

@@ -3,7 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -19,12 +21,15 @@ func init() {
 const genExamples = `  rpcbench gen ethereum --url http://127.0.0.1:18545/ --from 1 --to 100 --out corpus
   rpcbench gen ethereum --url http://127.0.0.1:18545/ --from 9900 --methods eth_getBlockByNumber,eth_getBalance,debug_storageRangeAt --rate 200 --out corpus
   rpcbench gen ethereum --url http://127.0.0.1:18545/ --from 1 --to 100 --out corpus --resume          continue an interrupted crawl
-  rpcbench gen ethereum --url https://node.example/ -H "Authorization: Bearer TOKEN" --storage-pages 4 --storage-page-size 256 --timeout 1m --from 19000000 --to 19000010 --out corpus`
+  rpcbench gen ethereum --url https://node.example/ -H "Authorization: Bearer TOKEN" --storage-pages 4 --storage-page-size 256 --timeout 1m --from 19000000 --to 19000010 --out corpus
+  rpcbench gen jsonrpc --url http://127.0.0.1:18545/ --steps examples/gen/steps.yaml --out corpus3     calls of a steps file, filled from earlier answers`
 
 func runGen(ctx context.Context, e *env, args []string) int {
 	g := gen.Ethereum{}
 	var to, methods string
-	fs := newFlagSet(e, "gen", "gen ethereum --url URL [--from N] [--to M|latest] [--methods LIST] --out DIR [flags]", genExamples)
+	var steps string
+	fs := newFlagSet(e, "gen", "gen ethereum --url URL [--from N] [--to M|latest] [--methods LIST] --out DIR [flags]\n       rpcbench gen jsonrpc --url URL --steps FILE --out DIR [flags]", genExamples)
+	fs.StringVar(&steps, "steps", "", "gen jsonrpc: the steps `FILE` (YAML or JSON): a list of calls whose params take values from earlier answers, e.g. \"{{head.result}}\"")
 	fs.StringVar(&g.URL, "url", "", "the node's HTTP JSON-RPC `URL`")
 	fs.Var(parsed(&g.From, parseBlock), "from", "first block `N` to walk")
 	fs.StringVar(&to, "to", "latest", "last block `N` to walk, or latest (the node's head)")
@@ -40,6 +45,12 @@ func runGen(ctx context.Context, e *env, args []string) int {
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
+	}
+	if len(pos) > 0 && pos[0] == "jsonrpc" {
+		return runGenJSONRPC(ctx, e, fs, pos, g, steps, rate.v)
+	}
+	if steps != "" {
+		return fail(e, "gen", usagef("--steps: for gen jsonrpc only"), ExitUsage)
 	}
 	if err := genFlags(&g, pos, to, methods, rate.v); err != nil {
 		return fail(e, "gen", err, ExitUsage)
@@ -57,19 +68,24 @@ func runGen(ctx context.Context, e *env, args []string) int {
 	if g.Progress != nil {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}
+	return genEnd(ctx, e, g.Out, sum, err, "; continue with --resume")
+}
+
+// genEnd writes the summary of a crawl and returns its exit code; more follows the error.
+func genEnd(ctx context.Context, e *env, out string, sum *gen.Summary, err error, more string) int {
 	if sum != nil {
-		if werr := gen.WriteText(e.stdout, g.Out, sum.State); werr != nil && err == nil {
+		if werr := gen.WriteText(e.stdout, out, sum.State); werr != nil && err == nil {
 			err = werr
 		}
 	}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(e.stderr, "rpcbench gen: %v; continue with --resume\n", err)
+		fmt.Fprintf(e.stderr, "rpcbench gen: %v%s\n", err, more)
 		return ExitInterrupted
 	case err != nil && sum == nil:
 		return fail(e, "gen", usageError{strings.TrimPrefix(err.Error(), "gen: ")}, ExitUsage)
 	case err != nil:
-		fmt.Fprintf(e.stderr, "rpcbench gen: %v; continue with --resume\n", strings.TrimPrefix(err.Error(), "gen: "))
+		fmt.Fprintf(e.stderr, "rpcbench gen: %v%s\n", strings.TrimPrefix(err.Error(), "gen: "), more)
 		return ExitCannotStart
 	}
 	return ExitOK
@@ -79,9 +95,9 @@ func runGen(ctx context.Context, e *env, args []string) int {
 func genFlags(g *gen.Ethereum, pos []string, to, methods string, rate float64) error {
 	switch {
 	case len(pos) == 0:
-		return usagef("want a kind of node: gen ethereum --url URL --out DIR")
+		return usagef("want a kind of node: gen ethereum --url URL --out DIR, or gen jsonrpc --url URL --steps FILE --out DIR")
 	case pos[0] != "ethereum":
-		return usagef("%q: want ethereum (the only kind so far)", pos[0])
+		return usagef("%q: want ethereum or jsonrpc", pos[0])
 	case len(pos) > 1:
 		return usagef("unexpected argument %q", pos[1])
 	case g.URL == "":
@@ -140,4 +156,57 @@ func parseBlock(s string) (uint64, error) {
 		return 0, errors.New("want a block number, e.g. 100 or 0x64")
 	}
 	return n, nil
+}
+
+// runGenJSONRPC runs gen jsonrpc: the flags of gen ethereum's walk are refused.
+func runGenJSONRPC(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, eth gen.Ethereum, steps string, rate float64) int {
+	var bad []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "from", "to", "methods", "resume", "storage-pages", "storage-page-size":
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	g := gen.JSONRPC{URL: eth.URL, Header: eth.Header, Out: eth.Out, Rate: rate, Timeout: eth.Timeout, StepsFile: steps}
+	var err error
+	switch {
+	case len(bad) > 0:
+		err = usagef("%s: for gen ethereum only; gen jsonrpc makes the calls of --steps", strings.Join(bad, ", "))
+	case len(pos) > 1:
+		err = usagef("unexpected argument %q", pos[1])
+	case g.URL == "":
+		err = usagef("--url: want the node's URL, e.g. --url http://127.0.0.1:18545/")
+	case !strings.HasPrefix(g.URL, "http://") && !strings.HasPrefix(g.URL, "https://"):
+		err = usagef("--url %q: want http://host:port/ or https://…", g.URL)
+	case steps == "":
+		err = usagef("--steps: want the steps file, e.g. --steps steps.yaml")
+	case g.Out == "":
+		err = usagef("--out: want the directory to write the corpus into, e.g. --out corpus")
+	}
+	if err != nil {
+		return fail(e, "gen", err, ExitUsage)
+	}
+	f, err := os.Open(steps)
+	if err != nil {
+		return fail(e, "gen", usagef("--steps: %v", err), ExitUsage)
+	}
+	g.Steps, err = gen.ReadSteps(steps, f)
+	f.Close()
+	if err != nil {
+		return fail(e, "gen", usageError{err.Error()}, ExitUsage)
+	}
+	if isTerminal(e.stderr) {
+		last := time.Time{}
+		g.Progress = func(p gen.Progress) {
+			if now := time.Now(); now.Sub(last) >= 250*time.Millisecond || p.Done == p.Total {
+				last = now
+				fmt.Fprintf(e.stderr, "\r\033[Kstep %d of %d (%s), call %d of %d, %d requests sent, %d written", p.Block, len(g.Steps), p.Step, p.Done, p.Total, p.Sent, p.Requests)
+			}
+		}
+	}
+	sum, err := g.Run(ctx)
+	if g.Progress != nil {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	return genEnd(ctx, e, g.Out, sum, err, "")
 }

@@ -56,7 +56,7 @@ func TestGenBadFlags(t *testing.T) {
 	t.Parallel()
 	runCLICases(t, []string{"gen"}, []cliCase{
 		{"no kind", []string{"--url", "http://127.0.0.1:1/", "--out", "x"}, ExitUsage, nil, []string{"want a kind of node"}},
-		{"other kind", []string{"bitcoin", "--url", "http://127.0.0.1:1/", "--out", "x"}, ExitUsage, nil, []string{`"bitcoin": want ethereum`}},
+		{"other kind", []string{"bitcoin", "--url", "http://127.0.0.1:1/", "--out", "x"}, ExitUsage, nil, []string{`"bitcoin": want ethereum or jsonrpc`}},
 		{"no url", []string{"ethereum", "--out", "x"}, ExitUsage, nil, []string{"--url: want the node's URL"}},
 		{"ws url", []string{"ethereum", "--url", "ws://127.0.0.1:1/", "--out", "x"}, ExitUsage, nil, []string{`--url "ws://127.0.0.1:1/": want http://`}},
 		{"no out", []string{"ethereum", "--url", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"--out: want the directory"}},
@@ -66,4 +66,54 @@ func TestGenBadFlags(t *testing.T) {
 		{"unknown method", []string{"ethereum", "--url", "http://127.0.0.1:1/", "--out", "x", "--methods", "eth_getBalance,eth_nope"}, ExitUsage, nil, []string{`--methods: method "eth_nope": want one of eth_blockNumber`}},
 		{"resume nothing", []string{"ethereum", "--url", "http://127.0.0.1:1/", "--out", "testdata", "--resume"}, ExitUsage, nil, []string{"holds no crawl to resume"}},
 	})
+}
+
+// gen jsonrpc makes the calls of the example steps file, as the README prints it, against the
+// README's node (serve jsonrpc's defaults); bad steps files are usage errors with their line.
+func TestGenJSONRPC(t *testing.T) {
+	t.Parallel()
+	a := diffNode(t, ethrpc.Config{})
+	dir := filepath.Join(t.TempDir(), "corpus")
+	steps := filepath.Join("..", "..", "examples", "gen", "steps.yaml")
+	code, stdout, stderr := mainOut("gen", "jsonrpc", "--url", a, "--steps", steps, "--rate", "2000", "--out", dir)
+	// blocks 1 to 20 of seed 0 hold 207 transactions (as the README's gen ethereum summary says):
+	// the head, the head block and 20 more, 207 transactions, the first 50 senders' balances
+	for _, want := range []string{"steps 1 to 5, 5 of 5 written; 279 requests sent, 279 written",
+		"eth_blockNumber           1 ", "eth_getBlockByNumber      21 ", "eth_getTransactionByHash  207 ", "eth_getBalance            50 "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("exit %d; got no %q in:\n%s%s", code, want, stdout, stderr)
+		}
+	}
+	if code != ExitOK {
+		t.Fatalf("exit %d; want 0:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = mainOut("run", "--targets", filepath.Join(dir, "eth_getTransactionByHash.jsonl"), "--requests", "20", "--rate", "1000", "--format", "json")
+	if code != ExitOK || !strings.Contains(stdout, `"requests": 20`) {
+		t.Errorf("run --targets eth_getTransactionByHash.jsonl: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	b := diffNode(t, ethrpc.Config{})
+	code, stdout, stderr = mainOut("diff", "--calls", filepath.Join(dir, "eth_getBalance.calls.jsonl"), "--format", "json", a, b)
+	var rep struct{ Requests, Different int }
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitOK || rep.Requests != 50 || rep.Different != 0 {
+		t.Errorf("diff --calls eth_getBalance.calls.jsonl on two alike nodes: exit %d, %+v, %v; want 50 requests, all equal:\n%s%s", code, rep, err, stdout, stderr)
+	}
+
+	bad := t.TempDir()
+	writeFile(t, bad, "steps.yaml", "- method: eth_blockNumber\n- method: eth_getBlockByNumber\n  params: [\"{{head.result}}\", false]\n")
+	writeFile(t, bad, "steps.json", "[{\"method\": \"eth_blockNumber\"},\n {\"method\": \"x\", \"for_each\": 7}]\n")
+	badSteps := filepath.Join(bad, "steps.yaml")
+	runCLICases(t, []string{"gen", "jsonrpc"}, []cliCase{
+		{"unknown step", []string{"--url", a, "--steps", badSteps, "--out", filepath.Join(bad, "o1")}, ExitUsage, nil,
+			[]string{badSteps + `:3:12: "{{head.result}}": no earlier step is named head (want item or one of the steps before: eth_blockNumber)`}},
+		{"json", []string{"--url", a, "--steps", filepath.Join(bad, "steps.json"), "--out", filepath.Join(bad, "o2")}, ExitUsage, nil,
+			[]string{filepath.Join(bad, "steps.json") + `:2:30: for_each: want "{{STEP.PATH}}"`}},
+		{"no steps", []string{"--url", a, "--out", "x"}, ExitUsage, nil, []string{"--steps: want the steps file"}},
+		{"missing file", []string{"--url", a, "--steps", filepath.Join(bad, "nope.yaml"), "--out", "x"}, ExitUsage, nil, []string{"--steps: open"}},
+		{"ethereum flags", []string{"--url", a, "--steps", steps, "--out", "x", "--from", "3", "--resume"}, ExitUsage, nil, []string{"--from, --resume: for gen ethereum only"}},
+		{"same dir", []string{"--url", a, "--steps", steps, "--out", dir}, ExitUsage, nil, []string{"holds a crawl (of kind jsonrpc)"}},
+	})
+	code, _, stderr = mainOut("gen", "ethereum", "--url", a, "--steps", steps, "--out", "x")
+	if code != ExitUsage || !strings.Contains(stderr, "--steps: for gen jsonrpc only") {
+		t.Errorf("gen ethereum --steps: exit %d, %s; want 2", code, stderr)
+	}
 }
