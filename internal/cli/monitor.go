@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -159,46 +154,16 @@ func (m *monitorRun) prepareMetrics(f *monitorFlags) error {
 	return nil
 }
 
-// containerRuntimes are the programs asked, in order, where a container's processes are.
-var containerRuntimes = []string{"docker", "podman"}
-
-// containerCgroup finds the cgroup v2 directory of a running container: the runtime says the PID
-// of its main process, and /proc/PID/cgroup says the cgroup it runs in.
+// containerCgroup finds the cgroup v2 directory of a running container (monitor.ContainerCgroup),
+// a problem a usage error that names the flag and what to watch instead.
 func containerCgroup(name string) (string, error) {
-	var rt string
-	for _, r := range containerRuntimes {
-		if p, err := exec.LookPath(r); err == nil {
-			rt = p
-			break
-		}
-	}
-	if rt == "" {
-		return "", usagef("--monitor-container %s: no container runtime here (found neither %s on PATH); watch the container's cgroup with --monitor-cgroup DIR or its main process with --monitor-pid PID",
-			name, strings.Join(containerRuntimes, " nor "))
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, rt, "inspect", "--format", "{{.State.Pid}}", name)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	dir, err := monitor.ContainerCgroup(ctx, name)
 	if err != nil {
-		return "", usagef("--monitor-container %s: %s inspect failed: %v %s", name, filepath.Base(rt), err, strings.TrimSpace(stderr.String()))
+		return "", usagef("--monitor-container %s: %s (--monitor-cgroup DIR, --monitor-pid PID)", name, strings.TrimPrefix(err.Error(), "monitor: container "+name+": "))
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil || pid <= 0 {
-		return "", usagef("--monitor-container %s: %s says its main process is %q: want a running container", name, filepath.Base(rt), strings.TrimSpace(string(out)))
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
-	if err != nil {
-		return "", usagef("--monitor-container %s: reading the cgroup of its process %d: %v", name, pid, err)
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
-			return filepath.Join("/sys/fs/cgroup", rest), nil
-		}
-	}
-	return "", usagef("--monitor-container %s: its process %d is in no cgroup v2 (found no 0:: line in /proc/%d/cgroup); watch it with --monitor-pid %d", name, pid, pid, pid)
+	return dir, nil
 }
 
 // options returns the observer that keeps the generator's send lag per measured interval.
@@ -242,8 +207,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 	at := func(t time.Time) time.Duration { return t.Sub(measuredStart) }
 	var rs []result.Resources
 	for i, tr := range w.Targets {
-		r := resourcesOf(tr, at)
-		r.Target = m.targets[i].label
+		r := summary.ResourcesOf(tr, m.targets[i].label, at)
 		if m.targets[i].label == selfLabel {
 			r.Self, r.Cores, r.SendLagP99 = true, float64(runtime.GOMAXPROCS(0)), m.lag
 		}
@@ -251,61 +215,9 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 	}
 	var mt *result.Metrics
 	if m.scraper != nil {
-		mt = metricsOf(m.url, m.rawURL, m.series, w, at)
+		mt = summary.MetricsOf(m.url, m.rawURL, m.series, w, at)
 	}
 	s.SetResources(rs, mt)
-}
-
-// resourcesOf turns what a Watch saw of one target into the result file's record.
-func resourcesOf(tr monitor.WatchResult, at func(time.Time) time.Duration) result.Resources {
-	stat := func(x monitor.Stat) result.ResourceStat {
-		return result.ResourceStat{Avg: x.Avg, Peak: x.Peak, Samples: x.Samples}
-	}
-	sm := tr.Summary
-	r := result.Resources{Summary: result.ResourceSummary{
-		Samples: sm.Samples, Duration: sm.Duration,
-		CPUPercent: stat(sm.CPUPercent), RSS: stat(sm.RSS), Threads: stat(sm.Threads), FDs: stat(sm.FDs),
-		DiskRead: stat(sm.DiskRead), DiskWrite: stat(sm.DiskWrite), NetRx: stat(sm.NetRx), NetTx: stat(sm.NetTx),
-		DiskReadTotal: sm.DiskReadTotal, DiskWriteTotal: sm.DiskWriteTotal, NetRxTotal: sm.NetRxTotal, NetTxTotal: sm.NetTxTotal,
-	}}
-	if tr.Err != nil {
-		r.Error = strings.TrimPrefix(tr.Err.Error(), "monitor: ")
-	}
-	r.Samples = make([]result.ResourceSample, 0, len(tr.Samples))
-	for _, x := range tr.Samples {
-		rs := result.ResourceSample{At: at(x.Time), Interval: x.Interval, Procs: x.Procs, CPUPercent: x.CPUPercent, RSS: x.RSS, Threads: x.Threads}
-		if x.FDsKnown {
-			rs.FDs = &x.FDs
-		}
-		if x.DiskKnown && x.Interval > 0 {
-			rs.DiskRead, rs.DiskWrite = &x.DiskRead, &x.DiskWrite
-		}
-		if x.NetKnown && x.Interval > 0 {
-			rs.NetRx, rs.NetTx = &x.NetRx, &x.NetTx
-		}
-		r.Samples = append(r.Samples, rs)
-	}
-	return r
-}
-
-func metricsOf(url, raw string, series []string, w monitor.WatchResults, at func(time.Time) time.Duration) *result.Metrics {
-	m := &result.Metrics{URL: url, Series: series, Types: make([]string, len(series)), Samples: []result.MetricsSample{}}
-	if w.MetricsErr != nil {
-		m.Error = strings.ReplaceAll(strings.TrimPrefix(w.MetricsErr.Error(), "monitor: "), raw, url)
-	}
-	for _, x := range w.Metrics {
-		ms := result.MetricsSample{At: at(x.Time), Values: make([]*float64, len(x.Values))}
-		for j, v := range x.Values {
-			if v.Known {
-				ms.Values[j] = &v.Value
-			}
-			if m.Types[j] == "" {
-				m.Types[j] = v.Type
-			}
-		}
-		m.Samples = append(m.Samples, ms)
-	}
-	return m
 }
 
 // monitoring returns what o asks to watch; with nothing asked, the generator itself.

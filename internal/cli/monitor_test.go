@@ -278,7 +278,7 @@ func TestRunMonitorContainer(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
 	code, _, stderr := mainOut("run", "--rate", "10", "--requests", "5", "--quiet", "--monitor-container", "web", srv.URL)
-	if code != ExitUsage || !strings.Contains(stderr, "--monitor-container web: no container runtime here (found neither docker nor podman on PATH); watch the container's cgroup with --monitor-cgroup") {
+	if code != ExitUsage || !strings.Contains(stderr, "--monitor-container web: no container runtime here (found neither docker nor podman on PATH); watch its cgroup or its main process instead (--monitor-cgroup DIR, --monitor-pid PID)") {
 		t.Fatalf("no runtime: got exit %d, %q; want 2 and a clear error", code, stderr)
 	}
 	script := fmt.Sprintf("#!/bin/sh\n[ \"$1 $2 $3 $4\" = 'inspect --format {{.State.Pid}} web' ] || { echo \"no such container: $4\" >&2; exit 1; }\necho %d\n", os.Getpid())
