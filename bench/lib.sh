@@ -165,3 +165,19 @@ start_items() {
 	GRPC_ADDR=127.0.0.1:$gport
 	TARGET_URL=http://127.0.0.1:$port/
 }
+
+# start_fortio_ping: fortio server (its gRPC ping service, with reflection) on TARGET_CPU.
+# Sets GRPC_ADDR and TARGET_PID.
+start_fortio_ping() {
+	local port gport log
+	have fortio || die "fortio not found: run bench/install.sh fortio"
+	port=$(free_port)
+	gport=$(free_port)
+	log=$WORK/fortio-$gport.log
+	taskset -c "$TARGET_CPU" fortio server -quiet -http-port "127.0.0.1:$port" -grpc-port "127.0.0.1:$gport" \
+		-redirect-port disabled >"$log" 2>&1 &
+	TARGET_PID=$!
+	PIDS+=("$TARGET_PID")
+	wait_port "$gport" "$TARGET_PID" "$log"
+	GRPC_ADDR=127.0.0.1:$gport
+}
