@@ -11,11 +11,16 @@ usage() {
 	cat <<'USAGE'
 Usage: bench/compare.sh [options]
 
-Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,stall):
+Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,stall):
   closed   closed loop: C busy connections for D against nginx
   rate     fixed rates (--rates) for D against nginx
   memory   2,000/s against nginx for each of --memory-durations: maximum resident set
-  grpc     ghz (and rpcbench, once it speaks gRPC) against rpcbench serve items
+  grpc     gRPC unary calls, C in flight: closed loop and each of --grpc-rates, rpcbench and ghz
+           against rpcbench serve items (rpz.ItemService/GetItem), and rpcbench, ghz and fortio
+           against fortio server's ping service (fgrpc.PingServer/Ping; fortio's gRPC client
+           calls nothing else); each on one connection but fortio (C connections, its way)
+  h2c      HTTP/2 over cleartext, C streams on one connection, closed loop: rpcbench --h2c,
+           h2load and oha --http2 against rpcbench serve items (Go's h2c server)
   stall    1,000/s against rpcbench serve lab stalling 1 s every 5 s: latency percentiles beside
            the ground truth the stall schedule gives
 
@@ -25,6 +30,7 @@ Options:
                            bombardier, oha, fortio, vegeta, hey, k6, ghz)
   --duration D             length of each closed and rate run, in seconds (default 10)
   --rates LIST             rates of the rate scenario, per second (default 2000,5000,20000)
+  --grpc-rates LIST        rates of the grpc scenario, per second (default 5000)
   --memory-durations LIST  lengths of the memory runs, in seconds (default 60,600)
   --connections C          connections of every generator (default 50)
   --rounds N               run every tool N times, interleaved; tables show min–max (default 1)
@@ -36,11 +42,12 @@ Options:
 Environment: GEN_CPU (default 0) and TARGET_CPU (default 1) choose the cores; RPCBENCH a binary
 to use instead of building ./cmd/rpcbench; RPCBENCH_TOOLS where bench/install.sh put the peers;
 WRK2 a wrk2 binary (wrk2 is in no package registry; without it bombardier is the fixed-rate
-reference).
+reference). h2load is Debian's nghttp2-client.
 USAGE
 }
 
-scenarios=closed,rate,memory,grpc,stall
+scenarios=closed,rate,memory,grpc,h2c,stall
+grpc_rates=5000
 tools=
 duration=10
 rates=2000,5000,20000
@@ -59,6 +66,7 @@ while (($#)); do
 	--tools) need_arg "$@"; tools=$2; shift 2 ;;
 	--duration) need_arg "$@"; duration=${2%s}; shift 2 ;;
 	--rates) need_arg "$@"; rates=$2; shift 2 ;;
+	--grpc-rates) need_arg "$@"; grpc_rates=$2; shift 2 ;;
 	--memory-durations) need_arg "$@"; memdurs=$2; shift 2 ;;
 	--connections) need_arg "$@"; conns=$2; shift 2 ;;
 	--rounds) need_arg "$@"; rounds=$2; shift 2 ;;
@@ -70,15 +78,15 @@ while (($#)); do
 	esac
 done
 if ((quick)); then
-	duration=2 rates=2000 memdurs=5 rounds=1
+	duration=2 rates=2000 grpc_rates=2000 memdurs=5 rounds=1
 	stall_len=0.5 stall_every=2 stall_dur=4
 fi
 isnum() { [[ $1 =~ ^[0-9]+$ && $1 -gt 0 ]]; }
-for v in "$duration" "$conns" "$rounds" ${rates//,/ } ${memdurs//,/ }; do
+for v in "$duration" "$conns" "$rounds" ${rates//,/ } ${grpc_rates//,/ } ${memdurs//,/ }; do
 	isnum "$v" || { log "compare.sh: $v is no positive whole number (--duration, --rates, --memory-durations, --connections and --rounds take whole numbers)"; exit 2; }
 done
 for s in ${scenarios//,/ }; do
-	case $s in closed | rate | memory | grpc | stall) ;; *) log "compare.sh: unknown scenario $s (closed, rate, memory, grpc, stall)"; exit 2 ;; esac
+	case $s in closed | rate | memory | grpc | h2c | stall) ;; *) log "compare.sh: unknown scenario $s (closed, rate, memory, grpc, h2c, stall)"; exit 2 ;; esac
 done
 have jq || die "compare.sh needs jq (bench/install.sh installs it)"
 [[ -x /usr/bin/time ]] || die "compare.sh needs GNU time as /usr/bin/time (bench/install.sh installs it)"
@@ -100,7 +108,7 @@ tool_path() {
 	*) command -v "$1" ;;
 	esac
 }
-all_tools=(rpcbench wrk wrk2 bombardier oha fortio vegeta hey k6 ghz)
+all_tools=(rpcbench wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
 selected=()
 tools=${tools//,/ }
 for t in ${tools:-${all_tools[*]}}; do
@@ -160,10 +168,14 @@ run_tool() {
 	local per=$((conns > 0 ? conns : 1))
 	case $tool in
 	rpcbench)
+		# gRPC and h2c: C calls in flight on one connection, as ghz and h2load -c 1 -m C.
+		local x=()
+		[[ $url == grpc://* ]] && x=(--call "$grpc_call" --body "$grpc_body" --streams "$conns")
+		[[ $scen == h2c ]] && x=(--h2c --streams "$conns")
 		if [[ $mode == closed ]]; then
-			measure "$name" "$limit" "$bin" run --model closed --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
+			measure "$name" "$limit" "$bin" run "${x[@]}" --model closed --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
 		else
-			measure "$name" "$limit" "$bin" run --rate "$rate" --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
+			measure "$name" "$limit" "$bin" run "${x[@]}" --rate "$rate" --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
 		fi
 		fields=$(jq -r '[.requests.completed, .throughput_rps, .latency_ms.p50, .latency_ms.p90, .latency_ms.p99, .latency_ms.max, .requests.errors] | @tsv' "$RAW/$name.out" 2>/dev/null) ;;
 	wrk | wrk2)
@@ -184,20 +196,24 @@ run_tool() {
 			   .latency.percentiles."99" / 1e3, .latency.max / 1e3,
 			   ($n - .req2xx + ((.errors // []) | map(.count) | add // 0))] | @tsv' "$RAW/$name.out" 2>/dev/null) ;;
 	oha)
-		local q=()
+		local q=() oc=$conns
 		[[ $mode == closed ]] || q=(-q "$rate")
 		[[ $mode == stall ]] && q+=(--latency-correction)
-		measure "$name" "$limit" "$bin" --no-tui --output-format json -w -c "$conns" -z "${dur}s" "${q[@]}" "$url"
+		# h2c: C streams on one connection.
+		[[ $scen == h2c ]] && { q+=(--http2 --http2-parallel "$conns"); oc=1; }
+		measure "$name" "$limit" "$bin" --no-tui --output-format json -w -c "$oc" -z "${dur}s" "${q[@]}" "$url"
 		fields=$(jq -r '((.statusCodeDistribution // {}) | to_entries | map(.value) | add // 0) as $n
 			| [$n, .summary.requestsPerSec, .latencyPercentiles.p50 * 1e3, .latencyPercentiles.p90 * 1e3,
 			   .latencyPercentiles.p99 * 1e3, .summary.slowest * 1e3,
 			   ($n - (.statusCodeDistribution."200" // 0) + ((.errorDistribution // {}) | to_entries | map(.value) | add // 0))] | @tsv' "$RAW/$name.out" 2>/dev/null) ;;
 	fortio)
-		local qps=0
+		local qps=0 fg=() u=$url
 		[[ $mode == closed ]] || qps=$rate
-		measure "$name" "$limit" "$bin" load -quiet -c "$conns" -t "${dur}s" -qps "$qps" -p "50,90,99" -json "$RAW/$name.json" "$url"
+		# gRPC: fgrpc.PingServer/Ping, C connections with one call in flight each (-s 1).
+		[[ $url == grpc://* ]] && { fg=(-grpc -ping -s 1); u=${url#grpc://}; }
+		measure "$name" "$limit" "$bin" load -quiet -c "$conns" -t "${dur}s" -qps "$qps" "${fg[@]}" -p "50,90,99" -json "$RAW/$name.json" "$u"
 		fields=$(jq -r '.DurationHistogram as $h | def p(x): ($h.Percentiles[] | select(.Percentile == x) | .Value * 1e3);
-			[$h.Count, .ActualQPS, p(50), p(90), p(99), $h.Max * 1e3, ($h.Count - (.RetCodes."200" // 0))] | @tsv' "$RAW/$name.json" 2>/dev/null) ;;
+			[$h.Count, .ActualQPS, p(50), p(90), p(99), $h.Max * 1e3, ($h.Count - (.RetCodes."200" // .RetCodes.OK // .RetCodes.SERVING // 0))] | @tsv' "$RAW/$name.json" 2>/dev/null) ;;
 	vegeta)
 		printf 'GET %s\n' "$url" >"$WORK/vegeta.txt"
 		local rt=(-rate "$rate/1s")
@@ -228,10 +244,20 @@ run_tool() {
 	ghz)
 		local g=()
 		[[ $mode == closed ]] || g=(--rps "$rate")
-		measure "$name" "$limit" "$bin" --insecure --call rpz.ItemService.GetItem -d '{"id":"bench"}' \
-			-c "$conns" -z "${dur}s" "${g[@]}" -O json "$url"
+		measure "$name" "$limit" "$bin" --insecure --call "$grpc_call" -d "$grpc_body" \
+			-c "$conns" -z "${dur}s" "${g[@]}" -O json "${url#grpc://}"
 		fields=$(jq -r 'def p(x): ((.latencyDistribution // [])[] | select(.percentage == x) | .latency / 1e6);
 			[.count, .rps, p(50), p(90), p(99), .slowest / 1e6, (.count - (.statusCodeDistribution.OK // 0))] | @tsv' "$RAW/$name.out" 2>/dev/null) ;;
+	h2load)
+		[[ $mode == closed ]] || return 0
+		measure "$name" "$limit" "$bin" -c 1 -m "$conns" -D "$dur" "$url"
+		# h2load prints no percentiles: count, rate, the slowest request, and failures.
+		fields=$(awk '
+			function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+			/^finished in/ { rps = $4 }
+			/^requests:/ { done = $8; bad = $12 + $14 + $16 }
+			/^time for request:/ { max = ms($5) }
+			END { if (rps != "") printf "%d\t%s\t-\t-\t-\t%s\t%d\n", done, rps, max, bad }' "$RAW/$name.out") ;;
 	*) return 0 ;;
 	esac
 	read -r cpu rss < <(tail -n 1 "$RAW/$name.time" | awk 'NF == 3 { printf "%.2f %d\n", $1 + $2, $3 }')
@@ -255,7 +281,7 @@ stall_truth() {
 
 has_scenario() { [[ ,$scenarios, == *",$1,"* ]]; }
 nginx_tools=()
-for t in "${selected[@]}"; do [[ $t == ghz ]] || nginx_tools+=("$t"); done
+for t in "${selected[@]}"; do [[ $t == ghz || $t == h2load ]] || nginx_tools+=("$t"); done
 
 if has_scenario closed || has_scenario rate || has_scenario memory; then
 	start_nginx
@@ -281,20 +307,41 @@ if has_scenario closed || has_scenario rate || has_scenario memory; then
 	stop_target "$TARGET_PID"
 fi
 
-grpc_note=
+grpc_call= grpc_body=
 if has_scenario grpc; then
+	# rpcbench and ghz against rpcbench serve items (grpc-go), reading the item "bench".
 	start_items
-	if uses ghz; then
-		ghz --insecure --call rpz.ItemService.CreateItem -d '{"id":"bench","name":"bench"}' -n 1 -c 1 "$GRPC_ADDR" >/dev/null 2>&1 ||
-			log "could not create the item the gRPC runs read"
-		for ((r = 1; r <= rounds; r++)); do
-			run_tool grpc closed ghz "$r" closed 0 "$duration" "$GRPC_ADDR"
-			for rate in ${rates//,/ }; do run_tool grpc "$rate" ghz "$r" rate "$rate" "$duration" "$GRPC_ADDR"; done
+	grpc_call=rpz.ItemService/GetItem grpc_body='{"id":"bench"}'
+	curl -fsS -X POST -d '{"id":"bench","name":"bench"}' "${TARGET_URL}rpz/items" >/dev/null 2>&1 ||
+		log "could not create the item the gRPC runs read"
+	for ((r = 1; r <= rounds; r++)); do
+		for t in rpcbench ghz; do uses "$t" && run_tool grpc closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
+		for rate in ${grpc_rates//,/ }; do
+			for t in rpcbench ghz; do uses "$t" && run_tool grpc "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
 		done
+	done
+	stop_target "$TARGET_PID"
+	# rpcbench, ghz and fortio against fortio server's ping service (grpc-go, with reflection).
+	if uses fortio; then
+		start_fortio_ping
+		grpc_call=fgrpc.PingServer/Ping grpc_body='{"seq":1,"ts":1}'
+		for ((r = 1; r <= rounds; r++)); do
+			for t in rpcbench ghz fortio; do uses "$t" && run_tool grpc-ping closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
+			for rate in ${grpc_rates//,/ }; do
+				for t in rpcbench ghz fortio; do uses "$t" && run_tool grpc-ping "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
+			done
+		done
+		stop_target "$TARGET_PID"
 	fi
-	if ! "$RPCBENCH_BIN" help run 2>&1 | grep -q 'grpc://'; then
-		grpc_note="rpcbench has no gRPC client yet: ghz alone, as the reference for when it lands."
-	fi
+fi
+
+if has_scenario h2c; then
+	start_items
+	curl -fsS -X POST -d '{"id":"bench","name":"bench"}' "${TARGET_URL}rpz/items" >/dev/null 2>&1 ||
+		log "could not create the item the h2c runs read"
+	for ((r = 1; r <= rounds; r++)); do
+		for t in rpcbench h2load oha; do uses "$t" && run_tool h2c closed "$t" "$r" closed 0 "$duration" "${TARGET_URL}rpz/items/bench"; done
+	done
 	stop_target "$TARGET_PID"
 fi
 
@@ -379,16 +426,41 @@ tables() {
 		done
 	fi
 	if has_scenario grpc; then
-		printf '### gRPC: rpz.ItemService/GetItem against rpcbench serve items (grpc-go), %s s\n\n' "$duration"
-		[[ -n $grpc_note ]] && printf '%s\n\n' "$grpc_note"
-		printf '| tool | load | answers/s | CPU s | max RSS MB | p50 ms | p99 ms | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n'
-		for key in closed ${rates//,/ }; do
-			rows=$(render grpc "$key")
-			[[ -n $rows ]] || continue
-			awk -F '\t' -v k="$key" '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (k == "closed" ? "closed loop" : k "/s"), $2, $4, $5, $6, $7, $9 }' <<<"$rows"
+		local sc title
+		for sc in grpc grpc-ping; do
+			if [[ $sc == grpc ]]; then
+				title="rpz.ItemService/GetItem against rpcbench serve items (grpc-go)"
+			else
+				title="fgrpc.PingServer/Ping against fortio server (grpc-go)"
+			fi
+			[[ -n $(render "$sc" closed) ]] || continue
+			printf '### gRPC: %s, %s calls in flight, %s s\n\n' "$title" "$conns" "$duration"
+			printf '| tool | load | calls/s | calls per CPU-second | CPU s | max RSS MB | p50 ms | p99 ms | errors | off the rate |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+			for key in closed ${grpc_rates//,/ }; do
+				rows=$(render "$sc" "$key")
+				[[ -n $rows ]] || continue
+				# off the rate: answers against rate × duration (the issue's bound is 1 %).
+				awk -F '\t' -v k="$key" -v d="$duration" '
+					function off(s,   a, n, i, o, lo, hi) {
+						if (k == "closed" || s == "-") return ""
+						n = split(s, a, "–")
+						for (i = 1; i <= n; i++) { o = 100 * (a[i] / (k * d) - 1); if (i == 1 || o < lo) lo = o; if (i == 1 || o > hi) hi = o }
+						return (n == 1) ? sprintf("%+.2f %%", lo) : sprintf("%+.2f to %+.2f %%", lo, hi) }
+					{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, (k == "closed" ? "closed loop" : k "/s"), $2, $3, $4, $5, $6, $7, $9, off($10) }' <<<"$rows"
+			done
+			printf '\n'
+			ok=1
 		done
-		printf '\n'
-		ok=1
+	fi
+	if has_scenario h2c; then
+		rows=$(render h2c closed)
+		if [[ -n $rows ]]; then
+			printf '### h2c: %s streams on one connection for %s s against rpcbench serve items (Go'"'"'s h2c server)\n\n' "$conns" "$duration"
+			printf '| tool | requests/s | requests per CPU-second | CPU s | max RSS MB | p50 ms | p99 ms | max ms | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+			awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' <<<"$rows" | sort -t '|' -k4,4nr
+			printf '\n'
+			ok=1
+		fi
 	fi
 	if has_scenario stall; then
 		rows=$(render stall "$stall_rate")
@@ -423,11 +495,18 @@ versions() {
 		hey) printf -- '- hey %s\n' "$HEY_VERSION" ;;
 		k6) printf -- '- k6 %s\n' "$K6_VERSION" ;;
 		ghz) if has_scenario grpc; then printf -- '- ghz %s\n' "$GHZ_VERSION"; fi ;;
+		h2load) if has_scenario h2c; then printf -- '- h2load %s (Debian nghttp2-client)\n' "$(h2load --version 2>&1 | sed -n 's|.*nghttp2/||p' | head -n 1)"; fi ;;
 		esac
 	done
-	# shellcheck disable=SC2016 # the backquotes are Markdown
-	printf -- '- targets: nginx %s (one process, `return 200 "ok"`), rpcbench serve items and serve lab from the same checkout\n' \
-		"$( (nginx -v 2>&1 || /usr/sbin/nginx -v 2>&1) | sed -n 's|.*nginx/||p' | head -n 1)"
+	if has_scenario closed || has_scenario rate || has_scenario memory; then
+		# shellcheck disable=SC2016 # the backquotes are Markdown
+		printf -- '- target: nginx %s (one process, `return 200 "ok"`)\n' \
+			"$( (nginx -v 2>&1 || /usr/sbin/nginx -v 2>&1) | sed -n 's|.*nginx/||p' | head -n 1)"
+	fi
+	printf -- '- targets: rpcbench serve items and serve lab from the same checkout'
+	if has_scenario grpc && uses fortio; then printf ', fortio server %s (its gRPC ping service)' "$FORTIO_VERSION"; fi
+	printf '\n'
+
 }
 
 machine() {

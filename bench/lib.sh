@@ -58,10 +58,14 @@ stop_target() {
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# free_port: a port below the kernel's ephemeral range (32768 and up by default), where no outgoing
+# connection of the generators can hold it between the check and the target's bind.
 free_port() {
-	local p i
+	local p i lo=32768
+	read -r lo _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	((lo > 12000)) || lo=32768
 	for ((i = 0; i < 200; i++)); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (lo - 10000)))
 		port_open "$p" || { printf '%s\n' "$p"; return 0; }
 	done
 	die "no free port on 127.0.0.1"
@@ -164,4 +168,20 @@ start_items() {
 	wait_port "$gport" "$TARGET_PID" "$log"
 	GRPC_ADDR=127.0.0.1:$gport
 	TARGET_URL=http://127.0.0.1:$port/
+}
+
+# start_fortio_ping: fortio server (its gRPC ping service, with reflection) on TARGET_CPU.
+# Sets GRPC_ADDR and TARGET_PID.
+start_fortio_ping() {
+	local port gport log
+	have fortio || die "fortio not found: run bench/install.sh fortio"
+	port=$(free_port)
+	gport=$(free_port)
+	log=$WORK/fortio-$gport.log
+	taskset -c "$TARGET_CPU" fortio server -quiet -http-port "127.0.0.1:$port" -grpc-port "127.0.0.1:$gport" \
+		-redirect-port disabled >"$log" 2>&1 &
+	TARGET_PID=$!
+	PIDS+=("$TARGET_PID")
+	wait_port "$gport" "$TARGET_PID" "$log"
+	GRPC_ADDR=127.0.0.1:$gport
 }
