@@ -97,8 +97,38 @@ func stagesTable(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Stage, r.Level, r.Span, ep, r.Requests, r.RPS, r.Avg, r.P50, r.P95, r.P99, r.Errors)
 	}
 	tw.Flush()
+	if rows := stageResourceRows(s); len(rows) > 0 {
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  stage\ttarget\tCPU avg\tCPU peak\tRSS avg\tRSS peak\tdisk read/s\tdisk write/s\t")
+		for _, r := range rows {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+		}
+		tw.Flush()
+	}
 	fmt.Fprintf(b, "  (%s)\n", stagesNote)
 }
+
+// stageResourceRows are the cells of the per-stage resources table: stage, target, CPU avg and
+// peak (% of one core), RSS avg and peak, disk read and write per second; none when no target was
+// watched in a stage.
+func stageResourceRows(s *summary.Summary) [][8]string {
+	var rows [][8]string
+	pct := func(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+	for _, st := range s.Stages {
+		for _, r := range st.Resources {
+			disk := [2]string{"–", "–"}
+			if r.DiskReadS > 0 || r.DiskWriteS > 0 {
+				disk = [2]string{stageBytes(r.DiskReadS), stageBytes(r.DiskWriteS)}
+			}
+			rows = append(rows, [8]string{fmt.Sprint(st.Index), r.Target, pct(r.CPUAvg), pct(r.CPUPeak),
+				stageBytes(r.RSSAvg), stageBytes(float64(r.RSSPeak)), disk[0], disk[1]})
+		}
+	}
+	return rows
+}
+
+// stageBytes writes a byte count in MiB with one decimal.
+func stageBytes(v float64) string { return fmt.Sprintf("%.1f MiB", v/(1<<20)) }
 
 // stagesMarkdown writes the per-stage table of the Markdown report, when the run had stages.
 func stagesMarkdown(b *strings.Builder, s *summary.Summary) {
@@ -113,6 +143,13 @@ func stagesMarkdown(b *strings.Builder, s *summary.Summary) {
 			ep = "all"
 		}
 		mdRow(b, r.Stage, r.Level, r.Span, mdCell(ep), r.Requests, r.RPS, r.Avg, r.P50, r.P95, r.P99, r.Errors)
+	}
+	if rows := stageResourceRows(s); len(rows) > 0 {
+		b.WriteString("\nResources per stage:\n\n")
+		mdHeader(b, "stage", "target", "CPU avg", "CPU peak", "RSS avg", "RSS peak", "disk read/s", "disk write/s")
+		for _, r := range rows {
+			mdRow(b, r[0], mdCell(r[1]), r[2], r[3], r[4], r[5], r[6], r[7])
+		}
 	}
 	fmt.Fprintf(b, "\n_%s._\n", stagesNote)
 }

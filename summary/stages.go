@@ -31,6 +31,8 @@ type Stage struct {
 	StageFigures
 	// Endpoints are the stage's figures per endpoint, when the run has more than one.
 	Endpoints []StageFigures `json:"endpoints,omitempty"`
+	// Resources are what each monitored target spent in the stage (see SetStageResources).
+	Resources []StageResource `json:"resources,omitempty"`
 }
 
 // StageFigures are the figures of a stage, for one endpoint or all together.

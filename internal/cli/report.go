@@ -294,6 +294,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 			return nil, err
 		}
 		s.Stages = st.Results()
+		s.SetStageResources()
 		if err := mergeLoads(&s.Config.Load, files); err != nil {
 			return nil, err
 		}
@@ -317,6 +318,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 			return nil, err
 		}
 		s.Stages = st.Results()
+		s.SetStageResources()
 		runs = append(runs, loaded{label: filepath.Base(path), file: f, sum: s})
 	}
 	// runs of the same name in different folders (a/run.rb, b/run.rb) are labelled by their paths

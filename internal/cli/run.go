@@ -335,6 +335,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	s.SetTimeline(tl.Points)
 	s.Stages = stages.Results()
 	mon.stop(s, res.MeasuredStart)
+	s.SetStageResources()
 	o.profile.stop(e, s)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
