@@ -131,6 +131,7 @@ type runView struct {
 	ConfigJSON                                  string
 	SLO                                         *sloView
 	StagesTitle                                 string
+	StageResources                              [][8]string // per stage and watched target
 	Stages                                      []stageRow
 }
 
@@ -244,6 +245,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Generators:  generatorLines(s),
 	}
 	r.StagesTitle, r.Stages = stagesHTML(s)
+	r.StageResources = stageResourceRows(s)
 	if !s.StartedAt.IsZero() {
 		r.Started = s.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 	}

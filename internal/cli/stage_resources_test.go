@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,7 +12,7 @@ import (
 
 // A run with stages gives the watched targets' resources per stage (here the generator, which
 // watches itself in every run): one row per stage kept (the two steps of 1 s; the zero-length
-// steps are no stage of their own), in text and Markdown.
+// steps are no stage of their own), in text, Markdown and HTML.
 func TestStageResources(t *testing.T) {
 	t.Parallel()
 	srv, err := lab.New(lab.Config{})
@@ -28,8 +30,16 @@ func TestStageResources(t *testing.T) {
 	if !ok || len(rows) != 2 || rows[0][1] != "2" || rows[1][1] != "4" {
 		t.Errorf("Markdown: got rows %v; want the generator's resources in stages 2 and 4\n%s", rows, md)
 	}
-	code, text, stderr := mainOut(args...)
+	page := filepath.Join(t.TempDir(), "run.html")
+	code, text, stderr := mainOut(append(args, "--html", page)...)
 	if code != ExitOK || !strings.Contains(text, "CPU peak") || strings.Count(text, "rpcbench (self)") < 3 {
 		t.Errorf("text: exit %d, %s; want a per-stage resources table beside the run's\n%s", code, stderr, text)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := regexp.MustCompile(`<tr><td>[24]</td><td>rpcbench \(self\)</td><td>[0-9.]+%</td>`).FindAll(html, -1); len(got) != 2 {
+		t.Errorf("HTML: %d rows of the generator's resources per stage; want 2 (stages 2 and 4)", len(got))
 	}
 }
