@@ -112,13 +112,7 @@ func (w *watching) options() []engine.Option {
 	if w.self < 0 {
 		return nil
 	}
-	return []engine.Option{engine.WithObserver(func(t *engine.Tick) {
-		iv := t.Interval
-		if t.Warmup || iv == nil || iv.End <= iv.Start {
-			return
-		}
-		w.lag = append(w.lag, float64(iv.SendLag.ValueAtQuantile(99))/1000)
-	})}
+	return []engine.Option{engine.WithSendLagP99(&w.lag)}
 }
 
 // start begins sampling after the plan's warm-up, every interval of the plan.

@@ -639,3 +639,16 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 
 // ErrNoTransport is returned by NewTransport for a plan whose protocol no transport serves.
 var ErrNoTransport = transport.ErrNoTransport
+
+// WithSendLagP99 appends to *dst the p99 send lag of each measured interval, in milliseconds, as
+// the run goes (on the collector goroutine: read *dst after Run returns). A lag that keeps growing
+// says the generator could not keep its schedule.
+func WithSendLagP99(dst *[]float64) Option {
+	return WithObserver(func(t *Tick) {
+		iv := t.Interval
+		if t.Warmup || iv == nil || iv.End <= iv.Start {
+			return
+		}
+		*dst = append(*dst, float64(iv.SendLag.ValueAtQuantile(99))/1000)
+	})
+}

@@ -171,13 +171,7 @@ func (m *monitorRun) options() []engine.Option {
 	if m == nil || len(m.targets) == 0 {
 		return nil
 	}
-	return []engine.Option{engine.WithObserver(func(t *engine.Tick) {
-		iv := t.Interval
-		if t.Warmup || iv == nil || iv.End <= iv.Start {
-			return
-		}
-		m.lag = append(m.lag, float64(iv.SendLag.ValueAtQuantile(99))/1000)
-	})}
+	return []engine.Option{engine.WithSendLagP99(&m.lag)}
 }
 
 // start begins sampling after the warm-up, every interval of the plan.
