@@ -17,12 +17,14 @@ stamp() { printf '%s/stamps/%s-%s' "$TOOLS" "$1" "$2"; }
 done_already() { [[ -e $(stamp "$1" "$2") && -x $TOOLS/bin/$1 ]]; }
 mark() { : >"$(stamp "$1" "$2")"; installed+=("$1 $2"); }
 
-# Debian packages: wrk (closed loop), nginx (the HTTP target), hyperfine; time for /usr/bin/time.
+# Debian packages: wrk (closed loop), nginx (the HTTP target), hyperfine, h2load (nghttp2-client:
+# the HTTP/2 reference); time for /usr/bin/time.
 apt_peers() {
 	local missing=() p
 	have wrk || missing+=(wrk)
 	have nginx || [[ -x /usr/sbin/nginx ]] || missing+=(nginx)
 	have hyperfine || missing+=(hyperfine)
+	have h2load || missing+=(nghttp2-client)
 	[[ -x /usr/bin/time ]] || missing+=(time)
 	have taskset || missing+=(util-linux)
 	have jq || missing+=(jq)
