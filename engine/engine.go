@@ -455,14 +455,19 @@ func (r *run) pace(tickets chan<- ticket) {
 			}
 		}()
 	}
+	slack := r.p.Load.SendSlack
 	for i := uint64(0); ; i++ {
 		due, ok := r.sched.At(i)
 		if !ok {
 			r.exhausted.Store(true)
 			return
 		}
-		if !pacer.sleepUntil(r.start.Add(due), r.stopping) {
-			return
+		// With a slack, an arrival not yet due wakes the pacer slack late, and the arrivals due by
+		// then go out in the same wake-up.
+		if at := r.start.Add(due); slack == 0 || time.Now().Before(at) {
+			if !pacer.sleepUntil(at.Add(slack), r.stopping) {
+				return
+			}
 		}
 		select {
 		case tickets <- ticket{r.part.Global(i), due}: // data and endpoints by the global number

@@ -447,3 +447,54 @@ func TestSimCutEndsGrace(t *testing.T) {
 		}
 	})
 }
+
+// sendTimes records the instant of each request, to count the pacer's wake-ups.
+type sendTimes struct {
+	simTransport
+	at map[time.Time]int
+}
+
+func (s *sendTimes) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	s.mu.Lock()
+	s.at[time.Now()]++
+	s.mu.Unlock()
+	s.simTransport.Do(ctx, r, out)
+}
+
+// With a send slack the pacer wakes once for every arrival due within the slack: at 5,000/s
+// (one arrival every 200 µs) a 1 ms slack sends 6 arrivals a wake-up — the one due 1 ms ago and
+// the five due since — late by 1000, 800, 600, 400, 200 and 0 µs. Without a slack each arrival
+// goes out alone, at its time.
+func TestSimSendSlackBatchesWakeUps(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		slack              time.Duration
+		wakes              int   // distinct send instants, by hand: ceil(5000 / arrivals a wake-up)
+		lagMax, lagMeanMin int64 // µs
+		lagMeanMax         int64
+	}{
+		{0, 5000, 0, 0, 1},
+		{time.Millisecond, 834, 1000, 490, 510},
+	} {
+		t.Run(tc.slack.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tr := &sendTimes{simTransport: simTransport{service: 100 * time.Microsecond}, at: map[time.Time]int{}}
+				res := simRun(t, t.Context(), simPlan(plan.Load{Rate: 5000, Duration: time.Second, SendSlack: tc.slack}), tr)
+				c := res.Total.Endpoints[0]
+				if res.Intended != 5000 || c.Sent != 5000 || c.OK != 5000 {
+					t.Fatalf("intended %d, sent %d, ok %d; want 5000 each", res.Intended, c.Sent, c.OK)
+				}
+				if len(tr.at) < tc.wakes-1 || len(tr.at) > tc.wakes+1 {
+					t.Errorf("requests went out at %d distinct instants; want %d", len(tr.at), tc.wakes)
+				}
+				lag := res.Total.SendLag
+				if got := lag.Max(); got < tc.lagMax || got > tc.lagMax+1 {
+					t.Errorf("max send lag %d µs; want %d", got, tc.lagMax)
+				}
+				if got := int64(lag.Mean()); got < tc.lagMeanMin || got > tc.lagMeanMax {
+					t.Errorf("mean send lag %d µs; want %d–%d", got, tc.lagMeanMin, tc.lagMeanMax)
+				}
+			})
+		})
+	}
+}

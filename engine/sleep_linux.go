@@ -4,6 +4,7 @@ import (
 	"os"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -94,12 +95,17 @@ func (p *precisePacer) wait(d time.Duration) bool {
 func (p *precisePacer) onReadable(fd uintptr) bool {
 	if !p.armed {
 		p.armed = true
-		if p.err = unix.TimerfdSettime(int(fd), 0, &p.spec, nil); p.err != nil {
+		if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, fd, 0, uintptr(unsafe.Pointer(&p.spec)), 0, 0, 0); e != 0 {
+			p.err = e
 			return true
 		}
 		return false
 	}
-	_, err := unix.Read(int(fd), p.buf[:])
+	_, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p.buf[0])), 8)
+	var err error
+	if e != 0 {
+		err = e
+	}
 	switch err {
 	case nil:
 		return true

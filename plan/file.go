@@ -391,7 +391,7 @@ var loadKeys = []string{
 	"setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol",
 	// load
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
-	"warmup", "grace", "interval",
+	"warmup", "grace", "interval", "send_slack",
 	// travel
 	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
 	// judging
@@ -499,6 +499,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			l.Warmup = f.duration(v, kp)
 		case "grace":
 			l.Grace = f.duration(v, kp)
+		case "send_slack":
+			l.SendSlack = f.duration(v, kp)
 		case "interval":
 			l.Interval = f.duration(v, kp)
 		case "connect_timeout":

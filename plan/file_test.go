@@ -39,6 +39,7 @@ scenarios:
       - {name: put, method: PUT, path: "/v0/entity?id=1", body: "{}", weight: 2, header: {X-A: b}}
     rate: 300/m
     duration: 30s
+    send_slack: 500us
     checks: {status: 2xx, body: ["json result exists"]}
     slo: errors<1%
   e2e:
@@ -99,8 +100,8 @@ func TestReadFile(t *testing.T) {
 	if !reflect.DeepEqual(r.Plan.Endpoints, wantEps) {
 		t.Errorf("read endpoints:\ngot  %+v\nwant %+v", r.Plan.Endpoints, wantEps)
 	}
-	if r.Plan.Load.Rate != 5 || r.Plan.Load.Duration != 30*time.Second {
-		t.Errorf("read load: got %+v; want 5/s for 30s", r.Plan.Load)
+	if r.Plan.Load.Rate != 5 || r.Plan.Load.Duration != 30*time.Second || r.Plan.Load.SendSlack != 500*time.Microsecond {
+		t.Errorf("read load: got %+v; want 5/s for 30s with a 500µs send slack", r.Plan.Load)
 	}
 	if got := r.Plan.SLO.String(); got != "errors<1%" {
 		t.Errorf("read slo: got %q; want its own errors<1%%", got)
@@ -171,6 +172,8 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:5:5: scenarios.s: steps without their length`}},
 		{"a plan that does not validate", head + "  s:\n    model: closed\n    rate: 10\n", []string{
 			`p.yaml:4:3: scenarios.s: rate 10/s with the closed model`}},
+		{"a send slack with the closed model", head + "  s:\n    model: closed\n    send_slack: 1ms\n", []string{
+			`p.yaml:4:3: scenarios.s: send slack 1ms with the closed model`}},
 		{"a key given twice", head + "  s:\n    rate: 1\n    rate: 2\n", []string{
 			`p.yaml:6:5: scenarios.s.rate: given twice`}},
 		{"a target without URL, and no scenario", "targets:\n  a:\n    command: x\n", []string{

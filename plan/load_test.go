@@ -27,6 +27,11 @@ func TestLoadBounds(t *testing.T) {
 		{"stages too long", Load{Stages: []schedule.Stage{{Duration: 9000 * time.Hour, Target: 1}, {Duration: 9000 * time.Hour, Target: 1}}}, "want at most 10000h"},
 		{"long enough", Load{Rate: 1, Warmup: time.Hour, Duration: 9999 * time.Hour}, ""},
 		{"closed stages above the connections", Load{Model: Closed, Connections: 10, Stages: []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, "connections 10 is below the highest stage target, 200 connections"},
+		{"send slack", Load{Rate: 5000, SendSlack: time.Millisecond}, ""},
+		{"send slack at its bound", Load{Rate: 5000, SendSlack: 100 * time.Millisecond}, ""},
+		{"send slack too long", Load{Rate: 5000, SendSlack: 101 * time.Millisecond}, "send slack 101ms: want 0 to 100ms"},
+		{"send slack negative", Load{Rate: 5000, SendSlack: -time.Millisecond}, "send slack -1ms: want 0 to 100ms"},
+		{"send slack closed", Load{Model: Closed, SendSlack: time.Millisecond}, "send slack 1ms with the closed model"},
 		{"closed stages within the connections", Load{Model: Closed, Connections: 200, Stages: []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, ""},
 	}
 	for _, tt := range tests {

@@ -338,6 +338,7 @@ func configRows(runs []*summary.Summary) []configRow {
 		{"duration", func(s *summary.Summary) string { return optD(s.Config.Load.Duration) }},
 		{"request limit", func(s *summary.Summary) string { return optU(s.Config.Load.Requests) }},
 		{"warm-up", func(s *summary.Summary) string { return optD(s.Config.Load.Warmup) }},
+		{"send slack", func(s *summary.Summary) string { return optD(s.Config.Load.SendSlack) }},
 		{"interval", func(s *summary.Summary) string { return optD(s.Config.Load.Interval) }},
 		{"timeout", func(s *summary.Summary) string { return optD(s.Config.HTTP.Timeout) }},
 		{"connect timeout", func(s *summary.Summary) string { return optD(s.Config.HTTP.ConnectTimeout) }},
@@ -470,7 +471,7 @@ func configJSON(p plan.Plan) any {
 
 func isDurationKey(k string) bool {
 	switch k {
-	case "duration", "warmup", "grace", "interval", "timeout", "connect_timeout":
+	case "duration", "warmup", "grace", "interval", "send_slack", "timeout", "connect_timeout":
 		return true
 	}
 	return false

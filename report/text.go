@@ -116,7 +116,11 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	}
 	if s.Config.Load.Model == plan.Open {
 		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
-		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s\n", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
+		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
+		if sl := s.Config.Load.SendSlack; sl > 0 {
+			fmt.Fprintf(b, " (a send slack of %s allowed)", sl)
+		}
+		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(b, "  %-11s %s\n", "throughput", throughputText(s))
 	}

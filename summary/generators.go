@@ -33,7 +33,7 @@ type Generator struct {
 }
 
 // generators returns the generators of a merged run, and the notes on those that fell behind.
-func generators(parts []result.Part, model plan.Model) ([]Generator, []string) {
+func generators(parts []result.Part, load plan.Load) ([]Generator, []string) {
 	var gens []Generator
 	var notes []string
 	for _, p := range parts {
@@ -56,7 +56,7 @@ func generators(parts []result.Part, model plan.Model) ([]Generator, []string) {
 		if sec := span.Seconds(); sec > 0 {
 			g.SendRate = round3(float64(p.Sent) / sec)
 		}
-		if model == plan.Open && !p.CutShort {
+		if load.Model == plan.Open && !p.CutShort {
 			g.Dropped = p.Intended - min(p.Intended, p.Attempted)
 			made := 0.0
 			if sec := span.Seconds(); sec > 0 {
@@ -67,7 +67,7 @@ func generators(parts []result.Part, model plan.Model) ([]Generator, []string) {
 				g.Why = fmt.Sprintf("%d of its %d intended requests were never sent", g.Dropped, g.Intended)
 			case g.IntendedRate > 0 && made < g.IntendedRate*(1-shortfallPct/100):
 				g.Why = fmt.Sprintf("it sent %.1f/s of an intended %.1f/s", made, g.IntendedRate)
-			case p.LagP99 > lagNote:
+			case p.LagP99-load.SendSlack > lagNote: // late beyond the slack it was given
 				g.Why = fmt.Sprintf("its requests went out late: send lag p99 %s", FormatMs(g.SendLagP99))
 			}
 			g.FellBehind = g.Why != ""

@@ -365,7 +365,7 @@ func New(run Run, total *result.Interval) *Summary {
 	s.Notes = notes(s, p, run.CutShort)
 	if len(run.Parts) > 0 {
 		var behind []string
-		s.Generators, behind = generators(run.Parts, p.Load.Model)
+		s.Generators, behind = generators(run.Parts, p.Load)
 		s.Notes = append(s.Notes, behind...)
 	}
 	if !run.StartAt.IsZero() && run.StartLate > lateStartNote {
@@ -542,7 +542,9 @@ func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 		out = append(out, fmt.Sprintf("the generator fell behind: it sent %.1f/s of an intended %.1f/s, taking %s to send what was due in %s; raise --connections or lower the rate",
 			made, s.IntendedRate, FormatMs(s.SendSpanS*1000), FormatMs(s.SendingS*1000)))
 	}
-	lag := time.Duration(s.SendLag.P99 * float64(time.Millisecond))
+	// A send slack makes arrivals late by design, by up to the slack: only lateness beyond it says
+	// the generator could not keep up.
+	lag := time.Duration(s.SendLag.P99*float64(time.Millisecond)) - p.Load.SendSlack
 	if lag > lagNote {
 		out = append(out, fmt.Sprintf("requests went out late: send lag p99 %s, max %s; latency still counts from the intended send times", FormatMs(s.SendLag.P99), FormatMs(s.SendLag.Max)))
 	}

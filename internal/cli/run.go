@@ -65,6 +65,7 @@ type runFlags struct {
 	duration   time.Duration
 	warmup     time.Duration
 	grace      time.Duration
+	sendSlack  time.Duration
 	interval   time.Duration
 	timeout    time.Duration
 	connectTO  time.Duration
@@ -101,6 +102,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
 	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
+	fs.Var(durationFlag{&f.sendSlack}, "send-slack", "open model: send an arrival up to `D` late so that one wake-up sends all that are due by then (e.g. 1ms, as wrk2 paces): less generator CPU at high rates; latency still counts from the intended times (default 0: each at its time)")
 	fs.Var(positiveDurationFlag{durationFlag{&f.interval}}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
 	fs.StringVar(&f.method, "X", "GET", "HTTP `method` (short for --method)")
@@ -166,6 +168,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Warmup:      f.warmup,
 			Grace:       f.grace,
 			Interval:    f.interval,
+			SendSlack:   f.sendSlack,
 		},
 		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
 		SLO:  f.slo,

@@ -25,6 +25,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/rawconn"
 )
 
 // Defaults for zero Options fields.
@@ -516,7 +517,10 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 		s.errMu.Lock()
 		s.dialErr, s.connect = err, time.Since(start)
 		s.errMu.Unlock()
-		return c, err
+		if err != nil {
+			return nil, err
+		}
+		return rawconn.Wrap(c), nil // reads and writes the scheduler does not see as system calls
 	}
 	cc, err := grpc.NewClient("passthrough:///"+k.host,
 		grpc.WithTransportCredentials(creds),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport/rawconn"
 )
 
 // poolKey names a pool as requests spell it: scheme and authority. Several keys may lead to the same
@@ -148,6 +149,7 @@ func (t *Transport) dial(ctx context.Context, p *hostPool, deadline time.Time) (
 		return nil, ev, err
 	}
 
+	nc = rawconn.Wrap(nc) // reads and writes the scheduler does not see as system calls
 	tcp := nc
 	if p.tls != nil {
 		start := time.Now()

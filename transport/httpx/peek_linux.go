@@ -9,7 +9,8 @@ import (
 )
 
 // peeker looks at an idle connection's socket without reading from it: recv(2) with MSG_PEEK and
-// MSG_DONTWAIT. The read callback is made once per connection, so a peek allocates nothing.
+// MSG_DONTWAIT, a raw system call as rawconn's reads are (it never blocks). The read callback is
+// made once per connection, so a peek allocates nothing.
 type peeker struct {
 	raw   syscall.RawConn
 	read  func(fd uintptr) bool
@@ -29,7 +30,7 @@ func (p *peeker) init(tcp net.Conn) {
 	}
 	p.raw = raw
 	p.read = func(fd uintptr) bool {
-		p.n, _, p.errno = unix.Syscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p.buf[0])), 1,
+		p.n, _, p.errno = unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p.buf[0])), 1,
 			unix.MSG_PEEK|unix.MSG_DONTWAIT, 0, 0)
 		return true // never wait for readiness
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/rawconn"
 )
 
 // Defaults for zero Options fields.
@@ -429,7 +430,7 @@ func (t *Transport) dialRaw(d *net.Dialer) func(ctx context.Context, network, ad
 		if err != nil {
 			return nil, err
 		}
-		c := &rawConn{Conn: nc, t: t}
+		c := &rawConn{Conn: rawconn.Wrap(nc), t: t}
 		t.rawMu.Lock()
 		t.raw[c] = struct{}{}
 		t.rawMu.Unlock()
