@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/k8s"
+	"github.com/rpcbench/rpcbench/k8s/frame"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -31,7 +31,7 @@ func TestRunPlanFile(t *testing.T) {
 		t.Errorf("stderr does not say the SLO was missed:\n%s", stderr)
 	}
 	// --out-log prints the result file --out wrote, byte for byte
-	frames, err := k8s.ReadFrames(strings.NewReader(stdout))
+	frames, err := frame.Read(strings.NewReader(stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
