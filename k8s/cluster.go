@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/rpcbench/rpcbench/k8s/frame"
 )
 
 // CompletionIndexAnnotation holds the completion index of a pod of an Indexed Job.
@@ -300,7 +302,7 @@ func (c *Cluster) resultOf(ctx context.Context, ns, pod string) ([]byte, error) 
 		return nil, fmt.Errorf("its log: %w", err)
 	}
 	defer rc.Close()
-	frames, err := ReadFrames(rc)
+	frames, err := frame.Read(rc)
 	switch {
 	case err != nil:
 		return nil, err

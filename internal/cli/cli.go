@@ -8,12 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
-
-	"github.com/rpcbench/rpcbench/k8s"
 )
 
 // Exit codes, decided here and nowhere else.
@@ -25,14 +24,31 @@ const (
 	ExitCannotStart = 4 // the run could not start (e.g. the target could not be set up)
 )
 
-// env is what a command sees of the process: its streams and the signal-driven context.
-type env struct {
+// Env is what a command sees of the process: its streams and, when it runs from Main, the
+// channel a second interrupt closes. Main makes it; the zero value has no streams.
+type Env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	// cut is closed by a second SIGINT or SIGTERM: a run then cuts its requests in flight at once.
 	cut <-chan struct{}
-	// kube, when set, gives the cluster of the k8s commands instead of kubeconfig's (tests).
-	kube func(kubeFlags) (*k8s.Cluster, string, error)
+}
+
+// env is Env, as this package's commands spell it.
+type env = Env
+
+// Stdout is the command's standard output: reports, help, manifests.
+func (e *Env) Stdout() io.Writer { return e.stdout }
+
+// Stderr is the command's standard error: progress and problems.
+func (e *Env) Stderr() io.Writer { return e.stderr }
+
+// Command is a subcommand of another package, given to Main: rpcbench-k8s gives its k8s command.
+type Command struct {
+	Name    string // the word that chooses it: rpcbench NAME
+	Summary string // its line in rpcbench help
+	// Run runs it with the arguments after its name, and returns the exit code (Exit*). ctx is
+	// cancelled by the first SIGINT or SIGTERM.
+	Run func(ctx context.Context, e *Env, args []string) int
 }
 
 // command is one subcommand.
@@ -53,11 +69,13 @@ var commands []command
 
 func register(c command) { commands = append(commands, c) }
 
-// Main runs the rpcbench command line with args (without the program name) and returns the exit code.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main runs the rpcbench command line with args (without the program name) and returns the exit
+// code. The extra commands come beside the built-in ones; one of the same name replaces it.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, extra ...Command) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	cs := withExtra(extra)
 	if len(args) == 0 {
-		printHelp(stderr)
+		printHelp(stderr, cs)
 		return ExitUsage
 	}
 	name := args[0]
@@ -66,15 +84,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// help on a command is that command's --help (help serve kv: the kind's); help on help (or
 		// --help --help) is this help
 		if len(args) > 1 && !isHelpWord(args[1]) {
-			return Main(append(append([]string(nil), args[1:]...), "--help"), stdin, stdout, stderr)
+			return Main(append(append([]string(nil), args[1:]...), "--help"), stdin, stdout, stderr, extra...)
 		}
-		printHelp(stdout)
+		printHelp(stdout, cs)
 		return ExitOK
 	case "version", "--version":
 		fmt.Fprintln(stdout, "rpcbench", Version())
 		return ExitOK
 	}
-	for _, c := range commands {
+	for _, c := range cs {
 		if c.name == name {
 			ctx, cut, stop := signalContext(stderr, stoppingMessage(name))
 			defer stop()
@@ -83,8 +101,22 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintf(stderr, "rpcbench: unknown command %q\n\n", name)
-	printHelp(stderr)
+	printHelp(stderr, cs)
 	return ExitUsage
+}
+
+// withExtra returns the registered commands with extra added, replacing those of the same name.
+func withExtra(extra []Command) []command {
+	cs := slices.Clone(commands)
+	for _, x := range extra {
+		c := command{name: x.Name, summary: x.Summary, run: x.Run}
+		if i := slices.IndexFunc(cs, func(c command) bool { return c.name == x.Name }); i >= 0 {
+			cs[i] = c
+		} else {
+			cs = append(cs, c)
+		}
+	}
+	return cs
 }
 
 // isHelpWord says whether arg asks for help rather than naming a command.
@@ -136,11 +168,11 @@ func stoppingMessage(name string) string {
 	return "rpcbench " + name + ": stopping"
 }
 
-func printHelp(w io.Writer) {
+func printHelp(w io.Writer, all []command) {
 	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTPS, WebSocket, gRPC) free of coordinated omission\n\n", Version())
 	fmt.Fprintln(w, "Usage: rpcbench COMMAND [flags] [args]")
 	fmt.Fprintln(w, "\nCommands:")
-	cs := append([]command(nil), commands...)
+	cs := slices.Clone(all)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)

@@ -154,8 +154,6 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "run"}, "--plan"},
 		{[]string{"help", "run"}, "--out-log"},
 		{[]string{"help", "run"}, "--no-verdict"},
-		{[]string{"help", "k8s", "job"}, "--scenario"},
-		{[]string{"help", "k8s", "collect"}, "--namespace"},
 		{[]string{"help", "report"}, "--label"},
 		{[]string{"help", "run"}, "--slo"},
 		{[]string{"help", "report"}, "--slo"},

@@ -2,288 +2,79 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-
-	"github.com/rpcbench/rpcbench/benchrun"
-	"github.com/rpcbench/rpcbench/k8s"
-	"github.com/rpcbench/rpcbench/plan"
 )
 
 func init() {
-	register(command{name: "k8s", summary: "run a plan split over N generators as a Kubernetes Indexed Job: write the manifests, or apply, wait, collect and merge", run: runK8s})
+	register(command{name: "k8s", summary: "run a plan split over N generators as a Kubernetes Indexed Job: write the manifests, or apply, wait, collect and merge (the program rpcbench-k8s)", run: runK8s})
 }
 
-const k8sExamples = `  rpcbench k8s job --parallelism 8 --image registry.example/rpcbench:v1 --namespace load examples/k8s-shop.yaml > job.yaml
-  rpcbench k8s job --parallelism 8 --image IMAGE --scenario connections --target fast --step 2 plan.yaml   one run of a plan with several
-  rpcbench k8s job --parallelism 8 --image registry.example/rpcbench:v1 --results-claim rpcbench-results -- --rate 80000 --duration 5m http://checkout.shop.svc:8080/
-  rpcbench k8s job --parallelism 4 --image IMAGE --file targets.http -o job.yaml -- --rate 4000 --targets /etc/rpcbench/targets.http
-  kubectl apply -f job.yaml   then: rpcbench k8s collect --namespace load --job NAME (or, with a claim mounted, rpcbench report --merge /results/NAME-seg-*.rb)`
+// k8sProgram is the program of the k8s commands (internal/cli/k8scmd), which rpcbench k8s runs.
+// They link the Kubernetes client (k8s.io/api, client-go), which would more than double rpcbench's
+// binary, and a Go process maps most of its binary at start: every rpcbench command would start
+// with 17 to 35 MB more (docs/performance.md).
+const k8sProgram = "rpcbench-k8s"
 
-func runK8s(ctx context.Context, e *env, args []string) int {
-	if len(args) > 0 && isHelpWord(args[0]) {
-		fmt.Fprintln(e.stdout, "Usage: rpcbench k8s job|run|collect [flags] …\n\n  job      write the manifests of an Indexed Job (rpcbench k8s job --help)\n  run      apply them, wait, collect, merge and report (rpcbench k8s run --help)\n  collect  fetch the result files from a Job's pods, merge and report (rpcbench k8s collect --help)")
-		return ExitOK
+// k8sMissing says what to do when rpcbench-k8s is not found; %s is where rpcbench looked beside it.
+const k8sMissing = `rpcbench k8s: rpcbench-k8s is neither beside rpcbench%s nor on your PATH.
+The k8s commands (job, run, collect) are that program of their own, to keep rpcbench small: the
+Kubernetes client they link would more than double rpcbench's binary, and the memory every other
+command starts with. Install it with
+  go install github.com/rpcbench/rpcbench/cmd/rpcbench-k8s@latest
+or from a checkout of rpcbench with
+  go install ./cmd/rpcbench-k8s
+or run it from the checkout without installing it: go run ./cmd/rpcbench-k8s job …
+`
+
+// runK8s runs rpcbench-k8s with args: with the process's own streams, in its place (exec), so that
+// its signals, streams and exit code are the command's; with others (tests), as a child.
+func runK8s(_ context.Context, e *env, args []string) int {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = ""
 	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "job":
-			return runK8sJob(e, args[1:])
-		case "run":
-			return runK8sRun(ctx, e, args[1:])
-		case "collect":
-			return runK8sCollect(ctx, e, args[1:])
+	path, err := findProgram(k8sProgram, exe)
+	if err != nil {
+		beside := ""
+		if exe != "" {
+			beside = " (in " + filepath.Dir(exe) + ")"
+		}
+		fmt.Fprintf(e.stderr, k8sMissing, beside)
+		return ExitCannotStart
+	}
+	if e.stdin == os.Stdin && e.stdout == os.Stdout && e.stderr == os.Stderr {
+		err := execProgram(path, append([]string{k8sProgram}, args...)) // returns only when it failed
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return fail(e, "k8s", fmt.Errorf("cannot run %s: %w", path, err), ExitCannotStart)
 		}
 	}
-	fmt.Fprintln(e.stderr, "rpcbench k8s: want a subcommand: job, run or collect\n(see: rpcbench k8s --help)")
-	return ExitUsage
-}
-
-// k8sNameRE is what a Job name defaults from: the target's host, made a DNS label.
-var k8sNameRE = regexp.MustCompile(`[^a-z0-9-]+`)
-
-func runK8sJob(e *env, args []string) int {
-	fs := newFlagSet(e, "k8s job", "k8s job [flags] PLAN.yaml\n   or: rpcbench k8s job [flags] -- RUN-FLAGS… [URL]\n\nWrite an Indexed Job, and a ConfigMap of the plan file and its files, that runs one scenario of\nPLAN.yaml against one target (or `rpcbench run RUN-FLAGS`) split over --parallelism pods: pod I runs\n--segment-index I/N, every pod starts at one instant (--start-in from now) and writes its result\nfile into its log (for rpcbench k8s collect) or to the PersistentVolumeClaim --results-claim (for\nrpcbench report --merge). It prints the manifests: apply them with kubectl, or use rpcbench k8s run.", k8sExamples)
-	var j k8sJobFlags
-	j.define(fs)
-	own, runArgs, split := splitAtDashes(args)
-	pos, code, done := parseArgs(e, fs, own)
-	if done {
-		return code
+	// Not ctx: a first interrupt reaches the child too, which stops as it sees fit (k8s run collects).
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		return exit.ExitCode()
+	case errors.As(err, &exit):
+		return fail(e, "k8s", fmt.Errorf("%s: %v", k8sProgram, err), ExitInterrupted) // killed by a signal
+	case err != nil:
+		return fail(e, "k8s", fmt.Errorf("cannot run %s: %w", path, err), ExitCannotStart)
 	}
-	o, err := j.options(e, pos, runArgs, split)
-	if err != nil {
-		return fail(e, "k8s job", err, ExitUsage)
-	}
-	cm, job, err := k8s.Manifests(o)
-	if err != nil {
-		return fail(e, "k8s job", usagef("%s", k8sFlagNames(err)), ExitUsage)
-	}
-	y, err := k8s.YAML(cm, job)
-	if err != nil {
-		return fail(e, "k8s job", err, ExitCannotStart)
-	}
-	write := func(w io.Writer) error { _, err := w.Write(y); return err }
-	if j.out == "" {
-		err = write(e.stdout)
-	} else {
-		err = writeOutput(j.out, write)
-	}
-	if err != nil {
-		return fail(e, "k8s job", err, ExitCannotStart)
-	}
-	then := fmt.Sprintf("rpcbench report --merge %s/%s-seg-*.rb (from the claim %s)", k8s.ResultsDir, o.Name, o.ResultsClaim)
-	if o.ResultsClaim == "" {
-		then = "rpcbench k8s collect --job " + o.Name
-		if o.Namespace != "" {
-			then += " --namespace " + o.Namespace
-		}
-	}
-	fmt.Fprintf(e.stderr, "rpcbench k8s job: %d generators start at %s; then: %s\n", o.Parallelism, o.StartAt.Format(time.RFC3339), then)
 	return ExitOK
 }
 
-// k8sJobFlags are the flags of `k8s job` and `k8s run` that make the manifests.
-type k8sJobFlags struct {
-	o        k8s.Options
-	files    []string
-	out      string
-	startIn  time.Duration
-	scenario string
-	target   string
-	step     int
-}
-
-func (j *k8sJobFlags) define(fs *flag.FlagSet) {
-	o := &j.o
-	j.startIn = 2 * time.Minute
-	fs.IntVar(&o.Parallelism, "parallelism", 0, "`N` generators: pods at once, one segment each")
-	fs.StringVar(&o.Image, "image", "", "the `IMAGE` of the pods, whose entrypoint is rpcbench")
-	fs.StringVar(&o.Namespace, "namespace", "", "the `NAMESPACE` of the Job (default: kubectl's)")
-	fs.StringVar(&o.Name, "name", "", "the `NAME` of the Job, its ConfigMap and its result files (default: rpcbench-SCENARIO-TARGET of a plan file, rpcbench-HOST of a URL)")
-	fs.StringVar(&o.ResultsClaim, "results-claim", "", "the PersistentVolumeClaim `PVC` the pods write their result files to (ReadWriteMany when they spread over nodes); default: each pod prints its result file into its log, for rpcbench k8s collect")
-	fs.Var(positiveDurationFlag{durationFlag{&j.startIn}}, "start-in", "start every pod's schedule this long after now: time to schedule the pods and pull the image")
-	fs.StringVar(&o.CPU, "cpu", k8s.DefaultCPU, "each pod's CPU request and limit (`QUANTITY`)")
-	fs.StringVar(&o.Memory, "memory", k8s.DefaultMemory, "each pod's memory request and limit (`QUANTITY`)")
-	fs.IntVar(&o.Retries, "retries", k8s.DefaultRetries, "start a failed pod again up to `N` times (not after a usage error)")
-	fs.Var(appended(&j.files, asIs), "file", "put `FILE` (a target, data or body file) into the Job's ConfigMap, at "+k8s.PlanDir+"/BASENAME in the pods (repeatable)")
-	fs.StringVar(&j.scenario, "scenario", "", "the `NAME` of the plan file's scenario to run (needed when it has several)")
-	fs.StringVar(&j.target, "target", "", "the `NAME` of the plan file's target to run it against (needed when it has several)")
-	fs.IntVar(&j.step, "step", 0, "the step `K` (from 1) of a scenario with steps")
-}
-
-// options makes the Job's options from the flags and either one plan file (pos) or the run's
-// flags after -- (runArgs, split).
-func (j *k8sJobFlags) options(e *env, pos, runArgs []string, split bool) (k8s.Options, error) {
-	o := j.o
-	switch {
-	case len(pos) == 1 && !split:
-		if err := j.planArgs(&o, pos[0]); err != nil {
-			return o, err
-		}
-	case len(pos) == 0 && split:
-		if j.scenario != "" || j.target != "" || j.step != 0 {
-			return o, usagef("--scenario, --target and --step choose a run of a plan file: give PLAN.yaml instead of -- RUN-FLAGS")
-		}
-		url, err := checkRunArgs(e, runArgs)
-		if err != nil {
-			return o, err
-		}
-		if o.Name == "" {
-			o.Name = defaultJobName(url)
-		}
-		o.Args = append([]string{"run"}, runArgs...)
-	default:
-		return o, usagef("want a plan file (PLAN.yaml), or the run's flags and URL after --, e.g. -- --rate 1000 --duration 1m URL")
-	}
-	if len(j.files) > 0 {
-		if o.Files == nil {
-			o.Files = map[string][]byte{}
-		}
-		for _, f := range j.files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return o, usagef("--file: %v", err)
-			}
-			if _, dup := o.Files[filepath.Base(f)]; dup {
-				return o, usagef("--file %s: a file named %s is in the ConfigMap already", f, filepath.Base(f))
-			}
-			o.Files[filepath.Base(f)] = b
+// findProgram returns the path of the program name: beside the executable exe (when not empty),
+// else on PATH.
+func findProgram(name, exe string) (string, error) {
+	if exe != "" {
+		if path, err := exec.LookPath(filepath.Join(filepath.Dir(exe), name)); err == nil {
+			return path, nil
 		}
 	}
-	o.StartAt = time.Now().Add(j.startIn).UTC()
-	return o, nil
-}
-
-// planArgs checks the plan file and the run chosen in it, and sets the Job's files, arguments
-// and default name: pods run `rpcbench run --plan` on the plan file in their ConfigMap.
-func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
-	b, err := readBenchFile(file)
-	if err != nil {
-		return err
-	}
-	_, s, t, k, err := b.Select(j.scenario, j.target, j.step)
-	if err != nil {
-		return selectError(err)
-	}
-	if len(t.Command) > 0 {
-		return usagef("%s: target %s has a command: a Job's pods do not start targets, they send to a running service; give a target with only a url: (e.g. http://NAME.NAMESPACE.svc:8080/)", file, t.Name)
-	}
-	one := &plan.Bench{File: b.File, Dir: b.Dir, Targets: []plan.BenchTarget{t}, Scenarios: []plan.Scenario{s}}
-	if len(s.Steps) > 0 {
-		one.Scenarios[0].Steps = s.Steps[k : k+1]
-	}
-	files, err := planFiles(file, s, nil)
-	if err != nil {
-		return err
-	}
-	if err := benchrun.Check(one, nil); err != nil {
-		return usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
-	}
-	o.Files = files
-	o.Args = []string{"run", "--plan", k8s.PlanDir + "/" + filepath.Base(file), "--scenario", s.Name, "--target", t.Name}
-	if len(s.Steps) > 0 {
-		o.Args = append(o.Args, "--step", strconv.Itoa(k+1))
-	}
-	if o.Name == "" {
-		o.Name = dnsName("rpcbench-" + s.Name + "-" + t.Name)
-	}
-	return nil
-}
-
-// k8sFlagNames names the flags of the problems k8s.Options.Validate finds.
-func k8sFlagNames(err error) string {
-	lines := strings.Split(err.Error(), "\n")
-	for i, l := range lines {
-		l = strings.TrimPrefix(l, "k8s: ")
-		l = strings.Replace(l, "results claim", "results-claim", 1)
-		for _, name := range []string{"name", "namespace", "image", "parallelism", "cpu", "memory", "results-claim", "retries", "file"} {
-			if strings.HasPrefix(l, name+" ") {
-				l = "--" + l
-				break
-			}
-		}
-		lines[i] = l
-	}
-	return strings.Join(lines, "\n")
-}
-
-// splitAtDashes splits args at the first "--".
-func splitAtDashes(args []string) (before, after []string, found bool) {
-	i := slices.Index(args, "--")
-	if i < 0 {
-		return args, nil, false
-	}
-	return args[:i], args[i+1:], true
-}
-
-// checkRunArgs parses the run flags of a Job's generators as `rpcbench run` would, and checks the
-// plan they make; the flags the Job sets itself are refused. It returns the URL, if any.
-func checkRunArgs(e *env, args []string) (string, error) {
-	var errb strings.Builder
-	re := &env{stdout: io.Discard, stderr: &errb, stdin: e.stdin}
-	fs := newFlagSet(re, "run", "", "")
-	f := &runFlags{format: "text"}
-	f.define(fs)
-	f.defineRunOnly(fs)
-	pos, _, done := parseArgs(re, fs, args)
-	if done {
-		return "", usagef("after --: %s", strings.TrimSpace(strings.SplitN(errb.String(), "\n", 2)[0]))
-	}
-	var set []string
-	fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "segment", "segment-index", "segment-sequence", "start-at", "out", "out-log", "no-verdict", "live", "html", "report-file":
-			set = append(set, "--"+fl.Name)
-		}
-	})
-	if f.planf.file != "" {
-		return "", usagef("after --: --plan: give the plan file as the argument of k8s job (k8s job [flags] PLAN.yaml), which puts it into the Job's ConfigMap")
-	}
-	if len(set) > 0 {
-		return "", usagef("after --: %s: the Job sets each pod's part, start and result file; leave %s out", strings.Join(set, ", "), strings.Join(set, ", "))
-	}
-	if len(pos) > 1 || len(pos) == 0 && !f.traffic.given() {
-		return "", usagef("after --: want the run's flags and one URL (or --targets, --endpoint), got %d arguments", len(pos))
-	}
-	p, err := f.plan(strings.Join(pos, ""))
-	if err != nil {
-		return "", usagef("after --: %v", err)
-	}
-	if p.Traffic.Targets == "" && p.Traffic.Data == "" && p.Traffic.Setup == "" && p.JSONRPC.CallsFile == "" {
-		if err := p.Validate(); err != nil {
-			return "", usagef("after --: %s", strings.ReplaceAll(err.Error(), "plan: ", ""))
-		}
-	}
-	return strings.Join(pos, ""), nil
-}
-
-// defaultJobName names a Job after its target's host: rpcbench-checkout-shop-svc.
-func defaultJobName(url string) string {
-	host := url
-	if _, rest, ok := strings.Cut(url, "://"); ok {
-		host = rest
-	}
-	host, _, _ = strings.Cut(host, "/")
-	host, _, _ = strings.Cut(host, ":")
-	return dnsName("rpcbench-" + host)
-}
-
-// dnsName makes s a DNS-1123 label of at most 52 characters: lower case, runs of other characters
-// made one '-'.
-func dnsName(s string) string {
-	name := strings.Trim(k8sNameRE.ReplaceAllString(strings.ToLower(s), "-"), "-")
-	name = strings.TrimRight(name[:min(len(name), 52)], "-")
-	if name == "" || name == "rpcbench" {
-		return "rpcbench"
-	}
-	return name
+	return exec.LookPath(name)
 }

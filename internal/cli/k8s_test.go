@@ -1,182 +1,130 @@
 package cli
 
 import (
-	"fmt"
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"strings"
-	"sync"
 	"testing"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
-
-	"github.com/rpcbench/rpcbench/k8s"
-	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
-// The Job's pods, each run with the completion index Kubernetes would give it, are the segments of
-// one run: their merged counts are the plan's. The pods' arguments are taken from the manifest as
-// printed, with $(RPCBENCH_SEGMENT_INDEX) expanded as Kubernetes expands it.
-func TestK8sJobPodsAreTheSegments(t *testing.T) {
-	t.Parallel()
-	srv := startLab(t, lab.Config{})
-	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "4", "--image", "registry.example/rpcbench:v1", "--results-claim", "results",
-		"--start-in", "1500ms", "--", "--rate", "400", "--requests", "60", srv.URL())
-	if code != ExitOK {
-		t.Fatalf("k8s job: exit %d\n%s", code, stderr)
-	}
-	var job batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(stdout), &job); err != nil {
-		t.Fatalf("the printed Job does not decode strictly: %v\n%s", err, stdout)
-	}
-	dir := t.TempDir()
-	var wg sync.WaitGroup
-	for i := range int(*job.Spec.Completions) {
-		args := slices.Clone(job.Spec.Template.Spec.Containers[0].Args)
-		for k, a := range args {
-			a = strings.ReplaceAll(a, "$("+k8s.IndexEnv+")", fmt.Sprint(i))
-			args[k] = strings.Replace(a, k8s.ResultsDir+"/", dir+"/", 1)
-		}
-		wg.Go(func() {
-			if code, _, stderr := mainOut(args...); code != ExitOK {
-				t.Errorf("pod %d: %q: exit %d\n%s", i, args, code, stderr)
-			}
-		})
-	}
-	wg.Wait()
-	files, _ := filepath.Glob(filepath.Join(dir, "*-seg-*.rb"))
-	if len(files) != 4 {
-		t.Fatalf("%d result files; want one per pod, 4", len(files))
-	}
-	code, out, stderr := mainOut(append([]string{"report", "--merge"}, files...)...)
-	if code != ExitOK {
-		t.Fatalf("report --merge: exit %d\n%s", code, stderr)
-	}
-	for _, want := range []string{"intended 60, sent 60, completed 60", "Generators: 4 merged", "segment 0:1/4", "segment 3/4:1", "4 generators ran every segment"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("merged report lacks %q:\n%s", want, out)
-		}
-	}
-}
-
-func TestK8sJobBadInput(t *testing.T) {
-	t.Parallel()
-	ok := []string{"--image", "img", "--results-claim", "r"}
-	runCLICases(t, []string{"k8s", "job"}, []cliCase{
-		{"no generators", append([]string{"--parallelism", "0"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"--parallelism 0"}},
-		{"no run flags", append([]string{"--parallelism", "2"}, ok...), ExitUsage, nil, []string{"after --"}},
-		{"a bad rate", append([]string{"--parallelism", "2"}, append(ok, "--", "--rate", "fast", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"--rate", "not a rate"}},
-		{"a segment of its own", append([]string{"--parallelism", "2"}, append(ok, "--", "--segment", "1/2", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"the Job sets each pod's part"}},
-		{"a bad plan", append([]string{"--parallelism", "2"}, append(ok, "--", "--rate", "10", "ftp://127.0.0.1:1/")...), ExitUsage, nil, []string{`scheme "ftp"`}},
-		{"a bad claim", []string{"--parallelism", "2", "--image", "img", "--results-claim", "Big", "--", "--rate", "10", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{`--results-claim "Big"`}},
-		{"a plan file after --", append([]string{"--parallelism", "2"}, append(ok, "--", "--plan", "p.yaml")...), ExitUsage, nil, []string{"give the plan file as the argument of k8s job"}},
-		{"a plan file and run flags", append([]string{"--parallelism", "2"}, append(ok, "p.yaml", "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"want a plan file (PLAN.yaml), or the run's flags"}},
-		{"a scenario without a plan file", append([]string{"--parallelism", "2", "--scenario", "a"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"choose a run of a plan file"}},
-		{"a capital name", append([]string{"--parallelism", "2", "--name", "Big"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{`--name "Big"`}},
-		{"a file that is not there", append([]string{"--parallelism", "2", "--file", "no-such.http"}, append(ok, "--", "--rate", "10", "http://127.0.0.1:1/")...), ExitUsage, nil, []string{"--file", "no-such.http"}},
-	})
-}
-
-// writeJobPlan writes a plan file (and the files it names) into a new directory and returns its path.
-func writeJobPlan(t *testing.T, text string, files map[string]string) string {
+// standIn writes an executable rpcbench-k8s into dir that prints its arguments one a line and the
+// first line of its standard input on stdout, a line on stderr, and exits 7; it returns its path.
+func standIn(t *testing.T, dir string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in rpcbench-k8s is a shell script")
 	}
-	path := filepath.Join(dir, "shop.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	path := filepath.Join(dir, k8sProgram)
+	script := "#!/bin/sh\nprintf 'arg: %s\\n' \"$@\"\nread line\nprintf 'stdin: %s\\n' \"$line\"\necho 'stand-in: a problem' >&2\nexit 7\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-const twoByTwo = `targets:
-  blue:
-    url: http://blue.shop.svc:8080/
-  green:
-    url: http://green.shop.svc:8080/
-scenarios:
-  cart:
-    targets_file: cart.http
-    rate: 1000
-    duration: 1m
-  levels:
-    path: /
-    steps: [10, 20]
-    step: 30s
-`
-
-// A plan file's scenario runs as a Job: the ConfigMap holds the plan file and the files its
-// scenario reads, and the pods run that scenario against that target with run --plan; a plan with
-// several scenarios or targets needs --scenario and --target.
-func TestK8sJobPlanFile(t *testing.T) {
-	t.Parallel()
-	path := writeJobPlan(t, twoByTwo, map[string]string{"cart.http": "GET /cart\n"})
-	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "3", "--image", "img", "--namespace", "load", "--scenario", "levels", "--target", "green", "--step", "2", path)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
+// rpcbench k8s runs rpcbench-k8s, found on PATH here, with the arguments after k8s, the streams
+// and the exit code: in the test, a child with the test's streams; in a process of its own
+// (TestHelperProcess), in its place.
+func TestK8sRunsTheProgram(t *testing.T) {
+	dir := t.TempDir()
+	standIn(t, dir)
+	t.Setenv("PATH", dir)
+	var out, errb bytes.Buffer
+	code := Main([]string{"k8s", "job", "--parallelism", "2", "a b"}, strings.NewReader("from stdin\n"), &out, &errb)
+	if code != 7 {
+		t.Errorf("in process: exit %d; want rpcbench-k8s's 7\nstderr:\n%s", code, errb.String())
 	}
-	docs := strings.Split(stdout, "---\n")
-	var cm corev1.ConfigMap
-	var job batchv1.Job
-	if len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &cm) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil {
-		t.Fatalf("want a ConfigMap and a Job that decode strictly:\n%s", stdout)
-	}
-	if job.Name != "rpcbench-levels-green" || job.Namespace != "load" || cm.Name != job.Name {
-		t.Errorf("Job %s/%s, ConfigMap %s; want load/rpcbench-levels-green for both", job.Namespace, job.Name, cm.Name)
-	}
-	if len(cm.Data) != 1 || cm.Data["shop.yaml"] != twoByTwo {
-		t.Errorf("ConfigMap data %v; want the plan file alone (levels reads no file)", cm.Data)
-	}
-	args := job.Spec.Template.Spec.Containers[0].Args
-	want := []string{"run", "--plan", "/etc/rpcbench/shop.yaml", "--scenario", "levels", "--target", "green", "--step", "2", "--segment-index", "$(RPCBENCH_SEGMENT_INDEX)/3"}
-	if !slices.Equal(args[:len(want)], want) || !slices.Contains(args, "--out-log") || !slices.Contains(args, "--no-verdict") {
-		t.Errorf("args %q; want them to start with %q and hold --out-log and --no-verdict", args, want)
-	}
-	if !strings.Contains(stderr, "then: rpcbench k8s collect --job rpcbench-levels-green --namespace load") {
-		t.Errorf("stderr does not say how to collect:\n%s", stderr)
+	want := "arg: job\narg: --parallelism\narg: 2\narg: a b\nstdin: from stdin\n"
+	if out.String() != want || errb.String() != "stand-in: a problem\n" {
+		t.Errorf("in process: stdout %q, stderr %q; want %q and the stand-in's line", out.String(), errb.String(), want)
 	}
 
-	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--scenario", "cart", "--target", "blue", path)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, stderr)
+	code, stdout, stderr := child("k8s", "collect", "--job", "x")
+	if code != 7 {
+		t.Errorf("in place: exit %d; want rpcbench-k8s's 7\nstderr:\n%s", code, stderr)
 	}
-	if err := yaml.UnmarshalStrict([]byte(strings.Split(stdout, "---\n")[0]), &cm); err != nil || cm.Data["cart.http"] != "GET /cart\n" {
-		t.Errorf("the ConfigMap lacks the scenario's target file cart.http (%v): %v", err, cm.Data)
+	if want := "arg: collect\narg: --job\narg: x\nstdin: \n"; stdout != want || stderr != "stand-in: a problem\n" {
+		t.Errorf("in place: stdout %q, stderr %q; want %q and the stand-in's line", stdout, stderr, want)
 	}
 }
 
-func TestK8sJobPlanFileBadInput(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+// Without rpcbench-k8s, rpcbench k8s (its help too) says it is a program of its own and how to get
+// it, and exits 4; rpcbench help still lists k8s.
+func TestK8sProgramMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, args := range [][]string{{"k8s", "job", "--parallelism", "2"}, {"k8s", "--help"}, {"help", "k8s"}, {"k8s"}} {
+		code, stdout, stderr := mainOut(args...)
+		if code != ExitCannotStart {
+			t.Errorf("%q: exit %d; want %d", args, code, ExitCannotStart)
 		}
-		return p
+		for _, want := range []string{
+			"rpcbench k8s: rpcbench-k8s is neither beside rpcbench (in ",
+			"nor on your PATH",
+			"The k8s commands (job, run, collect) are that program of their own, to keep rpcbench small",
+			"\n  go install github.com/rpcbench/rpcbench/cmd/rpcbench-k8s@latest\n",
+			"\n  go install ./cmd/rpcbench-k8s\n",
+			"go run ./cmd/rpcbench-k8s job …",
+		} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%q: stderr lacks %q:\n%s", args, want, stderr)
+			}
+		}
+		if stdout != "" {
+			t.Errorf("%q: stdout %q; want nothing", args, stdout)
+		}
 	}
-	two := write("two.yaml", strings.Replace(twoByTwo, "cart.http", "missing.http", 1))
-	broken := write("broken.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    duration: soon\n")
-	started := write("started.yaml", "targets:\n  a:\n    url: http://127.0.0.1:18080/\n    command: rpcbench serve lab --addr 127.0.0.1:18080\nscenarios:\n  r:\n    rate: 10\n")
-	nested := write("nested.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    data: data/users.csv\n")
-	ok := []string{"--parallelism", "2", "--image", "img"}
-	runCLICases(t, []string{"k8s", "job"}, []cliCase{
-		{"a plan that does not parse", append(ok, broken), ExitUsage, nil, []string{"broken.yaml:7:15: scenarios.r.duration"}},
-		{"several scenarios", append(ok, two), ExitUsage, nil, []string{"--scenario: ", "has 2 scenarios: say which, one of cart, levels"}},
-		{"several targets", append(ok, "--scenario", "levels", two), ExitUsage, nil, []string{"--target: ", "one of blue, green"}},
-		{"steps", append(ok, "--scenario", "levels", "--target", "blue", two), ExitUsage, nil, []string{"--step: scenario levels has 2 steps (10 connections, 20 connections)"}},
-		{"a step too far", append(ok, "--scenario", "levels", "--target", "blue", "--step", "3", two), ExitUsage, nil, []string{"--step: 3: scenario levels has steps 1 to 2"}},
-		{"an unknown scenario", append(ok, "--scenario", "nope", "--target", "blue", two), ExitUsage, nil, []string{`--scenario: "nope" is not in`}},
-		{"a file the scenario reads is missing", append(ok, "--scenario", "cart", "--target", "blue", two), ExitUsage, nil, []string{"missing.http"}},
-		{"a target started by a command", append(ok, started), ExitUsage, nil, []string{"target a has a command: a Job's pods do not start targets"}},
-		{"a file in a directory", append(ok, nested), ExitUsage, nil, []string{"reads data/users.csv", "named without a directory"}},
-		{"two plan files", append(ok, broken, two), ExitUsage, nil, []string{"want a plan file (PLAN.yaml)"}},
-	})
+	if _, stdout, _ := mainOut("help"); !strings.Contains(stdout, "\n  k8s          run a plan split over N generators") {
+		t.Errorf("rpcbench help does not list k8s:\n%s", stdout)
+	}
+}
+
+// rpcbench-k8s beside the rpcbench that runs comes first, then PATH's; a file beside it that is not
+// executable is passed over.
+func TestFindProgramBesideFirst(t *testing.T) {
+	beside, onPath := t.TempDir(), t.TempDir()
+	exe := filepath.Join(beside, "rpcbench")
+	want := standIn(t, onPath)
+	t.Setenv("PATH", onPath)
+	if err := os.WriteFile(filepath.Join(beside, k8sProgram), []byte("not a program"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := findProgram(k8sProgram, exe); got != want || err != nil {
+		t.Errorf("beside: a file not executable: got %q, %v; want PATH's %s", got, err, want)
+	}
+	if err := os.Remove(filepath.Join(beside, k8sProgram)); err != nil {
+		t.Fatal(err)
+	}
+	want = standIn(t, beside)
+	if got, err := findProgram(k8sProgram, exe); got != want || err != nil {
+		t.Errorf("got %q, %v; want the one beside rpcbench, %s", got, err, want)
+	}
+	if got, err := findProgram(k8sProgram, ""); got != filepath.Join(onPath, k8sProgram) || err != nil {
+		t.Errorf("no executable known: got %q, %v; want PATH's", got, err)
+	}
+}
+
+// rpcbench links no Kubernetes package: they are rpcbench-k8s's, and would more than double the
+// binary and the memory every command starts with (docs/performance.md).
+func TestNoKubernetesPackages(t *testing.T) {
+	t.Parallel()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the packages with")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "../../cmd/rpcbench").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !strings.Contains(string(out), "github.com/rpcbench/rpcbench/internal/cli\n") {
+		t.Fatalf("go list -deps does not list internal/cli among %d packages: not rpcbench's list", len(deps))
+	}
+	for _, p := range deps {
+		if strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "sigs.k8s.io/") || strings.Contains(p, "client-go") || p == "github.com/rpcbench/rpcbench/k8s" {
+			t.Errorf("rpcbench links %s; want the k8s commands' packages in rpcbench-k8s alone", p)
+		}
+	}
 }

@@ -4,12 +4,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/k8s"
 	"github.com/rpcbench/rpcbench/plan"
 )
 
@@ -75,40 +72,4 @@ func selectError(err error) error {
 		return usagef("--%s: %s", se.Key, se.Msg)
 	}
 	return usageError{err.Error()}
-}
-
-// planFiles returns the files of a plan file's run for a Job's ConfigMap: the plan file itself and
-// the files the scenario reads, which must lie beside it (a ConfigMap's keys are flat names);
-// extra are further files (--file), by base name.
-func planFiles(planFile string, s plan.Scenario, extra []string) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	add := func(flag, path string) error {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return usagef("%s: %v", flag, err)
-		}
-		name := filepath.Base(path)
-		if _, dup := files[name]; dup {
-			return usagef("%s: two files named %s: the pods find them all in %s", flag, name, k8s.PlanDir)
-		}
-		files[name] = b
-		return nil
-	}
-	if err := add(planFile, planFile); err != nil {
-		return nil, err
-	}
-	for _, name := range s.Plan.Files() {
-		if filepath.IsAbs(name) || strings.ContainsAny(filepath.ToSlash(name), "/") {
-			return nil, usagef("%s: scenario %s reads %s: a Job's pods find the plan's files beside it in %s, so want a file in the plan file's directory named without a directory", planFile, s.Name, name, k8s.PlanDir)
-		}
-		if err := add(planFile, filepath.Join(filepath.Dir(planFile), name)); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range extra {
-		if err := add("--file", f); err != nil {
-			return nil, err
-		}
-	}
-	return files, nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/k8s"
+	"github.com/rpcbench/rpcbench/k8s/frame"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -16,7 +16,7 @@ import (
 func TestRunPlanFile(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
-	path := writeJobPlan(t, "targets:\n  lab:\n    url: "+srv.URL()+"\n  other:\n    url: http://127.0.0.1:1/\nscenarios:\n  read:\n    path: /v0/entity?id=7\n    rate: 300\n    requests: 30\n    slo: p99<1µs\n", nil)
+	path := writePlanFile(t, "targets:\n  lab:\n    url: "+srv.URL()+"\n  other:\n    url: http://127.0.0.1:1/\nscenarios:\n  read:\n    path: /v0/entity?id=7\n    rate: 300\n    requests: 30\n    slo: p99<1µs\n", nil)
 	out := filepath.Join(t.TempDir(), "read.rb")
 	code, stdout, stderr := mainOut("run", "--plan", path, "--target", "lab", "--quiet", "--out", out, "--out-log", "--no-verdict")
 	if code != ExitOK {
@@ -31,7 +31,7 @@ func TestRunPlanFile(t *testing.T) {
 		t.Errorf("stderr does not say the SLO was missed:\n%s", stderr)
 	}
 	// --out-log prints the result file --out wrote, byte for byte
-	frames, err := k8s.ReadFrames(strings.NewReader(stdout))
+	frames, err := frame.Read(strings.NewReader(stdout))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,9 +50,9 @@ func TestRunPlanFile(t *testing.T) {
 
 func TestRunPlanFileBadInput(t *testing.T) {
 	t.Parallel()
-	path := writeJobPlan(t, twoByTwo, map[string]string{"cart.http": "GET /cart\n"})
+	path := writePlanFile(t, twoByTwo, map[string]string{"cart.http": "GET /cart\n"})
 	cmd := "targets:\n  a:\n    url: http://127.0.0.1:1/\nscenarios:\n  e2e:\n    command: go test ./e2e\n"
-	cmdPath := writeJobPlan(t, cmd, nil)
+	cmdPath := writePlanFile(t, cmd, nil)
 	runCLICases(t, []string{"run"}, []cliCase{
 		{"a load flag", []string{"--plan", path, "--scenario", "cart", "--target", "blue", "--rate", "5"}, ExitUsage, nil, []string{"--plan " + path + " and --rate: the plan file says what to send"}},
 		{"a URL too", []string{"--plan", path, "--scenario", "cart", "--target", "blue", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"the plan file names the target"}},
@@ -62,3 +62,30 @@ func TestRunPlanFileBadInput(t *testing.T) {
 		{"no plan file", []string{"--plan", "no-such.yaml"}, ExitUsage, nil, []string{"no-such.yaml"}},
 	})
 }
+
+// writePlanFile writes a plan file (and the files it names) into a new directory and returns its
+// path.
+func writePlanFile(t *testing.T, text string, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		writeFile(t, dir, name, body)
+	}
+	return writeFile(t, dir, "shop.yaml", text)
+}
+
+const twoByTwo = `targets:
+  blue:
+    url: http://blue.shop.svc:8080/
+  green:
+    url: http://green.shop.svc:8080/
+scenarios:
+  cart:
+    targets_file: cart.http
+    rate: 1000
+    duration: 1m
+  levels:
+    path: /
+    steps: [10, 20]
+    step: 30s
+`

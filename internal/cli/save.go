@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
-	"github.com/rpcbench/rpcbench/k8s"
+	"github.com/rpcbench/rpcbench/k8s/frame"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/result"
@@ -269,7 +269,7 @@ type outputFlags struct {
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
 	log  string // --log: a CSV row per request
-	// outLog prints the result file on stdout after the report, framed (k8s.WriteFrame), for a
+	// outLog prints the result file on stdout after the report, framed (frame.Write), for a
 	// pod's log to carry it.
 	outLog bool
 	pcts   percentilesFlag
@@ -474,12 +474,12 @@ func distinctFiles(outputs, inputs []namedFile) error {
 	return nil
 }
 
-// frameResult prints the result file at path framed (k8s.WriteFrame) on w.
+// frameResult prints the result file at path framed (frame.Write) on w.
 func frameResult(w io.Writer, path string) error {
 	fh, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	return k8s.WriteFrame(w, "result.rb", fh)
+	return frame.Write(w, "result.rb", fh)
 }

@@ -1,4 +1,4 @@
-package cli
+package k8scmd
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/rpcbench/rpcbench/internal/cli"
 	"github.com/rpcbench/rpcbench/k8s"
 )
 
@@ -55,11 +56,12 @@ func kubeClient(f kubeFlags) (kubernetes.Interface, string, error) {
 	return cs, ns, nil
 }
 
-// cluster returns the Cluster of f: the env's (tests), else kubeconfig's.
-func (e *env) cluster(f kubeFlags) (*k8s.Cluster, string, error) {
-	if e.kube != nil {
-		return e.kube(f)
-	}
+// clusterFunc gives the cluster the kube flags choose and the namespace to use: kubeCluster, or a
+// fake cluster in tests.
+type clusterFunc func(kubeFlags) (*k8s.Cluster, string, error)
+
+// kubeCluster returns the cluster of f's kubeconfig.
+func kubeCluster(f kubeFlags) (*k8s.Cluster, string, error) {
 	cs, ns, err := kubeClient(f)
 	if err != nil {
 		return nil, "", err
@@ -70,27 +72,26 @@ func (e *env) cluster(f kubeFlags) (*k8s.Cluster, string, error) {
 const k8sCollectExamples = `  rpcbench k8s collect --namespace load --job rpcbench-cart-shop     (needs a cluster) fetch, merge, report
   rpcbench k8s collect --job rpcbench-cart-shop --out-dir cart --format markdown`
 
-func runK8sCollect(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "k8s collect", "k8s collect [flags] --job NAME\n\nFetch the result file each pod of a Job printed into its log (a Job of rpcbench k8s job without\n--results-claim), write them into --out-dir as NAME-seg-I.rb, merge them and print the report. A\npod that failed and was retried to success is noted; an index with no result file is named, and\nthe exit code is then 4.", k8sCollectExamples)
+func runK8sCollect(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string) int {
+	fs := cli.NewFlagSet(e, "k8s collect", "k8s collect [flags] --job NAME\n\nFetch the result file each pod of a Job printed into its log (a Job of rpcbench k8s job without\n--results-claim), write them into --out-dir as NAME-seg-I.rb, merge them and print the report. A\npod that failed and was retried to success is noted; an index with no result file is named, and\nthe exit code is then 4.", k8sCollectExamples)
 	var kf kubeFlags
 	kf.define(fs, true)
 	var job, dir, format string
 	fs.StringVar(&job, "job", "", "the `NAME` of the Job")
 	fs.StringVar(&dir, "out-dir", "", "the `DIRECTORY` the result files go to (default: NAME-DATE-TIME)")
-	fs.Var(choiceFlag{&format, reportFormats}, "format", "report `format`: "+strings.Join(reportFormats, ", "))
-	format = "text"
-	if code, done := parseFlags(e, fs, args); done {
+	cli.DefineReportFormat(fs, &format)
+	if code, done := cli.ParseFlags(e, fs, args); done {
 		return code
 	}
 	if job == "" {
-		return fail(e, "k8s collect", usagef("--job: want the name of the Job, e.g. --job rpcbench-cart-shop"), ExitUsage)
+		return cli.Fail(e, "k8s collect", cli.Usagef("--job: want the name of the Job, e.g. --job rpcbench-cart-shop"), cli.ExitUsage)
 	}
-	if err := makeRunDir(orDefault(&dir, job)); err != nil {
-		return fail(e, "k8s collect", err, ExitUsage)
+	if err := cli.MakeRunDir(orDefault(&dir, job)); err != nil {
+		return cli.Fail(e, "k8s collect", err, cli.ExitUsage)
 	}
-	c, ns, err := e.cluster(kf)
+	c, ns, err := cluster(kf)
 	if err != nil {
-		return fail(e, "k8s collect", err, ExitCannotStart)
+		return cli.Fail(e, "k8s collect", err, cli.ExitCannotStart)
 	}
 	return collect(ctx, e, "k8s collect", c, ns, job, dir, format)
 }
@@ -105,20 +106,20 @@ func orDefault(dir *string, name string) string {
 
 // collect fetches the Job's result files into dir, says what became of its pods, and renders the
 // merged run; an index without a result file makes the exit code 4 after the report.
-func collect(ctx context.Context, e *env, cmd string, c *k8s.Cluster, ns, job, dir, format string) int {
+func collect(ctx context.Context, e *cli.Env, cmd string, c *k8s.Cluster, ns, job, dir, format string) int {
 	got, err := c.Collect(ctx, ns, job)
 	if err != nil {
-		return fail(e, cmd, err, ExitCannotStart)
+		return cli.Fail(e, cmd, err, cli.ExitCannotStart)
 	}
 	if r := got.Status.Retried(); len(r) > 0 {
 		for _, p := range got.Status.Pods {
 			if p.Phase == "Failed" && got.Files[p.Index] != nil {
-				fmt.Fprintf(e.stderr, "rpcbench %s: %s; the Job started index %d again, which succeeded\n", cmd, p, p.Index)
+				fmt.Fprintf(e.Stderr(), "rpcbench %s: %s; the Job started index %d again, which succeeded\n", cmd, p, p.Index)
 			}
 		}
 	}
 	for _, p := range got.Problems {
-		fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", cmd, p)
+		fmt.Fprintf(e.Stderr(), "rpcbench %s: %s\n", cmd, p)
 	}
 	var files []string
 	for i := range got.Completions {
@@ -128,23 +129,23 @@ func collect(ctx context.Context, e *env, cmd string, c *k8s.Cluster, ns, job, d
 		}
 		path := filepath.Join(dir, job+"-seg-"+strconv.Itoa(i)+".rb")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			return fail(e, cmd, err, ExitCannotStart)
+			return cli.Fail(e, cmd, err, cli.ExitCannotStart)
 		}
 		files = append(files, path)
 	}
 	missing := got.Missing()
 	if len(files) == 0 {
-		return fail(e, cmd, fmt.Errorf("no pod of the Job %s/%s left a result file", ns, job), ExitCannotStart)
+		return cli.Fail(e, cmd, fmt.Errorf("no pod of the Job %s/%s left a result file", ns, job), cli.ExitCannotStart)
 	}
-	fmt.Fprintf(e.stderr, "rpcbench %s: %d result files in %s\n", cmd, len(files), dir)
-	code := runReport(ctx, e, append([]string{"--merge", "--format", format}, files...))
+	fmt.Fprintf(e.Stderr(), "rpcbench %s: %d result files in %s\n", cmd, len(files), dir)
+	code := cli.Report(ctx, e, append([]string{"--merge", "--format", format}, files...))
 	if len(missing) > 0 {
 		idx := make([]string, len(missing))
 		for i, m := range missing {
 			idx[i] = strconv.Itoa(m)
 		}
-		fmt.Fprintf(e.stderr, "rpcbench %s: no result file from index %s of %d: the report covers part of the run\n", cmd, strings.Join(idx, ", "), got.Completions)
-		return ExitCannotStart
+		fmt.Fprintf(e.Stderr(), "rpcbench %s: no result file from index %s of %d: the report covers part of the run\n", cmd, strings.Join(idx, ", "), got.Completions)
+		return cli.ExitCannotStart
 	}
 	return code
 }
@@ -152,70 +153,69 @@ func collect(ctx context.Context, e *env, cmd string, c *k8s.Cluster, ns, job, d
 const k8sRunExamples = `  rpcbench k8s run --parallelism 8 --image registry.example/rpcbench:v1 --namespace load --scenario cart --target shop plan.yaml   (needs a cluster)
   rpcbench k8s run --parallelism 4 --image IMAGE -- --rate 4000 --duration 1m http://checkout.shop.svc:8080/   (needs a cluster)`
 
-func runK8sRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job\nstays (kubectl delete job NAME).", k8sRunExamples)
+func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string) int {
+	fs := cli.NewFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job\nstays (kubectl delete job NAME).", k8sRunExamples)
 	var j k8sJobFlags
 	j.define(fs)
 	var kf kubeFlags
 	kf.define(fs, false)
 	var dir, format string
 	fs.StringVar(&dir, "out-dir", "", "the `DIRECTORY` the result files go to (default: NAME-DATE-TIME)")
-	fs.Var(choiceFlag{&format, reportFormats}, "format", "report `format`: "+strings.Join(reportFormats, ", "))
-	format = "text"
+	cli.DefineReportFormat(fs, &format)
 	own, runArgs, split := splitAtDashes(args)
-	pos, code, done := parseArgs(e, fs, own)
+	pos, code, done := cli.ParseArgs(e, fs, own)
 	if done {
 		return code
 	}
 	if j.o.ResultsClaim != "" {
-		return fail(e, "k8s run", usagef("--results-claim: k8s run collects the result files from the pods' logs; with a claim, use k8s job and rpcbench report --merge"), ExitUsage)
+		return cli.Fail(e, "k8s run", cli.Usagef("--results-claim: k8s run collects the result files from the pods' logs; with a claim, use k8s job and rpcbench report --merge"), cli.ExitUsage)
 	}
 	o, err := j.options(e, pos, runArgs, split)
 	if err != nil {
-		return fail(e, "k8s run", err, ExitUsage)
+		return cli.Fail(e, "k8s run", err, cli.ExitUsage)
 	}
 	kf.namespace = o.Namespace
 	if _, _, err := k8s.Manifests(o); err != nil {
-		return fail(e, "k8s run", usagef("%s", k8sFlagNames(err)), ExitUsage)
+		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
-	if err := makeRunDir(orDefault(&dir, o.Name)); err != nil {
-		return fail(e, "k8s run", err, ExitUsage)
+	if err := cli.MakeRunDir(orDefault(&dir, o.Name)); err != nil {
+		return cli.Fail(e, "k8s run", err, cli.ExitUsage)
 	}
-	c, ns, err := e.cluster(kf)
+	c, ns, err := cluster(kf)
 	if err != nil {
-		return fail(e, "k8s run", err, ExitCannotStart)
+		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
 	}
 	o.Namespace = ns
 	o.StartAt = time.Now().Add(j.startIn).UTC() // from when the Job is made
 	cm, job, err := k8s.Manifests(o)
 	if err != nil {
-		return fail(e, "k8s run", usagef("%s", k8sFlagNames(err)), ExitUsage)
+		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
 	if err := c.Apply(ctx, cm, job); err != nil {
-		return fail(e, "k8s run", err, ExitCannotStart)
+		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
 	}
-	fmt.Fprintf(e.stderr, "rpcbench k8s run: Job %s/%s: %d generators start at %s\n", ns, o.Name, o.Parallelism, o.StartAt.Format(time.RFC3339))
+	fmt.Fprintf(e.Stderr(), "rpcbench k8s run: Job %s/%s: %d generators start at %s\n", ns, o.Name, o.Parallelism, o.StartAt.Format(time.RFC3339))
 	told := map[string]bool{}
 	st, err := c.Wait(ctx, ns, o.Name, func(st k8s.Status) {
-		fmt.Fprintf(e.stderr, "rpcbench k8s run: %s\n", st.Line())
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: %s\n", st.Line())
 		for _, p := range st.Pods {
 			if p.Phase == "Failed" && !told[p.Name] {
 				told[p.Name] = true
-				fmt.Fprintf(e.stderr, "rpcbench k8s run: %s; the Job starts index %d again unless its retries (--retries %d) are spent or it exited 2\n", p, p.Index, o.Retries)
+				fmt.Fprintf(e.Stderr(), "rpcbench k8s run: %s; the Job starts index %d again unless its retries (--retries %d) are spent or it exited 2\n", p, p.Index, o.Retries)
 			}
 		}
 	})
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(e.stderr, "rpcbench k8s run: interrupted; collecting what the pods left (the Job stays: kubectl delete -n %s job %s)\n", ns, o.Name)
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: interrupted; collecting what the pods left (the Job stays: kubectl delete -n %s job %s)\n", ns, o.Name)
 	case err != nil:
-		return fail(e, "k8s run", err, ExitCannotStart)
+		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
 	case st.JobFailure != "":
-		fmt.Fprintf(e.stderr, "rpcbench k8s run: the Job failed: %s\n", st.JobFailure)
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: the Job failed: %s\n", st.JobFailure)
 	}
 	code = collect(context.WithoutCancel(ctx), e, "k8s run", c, ns, o.Name, dir, format)
-	if err != nil && code == ExitOK {
-		return ExitInterrupted
+	if err != nil && code == cli.ExitOK {
+		return cli.ExitInterrupted
 	}
 	return code
 }

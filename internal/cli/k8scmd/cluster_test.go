@@ -1,7 +1,6 @@
-package cli
+package k8scmd
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/rpcbench/rpcbench/internal/cli"
 	"github.com/rpcbench/rpcbench/k8s"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
@@ -130,7 +130,7 @@ func (s *jobSim) step(k8stesting.Action) (bool, runtime.Object, error) {
 			}
 			wg.Go(func() {
 				code, stdout, stderr := mainOut(args...)
-				if code != ExitOK {
+				if code != cli.ExitOK {
 					s.t.Errorf("pod %s: %q: exit %d\n%s", p.Name, args, code, stderr)
 				}
 				s.mu.Lock()
@@ -170,27 +170,24 @@ func (s *jobSim) log(_ context.Context, ns, pod string) (io.ReadCloser, error) {
 func TestK8sRunFakeCluster(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
-	path := writeJobPlan(t, "targets:\n  lab:\n    url: "+srv.URL()+"\nscenarios:\n  read:\n    path: /v0/entity?id=1\n    rate: 400\n    requests: 60\n", nil)
+	path := writeFile(t, t.TempDir(), "lab.yaml", "targets:\n  lab:\n    url: "+srv.URL()+"\nscenarios:\n  read:\n    path: /v0/entity?id=1\n    rate: 400\n    requests: 60\n")
 	cs := fake.NewClientset()
 	sim := &jobSim{t: t, cs: cs, ns: "load", failIndex: 1, dir: t.TempDir(), logs: map[string]string{}}
 	cs.PrependReactor("list", "pods", sim.step)
-	var stdout, stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, kube: func(kf kubeFlags) (*k8s.Cluster, string, error) {
+	cluster := func(kf kubeFlags) (*k8s.Cluster, string, error) {
 		if kf.namespace != "load" {
 			t.Errorf("namespace %q; want load from --namespace", kf.namespace)
 		}
 		return &k8s.Cluster{Client: cs, Logs: sim.log, Every: time.Millisecond}, "load", nil
-	}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, not a synchronisation
-	defer cancel()
+	}
 	out := filepath.Join(t.TempDir(), "results")
-	code := runK8s(ctx, e, []string{"run", "--parallelism", "3", "--image", "img", "--namespace", "load", "--start-in", "1500ms", "--out-dir", out, path})
-	if code != ExitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	code, stdout, stderr := mainOn(cluster, "k8s", "run", "--parallelism", "3", "--image", "img", "--namespace", "load", "--start-in", "1500ms", "--out-dir", out, path)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"intended 60, sent 60, completed 60", "Generators: 3 merged", "3 generators ran every segment"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("the merged report lacks %q:\n%s", want, stdout.String())
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the merged report lacks %q:\n%s", want, stdout)
 		}
 	}
 	for _, want := range []string{
@@ -202,8 +199,8 @@ func TestK8sRunFakeCluster(t *testing.T) {
 		"the Job started index 1 again, which succeeded",
 		"3 result files in " + out,
 	} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "rpcbench-read-lab-seg-*.rb"))
@@ -228,7 +225,7 @@ func TestK8sCollectMissingIndex(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
 	code, log, stderr := mainOut("run", "--rate", "200", "--requests", "20", "--segment-index", "0/2", "--quiet", "--no-verdict", "--out-log", srv.URL())
-	if code != ExitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("segment 0: exit %d\n%s", code, stderr)
 	}
 	n := int32(2)
@@ -254,36 +251,34 @@ func TestK8sCollectMissingIndex(t *testing.T) {
 		logReads++
 		return true, &runtime.Unknown{Raw: []byte(log)}, nil
 	})
-	var stdout, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errb, kube: func(kubeFlags) (*k8s.Cluster, string, error) {
-		return &k8s.Cluster{Client: cs}, "load", nil
-	}}
+	cluster := func(kubeFlags) (*k8s.Cluster, string, error) { return &k8s.Cluster{Client: cs}, "load", nil }
 	out := filepath.Join(t.TempDir(), "half")
-	if code := runK8s(context.Background(), e, []string{"collect", "--job", "half", "--out-dir", out}); code != ExitCannotStart {
-		t.Fatalf("exit %d; want %d for a missing index\nstdout:\n%s\nstderr:\n%s", code, ExitCannotStart, stdout.String(), errb.String())
+	code, stdout, errb := mainOn(cluster, "k8s", "collect", "--job", "half", "--out-dir", out)
+	if code != cli.ExitCannotStart {
+		t.Fatalf("exit %d; want %d for a missing index\nstdout:\n%s\nstderr:\n%s", code, cli.ExitCannotStart, stdout, errb)
 	}
 	if logReads != 1 {
 		t.Errorf("%d logs read; want the succeeded pod's alone", logReads)
 	}
 	for _, want := range []string{"intended 10, sent 10, completed 10", "segments missing: 1/2:1"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("the report lacks %q:\n%s", want, stdout.String())
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
 	}
 	for _, want := range []string{"pod half-1-x (index 1) failed: exit 2", "no result file from index 1 of 2"} {
-		if !strings.Contains(errb.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, errb.String())
+		if !strings.Contains(errb, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errb)
 		}
 	}
 }
 
 func TestK8sClusterBadInput(t *testing.T) {
 	t.Parallel()
-	runCLICases(t, []string{"k8s"}, []cliCase{
-		{"no subcommand", nil, ExitUsage, nil, []string{"want a subcommand: job, run or collect"}},
-		{"collect without a job", []string{"collect"}, ExitUsage, nil, []string{"--job: want the name of the Job"}},
-		{"run with a claim", []string{"run", "--parallelism", "2", "--image", "img", "--results-claim", "r", "--", "--rate", "10", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"--results-claim: k8s run collects"}},
-		{"run without a plan", []string{"run", "--parallelism", "2", "--image", "img"}, ExitUsage, nil, []string{"want a plan file (PLAN.yaml)"}},
-		{"run with no generator", []string{"run", "--image", "img", "--", "--rate", "10", "http://127.0.0.1:1/"}, ExitUsage, nil, []string{"--parallelism 0"}},
+	runUsageCases(t, []string{"k8s"}, []usageCase{
+		{"no subcommand", nil, []string{"want a subcommand: job, run or collect"}},
+		{"collect without a job", []string{"collect"}, []string{"--job: want the name of the Job"}},
+		{"run with a claim", []string{"run", "--parallelism", "2", "--image", "img", "--results-claim", "r", "--", "--rate", "10", "http://127.0.0.1:1/"}, []string{"--results-claim: k8s run collects"}},
+		{"run without a plan", []string{"run", "--parallelism", "2", "--image", "img"}, []string{"want a plan file (PLAN.yaml)"}},
+		{"run with no generator", []string{"run", "--image", "img", "--", "--rate", "10", "http://127.0.0.1:1/"}, []string{"--parallelism 0"}},
 	})
 }

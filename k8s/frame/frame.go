@@ -1,4 +1,4 @@
-package k8s
+package frame
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 )
 
 // A framed file is a file written into a log (a pod's standard output) between two marker lines,
-// gzip-compressed and base64-encoded in lines of FrameLineWidth characters, so that it survives
+// gzip-compressed and base64-encoded in lines of LineWidth characters, so that it survives
 // whatever else the log holds and a log collector that splits long lines:
 //
 //	==== rpcbench file begin: seg.rb gzip+base64 ====
@@ -23,18 +23,18 @@ import (
 //
 // The end line gives the length and SHA-256 of the file as it was, to tell a damaged frame.
 const (
-	frameBegin     = "==== rpcbench file begin: "
-	frameEnd       = "==== rpcbench file end: "
-	frameTail      = " ===="
-	frameEncoding  = "gzip+base64"
-	FrameLineWidth = 76
+	frameBegin    = "==== rpcbench file begin: "
+	frameEnd      = "==== rpcbench file end: "
+	frameTail     = " ===="
+	frameEncoding = "gzip+base64"
+	LineWidth     = 76
 )
 
-// WriteFrame writes the content of r to w as a framed file named name (a name without spaces or
+// Write writes the content of r to w as a framed file named name (a name without spaces or
 // line breaks, e.g. seg-3.rb). It streams: r is read once, in pieces.
-func WriteFrame(w io.Writer, name string, r io.Reader) error {
+func Write(w io.Writer, name string, r io.Reader) error {
 	if name == "" || strings.ContainsAny(name, " \t\r\n") {
-		return fmt.Errorf("k8s: frame name %q: want a file name without spaces", name)
+		return fmt.Errorf("frame: name %q: want a file name without spaces", name)
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s%s %s%s\n", frameBegin, name, frameEncoding, frameTail)
@@ -44,7 +44,7 @@ func WriteFrame(w io.Writer, name string, r io.Reader) error {
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(gz, h), r)
 	if err != nil {
-		return fmt.Errorf("k8s: framing %s: %w", name, err)
+		return fmt.Errorf("frame: framing %s: %w", name, err)
 	}
 	if err := gz.Close(); err != nil {
 		return err
@@ -57,7 +57,7 @@ func WriteFrame(w io.Writer, name string, r io.Reader) error {
 	return bw.Flush()
 }
 
-// lineWriter breaks what it is given into lines of FrameLineWidth characters.
+// lineWriter breaks what it is given into lines of LineWidth characters.
 type lineWriter struct {
 	w   *bufio.Writer
 	col int
@@ -66,10 +66,10 @@ type lineWriter struct {
 func (l *lineWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		k := min(len(p), FrameLineWidth-l.col)
+		k := min(len(p), LineWidth-l.col)
 		l.w.Write(p[:k])
 		p, l.col = p[k:], l.col+k
-		if l.col == FrameLineWidth {
+		if l.col == LineWidth {
 			l.w.WriteByte('\n')
 			l.col = 0
 		}
@@ -85,22 +85,22 @@ func (l *lineWriter) end() {
 	}
 }
 
-// Frame is one framed file read back from a log.
-type Frame struct {
+// File is one framed file read back from a log.
+type File struct {
 	Name string
 	Data []byte
 }
 
-// MaxFrameSize bounds a framed file read back (after decompression).
-const MaxFrameSize = 1 << 30
+// MaxSize bounds a framed file read back (after decompression).
+const MaxSize = 1 << 30
 
-// ReadFrames returns the framed files of a log in order, ignoring every other line. A frame cut
+// Read returns the framed files of a log in order, ignoring every other line. A frame cut
 // short (no end line), damaged (its length or SHA-256 differ from its end line's) or not
 // decodable is an error naming its begin line.
-func ReadFrames(r io.Reader) ([]Frame, error) {
+func Read(r io.Reader) ([]File, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20) // other lines of a log may be long
-	var frames []Frame
+	var frames []File
 	var body bytes.Buffer
 	var name string
 	begin, line := 0, 0
@@ -109,11 +109,11 @@ func ReadFrames(r io.Reader) ([]Frame, error) {
 		l := strings.TrimSpace(sc.Text())
 		if rest, ok := strings.CutPrefix(l, frameBegin); ok && strings.HasSuffix(rest, frameTail) {
 			if begin > 0 {
-				return frames, fmt.Errorf("k8s: the framed file %s of line %d is cut short: another begins at line %d", name, begin, line)
+				return frames, fmt.Errorf("frame: the framed file %s of line %d is cut short: another begins at line %d", name, begin, line)
 			}
 			f := strings.Fields(strings.TrimSuffix(rest, frameTail))
 			if len(f) != 2 || f[1] != frameEncoding {
-				return frames, fmt.Errorf("k8s: line %d: a framed file of an unknown form %q: want NAME %s", line, rest, frameEncoding)
+				return frames, fmt.Errorf("frame: line %d: a framed file of an unknown form %q: want NAME %s", line, rest, frameEncoding)
 			}
 			name, begin = f[0], line
 			body.Reset()
@@ -125,19 +125,19 @@ func ReadFrames(r io.Reader) ([]Frame, error) {
 		if rest, ok := strings.CutPrefix(l, frameEnd); ok && strings.HasSuffix(rest, frameTail) {
 			data, err := decodeFrame(body.Bytes(), strings.TrimSuffix(rest, frameTail))
 			if err != nil {
-				return frames, fmt.Errorf("k8s: the framed file %s of line %d: %w", name, begin, err)
+				return frames, fmt.Errorf("frame: the framed file %s of line %d: %w", name, begin, err)
 			}
-			frames = append(frames, Frame{Name: name, Data: data})
+			frames = append(frames, File{Name: name, Data: data})
 			begin = 0
 			continue
 		}
 		body.WriteString(l)
 	}
 	if err := sc.Err(); err != nil {
-		return frames, fmt.Errorf("k8s: reading a log: %w", err)
+		return frames, fmt.Errorf("frame: reading a log: %w", err)
 	}
 	if begin > 0 {
-		return frames, fmt.Errorf("k8s: the framed file %s of line %d is cut short: no end line", name, begin)
+		return frames, fmt.Errorf("frame: the framed file %s of line %d is cut short: no end line", name, begin)
 	}
 	return frames, nil
 }
@@ -151,8 +151,8 @@ func decodeFrame(body []byte, end string) ([]byte, error) {
 		return nil, fmt.Errorf("an end line of an unknown form %q", end)
 	}
 	n, err := strconv.ParseInt(f[0], 10, 64)
-	if err != nil || n < 0 || n > MaxFrameSize {
-		return nil, fmt.Errorf("a length %q: want 0 to %d bytes", f[0], MaxFrameSize)
+	if err != nil || n < 0 || n > MaxSize {
+		return nil, fmt.Errorf("a length %q: want 0 to %d bytes", f[0], MaxSize)
 	}
 	sum = f[3]
 	raw, err := base64.StdEncoding.DecodeString(string(body))

@@ -1,4 +1,4 @@
-package k8s
+package frame
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 )
 
 // A framed file comes back byte for byte from a log that holds other lines around it; its lines
-// are never longer than FrameLineWidth.
+// are never longer than LineWidth.
 func TestFrameRoundTrip(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -19,16 +19,16 @@ func TestFrameRoundTrip(t *testing.T) {
 	for _, data := range [][]byte{nil, []byte("{\"format\":\"rpcbench\"}\n"), big} {
 		var log bytes.Buffer
 		log.WriteString("Latency p99 12ms\n")
-		if err := WriteFrame(&log, "seg-3.rb", bytes.NewReader(data)); err != nil {
+		if err := Write(&log, "seg-3.rb", bytes.NewReader(data)); err != nil {
 			t.Fatal(err)
 		}
 		log.WriteString("rpcbench run: done\n")
 		for i, l := range strings.Split(log.String(), "\n") {
-			if !strings.HasPrefix(l, "====") && len(l) > FrameLineWidth {
-				t.Fatalf("line %d is %d characters; want at most %d", i+1, len(l), FrameLineWidth)
+			if !strings.HasPrefix(l, "====") && len(l) > LineWidth {
+				t.Fatalf("line %d is %d characters; want at most %d", i+1, len(l), LineWidth)
 			}
 		}
-		frames, err := ReadFrames(&log)
+		frames, err := Read(&log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,10 +38,10 @@ func TestFrameRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReadFramesDamaged(t *testing.T) {
+func TestReadDamaged(t *testing.T) {
 	t.Parallel()
 	var good bytes.Buffer
-	if err := WriteFrame(&good, "a.rb", strings.NewReader(strings.Repeat("interval\n", 50))); err != nil {
+	if err := Write(&good, "a.rb", strings.NewReader(strings.Repeat("interval\n", 50))); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(good.String(), "\n"), "\n")
@@ -58,28 +58,28 @@ func TestReadFramesDamaged(t *testing.T) {
 		{"a wrong sum", lines[0] + "\n" + lines[1] + "\n" + strings.Replace(lines[2], "sha256 ", "sha256 0", 1) + "\n", "damaged"},
 		{"an unknown encoding", strings.Replace(lines[0], "gzip+base64", "zstd", 1) + "\n", "unknown form"},
 	} {
-		if _, err := ReadFrames(strings.NewReader(tt.log)); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: ReadFrames = %v; want an error with %q", tt.name, err, tt.want)
+		if _, err := Read(strings.NewReader(tt.log)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: Read = %v; want an error with %q", tt.name, err, tt.want)
 		}
 	}
-	if err := WriteFrame(&good, "a b", strings.NewReader("")); err == nil {
+	if err := Write(&good, "a b", strings.NewReader("")); err == nil {
 		t.Errorf("a name with a space: no error")
 	}
 }
 
-func FuzzReadFrames(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	var b bytes.Buffer
-	WriteFrame(&b, "x.rb", strings.NewReader("hello\n")) //nolint:errcheck
+	Write(&b, "x.rb", strings.NewReader("hello\n")) //nolint:errcheck
 	f.Add(b.String())
 	f.Add("==== rpcbench file begin: x gzip+base64 ====\n====\n")
 	f.Fuzz(func(t *testing.T, log string) {
-		frames, _ := ReadFrames(strings.NewReader(log))
+		frames, _ := Read(strings.NewReader(log))
 		for _, fr := range frames {
 			var again bytes.Buffer
-			if err := WriteFrame(&again, fr.Name, bytes.NewReader(fr.Data)); err != nil {
+			if err := Write(&again, fr.Name, bytes.NewReader(fr.Data)); err != nil {
 				t.Fatal(err)
 			}
-			back, err := ReadFrames(&again)
+			back, err := Read(&again)
 			if err != nil || len(back) != 1 || !bytes.Equal(back[0].Data, fr.Data) {
 				t.Fatalf("a frame read back does not survive a round trip: %v", err)
 			}
