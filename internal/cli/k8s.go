@@ -23,9 +23,7 @@ const k8sProgram = "rpcbench-k8s"
 const k8sMissing = `rpcbench k8s: rpcbench-k8s is neither beside rpcbench%s nor on your PATH.
 The k8s commands (job, run, collect) are that program of their own, to keep rpcbench small: the
 Kubernetes client they link would more than double rpcbench's binary, and the memory every other
-command starts with. Install it with
-  go install github.com/rpcbench/rpcbench/cmd/rpcbench-k8s@latest
-or from a checkout of rpcbench with
+command starts with. Install it from a checkout of rpcbench with
   go install ./cmd/rpcbench-k8s
 or run it from the checkout without installing it: go run ./cmd/rpcbench-k8s job …
 `

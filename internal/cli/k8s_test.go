@@ -64,7 +64,6 @@ func TestK8sProgramMissing(t *testing.T) {
 			"rpcbench k8s: rpcbench-k8s is neither beside rpcbench (in ",
 			"nor on your PATH",
 			"The k8s commands (job, run, collect) are that program of their own, to keep rpcbench small",
-			"\n  go install github.com/rpcbench/rpcbench/cmd/rpcbench-k8s@latest\n",
 			"\n  go install ./cmd/rpcbench-k8s\n",
 			"go run ./cmd/rpcbench-k8s job …",
 		} {
