@@ -79,18 +79,28 @@ func TestExampleCompareLabShort(t *testing.T) {
 }
 
 // benchCmd is an rpcbench command run by this test binary, which stands in for rpcbench on the
-// PATH too (dir/bin), so that a plan's `rpcbench serve` commands start.
+// PATH too (see rpcbenchOnPath), so that a plan's `rpcbench serve` commands start.
 func benchCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	shim, env := rpcbenchOnPath(t, dir)
+	cmd := exec.Command(shim, args...)
+	cmd.Env = env
+	return cmd
+}
+
+// rpcbenchOnPath makes this test binary rpcbench, a shim in dir/bin, and returns the shim and an
+// environment with dir/bin first on its PATH, so that the `rpcbench …` commands of plans and
+// scripts run it.
+func rpcbenchOnPath(t *testing.T, dir string) (shim string, env []string) {
 	t.Helper()
 	bin := filepath.Join(dir, "bin")
 	os.Mkdir(bin, 0o755)
-	shim := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "rpcbench"), []byte(shim), 0o755); err != nil {
+	shim = filepath.Join(bin, "rpcbench")
+	text := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
+	if err := os.WriteFile(shim, []byte(text), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(bin, "rpcbench"), args...)
-	cmd.Env = append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return cmd
+	return shim, append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // examples/smoke-junit.yaml runs as printed but on free ports: its smoke suite (curl) writes
