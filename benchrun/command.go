@@ -25,16 +25,22 @@ type CommandResult struct {
 	// Err says why the command did not finish on its own: it could not start, it timed out, it was
 	// interrupted; "" when it exited.
 	Err string `json:"error,omitempty"`
-	// Tests counts the tests of `go test -json` output; nil when the output held none.
+	// Tests counts the tests of the JUnit XML reports the command wrote when the scenario names
+	// them (plan.Scenario.JUnit), else of its `go test -json` output; nil when there were none.
 	Tests *TestCounts `json:"tests,omitempty"`
+	// TestsErr says why the JUnit XML reports could not be counted: the command wrote none, or one
+	// is not JUnit XML (its file, line and column named); "" when they were.
+	TestsErr string `json:"tests_error,omitempty"`
 	// Output names the file of the command's output, when it was kept.
 	Output string `json:"output,omitempty"`
 }
 
-// OK reports whether the command exited 0 on its own.
-func (c CommandResult) OK() bool { return c.Err == "" && c.ExitCode == 0 }
+// OK reports whether the command exited 0 on its own, its JUnit XML reports (when it writes
+// them) read.
+func (c CommandResult) OK() bool { return c.Err == "" && c.ExitCode == 0 && c.TestsErr == "" }
 
-// TestCounts counts the tests (subtests included) of `go test -json` output by their last action.
+// TestCounts counts the tests (subtests included) of `go test -json` output by their last action,
+// or the test cases of JUnit XML reports (see CountJUnit).
 type TestCounts struct {
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
@@ -106,11 +112,18 @@ func CountTests(r io.Reader) (*TestCounts, error) {
 }
 
 // runCommand runs command scenario s against target t, in dir, with the target's URL and name in
-// its environment; its output goes to logDir/SCENARIO.TARGET.out when logDir is set. Cancelling ctx
-// stops it (SIGTERM to its group, then SIGKILL).
+// its environment (and where to write its JUnit XML report, when it writes one); its output goes
+// to logDir/SCENARIO.TARGET.out when logDir is set. Cancelling ctx stops it (SIGTERM to its group,
+// then SIGKILL).
 func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir, logDir string) CommandResult {
 	r := CommandResult{Scenario: s.Name, Target: t.Name, ExitCode: -1}
-	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, s.Env...)
+	junit, junitEnv, err := newJUnitFiles(s, t, dir, logDir)
+	if err != nil {
+		r.Err = "junit: " + err.Error()
+		return r
+	}
+	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, junitEnv...)
+	env = append(env, s.Env...)
 	c := command(s.Command, s.Shell, dir, env)
 	var counter testCounter
 	var log io.WriteCloser
@@ -165,6 +178,13 @@ func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir, l
 		r.ExitCode = 0
 	case errors.As(p.err, &ee):
 		r.ExitCode = ee.ExitCode()
+	}
+	if junit != nil {
+		var err error
+		if r.Tests, err = junit.count(r.Err == ""); err != nil {
+			r.TestsErr = err.Error()
+		}
+		return r
 	}
 	counter.line(counter.partial)
 	if counter.seen {

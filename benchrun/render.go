@@ -64,7 +64,8 @@ func (o *Outcome) Groups() []Group {
 }
 
 // Failures lists what failed: each run's failed objectives, each run that could not start, each
-// command that did not exit 0, a target that could not start.
+// command that did not exit 0 or whose JUnit XML reports could not be read, a target that could
+// not start.
 func (o *Outcome) Failures() []string {
 	var out []string
 	if o.TargetErr != nil {
@@ -92,11 +93,17 @@ func (o *Outcome) Failures() []string {
 	}
 	for _, c := range o.Commands {
 		if !c.OK() {
-			why := c.Err
-			if why == "" {
-				why = fmt.Sprintf("exit status %d", c.ExitCode)
+			var why []string
+			switch {
+			case c.Err != "":
+				why = append(why, c.Err)
+			case c.ExitCode != 0:
+				why = append(why, fmt.Sprintf("exit status %d", c.ExitCode))
 			}
-			out = append(out, fmt.Sprintf("%s on %s: %s", c.Scenario, c.Target, why))
+			if c.TestsErr != "" {
+				why = append(why, c.TestsErr)
+			}
+			out = append(out, fmt.Sprintf("%s on %s: %s", c.Scenario, c.Target, strings.Join(why, "; ")))
 		}
 	}
 	return out

@@ -36,6 +36,8 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		TLS:                p.TLS,
 		Streams:            p.HTTP.Streams,
 		StreamRate:         p.GRPC.StreamRate,
+		StreamCount:        p.GRPC.StreamCount,
+		StreamDuration:     p.GRPC.StreamDuration,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

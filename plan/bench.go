@@ -73,6 +73,14 @@ type Scenario struct {
 	Env []string `json:"env,omitempty"`
 	// Timeout bounds the command's run; 0: no bound.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// JUnit, when set, names the JUnit XML report the command writes — a file, or a glob for
+	// several (target/surefire-reports/TEST-*.xml), relative to Bench.Dir — whose test cases are
+	// counted instead of `go test -json` output. The command gets the file's path in EnvJUnit
+	// when JUnit names one file.
+	JUnit string `json:"junit,omitempty"`
+	// JUnitRunDir (junit: true in a plan file) says the command writes its JUnit XML report to a
+	// file of rpcbench's choosing, one per target in the run directory, given in EnvJUnit.
+	JUnitRunDir bool `json:"junit_run_dir,omitempty"`
 	// Capacity, when set, makes the scenario a capacity search with Plan's requests (see
 	// ScenarioCapacity) against each target, instead of one load.
 	Capacity *ScenarioCapacity `json:"capacity,omitempty"`
@@ -82,6 +90,7 @@ type Scenario struct {
 const (
 	EnvTargetURL  = "RPCBENCH_TARGET_URL"  // the target's URL
 	EnvTargetName = "RPCBENCH_TARGET_NAME" // the target's name
+	EnvJUnit      = "RPCBENCH_JUNIT"       // where a command scenario writes its JUnit XML report
 )
 
 // IsCommand reports whether s is a command scenario.
@@ -196,11 +205,17 @@ func (s Scenario) Length(k int) (time.Duration, bool) {
 // Describe says in a line what run k of s sends: the model and level, and for how long.
 func (s Scenario) Describe(k int) string {
 	if s.IsCommand() {
-		c := strings.Join(s.Command, " ")
+		c := "command: " + strings.Join(s.Command, " ")
 		if s.Timeout > 0 {
-			return fmt.Sprintf("command: %s (at most %v)", c, s.Timeout)
+			c += fmt.Sprintf(" (at most %v)", s.Timeout)
 		}
-		return "command: " + c
+		switch {
+		case s.JUnitRunDir:
+			c += "; tests from its JUnit XML in $" + EnvJUnit
+		case s.JUnit != "":
+			c += "; tests from its JUnit XML " + s.JUnit
+		}
+		return c
 	}
 	if s.Capacity != nil {
 		return s.Capacity.describe()

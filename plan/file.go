@@ -252,6 +252,27 @@ func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bo
 	return argv, shell
 }
 
+// junit reads a command scenario's junit: the report's file (or glob), or true for one in the run
+// directory; false is none.
+func (f *fileReader) junit(n *yaml.Node, path string) (file string, runDir bool) {
+	const want = "the JUnit XML file the command writes (e.g. report.xml, or a glob such as target/surefire-reports/TEST-*.xml), or true for one in the run directory given in $" + EnvJUnit
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		return "", f.boolean(n, path)
+	}
+	s, ok := f.scalar(n, path, want)
+	if !ok {
+		return "", false
+	}
+	if strings.TrimSpace(s) == "" {
+		f.errorf(n, path, "empty: want %s", want)
+		return "", false
+	}
+	if _, err := filepath.Match(s, ""); err != nil {
+		f.errorf(n, path, "%q: a bad glob: %v", s, err)
+	}
+	return s, false
+}
+
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // env reads a mapping of environment variables into "NAME=value" texts.
@@ -383,7 +404,7 @@ func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
 	return t
 }
 
-var commandKeys = []string{"command", "env", "timeout"}
+var commandKeys = []string{"command", "env", "timeout", "junit"}
 
 var loadKeys = []string{
 	// requests
@@ -422,6 +443,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			s.Command, s.Shell = f.command(v, kp)
 		case "env":
 			s.Env = f.env(v, kp)
+		case "junit":
+			s.JUnit, s.JUnitRunDir = f.junit(v, kp)
 		case "timeout":
 			if isCmd {
 				s.Timeout = f.duration(v, kp)

@@ -46,6 +46,10 @@ scenarios:
     command: go test -json ./e2e
     timeout: 10m
     env: {E2E: "1"}
+    junit: reports/TEST-*.xml
+  pytest:
+    command: pytest --junitxml="$RPCBENCH_JUNIT"
+    junit: true
 `
 
 func TestReadFile(t *testing.T) {
@@ -64,8 +68,8 @@ func TestReadFile(t *testing.T) {
 	if !reflect.DeepEqual(b.Targets, wantTargets) {
 		t.Errorf("targets:\ngot  %+v\nwant %+v", b.Targets, wantTargets)
 	}
-	if len(b.Scenarios) != 3 {
-		t.Fatalf("scenarios: got %d; want 3", len(b.Scenarios))
+	if len(b.Scenarios) != 4 {
+		t.Fatalf("scenarios: got %d; want 4", len(b.Scenarios))
 	}
 	m, r, e := b.Scenarios[0], b.Scenarios[1], b.Scenarios[2]
 	if m.Name != "methods" || !reflect.DeepEqual(m.Steps, []float64{50, 100}) || m.Step != 5*time.Minute || m.Ramp != time.Minute {
@@ -113,8 +117,11 @@ func TestReadFile(t *testing.T) {
 	if got, want := rp.Endpoints[0].URL, "http://127.0.0.1:18545/v0/entity?id={{randInt 1 9}}"; got != want {
 		t.Errorf("read URL on go: got %q; want %q", got, want)
 	}
-	if !e.IsCommand() || !e.Shell || e.Timeout != 10*time.Minute || !reflect.DeepEqual(e.Env, []string{"E2E=1"}) {
+	if !e.IsCommand() || !e.Shell || e.Timeout != 10*time.Minute || !reflect.DeepEqual(e.Env, []string{"E2E=1"}) || e.JUnit != "reports/TEST-*.xml" || e.JUnitRunDir {
 		t.Errorf("e2e: got %+v", e)
+	}
+	if py := b.Scenarios[len(b.Scenarios)-1]; py.Name != "pytest" || py.JUnit != "" || !py.JUnitRunDir {
+		t.Errorf("pytest: got %+v; want the JUnit XML in the run directory", py)
 	}
 }
 
@@ -166,6 +173,14 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:6:15: scenarios.s.duration: "30" is not a duration: want e.g. 300ms, 30s, 5m or 1h30m`}},
 		{"a key of a command scenario in a load scenario's place", head + "  e2e:\n    command: go test\n    rate: 5\n", []string{
 			`p.yaml:6:5: scenarios.e2e.rate: unknown key "rate"; want one of: command, env, timeout`}},
+		{"junit in a load scenario", head + "  s:\n    rate: 5\n    junit: r.xml\n", []string{
+			`p.yaml:6:5: scenarios.s.junit: unknown key "junit"; want one of: endpoints,`}},
+		{"an empty junit", head + "  e2e: {command: go test, junit: \"\"}\n", []string{
+			`p.yaml:4:34: scenarios.e2e.junit: empty: want the JUnit XML file the command writes (e.g. report.xml, or a glob such as target/surefire-reports/TEST-*.xml), or true for one in the run directory given in $RPCBENCH_JUNIT`}},
+		{"a list for junit", head + "  e2e: {command: go test, junit: [a.xml]}\n", []string{
+			`p.yaml:4:34: scenarios.e2e.junit: want the JUnit XML file the command writes`}},
+		{"a bad junit glob", head + "  e2e: {command: go test, junit: \"r[.xml\"}\n", []string{
+			`p.yaml:4:34: scenarios.e2e.junit: "r[.xml": a bad glob: syntax error in pattern`}},
 		{"a bad SLO", head + "  s: {rate: 1, slo: p99<fast}\n", []string{
 			`p.yaml:4:21: scenarios.s.slo: p99<fast: unit fast`}},
 		{"steps without a step length", head + "  s:\n    steps: [1, 2]\n", []string{

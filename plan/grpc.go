@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/rpcbench/rpcbench/transport"
 )
@@ -25,11 +26,18 @@ type GRPC struct {
 	// StreamRate, above 0, sends the messages of each client- or bidi-streaming call on a
 	// schedule, this many per second (see grpcx.Options.StreamRate).
 	StreamRate float64 `json:"stream_rate,omitempty"`
+	// StreamCount, above 0, is the number of messages each client- or bidi-streaming call sends
+	// (the body's in turn) and of answers a server-streaming call takes before it ends the stream;
+	// StreamDuration, above 0, how long the first send and the second receive. They are ghz's
+	// --stream-call-count and --stream-call-duration (see grpcx.Options).
+	StreamCount    int           `json:"stream_count,omitempty"`
+	StreamDuration time.Duration `json:"stream_duration,omitempty"`
 }
 
 // IsZero reports whether g names no descriptor source: the server's reflection is asked.
 func (g GRPC) IsZero() bool {
-	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0 && g.StreamRate == 0
+	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0 && g.StreamRate == 0 &&
+		g.StreamCount == 0 && g.StreamDuration == 0
 }
 
 // IsGRPCURL reports whether u is a grpc:// or grpcs:// URL, whose calls always carry a body.
@@ -117,6 +125,12 @@ func (p Plan) validateGRPC() []error {
 	g := p.GRPC
 	if !g.IsZero() && proto != "" && proto != transport.GRPC {
 		bad("proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC, not with protocol %s", proto)
+	}
+	if g.StreamCount < 0 {
+		bad("stream count %d: want 1 or more messages a stream, or 0 for the body's", g.StreamCount)
+	}
+	if g.StreamDuration < 0 {
+		bad("stream duration %v: want a duration above 0, or 0 for none", g.StreamDuration)
 	}
 	if g.StreamRate < 0 || g.StreamRate > maxRate || math.IsNaN(g.StreamRate) {
 		bad("stream rate %v: want a rate above 0, up to %g messages per second", g.StreamRate, float64(maxRate))

@@ -10,6 +10,9 @@ import (
 	"github.com/rpcbench/rpcbench/summary"
 )
 
+// csvHead are the columns of every CSV report; the stage, ratio and resource columns follow.
+var csvHead = []string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
+
 // csvRatios are the comparison columns a CSV of several runs adds, the compare metrics they hold.
 var csvRatios = []struct{ column, metric string }{
 	{"rps_vs_first", "throughput"}, {"error_rate_vs_first", "error rate"}, {"p50_vs_first", "p50"}, {"p99_vs_first", "p99"},
@@ -33,14 +36,16 @@ var csvRatios = []struct{ column, metric string }{
 // where there is none: against a first run's 0, or an endpoint a run lacks).
 //
 // When a run was monitored, the columns go on with the target's resources and each sample is a row
-// of its own (see resourceCSVCols): one table, the other rows with those columns empty.
+// of its own (see resourceCSVCols): one table, the other rows with those columns empty. A
+// monitored run with stages adds a row per stage and target, of kind stage, after the stage rows
+// (see stageResourceCSVCols).
 func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 	c := compare.New(runs, labels)
 	names := c.Labels
 	multi := len(runs) > 1
 	staged := anyStages(runs)
 	cw := csv.NewWriter(w)
-	head := []string{"run", "start_s", "end_s", "endpoint", "sent", "ok", "errors", "rps", "p50_ms", "p90_ms", "p99_ms", "max_ms"}
+	head := append([]string(nil), csvHead...)
 	if staged {
 		head = append(head, csvStageColumns...)
 	}
@@ -72,7 +77,7 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 		}
 		csvStages(cw, names[i], s, empty)
 		if extra != nil {
-			csvResourceRows(cw, s, names[i], lead)
+			csvResourceRows(cw, s, names[i], lead, len(extra))
 		}
 	}
 	if multi {

@@ -141,6 +141,10 @@ func ghzOwn(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  rate          intended %s/s, sent %s/s; send lag p99 %s\n", fmt1(s.IntendedRate), fmt1(s.SendRate), fmtMs(s.SendLag.P99))
 	}
 	fmt.Fprintf(b, "  throughput    %s answers/s\n", fmt1(s.Throughput))
+	if s.TTFB != nil && s.Messages != nil {
+		row("first message", *s.TTFB, "(from the actual send to the first answer of a stream)")
+	}
+	streamLines(b, s, 13)
 	c := s.Connections
 	fmt.Fprintf(b, "  connections   %d opened", c.Opened)
 	if c.Failed > 0 {

@@ -200,37 +200,65 @@ func resourcesMarkdownRuns(b *strings.Builder, runs []*summary.Summary, labels [
 var resourceCSVCols = []string{"target", "cpu_pct", "rss_bytes", "threads", "open_files",
 	"disk_read_bytes", "disk_write_bytes", "net_rx_bytes", "net_tx_bytes", "value"}
 
+// stageResourceCSVCols are the columns the CSV report adds after resourceCSVCols when a monitored
+// run has stages. Each stage and target has a row of kind "stage" (its stage in "stage", the
+// stage's span in start_s and end_s, the target in "target"): cpu_pct and rss_bytes hold the
+// average over the samples whose interval ended in the stage, these columns their count, the
+// peaks and the disk rates (empty when no disk figure moved). Sample rows leave them empty.
+var stageResourceCSVCols = []string{"samples", "cpu_peak_pct", "rss_peak_bytes", "disk_read_bytes_per_s", "disk_write_bytes_per_s"}
+
 // csvResourceCols returns the columns to add for runs: none unless a run watched a target beside
 // the generator itself (which every run watches), so that the CSV of a run without --monitor-*
-// keeps its columns and rows.
+// keeps its columns and rows; the per-stage ones too when a run has stages.
 func csvResourceCols(runs []*summary.Summary) []string {
 	for _, s := range runs {
-		if s.Metrics != nil && len(s.Metrics.Series) > 0 {
-			return resourceCSVCols
-		}
+		watched := s.Metrics != nil && len(s.Metrics.Series) > 0
 		for _, r := range s.Resources {
-			if !r.Self {
-				return resourceCSVCols
-			}
+			watched = watched || !r.Self
 		}
+		if !watched {
+			continue
+		}
+		if anyStages(runs) {
+			return append(resourceCSVCols[:len(resourceCSVCols):len(resourceCSVCols)], stageResourceCSVCols...)
+		}
+		return resourceCSVCols
 	}
 	return nil
 }
 
-// csvResourceRows writes the samples of run name as rows of width columns, the first lead of them
-// (run, start, end, endpoint and the request figures) filled only with the run and the times.
-func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead int) {
+// csvResourceRows writes the per-stage resources and the samples of run name as rows of lead
+// columns (run, start, end, endpoint, the request figures and those that follow them, filled only
+// with the run, the times and, for a stage, its kind and number) and width more.
+func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead, width int) {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	row := func(start, end float64, cells ...string) {
-		r := make([]string, lead, lead+len(resourceCSVCols))
+	row := func(start, end float64, stage string, cells ...string) {
+		r := make([]string, lead, lead+width)
 		r[0], r[1], r[2] = name, f(start), f(end)
-		cw.Write(append(r, cells...))
+		if stage != "" {
+			k := len(csvHead) // the stage columns follow the head
+			r[k], r[k+1] = "stage", stage
+		}
+		r = append(r, cells...)
+		cw.Write(append(r, make([]string, lead+width-len(r))...))
 	}
 	optU := func(p *uint64) string {
 		if p == nil {
 			return ""
 		}
 		return strconv.FormatUint(*p, 10)
+	}
+	whole := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+	for _, st := range s.Stages {
+		for _, r := range st.Resources {
+			disk := [2]string{}
+			if r.DiskReadS > 0 || r.DiskWriteS > 0 {
+				disk = [2]string{whole(r.DiskReadS), whole(r.DiskWriteS)}
+			}
+			row(st.StartS, st.EndS, strconv.Itoa(st.Index), r.Target, strconv.FormatFloat(r.CPUAvg, 'f', 1, 64), whole(r.RSSAvg),
+				"", "", "", "", "", "", "", // threads, open files, disk and network bytes, value: a sample's
+				strconv.Itoa(r.Samples), strconv.FormatFloat(r.CPUPeak, 'f', 1, 64), strconv.FormatUint(r.RSSPeak, 10), disk[0], disk[1])
+		}
 	}
 	for _, r := range s.Resources {
 		for _, x := range r.Samples {
@@ -243,7 +271,7 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead int) 
 			if x.Interval > 0 {
 				cpu = strconv.FormatFloat(x.CPUPercent, 'f', 1, 64)
 			}
-			row((x.At - x.Interval).Seconds(), end, r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
+			row((x.At - x.Interval).Seconds(), end, "", r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
 				optU(x.DiskRead), optU(x.DiskWrite), optU(x.NetRx), optU(x.NetTx), "")
 		}
 	}
@@ -254,7 +282,7 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead int) 
 					continue
 				}
 				at := x.At.Seconds()
-				row(at, at, "metric "+m.Series[j], "", "", "", "", "", "", "", "", f(*v))
+				row(at, at, "", "metric "+m.Series[j], "", "", "", "", "", "", "", "", f(*v))
 			}
 		}
 	}

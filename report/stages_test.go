@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -124,5 +125,63 @@ func TestStagesHTML(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+}
+
+// A monitored run with stages has, after the stage rows, a row per stage and watched target (kind
+// stage, its span, the target): CPU and RSS averaged over the samples whose interval ended in the
+// stage, their count, the peaks and the disk rates. Then the samples, as in a run without stages.
+func TestStageResourcesCSV(t *testing.T) {
+	t.Parallel()
+	s := stagedRun()
+	sample := func(at int, cpu float64, rss uint64, read, write *uint64) result.ResourceSample {
+		return result.ResourceSample{At: time.Duration(at) * time.Second, Interval: time.Second, Procs: 1, CPUPercent: cpu, RSS: rss, DiskRead: read, DiskWrite: write}
+	}
+	s.SetResources([]result.Resources{
+		{Target: "pid 42", Samples: []result.ResourceSample{
+			{At: 0, Procs: 1, RSS: 500},                                                   // the baseline: in no stage
+			sample(1, 20, 1000, u64(0), u64(500)), sample(2, 40, 3000, u64(0), u64(1500)), // stage 2, (0, 2]
+			sample(3, 90, 5000, u64(0), u64(0)),                                         // stage 3, the ramp, (2, 3]
+			sample(4, 60, 6000, u64(2048), u64(0)), sample(5, 80, 8000, u64(0), u64(0)), // stage 4, (3, 5]
+		}},
+		{Target: "rpcbench (self)", Self: true, Samples: []result.ResourceSample{sample(2, 10, 4000, nil, nil)}},
+	}, nil)
+	s.SetStageResources()
+	var b bytes.Buffer
+	if err := CSV(&b, []*summary.Summary{s}, []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	head := "run,start_s,end_s,endpoint,sent,ok,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,kind,stage,avg_ms,p95_ms," +
+		"target,cpu_pct,rss_bytes,threads,open_files,disk_read_bytes,disk_write_bytes,net_rx_bytes,net_tx_bytes,value," +
+		"samples,cpu_peak_pct,rss_peak_bytes,disk_read_bytes_per_s,disk_write_bytes_per_s"
+	// by hand: stage 2 of pid 42, CPU (20+40)/2 = 30, peak 40; RSS (1000+3000)/2 = 2000, peak 3000;
+	// read 0, write (500+1500) B / 2 s = 1000/s. The ramp: one sample, no disk moved (empty). Stage
+	// 4: CPU (60+80)/2 = 70, peak 80; RSS 7000, peak 8000; read 2048 B / 2 s = 1024/s, write 0.
+	want := []string{
+		"run,0,2,,,,,,,,,,stage,2,,,pid 42,30.0,2000,,,,,,,,2,40.0,3000,0,1000",
+		"run,0,2,,,,,,,,,,stage,2,,,rpcbench (self),10.0,4000,,,,,,,,1,10.0,4000,,",
+		"run,2,3,,,,,,,,,,stage,3,,,pid 42,90.0,5000,,,,,,,,1,90.0,5000,,",
+		"run,3,5,,,,,,,,,,stage,4,,,pid 42,70.0,7000,,,,,,,,2,80.0,8000,1024,0",
+		"run,0,0,,,,,,,,,,,,,,pid 42,,500,0,,,,,,,,,,,",
+		"run,0,1,,,,,,,,,,,,,,pid 42,20.0,1000,0,,0,500,,,,,,,,",
+	}
+	if len(lines) != 1+3+9+4+6+1 || lines[0] != head {
+		t.Fatalf("got %d lines; want the header %q, 3 intervals, 9 stage rows, 4 rows of stage resources and 7 samples:\n%s", len(lines), head, b.String())
+	}
+	for i, w := range want {
+		if got := lines[1+3+9+i]; got != w {
+			t.Errorf("line %d: got %q; want %q", 1+3+9+i+1, got, w)
+		}
+	}
+	// a run that watched only the generator keeps the CSV of an unmonitored run, stages and all
+	s.SetResources(s.Resources[1:], nil)
+	s.SetStageResources()
+	b.Reset()
+	if err := CSV(&b, []*summary.Summary{s}, []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(b.String(), "\n"); got != 1+3+9 || strings.Contains(b.String(), "rpcbench (self)") {
+		t.Errorf("the generator alone: got %d lines; want the header, 3 intervals and 9 stage rows:\n%s", got, b.String())
 	}
 }

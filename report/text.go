@@ -389,6 +389,20 @@ func nonOK(b *strings.Builder, st *summary.Stats) {
 	b.WriteString("\n")
 }
 
+// streamLines writes the figures of streaming calls, their names padded to width: the messages
+// sent and received, the latency of each answer of a paced bidi call, the gaps between answers.
+func streamLines(b *strings.Builder, s *summary.Summary, width int) {
+	if m := s.Messages; m != nil {
+		fmt.Fprintf(b, "  %-*s sent %d (%s per call), received %d (%s per call)\n", width, "messages", m.Sent, fmt1(m.SentPerCall), m.Received, fmt1(m.ReceivedPerCall))
+	}
+	if p := s.MessageLatency; p != nil {
+		fmt.Fprintf(b, "  %-*s p50 %s, p90 %s, p99 %s, max %s (each answer from its message's due time)\n", width, "message latency", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
+	if p := s.MessageGap; p != nil {
+		fmt.Fprintf(b, "  %-*s p50 %s, p90 %s, p99 %s, max %s (between the answers of a stream)\n", width, "message gaps", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
+	}
+}
+
 func transfer(b *strings.Builder, s *summary.Summary) {
 	b.WriteString("\nTransfer\n")
 	perSec := func(n uint64) string {
@@ -399,15 +413,7 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 	}
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes in", fmtBytes(float64(s.Bytes.In)), perSec(s.Bytes.In))
 	fmt.Fprintf(b, "  %-15s %s%s\n", "bytes out", fmtBytes(float64(s.Bytes.Out)), perSec(s.Bytes.Out))
-	if m := s.Messages; m != nil {
-		fmt.Fprintf(b, "  %-15s sent %d (%s per call), received %d (%s per call)\n", "messages", m.Sent, fmt1(m.SentPerCall), m.Received, fmt1(m.ReceivedPerCall))
-	}
-	if p := s.MessageLatency; p != nil {
-		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (each answer from its message's due time)\n", "message latency", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
-	}
-	if p := s.MessageGap; p != nil {
-		fmt.Fprintf(b, "  %-15s p50 %s, p90 %s, p99 %s, max %s (between the answers of a stream)\n", "message gaps", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.Max))
-	}
+	streamLines(b, s, 15)
 	c := s.Connections
 	fmt.Fprintf(b, "  %-15s %d opened", "connections", c.Opened)
 	if c.Failed > 0 {

@@ -122,6 +122,10 @@ type Config struct {
 	// StreamRate paces the messages of gRPC client- and bidi-streaming calls, per second; 0: as
 	// fast as the stream takes them.
 	StreamRate float64
+	// StreamCount and StreamDuration bound gRPC streaming calls as ghz's --stream-call-count and
+	// --stream-call-duration do (see grpcx.Options); 0: no bound.
+	StreamCount    int
+	StreamDuration time.Duration
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
 	// MaxBody bounds a kept body, in bytes; a longer answer fails (class too-large where the

@@ -50,18 +50,10 @@ func TestExampleCompareLabShort(t *testing.T) {
 	}
 	dir := t.TempDir()
 	name := filepath.Join(dir, "compare-lab.yaml")
-	bin := filepath.Join(dir, "bin")
-	os.Mkdir(bin, 0o755)
-	shim := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "rpcbench"), []byte(shim), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(name, []byte(short), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "run")
-	cmd := exec.Command(filepath.Join(bin, "rpcbench"), "bench", "--quiet", "--format", "markdown", "--out-dir", out, name)
-	cmd.Env = append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd := benchCmd(t, dir, "bench", "--quiet", "--format", "markdown", "--out-dir", filepath.Join(dir, "run"), name)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// the plan's SLO may fail on a busy machine (exit 1): the run is whole all the same
@@ -82,6 +74,71 @@ func TestExampleCompareLabShort(t *testing.T) {
 		if c, err := net.Dial("tcp", host); err == nil {
 			c.Close()
 			t.Errorf("target %s still answers on %s after the run", tg.Name, host)
+		}
+	}
+}
+
+// benchCmd is an rpcbench command run by this test binary, which stands in for rpcbench on the
+// PATH too (see rpcbenchOnPath), so that a plan's `rpcbench serve` commands start.
+func benchCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	shim, env := rpcbenchOnPath(t, dir)
+	cmd := exec.Command(shim, args...)
+	cmd.Env = env
+	return cmd
+}
+
+// rpcbenchOnPath makes this test binary rpcbench, a shim in dir/bin, and returns the shim and an
+// environment with dir/bin first on its PATH, so that the `rpcbench …` commands of plans and
+// scripts run it.
+func rpcbenchOnPath(t *testing.T, dir string) (shim string, env []string) {
+	t.Helper()
+	bin := filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	shim = filepath.Join(bin, "rpcbench")
+	text := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
+	if err := os.WriteFile(shim, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return shim, append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// examples/smoke-junit.yaml runs as printed but on free ports: its smoke suite (curl) writes
+// JUnit XML to $RPCBENCH_JUNIT, three passing cases against each target, the reports kept.
+func TestExampleSmokeJUnit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("the example's suite needs curl")
+	}
+	text := readRepoFile(t, "examples/smoke-junit.yaml")
+	short := strings.NewReplacer("127.0.0.1:18071", freeLoopback(t), "127.0.0.1:18072", freeLoopback(t)).Replace(text)
+	if strings.Contains(short, "1807") {
+		t.Fatal("examples/smoke-junit.yaml changed: update the replacements of this test")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "smoke-junit.yaml")
+	os.Mkdir(filepath.Join(dir, "e2e"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "e2e", "smoke.sh"), []byte(readRepoFile(t, "examples/e2e/smoke.sh")), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, []byte(short), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	cmd := benchCmd(t, dir, "bench", "--quiet", "--format", "markdown", "--out-dir", out, name)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	for _, w := range []string{"| fast | 0 | ", "| slow | 0 | ", "| 3 | 0 | 0 |"} {
+		if !strings.Contains(stdout.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, stdout.String())
+		}
+	}
+	for _, f := range []string{"smoke.fast.junit.xml", "smoke.slow.junit.xml"} {
+		if b, err := os.ReadFile(filepath.Join(out, f)); err != nil || !strings.Contains(string(b), `<testcase classname="smoke" name="list"/>`) {
+			t.Errorf("%s: %v\n%s", f, err, b)
 		}
 	}
 }

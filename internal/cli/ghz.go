@@ -23,7 +23,12 @@ const ghzExamples = `  rpcbench ghz --proto proto/rpz/items.proto --call rpz.Ite
   rpcbench ghz --insecure --call rpz.ItemService/GetItem -D get.json -m '{"x-tenant":"7"}' -r 500 -z 10s -c 20 127.0.0.1:9090
   rpcbench ghz --insecure --proto rpz/items.proto -i proto --call rpz.ItemService/GetItem -d '{"id":"1"}' --connections 4 127.0.0.1:9090
   rpcbench ghz --insecure --protoset items.protoset --call rpz.ItemService/GetItem -d '{"id":"1"}' 127.0.0.1:9090
-  rpcbench ghz --cacert ca.pem --cert client.pem --key client-key.pem --cname items.local --call rpz.ItemService/GetItem -d '{"id":"1"}' 127.0.0.1:9090`
+  rpcbench ghz --cacert ca.pem --cert client.pem --key client-key.pem --cname items.local --call rpz.ItemService/GetItem -d '{"id":"1"}' 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/CreateItems -D items.jsonl -n 100 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/GetItems -d '[{"id":"1"},{"id":"2"}]' --stream-call-count 20 --stream-interval 10ms 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/GetItems -d '{"id":"{{randomInt 1 3}}"}' --stream-dynamic-messages --stream-call-count 20 --stream-rate 1000/s --streams 10 --connections 2 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/ListItems -d '{"ids":["1","2","3"]}' --stream-call-count 2 127.0.0.1:9090
+  rpcbench ghz --insecure --call rpz.ItemService/GetItems -d '{"id":"1"}' --stream-call-duration 1s --stream-call-count 1000 --stream-interval 10ms 127.0.0.1:9090`
 
 // ghzFlags are ghz's common flags, with ghz's meaning and defaults.
 type ghzFlags struct {
@@ -36,6 +41,7 @@ type ghzFlags struct {
 	insecure, skipTLS                  bool
 	tls                                transport.TLSFiles
 	format                             string
+	stream                             ghzStreamFlags
 }
 
 func (f *ghzFlags) define(fs *flag.FlagSet) {
@@ -75,6 +81,7 @@ func (f *ghzFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.tls.Cert, "cert", "", "the client's certificate, a PEM `FILE` (mutual TLS; with --key)")
 	fs.StringVar(&f.tls.Key, "key", "", "the private key of --cert, a PEM `FILE`")
 	fs.StringVar(&f.tls.ServerName, "cname", "", "the `NAME` the server's certificate must hold (default: the host)")
+	f.stream.define(fs)
 	for _, n := range []string{"format", "O"} {
 		fs.Var(choiceFlag{&f.format, []string{"summary", "json"}}, n, "`FORMAT` of the report: summary (ghz's, then rpcbench's figures) or json (rpcbench's JSON report)")
 	}
@@ -142,13 +149,17 @@ func (f *ghzFlags) plan(host string, stdin io.Reader) (plan.Plan, error) {
 	case f.rps < 0:
 		return p, usagef("-r %v: want a rate above 0, or 0 for none", f.rps)
 	}
+	if err := f.stream.apply(&p); err != nil {
+		return p, err
+	}
 	if err := p.Validate(); err != nil {
 		return p, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 	}
 	return p, nil
 }
 
-// body returns the request message of -d or -D, its ghz templates made rpcbench's.
+// body returns the request message of -d or -D, its ghz templates made rpcbench's: one message,
+// or for a streaming call its messages, as an array or one JSON value after another.
 func (f *ghzFlags) body(stdin io.Reader) ([]byte, error) {
 	var b []byte
 	switch {
@@ -166,9 +177,6 @@ func (f *ghzFlags) body(stdin io.Reader) ([]byte, error) {
 		if b, err = plan.ReadBodyFile(f.dataFile); err != nil {
 			return nil, usagef("-D: %v", err)
 		}
-	}
-	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
-		return nil, usagef("the data is an array: ghz sends its messages in turn, one per call; rpcbench takes one message (use templates or rpcbench run --data for varying calls)")
 	}
 	s, err := plan.FromGHZTemplate(string(b), f.call)
 	if err != nil {

@@ -76,13 +76,8 @@ func TestWriteupsShort(t *testing.T) {
 	if len(plans) < 5 || len(scripts) < 1 {
 		t.Fatalf("examples/writeups: %d plans, %d scripts; want the write-ups", len(plans), len(scripts))
 	}
-	bin := filepath.Join(dir, "bin")
-	os.Mkdir(bin, 0o755)
-	shim := "#!/bin/sh\nexec '" + os.Args[0] + "' '-test.run=^TestHelperProcess$' -- \"$@\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "rpcbench"), []byte(shim), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	env := append(os.Environ(), "RPCBENCH_HELPER_PROCESS=1", "ITERATIONS=100", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	shim, env := rpcbenchOnPath(t, dir)
+	env = append(env, "ITERATIONS=100")
 	// what each report must hold: the figures examples/writeups/README.md maps
 	want := map[string][]string{
 		"rpc-daemon.yaml": {"## methods · step 2/2: 100/s", "| eth_getBalance |", "Resources compared", "| daemon | node's command, pid "},
@@ -94,7 +89,7 @@ func TestWriteupsShort(t *testing.T) {
 		"items-grpc.yaml": {"## read", "| grpcs vs grpc |"},
 	}
 	for _, p := range plans {
-		cmd := exec.Command(filepath.Join(bin, "rpcbench"), "bench", "--quiet", "--format", "markdown", "--out-dir", filepath.Join(dir, "run-"+p), filepath.Join(dir, p))
+		cmd := exec.Command(shim, "bench", "--quiet", "--format", "markdown", "--out-dir", filepath.Join(dir, "run-"+p), filepath.Join(dir, p))
 		out := runWriteup(t, cmd, env)
 		if want[p] == nil {
 			t.Errorf("%s: no expected figures in this test: add them", p)

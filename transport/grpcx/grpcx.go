@@ -79,6 +79,15 @@ type Options struct {
 	// server answers each message in turn then reports each answer's latency from its message's
 	// due time (Outcome.MsgLatencies). 0 sends them as fast as the stream takes them.
 	StreamRate float64
+	// StreamCount, above 0, is how many messages each client- or bidi-streaming call sends, the
+	// body's messages in turn (again from the first when there are fewer), and how many answers a
+	// server-streaming call takes before it ends the stream, counted answered (ghz's
+	// --stream-call-count). 0 sends the body's messages once and takes every answer.
+	StreamCount int
+	// StreamDuration, above 0, is how long a client- or bidi-streaming call sends its messages
+	// before it closes its side, and how long a server-streaming call receives before it ends the
+	// stream, counted answered (ghz's --stream-call-duration). 0: no bound but the call's Timeout.
+	StreamDuration time.Duration
 }
 
 // ErrClosed is the failure of a call made after Close.
@@ -594,6 +603,9 @@ func (m *method) body(js, scratch []byte, max int) (msgb, scratchOut []byte, err
 	msg := dynamicpb.NewMessage(m.desc.Input())
 	if len(js) > 0 {
 		if err := protojson.Unmarshal(js, msg); err != nil {
+			if isArray(js) && !listInput(m.desc.Input()) {
+				return nil, scratch, fmt.Errorf("grpcx: %s is unary: it takes one request message, not an array of them", m.path)
+			}
 			return nil, scratch, fmt.Errorf("grpcx: the body is not a %s in JSON: %w", m.desc.Input().FullName(), err)
 		}
 	}

@@ -7,11 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -33,9 +37,9 @@ func (m *method) kind() string {
 }
 
 // messages returns the request messages of a streaming call, marshalled: the JSON values of js one
-// after the other (JSON lines, or values spread over lines), once per distinct body up to max
-// bodies. A server-streaming method takes exactly one; a client- or bidi-streaming one any number,
-// none for an empty body.
+// after the other (JSON lines, or values spread over lines), or the elements of one JSON array (as
+// ghz gives a stream's messages), once per distinct body up to max bodies. A server-streaming
+// method takes exactly one; a client- or bidi-streaming one any number, none for an empty body.
 func (m *method) messages(js []byte, max int) ([][]byte, error) {
 	m.mu.RLock()
 	msgs, ok := m.streamBodies[string(js)]
@@ -43,6 +47,7 @@ func (m *method) messages(js []byte, max int) ([][]byte, error) {
 	if ok {
 		return msgs, nil
 	}
+	var raws []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(js))
 	for i := 1; ; i++ {
 		var raw json.RawMessage
@@ -51,6 +56,20 @@ func (m *method) messages(js []byte, max int) ([][]byte, error) {
 		} else if err != nil {
 			return nil, fmt.Errorf("grpcx: message %d of the body: %w", i, err)
 		}
+		raws = append(raws, raw)
+	}
+	if len(raws) == 1 && isArray(raws[0]) && !listInput(m.desc.Input()) {
+		if !m.desc.IsStreamingClient() {
+			return nil, fmt.Errorf("grpcx: %s is %s: it takes one request message, not an array of them", m.path, m.kind())
+		}
+		arr := raws[0]
+		raws = nil
+		if err := json.Unmarshal(arr, &raws); err != nil {
+			return nil, fmt.Errorf("grpcx: the body's array: %w", err)
+		}
+	}
+	for i, raw := range raws {
+		i++
 		msg := dynamicpb.NewMessage(m.desc.Input())
 		if err := protojson.Unmarshal(raw, msg); err != nil {
 			return nil, fmt.Errorf("grpcx: message %d of the body is not a %s in JSON: %w", i, m.desc.Input().FullName(), err)
@@ -72,8 +91,23 @@ func (m *method) messages(js []byte, max int) ([][]byte, error) {
 	return msgs, nil
 }
 
-// stream makes a streaming call: it sends the body's messages (all of them, then closes its side;
-// for a bidi call while it receives) and receives the answers until the server ends the stream.
+// isArray reports whether the JSON value v is an array.
+func isArray(v []byte) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] == '['
+}
+
+// listInput reports whether messages of type d may be written as JSON arrays: the well-known
+// google.protobuf.ListValue and Value.
+func listInput(d protoreflect.MessageDescriptor) bool {
+	n := d.FullName()
+	return n == "google.protobuf.ListValue" || n == "google.protobuf.Value"
+}
+
+// stream makes a streaming call: it sends the body's messages (all of them, or StreamCount of them
+// in turn, until StreamDuration; then closes its side; for a bidi call while it receives) and
+// receives the answers until the server ends the stream, or until a server stream has given
+// StreamCount answers or lasted StreamDuration, when the call ends it (and counts it answered).
 // out.FirstByte is when the first answer arrived, MsgsOut and MsgsIn count the messages, MsgGaps
 // holds the times between answers, and with KeepBody out.Body holds the answers in JSON, one a
 // line. cancel ends the call's context.
@@ -87,43 +121,54 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		callCtx = withMetadata(callCtx, r.Header)
 	}
 	desc := &grpc.StreamDesc{ServerStreams: m.desc.IsStreamingServer(), ClientStreams: m.desc.IsStreamingClient()}
+	// a server stream's end of our making: after StreamCount answers or StreamDuration
+	var cut atomic.Bool
+	streamCtx, endStream := context.WithCancel(callCtx)
+	defer endStream()
 	out.Sent = time.Now()
-	cs, err := cc.NewStream(callCtx, desc, m.path, t.callOpts...)
+	if d := t.opts.StreamDuration; d > 0 && !desc.ClientStreams {
+		timer := time.AfterFunc(d, func() { cut.Store(true); endStream() })
+		defer timer.Stop()
+	}
+	cs, err := cc.NewStream(streamCtx, desc, m.path, t.callOpts...)
 	if err != nil {
 		t.fail(ctx, err, out)
 		return
 	}
 	var sent, sentBytes int64
-	// dues carries each message's due time, from the sender to the receiver of a bidi call, which
-	// matches the answers to the messages in turn.
-	var dues chan time.Time
+	// issued counts the messages handed to the stream, before each is sent: the receiver of a paced
+	// bidi call matches answer k to message k, due k/StreamRate after the call's start.
+	var issued atomic.Int64
 	paced := t.opts.StreamRate > 0 && desc.ClientStreams
-	if paced && desc.ServerStreams {
-		dues = make(chan time.Time, len(msgs))
+	n := len(msgs)
+	if t.opts.StreamCount > 0 && n > 0 && desc.ClientStreams {
+		n = t.opts.StreamCount
 	}
 	send := func() error {
 		var timer *time.Timer
-		for i, b := range msgs {
+		for i := range n {
 			due := out.Sent
 			if paced {
-				due = out.Sent.Add(time.Duration(float64(i) / t.opts.StreamRate * float64(time.Second)))
-				if wait := time.Until(due); wait > 0 {
-					if timer == nil {
-						timer = time.NewTimer(wait)
-						defer timer.Stop()
-					} else {
-						timer.Reset(wait)
-					}
-					select {
-					case <-timer.C:
-					case <-callCtx.Done():
-						return callCtx.Err()
-					}
+				due = out.Sent.Add(t.dueOffset(i))
+			}
+			if d := t.opts.StreamDuration; d > 0 && (paced && due.Sub(out.Sent) >= d || !paced && time.Since(out.Sent) >= d) {
+				break // the call has sent for as long as it should
+			}
+			if wait := time.Until(due); paced && wait > 0 {
+				if timer == nil {
+					timer = time.NewTimer(wait)
+					defer timer.Stop()
+				} else {
+					timer.Reset(wait)
+				}
+				select {
+				case <-timer.C:
+				case <-callCtx.Done():
+					return callCtx.Err()
 				}
 			}
-			if dues != nil {
-				dues <- due
-			}
+			b := msgs[i%len(msgs)]
+			issued.Add(1)
 			if err := cs.SendMsg(&frame{b: b}); err != nil {
 				return err // io.EOF: the server ended the stream; RecvMsg says how
 			}
@@ -159,12 +204,8 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 			out.MsgGaps = append(out.MsgGaps, now.Sub(last))
 		}
 		last = now
-		if dues != nil {
-			select {
-			case due := <-dues:
-				out.MsgLatencies = append(out.MsgLatencies, now.Sub(due))
-			default: // more answers than messages: no latency to tell
-			}
+		if paced && desc.ServerStreams && out.MsgsIn < issued.Load() { // else more answers than messages: no latency to tell
+			out.MsgLatencies = append(out.MsgLatencies, now.Sub(out.Sent.Add(t.dueOffset(int(out.MsgsIn)))))
 		}
 		out.MsgsIn++
 		out.BytesIn += int64(len(res.b) + frameHeader)
@@ -174,6 +215,12 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 				break
 			}
 			out.Body = append(out.Body, '\n')
+		}
+		if !desc.ClientStreams && t.opts.StreamCount > 0 && out.MsgsIn >= int64(t.opts.StreamCount) {
+			cut.Store(true)
+			endStream()
+			rerr = io.EOF // the answers asked for
+			break
 		}
 	}
 	if sendErr != nil {
@@ -186,10 +233,17 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 	switch {
 	case rerr == io.EOF:
 		out.Answered = true
+	case cut.Load() && status.Code(rerr) == codes.Canceled: // ended on time, as asked
+		out.Answered = true
 	case err != nil && rerr == err: // an answer that is not the method's output
 		out.Answered = true
 		out.Class, out.Err = result.Protocol, err
 	default:
 		t.fail(ctx, rerr, out)
 	}
+}
+
+// dueOffset is when message i of a paced stream is due, from the call's start.
+func (t *Transport) dueOffset(i int) time.Duration {
+	return time.Duration(float64(i) / t.opts.StreamRate * float64(time.Second))
 }

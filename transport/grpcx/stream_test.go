@@ -245,3 +245,57 @@ func TestStreamRate(t *testing.T) {
 		}
 	}
 }
+
+// StreamCount and StreamDuration, as ghz's --stream-call-count and --stream-call-duration: a
+// client stream sends its count of messages, the body's in turn; a server stream ends after its
+// count of answers or its duration, counted answered; a paced stream stops sending at its duration.
+// A body that is one JSON array gives a client stream its messages.
+func TestStreamCountAndDuration(t *testing.T) {
+	t.Parallel()
+	addr, _ := newStreamServer(t, make(chan struct{}, 1)) // Hang is called once
+	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name        string
+		opts        grpcx.Options
+		method      string
+		body        string
+		sent, recvd int64
+		answers     string
+		atLeast     time.Duration // the call lasts at least this long
+	}{
+		// 5 messages from a body of 2: a, b, a, b, a
+		{"count, client stream", grpcx.Options{StreamCount: 5}, "Join", `{"id":"a"} {"id":"b"}`, 5, 1, "{\"id\":\"a,b,a,b,a\"}\n", 0},
+		// the same from ghz's array
+		{"count, array", grpcx.Options{StreamCount: 3}, "Join", `[{"id":"a"},{"id":"b"}]`, 3, 1, "{\"id\":\"a,b,a\"}\n", 0},
+		// an array of 2 sent once
+		{"array", grpcx.Options{}, "Echo", `[{"id":"a"},{"id":"b"}]`, 2, 2, "{\"id\":\"a\"}\n{\"id\":\"b\"}\n", 0},
+		// 3 answers of the 100 asked for, then the call ends the stream
+		{"count, server stream", grpcx.Options{StreamCount: 3}, "Count", `{"id":"100"}`, 1, 3, "{\"id\":\"1\"}\n{\"id\":\"2\"}\n{\"id\":\"3\"}\n", 0},
+		// Hang's one answer, then the stream ended at 100 ms
+		{"duration, server stream", grpcx.Options{StreamDuration: 100 * time.Millisecond}, "Hang", `{"id":"1"}`, 1, 1, "{\"id\":\"1\"}\n", 100 * time.Millisecond},
+		// at 100/s the messages are due at 0, 10, 20, 30 and 40 ms; the one due at 50 ms is not sent
+		{"duration, paced bidi", grpcx.Options{StreamRate: 100, StreamCount: 1000, StreamDuration: 50 * time.Millisecond}, "Echo", `{"id":"x"}`, 5, 5, strings.Repeat("{\"id\":\"x\"}\n", 5), 40 * time.Millisecond},
+	} {
+		tc.opts.Resolver, tc.opts.KeepBody, tc.opts.Timeout = res, true, 10*time.Second
+		tr := newTransport(t, tc.opts)
+		var out transport.Outcome
+		tr.Do(context.Background(), &transport.Request{Scheme: "grpc", Host: addr, Path: []byte("/stream.Stream/" + tc.method), Body: []byte(tc.body)}, &out)
+		took := time.Since(out.Sent)
+		if out.Class != result.OK || out.MsgsOut != tc.sent || out.MsgsIn != tc.recvd || string(out.Body) != tc.answers {
+			t.Errorf("%s: class %v (%v), sent %d, received %d %q; want ok, %d, %d %q", tc.name, out.Class, out.Err, out.MsgsOut, out.MsgsIn, out.Body, tc.sent, tc.recvd, tc.answers)
+		}
+		if took < tc.atLeast || took > 5*time.Second {
+			t.Errorf("%s: the call took %v; want at least %v, and well within its timeout", tc.name, took, tc.atLeast)
+		}
+	}
+	// a server stream takes one message, not an array of them
+	tr := newTransport(t, grpcx.Options{Resolver: res})
+	var out transport.Outcome
+	tr.Do(context.Background(), &transport.Request{Scheme: "grpc", Host: addr, Path: []byte("/stream.Stream/Count"), Body: []byte(`[{"id":"1"}]`)}, &out)
+	if out.Class != result.Other || out.Err == nil || out.Err.Error() != "grpcx: /stream.Stream/Count is server-streaming: it takes one request message, not an array of them" {
+		t.Errorf("an array to a server stream: class %v, %v", out.Class, out.Err)
+	}
+}

@@ -117,6 +117,8 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
 		StreamRate:         c.StreamRate,
+		StreamCount:        c.StreamCount,
+		StreamDuration:     c.StreamDuration,
 	}
 	if c.Open {
 		o.Spread = grpcx.DefaultSpread
