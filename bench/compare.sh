@@ -26,8 +26,9 @@ Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,sta
 
 Options:
   --scenarios LIST         which scenarios (see above)
-  --tools LIST             which generators (default: every one found of rpcbench, wrk, wrk2,
-                           bombardier, oha, fortio, vegeta, hey, k6, ghz)
+  --tools LIST             which generators (default: every one found of rpcbench, rpcbench-slack
+                           (rpcbench --send-slack 1ms, fixed rates only), wrk, wrk2, bombardier,
+                           oha, fortio, vegeta, hey, k6, ghz)
   --duration D             length of each closed and rate run, in seconds (default 10)
   --rates LIST             rates of the rate scenario, per second (default 2000,5000,20000)
   --grpc-rates LIST        rates of the grpc scenario, per second (default 5000)
@@ -103,12 +104,12 @@ RESULTS=$WORK/results.tsv
 WRK2_BIN=${WRK2:-$(command -v wrk2 || true)}
 tool_path() {
 	case $1 in
-	rpcbench) printf '%s\n' "$RPCBENCH_BIN" ;;
+	rpcbench | rpcbench-slack) printf '%s\n' "$RPCBENCH_BIN" ;;
 	wrk2) [[ -n $WRK2_BIN && -x $WRK2_BIN ]] && printf '%s\n' "$WRK2_BIN" ;;
 	*) command -v "$1" ;;
 	esac
 }
-all_tools=(rpcbench wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
+all_tools=(rpcbench rpcbench-slack wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
 selected=()
 tools=${tools//,/ }
 for t in ${tools:-${all_tools[*]}}; do
@@ -167,11 +168,16 @@ run_tool() {
 	limit=$((dur + 60))
 	local per=$((conns > 0 ? conns : 1))
 	case $tool in
-	rpcbench)
+	rpcbench | rpcbench-slack)
 		# gRPC and h2c: C calls in flight on one connection, as ghz and h2load -c 1 -m C.
 		local x=()
 		[[ $url == grpc://* ]] && x=(--call "$grpc_call" --body "$grpc_body" --streams "$conns")
 		[[ $scen == h2c ]] && x=(--h2c --streams "$conns")
+		if [[ $tool == rpcbench-slack ]]; then
+			# rpcbench paced as wrk2 paces: one wake-up a millisecond for every arrival due by then
+			[[ $mode == closed || $scen == memory ]] && return 0
+			x+=(--send-slack 1ms)
+		fi
 		if [[ $mode == closed ]]; then
 			measure "$name" "$limit" "$bin" run "${x[@]}" --model closed --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
 		else
@@ -485,7 +491,7 @@ versions() {
 	printf -- '- %s\n' "$(rpcbench_version)"
 	for t in "${selected[@]}"; do
 		case $t in
-		rpcbench) ;;
+		rpcbench | rpcbench-slack) ;;
 		wrk) printf -- '- wrk %s (Debian)\n' "$(wrk -v 2>&1 | awk 'NR == 1 { print $2 }')" ;;
 		wrk2) printf -- '- wrk2 (built by hand: %s)\n' "$WRK2_BIN" ;;
 		bombardier) printf -- '- bombardier %s\n' "$BOMBARDIER_VERSION" ;;
