@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -286,7 +287,7 @@ func requestBytes(r *transport.Request, ua string) int64 {
 		if skipHeader(h.Name) {
 			continue
 		}
-		hasUA = hasUA || len(h.Name) == 10 && equalFold(h.Name, "user-agent")
+		hasUA = hasUA || len(h.Name) == 10 && strings.EqualFold(h.Name, "user-agent")
 		n += int64(len(h.Name) + len(h.Value) + 4)
 	}
 	if !hasUA {
@@ -331,11 +332,11 @@ func (cc *clientConn) encode(r *transport.Request) (fields int) {
 	for i := range r.Header {
 		switch name := r.Header[i].Name; len(name) {
 		case 4:
-			if equalFold(name, "host") {
+			if strings.EqualFold(name, "host") {
 				authority = r.Header[i].Value
 			}
 		case 10:
-			hasUA = hasUA || equalFold(name, "user-agent")
+			hasUA = hasUA || strings.EqualFold(name, "user-agent")
 		}
 	}
 	method := r.Method
@@ -432,36 +433,19 @@ func (cc *clientConn) lowerName(name string) (lower string, kept bool) {
 func skipHeader(name string) bool {
 	switch len(name) {
 	case 4:
-		return equalFold(name, "host")
+		return strings.EqualFold(name, "host")
 	case 7:
-		return equalFold(name, "upgrade")
+		return strings.EqualFold(name, "upgrade")
 	case 10:
-		return equalFold(name, "connection") || equalFold(name, "keep-alive")
+		return strings.EqualFold(name, "connection") || strings.EqualFold(name, "keep-alive")
 	case 14:
-		return equalFold(name, "content-length")
+		return strings.EqualFold(name, "content-length")
 	case 16:
-		return equalFold(name, "proxy-connection")
+		return strings.EqualFold(name, "proxy-connection")
 	case 17:
-		return equalFold(name, "transfer-encoding")
+		return strings.EqualFold(name, "transfer-encoding")
 	}
 	return false
-}
-
-// equalFold reports whether s equals the lower-case ASCII string lower, ignoring ASCII case.
-func equalFold(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // writeBody writes body in DATA frames as the server's windows allow, ending the stream. While

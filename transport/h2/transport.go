@@ -184,7 +184,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	}
 }
 
-// waitReady waits until pc is ready (opened, or failed to), ctx is done or st's deadline passes.
+// waitReady waits until pc is ready (opened, or failed to), ctx is done or st's timeout passes.
 func waitReady(ctx context.Context, st *stream, pc *pconn) error {
 	select {
 	case <-pc.ready:
@@ -304,7 +304,7 @@ func (t *Transport) request(ctx context.Context, r *transport.Request) (*http.Re
 	}
 	n := int64(len(r.Body))
 	for _, h := range r.Header {
-		if equalFold(h.Name, "host") {
+		if strings.EqualFold(h.Name, "host") {
 			req.Host = h.Value
 			continue
 		}
