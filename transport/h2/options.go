@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -71,6 +72,9 @@ func (o *Options) Validate() error {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("h2: %s %d is negative; use 0 for the default or a positive number", n.name, n.v))
 		}
+	}
+	if strings.ContainsAny(o.UserAgent, "\r\n\x00") {
+		errs = append(errs, fmt.Errorf("h2: UserAgent %q holds a line break; use a single line", o.UserAgent))
 	}
 	return errors.Join(errs...)
 }

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
@@ -20,24 +23,33 @@ import (
 
 // Transport sends HTTP requests over HTTP/2 (h2 by ALPN, or h2c) and keeps a pool of connections
 // per scheme and authority, each carrying up to Options.Streams requests at once. Make one with
-// New; the zero value is not usable. It is safe for concurrent use by many goroutines.
+// New; the zero value is not usable. It is safe for concurrent use by many goroutines. Once a
+// connection is open and its server's header fields are in its decoder's table, a request over
+// HTTP/2 allocates nothing.
 //
 // Unlike httpx, a request that fails is never sent again: on a connection that multiplexes, a
-// reset stream or a GOAWAY is the server's answer to be counted.
+// reset stream or a GOAWAY is the server's answer to be counted. A request that found its
+// connection retired (told to go away, or broken) before any of it was written goes to another.
 type Transport struct {
 	opts           Options
-	base           *http.Transport
 	timeout        time.Duration
 	connectTimeout time.Duration
 	maxBody        int64
 	streams        int
+	ua             string
+	tooLarge       error // ErrBodyTooLarge with MaxBody
+	streamWindow   int32 // receive windows of each connection
+	connWindow     int32
+	dialer         net.Dialer
+	tls            *tls.Config     // the base of each TLS connection's
+	h1             *http.Transport // HTTP/1.1 on the connections whose server chose it by ALPN
+	streamPool     sync.Pool       // of *stream
 
-	mu      sync.Mutex
-	closed  bool
-	pools   map[poolKey][]*pconn
-	open    int           // connections open or being opened
-	wake    chan struct{} // closed when a slot frees up, for the requests waiting for one
-	waiting bool          // someone may wait on wake
+	mu     sync.Mutex
+	closed bool
+	pools  map[poolKey][]*pconn
+	open   int    // connections open or being opened
+	wake   signal // for the requests waiting for a slot
 }
 
 var _ transport.Transport = (*Transport)(nil)
@@ -54,32 +66,39 @@ func New(opts Options) (*Transport, error) {
 		connectTimeout: cmp(opts.ConnectTimeout, DefaultConnectTimeout),
 		maxBody:        cmp(opts.MaxBody, DefaultMaxBody),
 		streams:        cmp(opts.Streams, DefaultStreams),
+		ua:             opts.UserAgent,
+		streamWindow:   defaultStreamWindow,
+		connWindow:     defaultConnWindow,
 		pools:          map[poolKey][]*pconn{},
-		wake:           make(chan struct{}),
 	}
-	var cfg *tls.Config
+	if t.ua == "" {
+		t.ua = DefaultUserAgent
+	}
+	t.tooLarge = fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, t.maxBody)
+	t.streamPool.New = newStream
 	if opts.TLS != nil {
-		cfg = opts.TLS.Clone()
+		t.tls = opts.TLS.Clone()
 	} else {
-		cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		t.tls = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
 	if opts.InsecureSkipVerify {
-		cfg.InsecureSkipVerify = true
+		t.tls.InsecureSkipVerify = true
 	}
-	var protos http.Protocols
-	if opts.Cleartext {
-		protos.SetUnencryptedHTTP2(true)
-	} else {
+	t.tls.NextProtos = []string{"h2", "http/1.1"}
+	if !opts.Cleartext {
+		var protos http.Protocols
 		protos.SetHTTP1(true)
-		protos.SetHTTP2(true)
-		cfg.NextProtos = []string{"h2", "http/1.1"}
-	}
-	t.base = &http.Transport{
-		Protocols:          &protos,
-		TLSClientConfig:    cfg,
-		DisableCompression: true,
-		DialContext:        (&net.Dialer{}).DialContext,
-		HTTP2:              &http.HTTP2Config{},
+		t.h1 = &http.Transport{
+			Protocols:          &protos,
+			TLSClientConfig:    t.tls,
+			DisableCompression: true,
+			DialTLSContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				if c, ok := ctx.Value(dialedKey{}).(net.Conn); ok {
+					return c, nil
+				}
+				return nil, errors.New("h2: no connection to speak HTTP/1.1 on")
+			},
+		}
 	}
 	return t, nil
 }
@@ -98,10 +117,13 @@ func cmp[T int | int64 | time.Duration](v, def T) T {
 //
 // The request's :path is r.Path ("" means "/"), its :authority r.Host unless r.Header has a Host;
 // User-Agent comes from Options unless r.Header has one; the headers HTTP/2 forbids
-// (Connection, Keep-Alive, Transfer-Encoding, Upgrade) and Content-Length are not sent.
+// (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade) and Content-Length are
+// not sent (content-length is computed from the body). A request whose method, path, host or
+// headers are malformed fails with class Other before anything is sent.
 //
-// In out: Sent is when a connection was ready and the request about to go; FirstByte when the
-// answer's headers arrived; BytesIn and BytesOut count the bodies and the header fields as
+// In out: Sent is when a connection was ready and the request about to go (zero again when the
+// server said, by GOAWAY or REFUSED_STREAM, that it did not process it); FirstByte when the
+// answer's first headers arrived; BytesIn and BytesOut count the bodies and the header fields as
 // HTTP/1.1 would write them ("Name: value" and a line break each), before HPACK compression and
 // without HTTP/2's framing. When a connection was opened for the request, or failed to open,
 // Opened is true and Conn holds the set-up times and the protocol spoken.
@@ -110,35 +132,144 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		out.Class, out.Err = result.Canceled, err
 		return
 	}
-	cctx, cancel := context.WithTimeout(ctx, t.timeout)
-	defer cancel()
-	req, sent, err := t.request(cctx, r)
-	if err != nil {
+	if err := t.check(r); err != nil {
 		out.Class, out.Err = result.Other, err
 		return
 	}
-	pc, opened, err := t.acquire(cctx, poolKey{r.Scheme, r.Host})
-	if err != nil {
-		t.fail(ctx, out, err)
-		return
-	}
-	defer t.release(pc)
-	if opened {
-		out.Conn, out.Opened = t.dial(cctx, pc), true
-	} else {
-		select {
-		case <-pc.ready:
-		case <-cctx.Done():
-			t.fail(ctx, out, cctx.Err())
+	st := t.streamPool.Get().(*stream)
+	st.begin(r.Method == http.MethodHead, out.Body, t.timeout)
+	defer t.putStream(st)
+	key := poolKey{r.Scheme, r.Host}
+	var start time.Time // when the request began to wait or to open a connection, when it did
+	for retired := 0; ; retired++ {
+		pc, opened, since, err := t.acquire(ctx, key, st)
+		if start.IsZero() {
+			start = since
+		}
+		if err != nil {
+			t.fail(ctx, out, err)
 			return
 		}
-	}
-	if pc.err != nil {
-		t.fail(ctx, out, fmt.Errorf("h2: connecting to %s: %w", r.Host, pc.err))
+		if opened {
+			if start.IsZero() {
+				start = time.Now()
+			}
+			out.Conn, out.Opened = t.dial(ctx, pc, start.Add(t.timeout)), true
+		} else if err = waitReady(ctx, st, pc); err != nil {
+			t.release(pc)
+			t.fail(ctx, out, err)
+			return
+		}
+		switch {
+		case pc.err != nil:
+			err = fmt.Errorf("h2: connecting to %s: %w", r.Host, pc.err)
+		case pc.h1 != nil:
+			if start.IsZero() {
+				start = time.Now()
+			}
+			t.doHTTP1(ctx, pc.h1, r, start.Add(t.timeout), out)
+		default:
+			err = pc.cc.roundTrip(ctx, r, st, out)
+		}
+		t.release(pc)
+		if err == errRetired && retired < maxRetired {
+			continue // nothing was sent: another connection takes it
+		}
+		if err != nil {
+			t.fail(ctx, out, err)
+		} else if pc.cc != nil {
+			t.answer(ctx, st, out)
+		}
 		return
 	}
+}
+
+// waitReady waits until pc is ready (opened, or failed to), ctx is done or st's timeout passes.
+func waitReady(ctx context.Context, st *stream, pc *pconn) error {
+	select {
+	case <-pc.ready:
+		return nil
+	default:
+		return sleep(ctx, st, pc.ready)
+	}
+}
+
+// maxRetired bounds how many connections a request tries that retire before it is sent.
+const maxRetired = 3
+
+// answer fills out from st, finished.
+func (t *Transport) answer(ctx context.Context, st *stream, out *transport.Outcome) {
+	out.FirstByte = st.firstByte
+	out.BytesIn = st.headerIn + st.bodyLen
+	if t.opts.KeepBody {
+		out.Body = st.body
+	}
+	if st.err != nil {
+		t.fail(ctx, out, st.err)
+		if st.unsent {
+			out.Sent = time.Time{}
+		}
+		return
+	}
+	out.Answered, out.Status = true, st.status
+}
+
+// putStream gives st back to the pool, its timer stopped; a stream whose timer fired is dropped
+// instead, for its expire may still run.
+func (t *Transport) putStream(st *stream) {
+	if !st.timer.Stop() {
+		return
+	}
+	st.body, st.err, st.cc = nil, nil, nil
+	t.streamPool.Put(st)
+}
+
+// check returns an error when r cannot be sent by t: a scheme it does not carry, a malformed
+// method, path, host or header.
+func (t *Transport) check(r *transport.Request) error {
+	switch want := t.scheme(); {
+	case strings.EqualFold(r.Scheme, want):
+	case t.opts.Cleartext:
+		return fmt.Errorf("h2: scheme %q: h2c carries http:// URLs; use h2 for https://", r.Scheme)
+	default:
+		return fmt.Errorf("h2: scheme %q: h2 carries https:// URLs; use h2c for http://", r.Scheme)
+	}
+	if p := r.Path; len(p) > 0 && (p[0] != '/' || len(p) > 1 && p[1] == '/' || hasSpaceOrBreak(unsafe.String(&p[0], len(p)))) {
+		return fmt.Errorf("h2: path %q: want one that starts with a single / and holds no space or line break", r.Path)
+	}
+	if r.Method != "" && !httpguts.ValidHeaderFieldName(r.Method) {
+		return fmt.Errorf("h2: method %q is not a token; use e.g. GET or POST", r.Method)
+	}
+	if hasSpaceOrBreak(r.Host) {
+		return fmt.Errorf("h2: host %q holds a space or a line break", r.Host)
+	}
+	for i := range r.Header {
+		h := &r.Header[i]
+		if !httpguts.ValidHeaderFieldName(h.Name) || !httpguts.ValidHeaderFieldValue(h.Value) {
+			return fmt.Errorf("h2: header %q: want a token name and a value without line breaks", h.Name+": "+h.Value)
+		}
+	}
+	return nil
+}
+
+// hasSpaceOrBreak reports whether s holds a space, CR, LF or NUL.
+func hasSpaceOrBreak(s string) bool {
+	for i := range len(s) {
+		switch s[i] {
+		case ' ', '\r', '\n', 0:
+			return true
+		}
+	}
+	return false
+}
+
+// doHTTP1 sends r on h1, a connection that speaks HTTP/1.1, and reads the answer into out.
+func (t *Transport) doHTTP1(ctx context.Context, h1 *http.ClientConn, r *transport.Request, deadline time.Time, out *transport.Outcome) {
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	req, sent := t.request(cctx, r)
 	out.Sent = time.Now()
-	resp, err := pc.cc.RoundTrip(req)
+	resp, err := h1.RoundTrip(req)
 	out.BytesOut = sent
 	if err != nil {
 		t.fail(ctx, out, err)
@@ -155,25 +286,15 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	out.Answered, out.Status = true, resp.StatusCode
 }
 
-// request makes the http.Request of r under ctx, and counts the bytes it sends.
-func (t *Transport) request(ctx context.Context, r *transport.Request) (*http.Request, int64, error) {
+// request makes the http.Request of r (checked) under ctx, and counts the bytes it sends.
+func (t *Transport) request(ctx context.Context, r *transport.Request) (*http.Request, int64) {
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	switch want := t.scheme(); {
-	case strings.EqualFold(r.Scheme, want):
-	case t.opts.Cleartext:
-		return nil, 0, fmt.Errorf("h2: scheme %q: h2c carries http:// URLs; use h2 for https://", r.Scheme)
-	default:
-		return nil, 0, fmt.Errorf("h2: scheme %q: h2 carries https:// URLs; use h2c for http://", r.Scheme)
-	}
 	path := string(r.Path)
 	if path == "" {
 		path = "/"
-	}
-	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") || strings.ContainsAny(path, " \r\n") {
-		return nil, 0, fmt.Errorf("h2: path %q: want one that starts with a single / and holds no space or line break", path)
 	}
 	req := &http.Request{
 		Method: method,
@@ -183,23 +304,19 @@ func (t *Transport) request(ctx context.Context, r *transport.Request) (*http.Re
 	}
 	n := int64(len(r.Body))
 	for _, h := range r.Header {
-		switch strings.ToLower(h.Name) {
-		case "host":
+		if strings.EqualFold(h.Name, "host") {
 			req.Host = h.Value
 			continue
-		case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length":
+		}
+		if skipHeader(h.Name) {
 			continue
 		}
 		req.Header.Add(h.Name, h.Value)
 		n += int64(len(h.Name) + len(h.Value) + 4)
 	}
 	if req.Header.Get("User-Agent") == "" {
-		v := t.opts.UserAgent
-		if v == "" {
-			v = DefaultUserAgent
-		}
-		req.Header.Set("User-Agent", v)
-		n += int64(len("User-Agent") + len(v) + 4)
+		req.Header.Set("User-Agent", t.ua)
+		n += int64(len("User-Agent") + len(t.ua) + 4)
 	}
 	if len(r.Body) > 0 {
 		body := r.Body
@@ -207,7 +324,7 @@ func (t *Transport) request(ctx context.Context, r *transport.Request) (*http.Re
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	return req.WithContext(ctx), n, nil
+	return req.WithContext(ctx), n
 }
 
 // readBody reads the answer's body, into out.Body when asked to keep it, and returns its length.
@@ -251,35 +368,6 @@ func (t *Transport) fail(ctx context.Context, out *transport.Outcome, err error)
 	}
 }
 
-// classify classes err as transport.Classify does, and net/http's HTTP/2 errors, which it keeps
-// unexported, by their messages: a reset stream, a GOAWAY or a lost connection is class reset, a
-// broken frame or a malformed answer class protocol.
-func classify(err error) result.Class {
-	if c := transport.Classify(err); c != result.Other {
-		return c
-	}
-	msg := err.Error()
-	for _, m := range []struct {
-		s string
-		c result.Class
-	}{
-		{"stream error", result.Reset},
-		{"GOAWAY", result.Reset},
-		{"connection lost", result.Reset},
-		{"conn is closed", result.Reset},
-		{"connection closed", result.Reset},
-		{"connection broken", result.Reset},
-		{"connection error", result.Protocol},
-		{"malformed", result.Protocol},
-		{"invalid", result.Protocol},
-	} {
-		if strings.Contains(msg, m.s) {
-			return m.c
-		}
-	}
-	return result.Other
-}
-
 func (t *Transport) isClosed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -295,24 +383,21 @@ func (t *Transport) Close() error {
 		return nil
 	}
 	t.closed = true
-	var ccs []*http.ClientConn
+	var ready []*pconn
 	for _, conns := range t.pools {
 		for _, pc := range conns {
 			select {
 			case <-pc.ready:
-				if pc.cc != nil {
-					ccs = append(ccs, pc.cc)
-				}
+				ready = append(ready, pc)
 			default: // its opener closes it
 			}
 		}
 	}
 	t.pools = map[poolKey][]*pconn{}
-	t.waiting = true
-	t.broadcast()
+	t.wake.broadcast()
 	t.mu.Unlock()
-	for _, cc := range ccs {
-		_ = cc.Close()
+	for _, pc := range ready {
+		pc.close()
 	}
 	return nil
 }
