@@ -101,17 +101,13 @@ func (p *precisePacer) onReadable(fd uintptr) bool {
 		}
 		return false
 	}
-	_, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p.buf[0])), 8)
-	var err error
-	if e != 0 {
-		err = e
-	}
-	switch err {
-	case nil:
+	_, _, e := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&p.buf[0])), uintptr(len(p.buf)))
+	switch e {
+	case 0:
 		return true
 	case unix.EAGAIN, unix.EINTR:
 		return false // not fired yet: wait again
 	}
-	p.err = err
+	p.err = e
 	return true
 }
