@@ -76,6 +76,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	if r.RetriedAfterReset > 0 {
 		mdRow(b, "retried after reset", fmt.Sprint(r.RetriedAfterReset))
 	}
+	if r.RetriedAfterGoAway > 0 {
+		mdRow(b, "retried after GOAWAY", fmt.Sprint(r.RetriedAfterGoAway))
+	}
 	mdRow(b, "throughput", throughputText(s))
 	if s.Config.Load.Model == plan.Open { // a closed model intends no rate: it sends when answered
 		mdRow(b, "intended rate", fmt1(s.IntendedRate)+"/s")

@@ -103,6 +103,9 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if r.RetriedAfterReset > 0 {
 		fmt.Fprintf(b, "  %-11s %d after a reset or close of a reused connection (sent again on a new one; the counts above are of the second attempts)\n", "retried", r.RetriedAfterReset)
 	}
+	if r.RetriedAfterGoAway > 0 {
+		fmt.Fprintf(b, "  %-11s %d after a GOAWAY that left them unprocessed (sent again on a new connection; the counts above are of the last attempts)\n", "retried", r.RetriedAfterGoAway)
+	}
 	if r.Unknown > 0 {
 		fmt.Fprintf(b, "  %-11s %d (in flight or not yet sent when the run was killed: the result file was cut short)\n", "unknown", r.Unknown)
 	}

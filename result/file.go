@@ -168,6 +168,9 @@ type countsRec struct {
 	Latency   string            `json:"latency,omitempty"`
 	Service   string            `json:"service,omitempty"`
 	TTFB      string            `json:"ttfb,omitempty"`
+	// RetriedGoAway: sent again after a GOAWAY that left them unprocessed (absent from files
+	// written before it was counted, which read as none).
+	RetriedGoAway uint64 `json:"retried_goaway,omitempty"`
 	// Stream holds the figures of streaming calls, when there were some: a pointer, so that the
 	// records of the many runs without stay as small to read as before.
 	Stream *streamRec `json:"stream,omitempty"`
@@ -221,7 +224,7 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 	for _, c := range iv.Endpoints {
 		cr := countsRec{
 			Sent: c.Sent, Unsent: c.Unsent, Completed: c.Completed, OK: c.OK, Retried: c.Retried, BytesIn: c.BytesIn, BytesOut: c.BytesOut,
-			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB),
+			Latency: enc(c.Latency), Service: enc(c.Service), TTFB: enc(c.TTFB), RetriedGoAway: c.RetriedGoAway,
 		}
 		if sr := (streamRec{MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut, MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap)}); sr != (streamRec{}) {
 			cr.Stream = &sr

@@ -52,6 +52,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		c.Sent, c.Completed, c.OK, c.BytesIn, c.BytesOut = cr.Sent, cr.Completed, cr.OK, cr.BytesIn, cr.BytesOut
 		c.Unsent = cr.Unsent
 		c.Retried = cr.Retried
+		c.RetriedGoAway = cr.RetriedGoAway
 		for name, n := range cr.Errors {
 			cl, e := ParseClass(name)
 			if e != nil {

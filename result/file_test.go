@@ -58,6 +58,12 @@ func synthInterval(rng *rand.Rand, i, endpoints, perEndpoint int, sums ...*Inter
 					c.Completed++
 					c.OK++
 					c.Status[200]++
+					switch r % 50 { // answered at a second attempt
+					case 7:
+						c.Retried++
+					case 8, 9:
+						c.RetriedGoAway++
+					}
 				}
 				c.BytesOut += 80
 				c.BytesIn += uint64(120 + e)
@@ -113,7 +119,7 @@ func testHeader(endpoints int) Header {
 func sameCounts(t *testing.T, what string, got, want *Counts) {
 	t.Helper()
 	if got.Sent != want.Sent || got.Unsent != want.Unsent || got.Completed != want.Completed || got.OK != want.OK || got.Errors != want.Errors ||
-		got.BytesIn != want.BytesIn || got.BytesOut != want.BytesOut {
+		got.BytesIn != want.BytesIn || got.BytesOut != want.BytesOut || got.Retried != want.Retried || got.RetriedGoAway != want.RetriedGoAway {
 		t.Errorf("%s: got counts %+v; want %+v", what, *got, *want)
 	}
 	if fmt.Sprint(got.Status) != fmt.Sprint(want.Status) || fmt.Sprint(got.Messages) != fmt.Sprint(want.Messages) {

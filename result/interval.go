@@ -94,6 +94,9 @@ type Counts struct {
 	Latency  *Histogram // done − intended, µs
 	Service  *Histogram // done − sent, µs
 	TTFB     *Histogram // first byte − sent, µs
+	// RetriedGoAway counts the requests sent again because the server's GOAWAY said it had not
+	// processed them (each attempt that met it once): streams an HTTP/2 server closed gracefully.
+	RetriedGoAway uint64
 	// MsgsIn and MsgsOut count the messages received and sent by streaming calls.
 	MsgsIn, MsgsOut uint64
 	// MsgLatency is the latency of each answer of bidi calls whose messages went on a schedule,
@@ -155,6 +158,7 @@ func (c *Counts) Merge(o *Counts) {
 		c.Calls[k] += v
 	}
 	c.Retried += o.Retried
+	c.RetriedGoAway += o.RetriedGoAway
 	c.BytesIn += o.BytesIn
 	c.BytesOut += o.BytesOut
 	c.Latency.Merge(o.Latency)

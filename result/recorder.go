@@ -37,6 +37,9 @@ type Event struct {
 	// Retried counts the attempts sent again after a reused connection was closed or reset before
 	// answering; the rest of the Event describes the last attempt.
 	Retried int
+	// RetriedGoAway counts the attempts sent again because the server's GOAWAY said it had not
+	// processed them (HTTP/2); the rest of the Event describes the last attempt.
+	RetriedGoAway int
 	// Lag is actual send − intended send; recorded only when Scheduled (open model).
 	Lag       time.Duration
 	Scheduled bool
@@ -161,6 +164,7 @@ func (r *Recorder) Record(shard int, e *Event) {
 		c.Calls[k]++
 	}
 	c.Retried += uint64(max(e.Retried, 0))
+	c.RetriedGoAway += uint64(max(e.RetriedGoAway, 0))
 	c.BytesIn += uint64(max(e.BytesIn, 0))
 	c.BytesOut += uint64(max(e.BytesOut, 0))
 	c.MsgsIn += uint64(max(e.MsgsIn, 0))

@@ -90,13 +90,13 @@ func TestManyMessages(t *testing.T) {
 	}
 }
 
-// TestRetriedShown folds requests sent again after resets: the JSON, text and markdown reports
-// give their number.
+// TestRetriedShown folds requests sent again after resets and after GOAWAYs: the JSON, text and
+// markdown reports give each number.
 func TestRetriedShown(t *testing.T) {
 	t.Parallel()
 	iv := result.NewInterval(1)
 	c := iv.Endpoints[0]
-	c.Sent, c.Completed, c.OK, c.Retried = 50, 50, 50, 7
+	c.Sent, c.Completed, c.OK, c.Retried, c.RetriedGoAway = 50, 50, 50, 7, 11
 	c.Status[200] = 50
 	s := summary.New(summary.Run{Plan: plan.Plan{Endpoints: []plan.Endpoint{{Name: "GET /", URL: "http://127.0.0.1:1/"}}}, Trailer: result.Trailer{Elapsed: time.Second, Sending: time.Second}}, iv)
 	var js bytes.Buffer
@@ -116,6 +116,9 @@ func TestRetriedShown(t *testing.T) {
 		{"json", js.String(), `"retried_after_reset": 7`},
 		{"text", text.String(), "retried     7 after a reset or close of a reused connection"},
 		{"markdown", md.String(), "| retried after reset | 7 |"},
+		{"json", js.String(), `"retried_after_goaway": 11`},
+		{"text", text.String(), "retried     11 after a GOAWAY that left them unprocessed"},
+		{"markdown", md.String(), "| retried after GOAWAY | 11 |"},
 	}
 	for _, tc := range tests {
 		if !strings.Contains(tc.got, tc.want) {

@@ -197,6 +197,9 @@ type Requests struct {
 	// RetriedAfterReset counts requests sent again on a new connection because a reused one was
 	// reset or closed before answering: failures of the server that the retry hid.
 	RetriedAfterReset uint64 `json:"retried_after_reset,omitempty"`
+	// RetriedAfterGoAway counts requests sent again on a new connection because the server's
+	// GOAWAY (HTTP/2's graceful close) said it had not processed them.
+	RetriedAfterGoAway uint64 `json:"retried_after_goaway,omitempty"`
 	// Unknown counts the intended requests not accounted for in a result file cut off without its
 	// trailer (the run was killed): in flight or not yet sent when it stopped, nobody knows which.
 	Unknown uint64 `json:"unknown,omitempty"`
@@ -396,7 +399,8 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 			Errors:    c.Attempted() - min(c.OK, c.Attempted()),
 			Unsent:    c.Unsent,
 
-			RetriedAfterReset: c.Retried,
+			RetriedAfterReset:  c.Retried,
+			RetriedAfterGoAway: c.RetriedGoAway,
 		},
 		Latency:     percentiles(c.Latency),
 		Service:     percentiles(c.Service),

@@ -75,6 +75,11 @@ type Outcome struct {
 	// one was closed or reset before any byte of the answer (see httpx); the rest of the Outcome
 	// describes the last attempt.
 	Retried int
+	// RetriedGoAway counts the times the request was sent again on a new connection because the
+	// server's GOAWAY said it had not processed it (its stream was above the last one the server
+	// takes: HTTP/2's graceful close, e.g. a cap on requests per connection); the rest of the
+	// Outcome describes the last attempt.
+	RetriedGoAway int
 	// Body is the answer's body, when the Transport was asked to keep it (see KeepBody in the
 	// transports' options); it is valid until the next Do on the same sender.
 	Body []byte
