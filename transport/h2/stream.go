@@ -3,6 +3,7 @@ package h2
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -61,6 +62,28 @@ func (s *stream) begin(head bool, body []byte, timeout time.Duration) {
 	s.timer.Reset(timeout)
 }
 
+// goneAway reports whether s, finished, failed because a GOAWAY left it unprocessed.
+func (s *stream) goneAway() bool {
+	_, ok := s.err.(goAwayError)
+	return ok && s.unsent
+}
+
+// retry readies s, finished unprocessed, for another attempt on another connection, its timer
+// still running; false when the timer fired: the request is out of time.
+func (s *stream) retry() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fired {
+		return false
+	}
+	s.cc = nil // from now on the timer tells the request, waiting for a connection or a stream
+	s.id, s.ctxDone, s.finished, s.reset, s.err, s.unsent = 0, nil, false, false, nil, false
+	s.gotFinal, s.status, s.contentLen, s.firstByte = false, 0, -1, time.Time{}
+	s.headerIn, s.bodyLen, s.body = 0, 0, s.body[:0]
+	s.sendWindow, s.recvAvail, s.unacked = 0, 0, 0
+	return true
+}
+
 // expire is the timer's: it finishes the stream with errTimeout if it is open on a connection,
 // else tells the request waiting for one.
 func (s *stream) expire() {
@@ -103,8 +126,24 @@ func (*timeoutError) Timeout() bool   { return true }
 func (*timeoutError) Temporary() bool { return true }
 func (*timeoutError) Unwrap() error   { return context.DeadlineExceeded }
 
+// noStreamError is the error of a request that ran out of time waiting for a stream on a
+// connection: the server's SETTINGS_MAX_CONCURRENT_STREAMS (max) were all open, or were 0.
+// Nothing of the request was sent.
+type noStreamError struct{ max uint32 }
+
+func (e noStreamError) Error() string {
+	if e.max == 0 {
+		return "h2: no stream opened within the request's timeout: the server's SETTINGS allow none (MAX_CONCURRENT_STREAMS 0)"
+	}
+	return fmt.Sprintf("h2: no stream opened within the request's timeout: the server's MAX_CONCURRENT_STREAMS (%d) were all open", e.max)
+}
+func (noStreamError) Timeout() bool   { return true }
+func (noStreamError) Temporary() bool { return true }
+func (noStreamError) Unwrap() error   { return context.DeadlineExceeded }
+
 // reserve takes a stream slot on cc, waiting while the server's SETTINGS_MAX_CONCURRENT_STREAMS
-// are all open. It returns errRetired when cc takes no new streams.
+// are all open. It returns errRetired when cc takes no new streams, and a noStreamError when the
+// request's timeout passed while it waited.
 func (cc *clientConn) reserve(ctx context.Context, st *stream) error {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -120,6 +159,9 @@ func (cc *clientConn) reserve(ctx context.Context, st *stream) error {
 		cc.mu.Unlock()
 		err := sleep(ctx, st, ch)
 		cc.mu.Lock()
+		if err == errTimeout {
+			return noStreamError{cc.maxStreams}
+		}
 		if err != nil {
 			return err
 		}
@@ -179,7 +221,7 @@ func (cc *clientConn) roundTrip(ctx context.Context, r *transport.Request, st *s
 
 	out.Sent = time.Now()
 	n, err := cc.writeHeaders(r, st.id, frameSize)
-	out.BytesOut = n
+	out.BytesOut += n // after an attempt a GOAWAY left unprocessed, both
 	if err == nil && len(r.Body) > 0 {
 		err = cc.writeBody(ctx, st, r.Body)
 	}

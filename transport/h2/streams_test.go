@@ -176,57 +176,152 @@ func TestRefusedStream(t *testing.T) {
 	}
 }
 
-// A server that sends GOAWAY after two requests came in, naming the first as the last it
-// processes: the first is answered, the second fails as not sent, and the next request goes on a
-// new connection.
+// goAwayServer is a raw h2c server whose first connection waits for three requests, then sends
+// GOAWAY naming the first of them, or the second (kept), as the last it processes, and a PING
+// after it; it answers the first, and the second unless closeKept, in which case it closes the
+// connection instead. Later connections answer each request. It counts, with its mutex, the
+// streams above the last of its GOAWAY, the requests it answered, and the HEADERS the first
+// connection read after the client acknowledged the PING (by then the client had read the
+// GOAWAY: a stream opened after it).
+type goAwayServer struct {
+	kept      int // streams the GOAWAY keeps: 1 or 2
+	closeKept bool
+	mu        sync.Mutex
+	conns     int
+	above     int // streams above the GOAWAY's last
+	answered  int
+	late      int // HEADERS read after the PING ack
+	firstDone chan struct{}
+}
+
+func (g *goAwayServer) serve(c *rawConn) {
+	g.mu.Lock()
+	g.conns++
+	first := g.conns == 1
+	g.mu.Unlock()
+	answer := func(id uint32) bool {
+		g.mu.Lock()
+		g.answered++ // before the client can see the answer
+		g.mu.Unlock()
+		return c.answer(id, helloBody) == nil
+	}
+	if !first {
+		for {
+			id, err := c.requestEnd()
+			if err != nil || !answer(id) {
+				return
+			}
+		}
+	}
+	defer close(g.firstDone)
+	var ids []uint32
+	for range 3 {
+		id, err := c.requestEnd()
+		if err != nil {
+			return
+		}
+		ids = append(ids, id)
+	}
+	last := ids[g.kept-1]
+	g.mu.Lock()
+	g.above += 3 - g.kept
+	g.mu.Unlock()
+	ping := [8]byte{'g', 'o', 'a', 'w', 'a', 'y'}
+	if c.fr.WriteGoAway(last, http2.ErrCodeNo, nil) != nil || c.fr.WritePing(false, ping) != nil || !answer(ids[0]) {
+		return
+	}
+	if g.kept == 2 && (g.closeKept || !answer(ids[1])) {
+		return // closes the connection: the kept stream was never answered
+	}
+	acked := false
+	for {
+		fh, f, err := c.next()
+		if err != nil {
+			return
+		}
+		if p, ok := f.(*http2.PingFrame); ok && p.IsAck() && p.Data == ping {
+			acked = true
+		}
+		if fh.Type == http2.FrameHeaders && acked {
+			g.mu.Lock()
+			g.late++
+			g.mu.Unlock()
+		}
+	}
+}
+
+// A server that sends GOAWAY (as one does at its cap of requests per connection, or of a
+// connection's age) with streams open above the last one it processes: those requests were not
+// processed, so they are sent again on a new connection, each retry counted; a stream at or
+// below the last that then fails was perhaps processed, and is not sent again; and the retired
+// connection takes no new stream.
 func TestGoAway(t *testing.T) {
 	t.Parallel()
-	var conns sync.Mutex
-	first := true
-	addr := startRaw(t, nil, nil, func(c *rawConn) {
-		conns.Lock()
-		goAway := first
-		first = false
-		conns.Unlock()
-		if !goAway {
-			answerEach(helloBody)(c)
-			return
-		}
-		a, err := c.requestEnd()
-		if err != nil {
-			return
-		}
-		b, err := c.requestEnd()
-		if err != nil {
-			return
-		}
-		last := min(a, b)
-		if c.fr.WriteGoAway(last, http2.ErrCodeNo, nil) != nil || c.answer(last, helloBody) != nil {
-			return
-		}
-		c.drain()
-	})
-	u := "http://" + addr + "/"
-	tr := newTransport(t, h2.Options{Cleartext: true, Streams: 10})
-	outs := doConcurrently(t, tr, u, 2)
-	answered, unsent := 0, 0
-	for _, out := range outs {
-		switch {
-		case out.Class == result.OK && out.Status == 200:
-			answered++
-		case out.Class == result.Reset && out.Sent.IsZero() && strings.Contains(fmt.Sprint(out.Err), "GOAWAY"):
-			unsent++
-		default:
-			t.Errorf("class %v (%v), sent %v; want ok, or reset by GOAWAY and not sent", out.Class, out.Err, out.Sent)
-		}
-	}
-	if answered != 1 || unsent != 1 || outs[0].Opened == outs[1].Opened {
-		t.Errorf("%d answered, %d failed as not sent, opened %v and %v; want 1, 1 on one connection", answered, unsent, outs[0].Opened, outs[1].Opened)
-	}
-	var out transport.Outcome
-	tr.Do(context.Background(), request(t, "GET", u, ""), &out)
-	if out.Class != result.OK || !out.Opened {
-		t.Errorf("after GOAWAY: class %v (%v), opened %v; want ok on a new connection", out.Class, out.Err, out.Opened)
+	for _, tc := range []struct {
+		name      string
+		kept      int
+		closeKept bool
+		// outcomes: answered at once, answered after one retry, failed (reset) without a retry
+		ok, okRetried, failed int
+		answered              int // by the server
+	}{
+		// stream 1 kept and answered; 3 and 5 above the last: retried, answered on a new connection
+		{"answers what it kept", 1, false, 1, 2, 0, 3},
+		// streams 1 and 3 kept, 1 answered, then the connection closes: 3 fails (not retried: it
+		// may have been processed); 5, above the last, is retried
+		{"closes before answering a kept stream", 2, true, 1, 1, 1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := &goAwayServer{kept: tc.kept, closeKept: tc.closeKept, firstDone: make(chan struct{})}
+			u := "http://" + startRaw(t, nil, nil, g.serve) + "/"
+			tr := newTransport(t, h2.Options{Cleartext: true, Streams: 10, Timeout: 10 * time.Second})
+			outs := doConcurrently(t, tr, u, 3)
+			ok, okRetried, failed, retries := 0, 0, 0, 0
+			for i, out := range outs {
+				retries += out.RetriedGoAway
+				switch {
+				case out.Class == result.OK && out.Status == 200 && !out.Sent.IsZero() && out.RetriedGoAway == 0:
+					ok++
+				case out.Class == result.OK && out.Status == 200 && !out.Sent.IsZero() && out.RetriedGoAway == 1:
+					okRetried++
+					// the header fields of both attempts
+					if want := int64(2 * len("User-Agent: rpcbench\r\n")); out.BytesOut != want {
+						t.Errorf("request %d: bytes out %d; want %d (two attempts)", i, out.BytesOut, want)
+					}
+				case out.Class == result.Reset && !out.Sent.IsZero() && out.RetriedGoAway == 0 && strings.Contains(fmt.Sprint(out.Err), "closed the connection"):
+					failed++
+				default:
+					t.Errorf("request %d: class %v (%v), sent %v, retried after GOAWAY %d", i, out.Class, out.Err, out.Sent, out.RetriedGoAway)
+				}
+			}
+			if ok != tc.ok || okRetried != tc.okRetried || failed != tc.failed {
+				t.Errorf("%d answered at once, %d after a retry, %d failed; want %d, %d, %d", ok, okRetried, failed, tc.ok, tc.okRetried, tc.failed)
+			}
+			// a request after the GOAWAY goes to the new connection, not the retired one
+			var out transport.Outcome
+			tr.Do(context.Background(), request(t, "GET", u, ""), &out)
+			if out.Class != result.OK || out.RetriedGoAway != 0 {
+				t.Errorf("after GOAWAY: class %v (%v), retried %d; want ok", out.Class, out.Err, out.RetriedGoAway)
+			}
+			tr.Close() // the first connection then ends, and its counts are final
+			select {
+			case <-g.firstDone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server's first connection did not end after the client closed")
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			if retries != g.above {
+				t.Errorf("%d retries after GOAWAY; want the %d streams above its last", retries, g.above)
+			}
+			if want := tc.answered + 1; g.answered != want {
+				t.Errorf("the server answered %d requests; want %d (none twice)", g.answered, want)
+			}
+			if g.late != 0 {
+				t.Errorf("the retired connection carried %d new streams after the client read its GOAWAY; want none", g.late)
+			}
+		})
 	}
 }
 
@@ -420,5 +515,116 @@ func TestRequestFieldsRepeatAndChange(t *testing.T) {
 		if out.Class != result.OK || string(out.Body) != want || out.Opened != (i == 0) {
 			t.Fatalf("request %d: class %v (%v), body %q, opened %v; want ok, %q on one connection", i, out.Class, out.Err, out.Body, out.Opened, want)
 		}
+	}
+}
+
+// A server whose SETTINGS allow no stream at all (MAX_CONCURRENT_STREAMS 0): the request waits
+// for one until its timeout and fails, class timeout, not sent (no HEADERS reach the server), with
+// a message that names the cause.
+func TestNoStreamsAllowed(t *testing.T) {
+	t.Parallel()
+	headers, ended := 0, make(chan struct{}) // read by the test once ended is closed
+	addr := startRaw(t, nil, []http2.Setting{{ID: http2.SettingMaxConcurrentStreams, Val: 0}}, func(c *rawConn) {
+		defer close(ended)
+		for {
+			fh, _, err := c.next()
+			if err != nil {
+				return
+			}
+			if fh.Type == http2.FrameHeaders {
+				headers++
+			}
+		}
+	})
+	tr := newTransport(t, h2.Options{Cleartext: true, Timeout: 200 * time.Millisecond})
+	var out transport.Outcome
+	tr.Do(context.Background(), request(t, "GET", "http://"+addr+"/", ""), &out)
+	const want = "MAX_CONCURRENT_STREAMS 0"
+	if out.Class != result.Timeout || !out.Sent.IsZero() || !strings.Contains(fmt.Sprint(out.Err), want) {
+		t.Errorf("class %v (%v), sent %v; want timeout, not sent, an error naming %s", out.Class, out.Err, out.Sent, want)
+	}
+	tr.Close() // the server reads what the client wrote, then the end of the connection
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's connection did not end after the client closed")
+	}
+	if headers != 0 {
+		t.Errorf("the server read %d HEADERS frames; want none", headers)
+	}
+}
+
+// A server that changes SETTINGS_INITIAL_WINDOW_SIZE while a request's body waits on its stream's
+// window: the stream's window moves by the difference (RFC 9113, 6.9.2), so the body never
+// overruns what the server allows. The server lets the first 16 KiB in and changes the setting;
+// once the client acknowledged it and sent what the new setting allows, it opens the stream's
+// window by what the body still needs. It resets the stream if the client ever sends more than
+// allowed. (Raised from 16 KiB to 20000, a client that added the new value instead of the
+// difference would send 20000 bytes more, not 3616.)
+func TestInitialWindowChange(t *testing.T) {
+	t.Parallel()
+	const first, bodyLen = 16 << 10, 40 << 10
+	body := pattern(bodyLen)
+	for _, tc := range []struct {
+		name   string
+		window uint32 // the new initial window
+	}{
+		{"larger", 20000},
+		{"smaller", 10000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			addr := startRaw(t, nil, []http2.Setting{{ID: http2.SettingInitialWindowSize, Val: first}}, func(c *rawConn) {
+				// allowed is what the stream may have sent in all after its next DATA frame: the
+				// window in force (the larger of the old and the new one until the client
+				// acknowledges the new), plus the server's WINDOW_UPDATE. (Lowered, the window is
+				// below what was sent before the change: no DATA may come until the update.)
+				allowed, got, id := uint32(first), uint32(0), uint32(0)
+				changed, acked, granted := false, false, false
+				for {
+					fh, f, err := c.next()
+					if err != nil {
+						return
+					}
+					switch f := f.(type) {
+					case *http2.SettingsFrame:
+						if f.IsAck() && changed && !acked {
+							acked, allowed = true, tc.window
+						}
+					case *http2.DataFrame:
+						if got, id = got+f.Length, fh.StreamID; got > allowed {
+							_ = c.fr.WriteRSTStream(id, http2.ErrCodeFlowControl)
+							_ = c.bw.Flush()
+							c.drain()
+							return
+						}
+					}
+					switch {
+					case got == first && !changed:
+						changed, allowed = true, max(first, tc.window)
+						if c.fr.WriteSettings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: tc.window}) != nil || c.bw.Flush() != nil {
+							return
+						}
+					case acked && got >= tc.window && !granted:
+						granted, allowed = true, bodyLen // the new window and what the body needs beyond it
+						if c.fr.WriteWindowUpdate(id, bodyLen-tc.window) != nil || c.bw.Flush() != nil {
+							return
+						}
+					case got == bodyLen:
+						if c.answer(id, helloBody) != nil {
+							return
+						}
+						c.drain()
+						return
+					}
+				}
+			})
+			tr := newTransport(t, h2.Options{Cleartext: true, Timeout: 10 * time.Second})
+			var out transport.Outcome
+			tr.Do(context.Background(), request(t, "POST", "http://"+addr+"/", string(body)), &out)
+			if out.Class != result.OK || out.Status != 200 {
+				t.Errorf("class %v (%v), status %d; want ok 200, the body within the server's windows", out.Class, out.Err, out.Status)
+			}
+		})
 	}
 }

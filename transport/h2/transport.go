@@ -28,8 +28,11 @@ import (
 // HTTP/2 allocates nothing.
 //
 // Unlike httpx, a request that fails is never sent again: on a connection that multiplexes, a
-// reset stream or a GOAWAY is the server's answer to be counted. A request that found its
-// connection retired (told to go away, or broken) before any of it was written goes to another.
+// reset stream is the server's answer to be counted. A request that found its connection retired
+// (told to go away, or broken) before any of it was written goes to another; so does one whose
+// stream a GOAWAY left unprocessed (above the last stream the server takes), and that retry is
+// counted (Outcome.RetriedGoAway). A stream the GOAWAY kept that fails later is not sent again:
+// the server may have processed it.
 type Transport struct {
 	opts           Options
 	timeout        time.Duration
@@ -121,6 +124,10 @@ func cmp[T int | int64 | time.Duration](v, def T) T {
 // not sent (content-length is computed from the body). A request whose method, path, host or
 // headers are malformed fails with class Other before anything is sent.
 //
+// A request whose stream a GOAWAY left unprocessed is sent again on another connection, up to
+// maxRetired times, each counted in RetriedGoAway; the rest of out describes the last attempt,
+// but BytesOut counts them all.
+//
 // In out: Sent is when a connection was ready and the request about to go (zero again when the
 // server said, by GOAWAY or REFUSED_STREAM, that it did not process it); FirstByte when the
 // answer's first headers arrived; BytesIn and BytesOut count the bodies and the header fields as
@@ -141,7 +148,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	defer t.putStream(st)
 	key := poolKey{r.Scheme, r.Host}
 	var start time.Time // when the request began to wait or to open a connection, when it did
-	for retired := 0; ; retired++ {
+	for retired := 0; ; {
 		pc, opened, since, err := t.acquire(ctx, key, st)
 		if start.IsZero() {
 			start = since
@@ -173,7 +180,12 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		}
 		t.release(pc)
 		if err == errRetired && retired < maxRetired {
+			retired++
 			continue // nothing was sent: another connection takes it
+		}
+		if err == nil && pc.cc != nil && st.goneAway() && out.RetriedGoAway < maxRetired && st.retry() {
+			out.RetriedGoAway++
+			continue // the server did not process it: another connection takes it, counted
 		}
 		if err != nil {
 			t.fail(ctx, out, err)
@@ -194,7 +206,8 @@ func waitReady(ctx context.Context, st *stream, pc *pconn) error {
 	}
 }
 
-// maxRetired bounds how many connections a request tries that retire before it is sent.
+// maxRetired bounds how many connections a request tries that retire before it is sent, and
+// how many times it is sent again after a GOAWAY left it unprocessed.
 const maxRetired = 3
 
 // answer fills out from st, finished.
