@@ -7,4 +7,6 @@
 //
 // Most faults are raw net.Listeners: an HTTP server cannot misbehave enough. They read a request
 // (its head and a body of its Content-Length) and then act.
+// The HTTP/2 faults (H2MaxRequests, H2NoStreams) speak h2c frame by frame with x/net/http2's
+// Framer.
 package faults

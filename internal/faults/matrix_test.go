@@ -400,3 +400,65 @@ func TestFaultWebSocketServiceWithinTimeout(t *testing.T) {
 	}
 	s.Close()
 }
+
+// h2cPlan is faultPlan over HTTP/2 with prior knowledge.
+func h2cPlan(url string, rate float64, d, timeout time.Duration) plan.Plan {
+	p := faultPlan(url, rate, d, timeout)
+	p.Protocol = "h2c"
+	return p
+}
+
+// An HTTP/2 server that takes 20 requests per connection and then goes away gracefully (GOAWAY
+// naming the 20th as its last stream), with 8 workers each holding a request at a time: the
+// requests above the last stream were not processed, so they are sent again on a new connection
+// and succeed there (each is among the first 8 of the 20 the next connection takes); no request
+// fails, and the retries are counted: at least the requests the server saw above its GOAWAY's
+// last stream, no more than one per such request sent (a HEADERS frame written just before the
+// client closed the retired connection may never reach the server).
+func TestFaultH2GoAwayAtRequestCap(t *testing.T) {
+	t.Parallel()
+	s := faults.H2MaxRequests(t, 20, 10*time.Millisecond)
+	p := h2cPlan(s.URL()+"/", 0, time.Second, 5*limit)
+	p.Load = plan.Load{Duration: time.Second, Connections: 8, Interval: 100 * time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := engine.Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	tot := res.Total.Total()
+	if tot.Failed() != 0 || tot.OK == 0 || tot.OK != tot.Sent {
+		t.Errorf("sent %d, ok %d, failed %d %v; want every request sent answered", tot.Sent, tot.OK, tot.Failed(), tot.Messages)
+	}
+	if tot.OK != s.Answered() {
+		t.Errorf("ok %d; want the %d answers the server wrote, each request processed once", tot.OK, s.Answered())
+	}
+	if above := s.Above(); above == 0 || tot.RetriedGoAway < above {
+		t.Errorf("%d retried after GOAWAY; want at least the %d requests the server saw above the last stream (and some)", tot.RetriedGoAway, above)
+	}
+	t.Logf("ok %d, retried after GOAWAY %d, seen above the last stream %d, connections %d", tot.OK, tot.RetriedGoAway, s.Above(), res.Total.Conns.Opened)
+}
+
+// An HTTP/2 server whose SETTINGS allow no stream: every request waits for one until its time
+// limit and fails as a timeout that names the cause, counted as failed before sending (no
+// service time); none reaches the server.
+func TestFaultH2NoStreams(t *testing.T) {
+	t.Parallel()
+	s := faults.H2NoStreams(t)
+	o := run(t, h2cPlan(s.URL()+"/", 20, time.Second, 500*time.Millisecond), 20, result.Timeout)
+	every(t, o, result.Timeout)
+	tot := o.res.Total.Total()
+	if tot.Unsent != 20 || tot.Sent != 0 || tot.Service.TotalCount() != 0 {
+		t.Errorf("unsent %d, sent %d, %d service times; want 20 failed before sending, none sent, no service time", tot.Unsent, tot.Sent, tot.Service.TotalCount())
+	}
+	for k := range tot.Messages {
+		if !strings.Contains(k.Message, "MAX_CONCURRENT_STREAMS") {
+			t.Errorf("message %q; want one naming MAX_CONCURRENT_STREAMS", k.Message)
+		}
+	}
+	s.Close()
+	if n := s.Requests(); n != 0 {
+		t.Errorf("the server saw %d requests; want none", n)
+	}
+}
