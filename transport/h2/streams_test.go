@@ -261,6 +261,7 @@ func TestGoAway(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name      string
+		tls       bool // h2 over TLS, else h2c
 		kept      int
 		closeKept bool
 		// outcomes: answered at once, answered after one retry, failed (reset) without a retry
@@ -268,16 +269,23 @@ func TestGoAway(t *testing.T) {
 		answered              int // by the server
 	}{
 		// stream 1 kept and answered; 3 and 5 above the last: retried, answered on a new connection
-		{"answers what it kept", 1, false, 1, 2, 0, 3},
+		{"answers what it kept", false, 1, false, 1, 2, 0, 3},
+		{"answers what it kept, over TLS", true, 1, false, 1, 2, 0, 3},
 		// streams 1 and 3 kept, 1 answered, then the connection closes: 3 fails (not retried: it
 		// may have been processed); 5, above the last, is retried
-		{"closes before answering a kept stream", 2, true, 1, 1, 1, 2},
+		{"closes before answering a kept stream", false, 2, true, 1, 1, 1, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			g := &goAwayServer{kept: tc.kept, closeKept: tc.closeKept, firstDone: make(chan struct{})}
-			u := "http://" + startRaw(t, nil, nil, g.serve) + "/"
-			tr := newTransport(t, h2.Options{Cleartext: true, Streams: 10, Timeout: 10 * time.Second})
+			o := h2.Options{Cleartext: !tc.tls, InsecureSkipVerify: tc.tls, Streams: 10, Timeout: 10 * time.Second}
+			var u string
+			if tc.tls {
+				u = "https://" + startRaw(t, tlsH2(), nil, g.serve) + "/"
+			} else {
+				u = "http://" + startRaw(t, nil, nil, g.serve) + "/"
+			}
+			tr := newTransport(t, o)
 			outs := doConcurrently(t, tr, u, 3)
 			ok, okRetried, failed, retries := 0, 0, 0, 0
 			for i, out := range outs {

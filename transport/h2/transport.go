@@ -27,8 +27,8 @@ import (
 // connection is open and its server's header fields are in its decoder's table, a request over
 // HTTP/2 allocates nothing.
 //
-// Unlike httpx, a request that fails is never sent again: on a connection that multiplexes, a
-// reset stream is the server's answer to be counted. A request that found its connection retired
+// Unlike httpx, a request that fails after the server may have processed it is never sent again:
+// on a connection that multiplexes, a reset stream is the server's answer to be counted. A request that found its connection retired
 // (told to go away, or broken) before any of it was written goes to another; so does one whose
 // stream a GOAWAY left unprocessed (above the last stream the server takes), and that retry is
 // counted (Outcome.RetriedGoAway). A stream the GOAWAY kept that fails later is not sent again:
@@ -183,7 +183,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 			retired++
 			continue // nothing was sent: another connection takes it
 		}
-		if err == nil && pc.cc != nil && st.goneAway() && out.RetriedGoAway < maxRetired && st.retry() {
+		if err == nil && pc.cc != nil && st.goneAway() && out.RetriedGoAway < maxRetired && ctx.Err() == nil && st.retry() {
 			out.RetriedGoAway++
 			continue // the server did not process it: another connection takes it, counted
 		}
