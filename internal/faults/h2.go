@@ -22,7 +22,11 @@ type H2Server struct {
 	answered atomic.Uint64
 	above    atomic.Uint64
 	requests atomic.Uint64
+	conns    atomic.Uint64
 }
+
+// Conns returns the number of connections that spoke HTTP/2 (sent the client preface).
+func (s *H2Server) Conns() uint64 { return s.conns.Load() }
 
 // Answered returns the number of answers the server has written (or is writing) so far.
 func (s *H2Server) Answered() uint64 { return s.answered.Load() }
@@ -47,6 +51,7 @@ func H2MaxRequests(tb testing.TB, n int, hold time.Duration) *H2Server {
 		if h == nil {
 			return
 		}
+		s.conns.Add(1)
 		type due struct {
 			id uint32
 			at time.Time

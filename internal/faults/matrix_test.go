@@ -437,6 +437,10 @@ func TestFaultH2GoAwayAtRequestCap(t *testing.T) {
 	if above := s.Above(); above == 0 || tot.RetriedGoAway < above {
 		t.Errorf("%d retried after GOAWAY; want at least the %d requests the server saw above the last stream (and some)", tot.RetriedGoAway, above)
 	}
+	// each retry that opened a connection is counted, as the server saw them
+	if opened := res.Total.Conns.Opened; opened != s.Conns() {
+		t.Errorf("%d connections opened; want the %d the server saw", opened, s.Conns())
+	}
 	t.Logf("ok %d, retried after GOAWAY %d, seen above the last stream %d, connections %d", tot.OK, tot.RetriedGoAway, s.Above(), res.Total.Conns.Opened)
 }
 
