@@ -422,9 +422,13 @@ func TestFaultH2GoAwayAtRequestCap(t *testing.T) {
 	p.Load = plan.Load{Duration: time.Second, Connections: 8, Interval: 100 * time.Millisecond}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	start := time.Now()
 	res, err := engine.Run(ctx, p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if bound := p.Load.Duration + p.HTTP.Timeout + slack; time.Since(start) > bound {
+		t.Errorf("run took %v; want at most %v", time.Since(start), bound)
 	}
 	s.Close()
 	tot := res.Total.Total()
