@@ -65,6 +65,26 @@ func TestCompare(t *testing.T) {
 		{"odd member names are quoted", `{"a.b":1}`, `{"a.b":2}`, Options{}, []string{`["a.b"]: changed: 1 (number) ≠ 2 (number)`}},
 		{"max stops early", `[1,2,3]`, `[4,5,6]`, Options{Max: 1}, []string{`[0]: changed: 1 (number) ≠ 4 (number)`}},
 		{"whole document", `1`, `"x"`, Options{}, []string{`$: type: 1 (number) ≠ "x" (string)`}},
+
+		// Hex integers of one digit and the edges of the hex form.
+		{"one hex digit", `["0x0","0x1","0xf","0xF","0X1","0x10"]`, `[0,1,15,15,1,16]`, Options{}, nil},
+		{"one hex digit against a decimal string", `["0x1","0xf"]`, `["1","15"]`, Options{}, nil},
+		{"one hex digit with leading zero", `["0x0"]`, `["0x00"]`, Options{}, nil},
+		{"one hex digit against another number", `["0xf"]`, `[16]`, Options{},
+			[]string{`[0]: type: "0xf" (string) ≠ 16 (number)`}},
+		{"0x without digits is text", `["0x","0x"]`, `[0,"0x0"]`, Options{},
+			[]string{`[0]: type: "0x" (string) ≠ 0 (number)`, `[1]: changed: "0x" (string) ≠ "0x0" (string)`}},
+		{"0x with no hex digit is text", `["0xg"]`, `[16]`, Options{}, []string{`[0]: type: "0xg" (string) ≠ 16 (number)`}},
+
+		// Null as missing on either side, and only for members.
+		{"null is missing on the second side", `{"b":1}`, `{"a":null,"b":1}`, Options{NullIsMissing: true}, nil},
+		{"null is missing on both sides", `{"a":null}`, `{"a":null}`, Options{NullIsMissing: true}, nil},
+		{"null against a value, first side", `{"a":null}`, `{"a":1}`, Options{NullIsMissing: true},
+			[]string{`a: extra: missing ≠ 1 (number)`}},
+		{"null against a value, second side", `{"a":1}`, `{"a":null}`, Options{NullIsMissing: true},
+			[]string{`a: missing: 1 (number) ≠ missing`}},
+		{"null element is not missing", `[null]`, `[]`, Options{NullIsMissing: true},
+			[]string{`[0]: missing: null (null) ≠ missing`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
