@@ -286,11 +286,19 @@ func repeats(v any) Repeated {
 }
 
 // multiset matches each element of a with an equal, not yet matched element of b (the first one
-// found); the elements left over on either side are the differences.
+// found); the elements left over on either side are the differences. An element whose own path
+// is ignored takes no part, on either side: otherwise it would match anything, wherever it
+// stands, and the result would hang on which side is first.
 func (c *comparer) multiset(p Path, a, b []any) {
 	used := make([]bool, len(b))
+	for j := range b {
+		used[j] = c.ignored(p.elem(j))
+	}
 	var left []int
 	for i, x := range a {
+		if c.ignored(p.elem(i)) {
+			continue
+		}
 		found := false
 		for j, y := range b {
 			if used[j] {
