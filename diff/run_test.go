@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,5 +237,117 @@ func TestRunFixtures(t *testing.T) {
 	rows, err := csv.NewReader(&log).ReadAll()
 	if err != nil || len(rows) != 3 || rows[0][0] != "1" || rows[0][1] != "eth_chainId" || rows[0][6] != "200" || rows[0][8] != "false" || rows[1][8] != "true" {
 		t.Errorf("log: %v, %q", err, rows)
+	}
+}
+
+// jsonrpcServer answers each call on 127.0.0.1 with {"jsonrpc":"2.0","id":ID, then the text its
+// method maps to.
+func jsonrpcServer(t *testing.T, answers map[string]string) string {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var c struct {
+			ID     json.RawMessage
+			Method string
+		}
+		json.NewDecoder(r.Body).Decode(&c)
+		io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(c.ID)+`,`+answers[c.Method])
+	}))
+	t.Cleanup(s.Close)
+	return s.URL
+}
+
+// Two servers agree on the chain id and differ only in what a client may read alike: a member
+// named twice (encoding/json takes the last, 0x2, as the other server says) and bytes that are
+// not UTF-8 (a decoder may put U+FFFD in their place, as the other server wrote). Every output
+// says both are differences, and says what they are.
+func TestRunDuplicateKeyAndInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	a := jsonrpcServer(t, map[string]string{
+		"eth_chainId":        `"result":"0x1"}`,
+		"eth_blockNumber":    `"result":"0x1","result":"0x2"}`,
+		"web3_clientVersion": "\"result\":\"\xff\xfe\xc3(\"}",
+	})
+	b := jsonrpcServer(t, map[string]string{
+		"eth_chainId":        `"result":"0x1"}`,
+		"eth_blockNumber":    `"result":"0x2"}`,
+		"web3_clientVersion": `"result":"\ufffd\ufffd\ufffd("}`,
+	})
+	urls := []string{a, b}
+	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_blockNumber", ""), call(3, "web3_clientVersion", "")}
+	got, rep := collect(t, Config{URLs: urls}, reqs)
+	dup := jsondiff.Difference{Path: "result", Kind: jsondiff.Duplicate, TypeA: "duplicate key", TypeB: "string", A: `"0x1", "0x2"`, B: `"0x2"`}
+	bad := jsondiff.Difference{Path: "result", Kind: jsondiff.Changed, TypeA: "string, not UTF-8", TypeB: "string", A: `"\xff\xfe\xc3("`, B: "\"\ufffd\ufffd\ufffd(\""}
+	want := [][]jsondiff.Difference{nil, {dup}, {bad}}
+	for i, r := range got {
+		if !reflect.DeepEqual(r.Diffs[1], want[i]) {
+			t.Errorf("request %d: got %#v; want %#v", i+1, r.Diffs[1], want[i])
+		}
+	}
+	if rep.Equal != 1 || rep.Different != 2 || rep.Verdict() != "2 of 3 requests differ, 0 failed" {
+		t.Errorf("report: %d equal, %d different, %q; want 1, 2, \"2 of 3 requests differ, 0 failed\"", rep.Equal, rep.Different, rep.Verdict())
+	}
+	dupLine := `result: duplicate: "0x1", "0x2" (duplicate key) ≠ "0x2" (string)`
+	badLine := `result: changed: "\xff\xfe\xc3(" (string, not UTF-8) ≠ "` + "\ufffd\ufffd\ufffd" + `(" (string)`
+
+	var text, md, page, js, rec, log bytes.Buffer
+	if err := WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&page, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	cw := csv.NewWriter(&log)
+	for _, r := range got {
+		if err := WriteRecord(&rec, urls, r); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteLog(cw, urls, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cw.Flush()
+	for _, c := range []struct {
+		name, out string
+		want      []string
+	}{
+		{"text", text.String(), []string{"    " + dupLine + "\n", "    " + badLine + "\n"}},
+		{"markdown", md.String(), []string{"`" + dupLine + "`", "`" + badLine + "`"}},
+		{"html", page.String(), []string{
+			`<td>result</td><td>duplicate</td><td>&#34;0x1&#34;, &#34;0x2&#34; <span class="hint">(duplicate key)</span></td><td>&#34;0x2&#34; <span class="hint">(string)</span></td>`,
+			`<td>result</td><td>changed</td><td>&#34;\xff\xfe\xc3(&#34; <span class="hint">(string, not UTF-8)</span></td><td>&#34;` + "\ufffd\ufffd\ufffd" + `(&#34; <span class="hint">(string)</span></td>`}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.out, w) {
+				t.Errorf("%s: no %q in:\n%s", c.name, w, c.out)
+			}
+		}
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Mismatches) != 2 ||
+		!reflect.DeepEqual(back.Mismatches[0].Servers[0].Diffs, want[1]) || !reflect.DeepEqual(back.Mismatches[1].Servers[0].Diffs, want[2]) {
+		t.Errorf("json: %v, mismatches %+v; want %v and %v", err, back.Mismatches, want[1], want[2])
+	}
+	lines := strings.Split(strings.TrimSpace(rec.String()), "\n")
+	for i, line := range lines {
+		var r struct {
+			Answers []struct{ Diffs []jsondiff.Difference }
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil || len(r.Answers) != 2 || !reflect.DeepEqual(r.Answers[1].Diffs, want[i]) {
+			t.Errorf("record line %d: %v: %s; want the differences %v", i+1, err, line, want[i])
+		}
+	}
+	rows, err := csv.NewReader(&log).ReadAll()
+	var equal []string
+	for _, row := range rows {
+		equal = append(equal, row[8])
+	}
+	if err != nil || strings.Join(equal, " ") != "true true true false true false" {
+		t.Errorf("log: %v, equal column %v; want true true true false true false", err, equal)
 	}
 }

@@ -1,9 +1,7 @@
 package jsondiff
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -20,6 +18,9 @@ const (
 	Type    Kind = "type"    // another type (a string for a number, null for an object, …)
 	Missing Kind = "missing" // present in the first document only
 	Extra   Kind = "extra"   // present in the second document only
+	// Duplicate: a member named more than once in its object on one side, not named as many
+	// times with equal values on the other. Clients differ on which of the values they take.
+	Duplicate Kind = "duplicate"
 )
 
 // Difference is one place where two documents differ.
@@ -28,10 +29,12 @@ type Difference struct {
 	Path string `json:"path"`
 	Kind Kind   `json:"kind"`
 	// TypeA and TypeB are the JSON types of both sides: object, array, string, number, boolean,
-	// null, or missing.
+	// null, or missing; "string, not UTF-8" for a string whose bytes are not valid UTF-8 (they
+	// are compared as bytes), "duplicate key" for a member named more than once.
 	TypeA string `json:"type_a"`
 	TypeB string `json:"type_b"`
-	// A and B are both values as compact JSON; empty when missing.
+	// A and B are both values as compact JSON; empty when missing. A byte that is not UTF-8 is
+	// written \xNN; the values of a duplicate key are written in turn, separated by ", ".
 	A string `json:"a,omitempty"`
 	B string `json:"b,omitempty"`
 }
@@ -101,49 +104,6 @@ func Compare(a, b []byte, o *Options) ([]Difference, error) {
 	return CompareValues(va, vb, o), nil
 }
 
-// maxDepth bounds the nesting of a document Decode accepts.
-const maxDepth = 1000
-
-// Decode reads one JSON value as Compare sees it: objects as map[string]any, arrays as []any,
-// numbers as json.Number.
-func Decode(b []byte) (any, error) {
-	if depth(b) > maxDepth {
-		return nil, fmt.Errorf("JSON nested deeper than %d levels", maxDepth)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("not JSON: %v", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("not JSON: more than one value")
-	}
-	return v, nil
-}
-
-// depth returns the deepest nesting of brackets in b, strings skipped; a cheap guard before
-// decoding.
-func depth(b []byte) int {
-	d, top, inStr := 0, 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inStr && c == '\\':
-			i++
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '[' || c == '{':
-			d++
-			top = max(top, d)
-		case c == ']' || c == '}':
-			d--
-		}
-	}
-	return top
-}
-
 // CompareValues compares two decoded documents (as Decode makes them).
 func CompareValues(a, b any, o *Options) []Difference {
 	if o == nil {
@@ -157,6 +117,7 @@ func CompareValues(a, b any, o *Options) []Difference {
 type comparer struct {
 	o     *Options
 	diffs []Difference
+	probe *comparer // see equal
 }
 
 func (c *comparer) full() bool { return c.o.Max > 0 && len(c.diffs) >= c.o.Max }
@@ -165,7 +126,7 @@ func (c *comparer) add(p Path, k Kind, a, b any, hasA, hasB bool) {
 	if c.full() {
 		return
 	}
-	d := Difference{Path: p.String(), Kind: k, TypeA: typeOf(a, hasA), TypeB: typeOf(b, hasB)}
+	d := Difference{Path: p.String(), Kind: k, TypeA: typeLabel(a, hasA), TypeB: typeLabel(b, hasB)}
 	if hasA {
 		d.A = encode(a)
 	}
@@ -213,6 +174,12 @@ func (c *comparer) value(p Path, a, b any, hasA, hasB bool) {
 		return
 	case !hasB:
 		c.add(p, Missing, a, nil, true, false)
+		return
+	}
+	_, repA := a.(Repeated)
+	_, repB := b.(Repeated)
+	if repA || repB {
+		c.duplicate(p, a, b)
 		return
 	}
 	switch x := a.(type) {
@@ -280,23 +247,64 @@ func at(s []any, i int) any {
 	return nil
 }
 
+// equal reports whether a and b, both present at p, compare equal under c's rules, recording
+// nothing.
+func (c *comparer) equal(p Path, a, b any) bool {
+	if c.probe == nil {
+		o := *c.o
+		o.Max = 1
+		c.probe = &comparer{o: &o}
+	}
+	c.probe.diffs = c.probe.diffs[:0]
+	c.probe.value(p, a, b, true, true)
+	return len(c.probe.diffs) == 0
+}
+
+// duplicate compares a member named more than once on one side or both (a Repeated): the sides
+// are equal only when both name it as many times, each value equal to the other side's in turn.
+func (c *comparer) duplicate(p Path, a, b any) {
+	ra, rb := repeats(a), repeats(b)
+	if len(ra) == len(rb) {
+		eq := true
+		for i := range ra {
+			if eq = c.equal(p, ra[i], rb[i]); !eq {
+				break
+			}
+		}
+		if eq {
+			return
+		}
+	}
+	c.add(p, Duplicate, a, b, true, true)
+}
+
+func repeats(v any) Repeated {
+	if r, ok := v.(Repeated); ok {
+		return r
+	}
+	return Repeated{v}
+}
+
 // multiset matches each element of a with an equal, not yet matched element of b (the first one
-// found); the elements left over on either side are the differences.
+// found); the elements left over on either side are the differences. An element whose own path
+// is ignored takes no part, on either side: otherwise it would match anything, wherever it
+// stands, and the result would hang on which side is first.
 func (c *comparer) multiset(p Path, a, b []any) {
 	used := make([]bool, len(b))
-	sub := comparer{o: &Options{}}
-	*sub.o = *c.o
-	sub.o.Max = 1
+	for j := range b {
+		used[j] = c.ignored(p.elem(j))
+	}
 	var left []int
 	for i, x := range a {
+		if c.ignored(p.elem(i)) {
+			continue
+		}
 		found := false
 		for j, y := range b {
 			if used[j] {
 				continue
 			}
-			sub.diffs = sub.diffs[:0]
-			sub.value(p.elem(i), x, y, true, true)
-			if len(sub.diffs) == 0 {
+			if c.equal(p.elem(i), x, y) {
 				used[j], found = true, true
 				break
 			}
@@ -342,7 +350,7 @@ func (c *comparer) scalar(a, b any) (Kind, bool) {
 		return Changed, x == b.(json.Number)
 	case nil:
 		return "", true
-	default: // string, bool
+	default: // string, InvalidUTF8 (never equal to a string: their bytes differ), bool
 		return Changed, a == b
 	}
 }
@@ -427,7 +435,7 @@ func typeOf(v any, has bool) string {
 		return "object"
 	case []any:
 		return "array"
-	case string:
+	case string, InvalidUTF8:
 		return "string"
 	case json.Number:
 		return "number"
@@ -439,12 +447,16 @@ func typeOf(v any, has bool) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func encode(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return fmt.Sprint(v)
+// typeLabel is typeOf as a Difference writes it, saying also when a string is not UTF-8 or a
+// member is named more than once.
+func typeLabel(v any, has bool) string {
+	if has {
+		switch v.(type) {
+		case InvalidUTF8:
+			return "string, not UTF-8"
+		case Repeated:
+			return "duplicate key"
+		}
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return typeOf(v, has)
 }

@@ -48,6 +48,10 @@ func TestCompare(t *testing.T) {
 		{"unordered array", `{"r":[1,2,{"x":1}]}`, `{"r":[{"x":1},2,1]}`, Options{Unordered: pats("r")}, nil},
 		{"unordered array with leftovers", `{"r":[1,2,2]}`, `{"r":[2,3,1]}`, Options{Unordered: pats("r")},
 			[]string{`r[2]: missing: 2 (number) ≠ missing`, `r[1]: extra: missing ≠ 3 (number)`}},
+		{"ignored element of an unordered array", `[1,0,0]`, `[0,0,0]`, Options{Unordered: pats("$"), Ignore: pats("[1]")},
+			[]string{`[0]: missing: 1 (number) ≠ missing`, `[2]: extra: missing ≠ 0 (number)`}},
+		{"ignored element of an unordered array, sides swapped", `[0,0,0]`, `[1,0,0]`, Options{Unordered: pats("$"), Ignore: pats("[1]")},
+			[]string{`[2]: missing: 0 (number) ≠ missing`, `[0]: extra: missing ≠ 1 (number)`}},
 		{"ignored path", `{"result":{"timestamp":"0x1","n":1}}`, `{"result":{"timestamp":"0x2","n":1}}`,
 			Options{Ignore: pats("result.timestamp")}, nil},
 		{"ignored with wildcard", `{"result":[{"hash":"a","n":1},{"hash":"b","n":2}]}`, `{"result":[{"hash":"x","n":1},{"hash":"y","n":3}]}`,
@@ -65,6 +69,56 @@ func TestCompare(t *testing.T) {
 		{"odd member names are quoted", `{"a.b":1}`, `{"a.b":2}`, Options{}, []string{`["a.b"]: changed: 1 (number) ≠ 2 (number)`}},
 		{"max stops early", `[1,2,3]`, `[4,5,6]`, Options{Max: 1}, []string{`[0]: changed: 1 (number) ≠ 4 (number)`}},
 		{"whole document", `1`, `"x"`, Options{}, []string{`$: type: 1 (number) ≠ "x" (string)`}},
+
+		// A member named twice: clients differ on which value they take.
+		{"duplicate key", `{"jsonrpc":"2.0","id":1,"result":"0x1","result":"0x2"}`, `{"jsonrpc":"2.0","id":1,"result":"0x2"}`, Options{},
+			[]string{`result: duplicate: "0x1", "0x2" (duplicate key) ≠ "0x2" (string)`}},
+		{"duplicate key on the second side", `{"result":"0x2"}`, `{"result":"0x2","result":"0x2"}`, Options{},
+			[]string{`result: duplicate: "0x2" (string) ≠ "0x2", "0x2" (duplicate key)`}},
+		{"duplicate keys alike on both sides", `{"a":1,"a":"0x2"}`, `{"a":"0x1","a":2}`, Options{}, nil},
+		{"duplicate keys in another order", `{"a":1,"a":2}`, `{"a":2,"a":1}`, Options{},
+			[]string{`a: duplicate: 1, 2 (duplicate key) ≠ 2, 1 (duplicate key)`}},
+		{"a key three times and twice", `{"a":1,"a":1,"a":1}`, `{"a":1,"a":1}`, Options{},
+			[]string{`a: duplicate: 1, 1, 1 (duplicate key) ≠ 1, 1 (duplicate key)`}},
+		{"duplicate key inside a missing member", `{"r":{"b":[],"a":1,"a":2}}`, `{}`, Options{},
+			[]string{`r: missing: {"a":1,"a":2,"b":[]} (object) ≠ missing`}},
+		{"duplicate key ignored", `{"t":1,"t":2,"n":1}`, `{"t":3,"n":1}`, Options{Ignore: pats("t")}, nil},
+		{"duplicate key in an unordered array", `[{"a":1,"a":2}]`, `[{"a":2}]`, Options{Unordered: pats("$")},
+			[]string{`[0]: missing: {"a":1,"a":2} (object) ≠ missing`, `[0]: extra: missing ≠ {"a":2} (object)`}},
+		{"duplicate key in shape only", `{"a":1,"a":2}`, `{"a":3}`, Options{ShapeOnly: true},
+			[]string{`a: duplicate: 1, 2 (duplicate key) ≠ 3 (number)`}},
+
+		// Bytes that are not UTF-8 are compared as bytes, never as U+FFFD.
+		{"invalid UTF-8 against U+FFFD escapes", "\"\xff\xfe\xc3(\"", `"\ufffd\ufffd\ufffd("`, Options{},
+			[]string{`$: changed: "\xff\xfe\xc3(" (string, not UTF-8) ≠ "` + "\ufffd\ufffd\ufffd" + `(" (string)`}},
+		{"invalid UTF-8 against U+FFFD written out", "[\"\xff\"]", "[\"\xef\xbf\xbd\"]", Options{},
+			[]string{`[0]: changed: "\xff" (string, not UTF-8) ≠ "` + "\ufffd" + `" (string)`}},
+		{"invalid UTF-8 alike on both sides", "{\"a\":\"x\xffy\\n\"}", "{\"a\":\"x\xffy\\n\"}", Options{}, nil},
+		{"invalid UTF-8 bytes differ", "\"\xff\\t\"", "\"\xfe\\t\"", Options{},
+			[]string{`$: changed: "\xff\t" (string, not UTF-8) ≠ "\xfe\t" (string, not UTF-8)`}},
+		{"invalid UTF-8 in a member name", "{\"\xff\":1}", `{"\ufffd":1}`, Options{},
+			[]string{`["` + "\ufffd" + `"]: extra: missing ≠ 1 (number)`, `["\xff"]: missing: 1 (number) ≠ missing`}},
+		{"invalid UTF-8 is a string in shape only", "\"\xff\"", `"x"`, Options{ShapeOnly: true}, nil},
+
+		// Hex integers of one digit and the edges of the hex form.
+		{"one hex digit", `["0x0","0x1","0xf","0xF","0X1","0x10"]`, `[0,1,15,15,1,16]`, Options{}, nil},
+		{"one hex digit against a decimal string", `["0x1","0xf"]`, `["1","15"]`, Options{}, nil},
+		{"one hex digit with leading zero", `["0x0"]`, `["0x00"]`, Options{}, nil},
+		{"one hex digit against another number", `["0xf"]`, `[16]`, Options{},
+			[]string{`[0]: type: "0xf" (string) ≠ 16 (number)`}},
+		{"0x without digits is text", `["0x","0x"]`, `[0,"0x0"]`, Options{},
+			[]string{`[0]: type: "0x" (string) ≠ 0 (number)`, `[1]: changed: "0x" (string) ≠ "0x0" (string)`}},
+		{"0x with no hex digit is text", `["0xg"]`, `[16]`, Options{}, []string{`[0]: type: "0xg" (string) ≠ 16 (number)`}},
+
+		// Null as missing on either side, and only for members.
+		{"null is missing on the second side", `{"b":1}`, `{"a":null,"b":1}`, Options{NullIsMissing: true}, nil},
+		{"null is missing on both sides", `{"a":null}`, `{"a":null}`, Options{NullIsMissing: true}, nil},
+		{"null against a value, first side", `{"a":null}`, `{"a":1}`, Options{NullIsMissing: true},
+			[]string{`a: extra: missing ≠ 1 (number)`}},
+		{"null against a value, second side", `{"a":1}`, `{"a":null}`, Options{NullIsMissing: true},
+			[]string{`a: missing: 1 (number) ≠ missing`}},
+		{"null element is not missing", `[null]`, `[]`, Options{NullIsMissing: true},
+			[]string{`[0]: missing: null (null) ≠ missing`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +144,9 @@ func TestCompareNotJSON(t *testing.T) {
 		{`{"a":`, `{}`, "first document: not JSON"},
 		{`{}`, `<html>`, "second document: not JSON"},
 		{`{} {}`, `{}`, "first document: not JSON: more than one value"},
+		{`{}`, `{"result":1}]`, "second document: not JSON: invalid character ']' after top-level value"},
+		{`{}x`, `{}`, "first document: not JSON: invalid character 'x' after top-level value"},
+		{``, `{}`, "first document: not JSON: EOF"},
 		{strings.Repeat("[", 2000) + strings.Repeat("]", 2000), `[]`, "nested deeper than 1000"},
 	}
 	for _, tt := range tests {
@@ -161,6 +218,10 @@ func FuzzCompare(f *testing.F) {
 	f.Add([]byte(`{"error":{"code":-32000,"message":"x"}}`), []byte(`{"error":{"code":-32000}}`), uint8(3))
 	f.Add([]byte(`["0x10000000000000000", null, 1e400]`), []byte(`[18446744073709551616, {}, 1e400]`), uint8(5))
 	f.Add([]byte(`[1,2,2]`), []byte(`[2,1,3]`), uint8(16))
+	f.Add([]byte(`{"result":"0x1","result":"0x2"}`), []byte(`{"result":"0x2"}`), uint8(0))
+	f.Add([]byte(`[{"a":1,"a":null}]`), []byte(`[{"a":"0x1","a":null}]`), uint8(17))
+	f.Add([]byte("\"\xff\xfe\xc3(\""), []byte(`"\ufffd\ufffd\ufffd("`), uint8(0))
+	f.Add([]byte("{\"\xff\":\"a\xffb\\n\"}"), []byte("{\"\xff\":\"a\ufffdb\\n\"}"), uint8(8))
 	f.Fuzz(func(t *testing.T, a, b []byte, rules uint8) {
 		o := Options{
 			NullIsMissing:     rules&1 != 0,

@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +114,42 @@ func TestDiffTargetsAndFixtures(t *testing.T) {
 	code, stdout, _ = mainOut("diff", "--fixtures", filepath.Join("..", "..", "examples", "fixtures"), diffNode(t, ethrpc.Config{ChainID: 1}))
 	if code != ExitSLO || !strings.Contains(stdout, `chain-id.io:2`) || !strings.Contains(stdout, `result: changed: "0x539" (string) ≠ "0x1" (string)`) {
 		t.Errorf("examples/fixtures against chain id 1: exit %d; want 1 and the chain id fixture failed:\n%s", code, stdout)
+	}
+}
+
+// Answers that clients read differently are not equal: a member named twice against the value
+// encoding/json would keep, and bytes that are not UTF-8 against the U+FFFD it would put in their
+// place. The exit code is 1 and the text says what each difference is.
+func TestDiffDuplicateKeyAndInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	server := func(blockNumber, version string) string {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var c struct {
+				ID     json.RawMessage
+				Method string
+			}
+			json.NewDecoder(r.Body).Decode(&c)
+			result := map[string]string{"eth_chainId": `"result":"0x1"`, "eth_blockNumber": blockNumber, "web3_clientVersion": version}[c.Method]
+			io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(c.ID)+`,`+result+`}`)
+		}))
+		t.Cleanup(s.Close)
+		return s.URL + "/"
+	}
+	a := server(`"result":"0x1","result":"0x2"`, "\"result\":\"\xff\xfe\xc3(\"")
+	b := server(`"result":"0x2"`, `"result":"\ufffd\ufffd\ufffd("`)
+	dir := t.TempDir()
+	calls := writeFile(t, dir, "calls.jsonl", "{\"method\":\"eth_chainId\"}\n{\"method\":\"eth_blockNumber\"}\n{\"method\":\"web3_clientVersion\"}\n")
+	code, stdout, stderr := mainOut("diff", "--calls", calls, a, b)
+	if code != ExitSLO {
+		t.Errorf("exit %d; want 1\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"3 requests to 2 servers, compared with " + a + ": 2 of 3 requests differ, 0 failed",
+		`result: duplicate: "0x1", "0x2" (duplicate key) ≠ "0x2" (string)`,
+		`result: changed: "\xff\xfe\xc3(" (string, not UTF-8) ≠ "` + "\ufffd\ufffd\ufffd" + `(" (string)`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
