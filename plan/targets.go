@@ -159,7 +159,7 @@ func (h *httpReader) readLine(s string) error {
 	method, url, err := parseRequestLine(s, h.base)
 	if err != nil {
 		if h.cur != nil {
-			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", s)
+			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", RedactURL(s))
 		}
 		return h.errorf("%v", err)
 	}
@@ -216,10 +216,10 @@ func parseRequestLine(s, base string) (method, url string, err error) {
 	method, url, _ = strings.Cut(s, " ")
 	url = rebase(base, strings.TrimSpace(url))
 	if !isToken(method) || url == "" {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", s)
+		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", RedactURL(s))
 	}
 	if err := checkTemplatedURL(url); err != nil {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", s, err)
+		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", RedactURL(s), err)
 	}
 	return method, url, nil
 }
@@ -330,7 +330,7 @@ func jsonEntry(text []byte, base string) (Endpoint, error) {
 	}
 	jt.URL = rebase(base, jt.URL)
 	if err := checkTemplatedURL(jt.URL); err != nil {
-		return Endpoint{}, fmt.Errorf("url %q: %v", jt.URL, err)
+		return Endpoint{}, fmt.Errorf("url %q: %v", RedactURL(jt.URL), err)
 	}
 	if jt.Weight < 0 || math.IsNaN(jt.Weight) {
 		return Endpoint{}, fmt.Errorf("weight %v: want a number above 0", jt.Weight)
