@@ -218,7 +218,7 @@ func (s Scenario) Describe(k int) string {
 		return c
 	}
 	if s.Capacity != nil {
-		return s.Capacity.describe()
+		return s.Capacity.describe() + s.rewriteNote()
 	}
 	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
 	l := p.Load
@@ -248,5 +248,13 @@ func (s Scenario) Describe(k int) string {
 	if l.Requests > 0 {
 		fmt.Fprintf(&b, ", at most %d requests", l.Requests)
 	}
-	return b.String()
+	return b.String() + s.rewriteNote()
+}
+
+// rewriteNote says, for a scenario with rewrite_host, where the URLs of its files go.
+func (s Scenario) rewriteNote() string {
+	if !s.Plan.Traffic.RewriteHost {
+		return ""
+	}
+	return "; the URLs of its target and setup files go to each target's scheme and host (rewrite_host)"
 }
