@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
@@ -185,8 +183,7 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watchin
 	}
 	o.progress("%s: %s", id, describe(prep.Plan))
 	if tr := prep.Plan.Traffic; tr.RewriteHost {
-		files := strings.Join(slices.DeleteFunc([]string{tr.Targets, tr.Setup}, func(f string) bool { return f == "" }), " and ")
-		o.progress("%s: the URLs of %s are rewritten to the scheme and host of %s (rewrite_host)", id, files, plan.RedactURL(tr.Base))
+		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))
 	}
 	if prep.Setup != nil {
 		if _, err := engine.Setup(ctx, prep, o.Engine...); err != nil {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -253,8 +254,19 @@ func (s Scenario) Describe(k int) string {
 
 // rewriteNote says, for a scenario with rewrite_host, where the URLs of its files go.
 func (s Scenario) rewriteNote() string {
-	if !s.Plan.Traffic.RewriteHost {
+	if n := s.Plan.Traffic.RewriteNote("each target"); n != "" {
+		return "; " + n
+	}
+	return ""
+}
+
+// RewriteNote says where the URLs of the target and setup files go when RewriteHost is set:
+// "the URLs of t.http and setup.http go to the scheme and host of TO (rewrite_host)"; "" when it
+// is not.
+func (t Traffic) RewriteNote(to string) string {
+	if !t.RewriteHost {
 		return ""
 	}
-	return "; the URLs of its target and setup files go to each target's scheme and host (rewrite_host)"
+	files := slices.DeleteFunc([]string{t.Targets, t.Setup}, func(f string) bool { return f == "" })
+	return fmt.Sprintf("the URLs of %s go to the scheme and host of %s (rewrite_host)", strings.Join(files, " and "), to)
 }

@@ -66,7 +66,7 @@ func TestBenchTargetsFileOfAnotherHost(t *testing.T) {
 	if a, b := gotA.Load(), gotB.Load(); a != 4 || b != 4 {
 		t.Errorf("rewrite_host: %d requests reached a, %d b; want 4 each (requests: 4 per target)", a, b)
 	}
-	note := "blocks on b: the URLs of " + filepath.Join(corpus, "eth_getBlockByNumber.jsonl") + " are rewritten to the scheme and host of " + urlB + " (rewrite_host)"
+	note := "blocks on b: the URLs of " + filepath.Join(corpus, "eth_getBlockByNumber.jsonl") + " go to the scheme and host of " + urlB + " (rewrite_host)"
 	if !strings.Contains(stderr, note) {
 		t.Errorf("rewrite_host: the progress lines do not say where the requests go; want %q in:\n%s", note, stderr)
 	}
