@@ -48,8 +48,8 @@ func (s *authServer) requests(path string) []string {
 
 // A URL's user-info is sent as Basic authorization, and never as part of the host, whichever
 // source the URL comes from — a targets file in either format, a setup file, a templated URL with
-// a data file, a JSON-RPC calls file, a bench plan's target with a targets file — and the
-// password is in no report.
+// a data file, a JSON-RPC calls file, a plan file's target with a targets file (run --plan and
+// bench) — and the password is in no report, progress line or note.
 func TestURLUserInfoFromEverySource(t *testing.T) {
 	t.Parallel()
 	srv := newAuthServer(t)
@@ -66,6 +66,9 @@ func TestURLUserInfoFromEverySource(t *testing.T) {
 	write("calls.jsonl", `{"method":"eth_chainId"}`+"\n")
 	write("rel.http", "GET /bench\n")
 	write("bench.yaml", "targets:\n  one:\n    url: "+withInfo+"/\nscenarios:\n  s:\n    targets_file: rel.http\n    requests: 2\n    connections: 1\n")
+	// run --plan of a target that has a command says where it sends, as it does not start it
+	write("one.yaml", "targets:\n  one:\n    url: "+withInfo+"/\n    command: [\"true\"]\nscenarios:\n  s:\n    targets_file: rel2.http\n    requests: 2\n    connections: 1\n")
+	write("rel2.http", "GET /plan\n")
 	run := []string{"run", "--requests", "2", "--connections", "1", "--quiet", "--format", "json"}
 	for _, tt := range []struct {
 		name, path string
@@ -78,6 +81,7 @@ func TestURLUserInfoFromEverySource(t *testing.T) {
 		{"--setup", "/setup", append(run, "--setup", filepath.Join(dir, "setup.http"), srv.URL+"/main"), ""},
 		{"--data", "/data/7", append(run, "--data", filepath.Join(dir, "rows.csv"), withInfo+"/data/{{.id}}"), ""},
 		{"--calls", "/rpc", append(run, "--calls", filepath.Join(dir, "calls.jsonl"), withInfo+"/rpc"), ""},
+		{"run --plan", "/plan", []string{"run", "--quiet", "--format", "json", "--plan", filepath.Join(dir, "one.yaml")}, ""},
 		{"bench", "/bench", []string{"bench", "--quiet", "--format", "json", "--out-dir", filepath.Join(dir, "out"), filepath.Join(dir, "bench.yaml")}, ""},
 	} {
 		code, stdout, stderr := mainOut(tt.args...)
@@ -102,5 +106,9 @@ func TestURLUserInfoFromEverySource(t *testing.T) {
 		if strings.Contains(stdout+stderr, "pw0rd") {
 			t.Errorf("%s: the report shows the password:\n%s%s", tt.name, stdout, stderr)
 		}
+	}
+	code, stdout, stderr := mainOut("bench", "--dry-run", filepath.Join(dir, "bench.yaml"))
+	if code != ExitOK || strings.Contains(stdout+stderr, "pw0rd") || !strings.Contains(stdout, "http://REDACTED@"+host+"/") {
+		t.Errorf("bench --dry-run: exit %d; want the target's URL with its user-info REDACTED:\n%s%s", code, stdout, stderr)
 	}
 }
