@@ -182,6 +182,9 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watchin
 		return m
 	}
 	o.progress("%s: %s", id, describe(prep.Plan))
+	if tr := prep.Plan.Traffic; tr.RewriteHost {
+		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))
+	}
 	if prep.Setup != nil {
 		if _, err := engine.Setup(ctx, prep, o.Engine...); err != nil {
 			m.Err = err

@@ -231,13 +231,25 @@ func TestEthereumResume(t *testing.T) {
 		})
 	}
 	s := node(t, cfg)
+	// Blocks 1 to 3 of seed 11 hold 4 transactions, one a token transfer; no account is met twice
+	// in a block: 3 blocks by number and by hash, 4 transactions, 8 balances, a call, an estimate
+	// and 2 storage pages of the token, and the head.
+	byHand := map[string]int{"eth_blockNumber": 1, "eth_getBlockByNumber": 3, "eth_getBlockByHash": 3,
+		"eth_getTransactionByHash": 4, "eth_getBalance": 8, "eth_call": 1, "eth_estimateGas": 1, "debug_storageRangeAt": 2}
+	if want := expected(t, ref.URL(), 1, 3, DefaultStoragePages); !mapsEqual(want, byHand) {
+		t.Fatalf("the chain's blocks give %v; the hand count %v", want, byHand)
+	}
+	// Sent: the 23 requests written, one per missing method, and block 4's first request when the
+	// node fails it; none of block 4 when the crawl is cancelled before it.
+	failed := `gen: block 4: eth_getBlockByNumber ["0x4",true]: `
 	for _, tt := range []struct {
 		name, mode string
 		wantErr    string
+		sent       int
 	}{
-		{"non-JSON answer", "html", `HTTP 502 with text/html, not a JSON-RPC answer: "<html><body>502 Bad Gateway</body></html>"`},
-		{"connection cut", "cut", "no answer: Post"},
-		{"interrupted", "cancel", "context canceled"},
+		{"non-JSON answer", "html", failed + `the node answered HTTP 502 with text/html, not a JSON-RPC answer: "<html><body>502 Bad Gateway</body></html>" (blocks 1 to 3 are written)`, 30},
+		{"connection cut", "cut", failed + `no answer: Post "` + s.URL() + `": EOF (blocks 1 to 3 are written)`, 30},
+		{"interrupted", "cancel", "gen: stopped at block 4 (blocks 1 to 3 are written): context canceled", 29},
 	} {
 		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(t.Context())
@@ -253,13 +265,12 @@ func TestEthereumResume(t *testing.T) {
 		}}
 		_, err := g.Run(ctx)
 		cancel()
-		if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), "block 4") ||
-			!strings.Contains(err.Error(), "blocks 1 to 3 are written") {
-			t.Fatalf("%s: got %v; want an error at block 4 with %q", tt.name, err, tt.wantErr)
+		if err == nil || err.Error() != tt.wantErr {
+			t.Fatalf("%s: got %v;\nwant %s", tt.name, err, tt.wantErr)
 		}
 		st, err := ReadState(dir)
-		if err != nil || st.Next != 4 {
-			t.Fatalf("%s: state %+v, %v; want next block 4", tt.name, st, err)
+		if err != nil || st.Next != 4 || st.Sent != tt.sent || !mapsEqual(st.Requests, byHand) || len(st.Errors) != 0 {
+			t.Fatalf("%s: state %+v, %v; want next block 4, %d sent, requests %v, no errors", tt.name, st, err, tt.sent, byHand)
 		}
 		checkFiles(t, dir, st)
 
@@ -279,5 +290,50 @@ func TestEthereumResume(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("%s: resumed crawl wrote %d files; want %d", tt.name, len(got), len(want))
 		}
+	}
+}
+
+// Progress tells, after each block, the block just written, how many of the crawl's blocks are
+// written (a resumed crawl counting those of the run before) out of how many, and the requests
+// written so far.
+func TestEthereumProgress(t *testing.T) {
+	t.Parallel()
+	s := node(t, ethrpc.Config{Seed: 7, Blocks: 10, TxPerBlock: 3})
+	dir := t.TempDir()
+	var got []Progress
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	g := Ethereum{URL: s.URL(), From: 2, To: 6, Out: dir, StoragePageSize: 16, Progress: func(p Progress) {
+		got = append(got, p)
+		if p.Block == 3 {
+			cancel() // blocks 2 and 3 written; the rest is resumed
+		}
+	}}
+	if _, err := g.Run(ctx); err == nil {
+		t.Fatal("a cancelled crawl: no error")
+	}
+	g.Resume = true
+	sum, err := g.Run(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Blocks 2 to 6 are 5 blocks: block n is the (n-1)th written.
+	want := []struct{ block, done uint64 }{{2, 1}, {3, 2}, {4, 3}, {5, 4}, {6, 5}}
+	if len(got) != len(want) {
+		t.Fatalf("%d progress calls %+v; want %d, one per block", len(got), got, len(want))
+	}
+	for i, w := range want {
+		p := got[i]
+		// requests written by the end of block n: the head, and those of blocks 2 to n
+		requests := 0
+		for _, c := range expected(t, s.URL(), 2, w.block, DefaultStoragePages) {
+			requests += c
+		}
+		if p.Block != w.block || p.Done != w.done || p.Total != 5 || p.Requests != requests || p.Step != "" {
+			t.Errorf("progress %d: %+v; want block %d, %d of 5 done, %d requests", i+1, p, w.block, w.done, requests)
+		}
+	}
+	if last := got[len(got)-1]; last.Sent != sum.State.Sent {
+		t.Errorf("last progress: %d sent; the state says %d", last.Sent, sum.State.Sent)
 	}
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -218,7 +219,7 @@ func (s Scenario) Describe(k int) string {
 		return c
 	}
 	if s.Capacity != nil {
-		return s.Capacity.describe()
+		return s.Capacity.describe() + s.rewriteNote()
 	}
 	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
 	l := p.Load
@@ -248,5 +249,24 @@ func (s Scenario) Describe(k int) string {
 	if l.Requests > 0 {
 		fmt.Fprintf(&b, ", at most %d requests", l.Requests)
 	}
-	return b.String()
+	return b.String() + s.rewriteNote()
+}
+
+// rewriteNote says, for a scenario with rewrite_host, where the URLs of its files go.
+func (s Scenario) rewriteNote() string {
+	if n := s.Plan.Traffic.RewriteNote("each target"); n != "" {
+		return "; " + n
+	}
+	return ""
+}
+
+// RewriteNote says where the URLs of the target and setup files go when RewriteHost is set:
+// "the URLs of t.http and setup.http go to the scheme and host of TO (rewrite_host)"; "" when it
+// is not.
+func (t Traffic) RewriteNote(to string) string {
+	if !t.RewriteHost {
+		return ""
+	}
+	files := slices.DeleteFunc([]string{t.Targets, t.Setup}, func(f string) bool { return f == "" })
+	return fmt.Sprintf("the URLs of %s go to the scheme and host of %s (rewrite_host)", strings.Join(files, " and "), to)
 }

@@ -46,7 +46,14 @@ type Traffic struct {
 	Header []transport.Header `json:"header,omitempty"`
 	// Base, when set, is the URL that the relative URLs of the target and setup files
 	// ("GET /v0/items", see JoinURL) are relative to; a plan file sets it to each target's URL.
+	// Their absolute URLs must then name Base's scheme and host, so that a run against a target
+	// goes to that target, unless RewriteHost.
 	Base string `json:"base,omitempty"`
+	// RewriteHost sends the absolute URLs of the target and setup files that name another scheme
+	// and host than Base's to Base's: their scheme, user-info and host are replaced by Base's,
+	// their path and query stay (e.g. a file written by `rpcbench gen` from one node, run against
+	// every target of a plan file).
+	RewriteHost bool `json:"rewrite_host,omitempty"`
 }
 
 // normalized fills in the defaults of t.
@@ -86,6 +93,9 @@ func (p Plan) validateTraffic() []error {
 	}
 	if t.SetupCount > 0 && t.Setup == "" {
 		bad("setup count %d without a setup file: give the setup file too", t.SetupCount)
+	}
+	if t.RewriteHost && t.Targets == "" && t.Setup == "" {
+		bad("rewrite_host without a target or setup file: it sends their URLs to the target's host")
 	}
 	weighted := 0
 	for i, e := range p.Endpoints {

@@ -96,14 +96,15 @@ func TestValidateTraffic(t *testing.T) {
 	t.Parallel()
 	p := Plan{
 		Endpoints: []Endpoint{{Name: "a", URL: "http://h/", Weight: 1}, {Name: "b", URL: "http://h/?{{seq}}"}, {URL: "http://{{uuid}}/", Weight: -1}},
-		Traffic:   Traffic{Order: "zigzag", DataOrder: "unique", TargetsFormat: "yaml", SetupCount: 3},
+		Traffic:   Traffic{Order: "zigzag", DataOrder: "unique", TargetsFormat: "yaml", SetupCount: 3, RewriteHost: true},
 	}
 	err := p.Validate()
 	if err == nil {
 		t.Fatal("Validate: got nil; want every problem")
 	}
 	for _, want := range []string{`targets format "yaml"`, `targets order "zigzag"`, "data order \"unique\" without a data file",
-		"setup count 3 without a setup file", "endpoint 3: weight -1", "endpoint 3: URL", "not in its scheme or host", "weights: b has no weight"} {
+		"setup count 3 without a setup file", "endpoint 3: weight -1", "endpoint 3: URL", "not in its scheme or host", "weights: b has no weight",
+		"rewrite_host without a target or setup file"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: got %v; want it to say %q", err, want)
 		}

@@ -409,7 +409,7 @@ var commandKeys = []string{"command", "env", "timeout", "junit"}
 var loadKeys = []string{
 	// requests
 	"endpoints", "path", "method", "body", "targets_file", "targets_format", "order", "data", "data_order",
-	"setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol",
+	"rewrite_host", "setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol",
 	// load
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
 	"warmup", "grace", "interval", "send_slack",
@@ -465,6 +465,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			tr.Targets = f.str(v, kp)
 		case "targets_format":
 			tr.TargetsFormat = f.choice(v, kp, TargetsHTTP, TargetsJSON)
+		case "rewrite_host":
+			tr.RewriteHost = f.boolean(v, kp)
 		case "order":
 			tr.Order = Order(f.choice(v, kp, string(Sequential), string(Random)))
 		case "data":

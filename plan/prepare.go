@@ -88,7 +88,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		if len(p.Endpoints) > 0 {
 			return nil, fmt.Errorf("plan: endpoints and a target file: give one of them (names and weights go in the target file: # name: and # weight:)")
 		}
-		tg, err := LoadTargets(fsys, t.Targets, t.TargetsFormat, t.Base, t.Header)
+		tg, err := LoadTargets(fsys, t.Targets, t.TargetsFormat, t.Base, t.RewriteHost, t.Header)
 		if err != nil {
 			return nil, inputErr("targets", err)
 		}
@@ -248,7 +248,7 @@ func (p Plan) verifier(calls []Call) (*check.Verifier, error) {
 // settings; entries that read data fields get the rows in turn.
 func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	t := p.Traffic
-	tg, err := LoadTargets(fsys, t.Setup, "", t.Base, t.Header)
+	tg, err := LoadTargets(fsys, t.Setup, "", t.Base, t.RewriteHost, t.Header)
 	if err != nil {
 		return nil, inputErr("setup", err)
 	}
@@ -282,9 +282,12 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 }
 
 // LoadTargets reads the target file name ("-": standard input) through fsys (nil: OSFiles(nil));
-// "@path" bodies are relative to it, and relative URLs ("GET /items") to base. header is added to
-// every entry that lacks a header of its name. Prepare reads a plan's target and setup files with it.
-func LoadTargets(fsys fs.FS, name, format, base string, header []transport.Header) (*Targets, error) {
+// "@path" bodies are relative to it. With a base URL, relative URLs ("GET /items") are relative to
+// it and absolute ones must name its scheme and host, or get them when rewriteHost is set (see
+// Traffic.Base and Traffic.RewriteHost); without one ("") every URL is taken as written. header is
+// added to every entry that lacks a header of its name. Prepare reads a plan's target and setup
+// files with it.
+func LoadTargets(fsys fs.FS, name, format, base string, rewriteHost bool, header []transport.Header) (*Targets, error) {
 	if fsys == nil {
 		fsys = OSFiles(nil)
 	}
@@ -297,7 +300,7 @@ func LoadTargets(fsys fs.FS, name, format, base string, header []transport.Heade
 	if name == Stdin {
 		shown, dir = "stdin", "."
 	}
-	t, err := readTargets(fsys, shown, f, format, dir, base)
+	t, err := readTargets(fsys, shown, f, format, dir, urlBase{url: base, rewrite: rewriteHost})
 	if err != nil {
 		return nil, err
 	}

@@ -109,5 +109,6 @@ func (p Plan) Redacted() Plan {
 		e.Header = RedactHeaders(e.Header)
 	}
 	p.Traffic.Header = RedactHeaders(p.Traffic.Header)
+	p.Traffic.Base = RedactURL(p.Traffic.Base)
 	return p
 }

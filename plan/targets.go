@@ -55,12 +55,12 @@ func (t *Targets) Where(i int) string {
 // content: a first entry starting with '{' is JSON lines). name labels errors ("targets.txt:12:
 // …"); dir is the directory that "@path" bodies are relative to. The URLs may hold templates.
 func ReadTargets(name string, r io.Reader, format, dir string) (*Targets, error) {
-	return readTargets(OSFiles(nil), name, r, format, dir, "")
+	return readTargets(OSFiles(nil), name, r, format, dir, urlBase{})
 }
 
-// readTargets is ReadTargets reading "@path" bodies from fsys, with the URLs that start with "/"
-// relative to base when it is set.
-func readTargets(fsys fs.FS, name string, r io.Reader, format, dir, base string) (*Targets, error) {
+// readTargets is ReadTargets reading "@path" bodies from fsys, with the URLs resolved against
+// base (see urlBase).
+func readTargets(fsys fs.FS, name string, r io.Reader, format, dir string, base urlBase) (*Targets, error) {
 	br := bufio.NewReader(r)
 	if format == "" {
 		format = TargetsHTTP
@@ -96,10 +96,10 @@ type httpReader struct {
 	cur       *Endpoint // the entry being read; nil between entries
 	hasBody   bool
 	pending   Endpoint // name and weight given before the next entry
-	base      string   // the URL that relative URLs are relative to; "": none are
+	base      urlBase  // what the URLs are resolved against
 }
 
-func readHTTPTargets(fsys fs.FS, name string, r io.Reader, dir, base string) (*Targets, error) {
+func readHTTPTargets(fsys fs.FS, name string, r io.Reader, dir string, base urlBase) (*Targets, error) {
 	h := &httpReader{fsys: fsys, name: name, dir: dir, base: base, t: &Targets{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -159,7 +159,7 @@ func (h *httpReader) readLine(s string) error {
 	method, url, err := parseRequestLine(s, h.base)
 	if err != nil {
 		if h.cur != nil {
-			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", s)
+			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", RedactURL(s))
 		}
 		return h.errorf("%v", err)
 	}
@@ -212,25 +212,67 @@ func isHeaderLine(s string) bool {
 }
 
 // parseRequestLine reads "METHOD URL". The URL may hold templates (and so spaces within them).
-func parseRequestLine(s, base string) (method, url string, err error) {
+func parseRequestLine(s string, base urlBase) (method, url string, err error) {
 	method, url, _ = strings.Cut(s, " ")
-	url = rebase(base, strings.TrimSpace(url))
+	url = base.join(strings.TrimSpace(url))
 	if !isToken(method) || url == "" {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", s)
+		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", RedactURL(s))
 	}
 	if err := checkTemplatedURL(url); err != nil {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", s, err)
+		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", RedactURL(s), err)
+	}
+	if url, err = base.retarget(url); err != nil {
+		return "", "", err
 	}
 	return method, url, nil
 }
 
-// rebase joins a URL that starts with "/" to base (see JoinURL); other URLs, and every URL when
-// base is "", stay as they are.
-func rebase(base, url string) string {
-	if base == "" || !strings.HasPrefix(url, "/") {
+// urlBase is what the URLs of a target file are resolved against. The zero value takes them as
+// written, as vegeta does.
+type urlBase struct {
+	// url is the target's URL (a plan file's): the URLs that start with "/" are relative to it,
+	// and the absolute ones must name its scheme and host.
+	url string
+	// rewrite sends the absolute URLs that name another scheme and host to url's instead.
+	rewrite bool
+}
+
+// join joins a URL that starts with "/" to the base URL (see JoinURL); other URLs, and every URL
+// when there is no base URL, stay as they are.
+func (b urlBase) join(url string) string {
+	if b.url == "" || !strings.HasPrefix(url, "/") {
 		return url
 	}
-	return JoinURL(base, url)
+	return JoinURL(b.url, url)
+}
+
+// retarget checks that an absolute URL (templates only in its path and query) names the base
+// URL's scheme and host, so that a run against a target goes to that target. One that names
+// another is an error, or, when rewrite is set, gets the base URL's scheme, user-info and host.
+func (b urlBase) retarget(url string) (string, error) {
+	if b.url == "" {
+		return url, nil
+	}
+	origin, path := splitTemplatedURL(url)
+	baseOrigin, _ := splitTemplatedURL(b.url)
+	if hostOf(origin) == hostOf(baseOrigin) {
+		return url, nil
+	}
+	if !b.rewrite {
+		return "", fmt.Errorf("%s names %s, not the target's %s: a run against a target goes to that target; "+
+			"write the path alone (\"POST /…\"), or set rewrite_host: true to send the file's requests to each target's host",
+			RedactURL(url), hostOf(origin), hostOf(baseOrigin))
+	}
+	return baseOrigin + path, nil
+}
+
+// hostOf returns "scheme://host" of an origin ("scheme://[user-info@]host"), in lower case.
+func hostOf(origin string) string {
+	scheme, host, _ := strings.Cut(origin, "://")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:]
+	}
+	return strings.ToLower(scheme + "://" + host)
 }
 
 // checkTemplatedURL checks that a URL, templates aside, is absolute and holds no space.
@@ -289,7 +331,7 @@ type jsonTarget struct {
 	Body   []byte              `json:"body,omitempty"`
 }
 
-func readJSONTargets(name string, r io.Reader, base string) (*Targets, error) {
+func readJSONTargets(name string, r io.Reader, base urlBase) (*Targets, error) {
 	t := &Targets{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -312,7 +354,7 @@ func readJSONTargets(name string, r io.Reader, base string) (*Targets, error) {
 	return t, nil
 }
 
-func jsonEntry(text []byte, base string) (Endpoint, error) {
+func jsonEntry(text []byte, base urlBase) (Endpoint, error) {
 	var jt jsonTarget
 	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
@@ -328,9 +370,13 @@ func jsonEntry(text []byte, base string) (Endpoint, error) {
 	if !isToken(jt.Method) {
 		return Endpoint{}, fmt.Errorf("method %q is not an HTTP method (e.g. GET, POST)", jt.Method)
 	}
-	jt.URL = rebase(base, jt.URL)
+	jt.URL = base.join(jt.URL)
 	if err := checkTemplatedURL(jt.URL); err != nil {
-		return Endpoint{}, fmt.Errorf("url %q: %v", jt.URL, err)
+		return Endpoint{}, fmt.Errorf("url %q: %v", RedactURL(jt.URL), err)
+	}
+	var err error
+	if jt.URL, err = base.retarget(jt.URL); err != nil {
+		return Endpoint{}, err
 	}
 	if jt.Weight < 0 || math.IsNaN(jt.Weight) {
 		return Endpoint{}, fmt.Errorf("weight %v: want a number above 0", jt.Weight)

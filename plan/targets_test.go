@@ -96,6 +96,9 @@ func TestReadTargetsErrors(t *testing.T) {
 		{"json bad base64", "", "{\"url\":\"http://a/\",\"body\":\"!!\"}\n", "targets.txt:1"},
 		{"json two objects", "", "{\"url\":\"http://a/\"} {}\n", "one JSON object per line"},
 		{"unknown format", "yaml", "GET http://a/\n", `format "yaml"`},
+		// a URL's user-info is a secret: the error shows it REDACTED
+		{"space in URL with user-info", "", "GET http://al:pw0rd@a/b c\n", `got "GET http://REDACTED@a/b c": the URL holds a space`},
+		{"json bad url with user-info", "", "{\"url\":\"http://al:pw0rd@a/b c\"}\n", `url "http://REDACTED@a/b c": the URL holds a space`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

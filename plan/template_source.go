@@ -135,7 +135,11 @@ func (t *Template) segs0() []byte {
 	return t.segs[0].lit
 }
 
+// compileEntry compiles entry e of endpoint k. Every request of a target, setup or data-templated
+// file, and every endpoint, is compiled here, so a URL's user-info becomes Basic authorization
+// here for all of them, as the plan's own endpoints get it from Normalized.
 func compileEntry(e Endpoint, k int, fields []string) (entry, error) {
+	e.URL, e.Header = basicAuth(e.URL, e.Header)
 	origin, path := splitTemplatedURL(e.URL)
 	scheme, host, _ := strings.Cut(origin, "://")
 	scheme = strings.ToLower(scheme) // HTTP://, as curl takes it

@@ -207,7 +207,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 				how += " (ready when " + t.Ready + " answers)"
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, t.URL, how)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, plan.RedactURL(t.URL), how)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nruns, in order:")

@@ -207,7 +207,7 @@ func readFixtures(p string) ([]diff.Request, error) {
 // targetRequests renders the entries of the target file in turn, with their templates, once for
 // all URLs.
 func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
-	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, "", f.headers)
+	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, "", false, f.headers)
 	if err != nil {
 		return nil, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
 	}

@@ -59,7 +59,7 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 		return plan.Plan{}, selectError(err)
 	}
 	if len(t.Command) > 0 {
-		fmt.Fprintf(e.stderr, "rpcbench run: target %s has a command, which run --plan does not start: it sends to %s as it is (rpcbench bench starts targets)\n", t.Name, t.URL)
+		fmt.Fprintf(e.stderr, "rpcbench run: target %s has a command, which run --plan does not start: it sends to %s as it is (rpcbench bench starts targets)\n", t.Name, plan.RedactURL(t.URL))
 	}
 	f.segment.apply(&p)
 	return p, nil
