@@ -118,6 +118,8 @@ func TestContradictions(t *testing.T) {
 			[]string{"hand.rb:2: interval 1 (0s–1s), endpoint \"GET /\": 10 service times for 8 requests sent"}},
 		{"counts past 2^64", nil, []*Interval{handInterval(0, 10, bad(func(c *ivCounts) { c.ok = 1<<64 - 1 }))},
 			[]string{"hand.rb:2: interval 1 (0s–1s), endpoint \"GET /\": the counts add up past 18446744073709551615"}},
+		{"sent + unsent past 2^64", nil, []*Interval{handInterval(0, 10, ivCounts{sent: 1<<64 - 1, unsent: 1, refused: 1})},
+			[]string{"hand.rb:2: interval 1 (0s–1s), endpoint \"GET /\": the counts add up past 18446744073709551615"}},
 	}
 	for _, tc := range cases {
 		f := handFile(t, tc.trailer, tc.ivs...)
