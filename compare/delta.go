@@ -79,6 +79,9 @@ type Delta struct {
 	Method    string          `json:"method"`
 	Changes   []Change        `json:"changes"`
 	Endpoints []EndpointDelta `json:"endpoints,omitempty"`
+	// Warnings are the runs' (summary.Summary.Warnings), each after its run's label: figures that
+	// cannot all be true.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // NewDelta compares next with base figure by figure (the figures of New) and tests each difference
@@ -91,6 +94,11 @@ func NewDelta(base, next *summary.Summary, labels []string, alpha float64) *Delt
 	}
 	c := New([]*summary.Summary{base, next}, labels)
 	d := &Delta{Labels: [2]string{c.Labels[0], c.Labels[1]}, Alpha: alpha, Method: "mann-whitney-u"}
+	for i, s := range []*summary.Summary{base, next} {
+		for _, m := range s.Warnings {
+			d.Warnings = append(d.Warnings, d.Labels[i]+": "+m)
+		}
+	}
 	d.Changes = changes(c.Metrics, base.Timeline, next.Timeline, "", alpha)
 	for _, e := range c.Endpoints {
 		if m, ok := Find(e.Metrics, throughput.name); ok && m.Missing != nil {

@@ -21,20 +21,22 @@ func TestObserve(t *testing.T) {
 		diskKnown  bool
 		netKnown   bool
 		procs, fds int
+		rss        uint64 // bytes resident in the second snapshot, every process's added up
+		threads    int
 	}{
 		{
 			// 1 s of CPU in 2 s on one process: 50%.
 			name:   "one process",
 			first:  Snapshot{Procs: []ProcReading{p(10, 5, 3*time.Second, 100, 200)}},
 			second: Snapshot{Procs: []ProcReading{p(10, 5, 4*time.Second, 1100, 2200)}},
-			cpu:    50, rd: 1000, wr: 2000, diskKnown: true, procs: 1, fds: 4,
+			cpu:    50, rd: 1000, wr: 2000, diskKnown: true, procs: 1, fds: 4, rss: 1 << 20, threads: 2,
 		},
 		{
 			// A child started after the baseline counts all its CPU: 1 s + 2 s in 2 s = 150%.
 			name:   "new child counts from zero",
 			first:  Snapshot{Procs: []ProcReading{p(10, 5, 3*time.Second, 0, 0)}},
 			second: Snapshot{Procs: []ProcReading{p(10, 5, 4*time.Second, 0, 0), p(11, 9, 2*time.Second, 10, 0)}},
-			cpu:    150, rd: 10, diskKnown: true, procs: 2, fds: 8,
+			cpu:    150, rd: 10, diskKnown: true, procs: 2, fds: 8, rss: 2 << 20, threads: 4, // 1 MiB and 2 threads each
 		},
 		{
 			// PID 10 now names another process (another start time): its 0.5 s counts whole,
@@ -42,14 +44,14 @@ func TestObserve(t *testing.T) {
 			name:   "reused pid",
 			first:  Snapshot{Procs: []ProcReading{p(10, 5, 30*time.Second, 0, 0)}},
 			second: Snapshot{Procs: []ProcReading{p(10, 700, 500*time.Millisecond, 0, 0)}},
-			cpu:    25, diskKnown: true, procs: 1, fds: 4,
+			cpu:    25, diskKnown: true, procs: 1, fds: 4, rss: 1 << 20, threads: 2,
 		},
 		{
 			// A process that exited leaves; the survivor's 0.2 s in 2 s = 10%.
 			name:   "exited process",
 			first:  Snapshot{Procs: []ProcReading{p(10, 5, time.Second, 0, 0), p(11, 6, time.Second, 0, 0)}},
 			second: Snapshot{Procs: []ProcReading{p(10, 5, 1200*time.Millisecond, 0, 0)}},
-			cpu:    10, diskKnown: true, procs: 1, fds: 4,
+			cpu:    10, diskKnown: true, procs: 1, fds: 4, rss: 1 << 20, threads: 2, // the survivor's alone, not the 2 MiB of before
 		},
 		{
 			// Unreadable I/O and fd counts make the figures absent, not zero.
@@ -83,6 +85,9 @@ func TestObserve(t *testing.T) {
 			}
 			if x.NetKnown != tt.netKnown || x.NetRx != tt.rx || x.NetTx != tt.tx || x.NetTxTotal != tt.tx {
 				t.Errorf("got net known %v, rx %d, tx %d (total %d); want %v, %d, %d", x.NetKnown, x.NetRx, x.NetTx, x.NetTxTotal, tt.netKnown, tt.rx, tt.tx)
+			}
+			if x.RSS != tt.rss || x.Threads != tt.threads {
+				t.Errorf("got %d bytes resident, %d threads; want %d, %d", x.RSS, x.Threads, tt.rss, tt.threads)
 			}
 			if x.Procs != tt.procs || x.FDs != tt.fds || x.FDsKnown != (tt.fds > 0 || tt.procs == 0) {
 				t.Errorf("got %d procs, %d fds (known %v); want %d, %d", x.Procs, x.FDs, x.FDsKnown, tt.procs, tt.fds)

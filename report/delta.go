@@ -25,8 +25,17 @@ func RenderDelta(w io.Writer, d *compare.Delta, gates []compare.GateResult, form
 	b := &strings.Builder{}
 	switch format {
 	case "text", "":
+		for _, m := range d.Warnings {
+			fmt.Fprintf(b, "WARNING: %s\n", m)
+		}
+		if len(d.Warnings) > 0 {
+			b.WriteString("\n")
+		}
 		textDelta(b, d, gates)
 	case "markdown":
+		for _, m := range d.Warnings {
+			fmt.Fprintf(b, "> **WARNING**: %s\n\n", mdCell(m))
+		}
 		markdownDelta(b, d, gates)
 	case "json":
 		enc := json.NewEncoder(b)

@@ -53,6 +53,10 @@ func NewHLog(w io.Writer, start time.Time, names []string, comment string) (*HLo
 	return l, nil
 }
 
+// Comment writes s as a comment line ("#" and s, its line breaks made spaces), which readers of
+// interval logs skip.
+func (l *HLog) Comment(s string) error { return l.lw.OutputComment(oneLine(s)) }
+
 // tag turns an endpoint name into an interval-log tag, which must not hold commas or spaces.
 func tag(name string) string {
 	return strings.Map(func(r rune) rune {

@@ -124,6 +124,7 @@ type runView struct {
 	Failing                                     bool
 	Interrupted                                 bool
 	Notes                                       []string
+	Warnings                                    []string // summary.Summary.Warnings
 	Generators                                  []string // a merged run's, one line each
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
@@ -241,6 +242,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Failing:     s.Requests.Errors > 0,
 		Interrupted: s.Interrupted,
 		Notes:       s.Notes,
+		Warnings:    s.Warnings,
 		SLO:         sloHTML(s),
 		Generators:  generatorLines(s),
 	}

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"sort"
 	"testing"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -127,5 +129,64 @@ func TestHTMLSeriesFollowTheTimeline(t *testing.T) {
 		for chart, w := range want {
 			sameSeries(t, chart, got[chart], w)
 		}
+	}
+}
+
+// TestHTMLSpectrumSeries: the page's data holds each run's percentile spectrum under that run, and
+// a spectrum from percentiles (a run read back from JSON) puts each percentile at its own x: the
+// figures worked out by hand.
+func TestHTMLSpectrumSeries(t *testing.T) {
+	t.Parallel()
+	// run A: 90 answers of 1 ms and 10 of 5 ms, so 1 ms up to p90 (x = 10) and 5 ms above; run B: 100
+	// of 40 ms. HdrHistogram keeps 1,000 µs and 5,000 µs exactly (within 3 digits: 5,000–5,003 µs).
+	a, b := *runA(), *runB()
+	a.LatencyHist, b.LatencyHist = result.NewHistogram(), result.NewHistogram()
+	a.LatencyHist.RecordValues(1000, 90)
+	a.LatencyHist.RecordValues(5000, 10)
+	b.LatencyHist.RecordValues(40000, 100)
+	d := pageData(t, render(t, &a, &b))
+	if len(d.Spectrum) != 2 || d.Runs[0].Letter != "A" || d.Runs[1].Letter != "B" {
+		t.Fatalf("got %d spectra for runs %+v; want 2, A's then B's", len(d.Spectrum), d.Runs)
+	}
+	near := func(got, want float64) bool { return math.Abs(got-want) <= want*0.001 }
+	for i, sp := range d.Spectrum {
+		if len(sp.X) != len(sp.Y) || len(sp.X) < 40 || sp.X[len(sp.X)-1] != 100 { // 100 answers: x from 1 to 100
+			t.Fatalf("run %s: %d x and %d y, the last x %v; want as many, from 1 to 100 (2 decades of 24 steps)", d.Runs[i].Letter, len(sp.X), len(sp.Y), sp.X[len(sp.X)-1])
+		}
+		for k, x := range sp.X {
+			want := 40.0 // run B
+			if i == 0 {
+				switch {
+				case x < 9.5:
+					want = 1
+				case x > 10.5:
+					want = 5
+				default:
+					continue // p90 itself, where 1 ms turns into 5 ms
+				}
+			}
+			if !near(sp.Y[k], want) {
+				t.Errorf("run %s at x %v (p%.4g): %v ms; want %v ms", d.Runs[i].Letter, x, 100*(1-1/x), sp.Y[k], want)
+			}
+		}
+	}
+
+	// from percentiles only: min 1, p50 2, p75 3, p90 4, p95 5, p99 6, p99.9 7, p99.99 8, max 9 ms of
+	// 1,000,000 answers, at x = 1, 2, 4, 10, 20, 100, 1,000, 10,000 and 1,000,000
+	raw, err := json.Marshal(runB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c summary.Summary // as read back from a JSON report: no histograms
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Requests.Completed = 1e6
+	c.Latency = summary.Percentiles{Min: 1, P50: 2, P75: 3, P90: 4, P95: 5, P99: 6, P999: 7, P9999: 8, Max: 9}
+	sp := pageData(t, render(t, &c)).Spectrum[0]
+	wantX := []float64{1, 2, 4, 10, 20, 100, 1000, 10000, 1e6}
+	wantY := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9}
+	if !slices.Equal(sp.X, wantX) || !slices.Equal(sp.Y, wantY) {
+		t.Errorf("spectrum from percentiles: x %v, y %v; want %v, %v", sp.X, sp.Y, wantX, wantY)
 	}
 }

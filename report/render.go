@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,20 +41,41 @@ func Render(w io.Writer, runs []*summary.Summary, format string, o Options) erro
 			return fmt.Errorf("report: run %d is nil", i+1)
 		}
 	}
+	warn := runWarnings(runs, o.Labels)
 	switch format {
 	case "text", "":
+		for _, s := range warn {
+			fmt.Fprintf(w, "WARNING: %s\n", s)
+		}
+		if len(warn) > 0 {
+			io.WriteString(w, "\n")
+		}
 		return textRuns(w, runs, o)
 	case "json":
-		return jsonRuns(w, runs, o.Labels)
+		return jsonRuns(w, runs, o.Labels) // each run's warnings are in its report
 	case "csv":
+		if len(warn) > 0 {
+			return csvWarned(w, runs, o.Labels)
+		}
 		return CSV(w, runs, o.Labels)
 	case "markdown":
+		for _, s := range warn {
+			fmt.Fprintf(w, "> **WARNING**: %s\n\n", mdCell(s))
+		}
 		return MarkdownWith(w, runs, o.Labels, o)
 	case "hgrm":
 		if len(runs) != 1 {
 			return &FormatError{format, fmt.Sprintf("renders one run, got %d", len(runs))}
 		}
-		return HGRM(w, runs[0])
+		if err := HGRM(w, runs[0]); err != nil {
+			return err
+		}
+		for _, s := range warn { // after the footer, in its #[…] form, where readers of the table look no further
+			if _, err := fmt.Fprintf(w, "#[WARNING: %s]\n", oneLine(s)); err != nil {
+				return err
+			}
+		}
+		return nil
 	case "html":
 		return HTMLWith(w, runs, o.Labels, o)
 	case "hlog":
@@ -117,4 +140,54 @@ func textRuns(w io.Writer, runs []*summary.Summary, o Options) error {
 	textCompare(b, c)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// runWarnings returns the warnings of the runs (summary.Summary.Warnings), each after its run's
+// label when there are several.
+func runWarnings(runs []*summary.Summary, labels []string) []string {
+	var out []string
+	for i, s := range runs {
+		for _, m := range s.Warnings {
+			if len(runs) > 1 {
+				m = compare.New(runs, labels).Labels[i] + ": " + m
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// oneLine returns s with its line breaks made spaces, for formats of one line per item.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// csvWarned writes CSV with one more column, warning, last: on each row, the warnings of the row's
+// run (summary.Summary.Warnings) joined by " | ", so that a program reading the rows cannot miss that
+// their figures cannot all be true.
+func csvWarned(w io.Writer, runs []*summary.Summary, labels []string) error {
+	var b bytes.Buffer
+	if err := CSV(&b, runs, labels); err != nil {
+		return err
+	}
+	names := compare.New(runs, labels).Labels
+	byRun := map[string]string{}
+	for i, s := range runs {
+		byRun[names[i]] = strings.Join(s.Warnings, " | ")
+	}
+	r := csv.NewReader(&b)
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	for i, row := range rows {
+		if i == 0 {
+			row = append(row, "warning")
+		} else {
+			row = append(row, byRun[row[0]])
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }

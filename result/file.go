@@ -301,6 +301,7 @@ type Reader struct {
 
 	resources []Resources
 	metrics   *Metrics
+	check     checker // the identities of the intervals read (consistent.go)
 }
 
 // maxLine bounds one line of a result file (an interval with many endpoints and error messages).
@@ -400,6 +401,7 @@ func (fr *Reader) Next() (*Interval, error) {
 				return nil, err
 			}
 			fr.ends++
+			fr.check.interval(fr.name, fr.line, fr.ends, fr.header.Endpoints, iv)
 			return iv, nil
 		case "trailer":
 			var t struct {
@@ -413,6 +415,7 @@ func (fr *Reader) Next() (*Interval, error) {
 				return nil, fr.errorf("a second trailer")
 			}
 			fr.trailer = &t.Trailer
+			fr.check.trailer(fr.name, fr.line, fr.trailer)
 		case "header":
 			return nil, fr.errorf("a second header")
 		default:

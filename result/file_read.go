@@ -260,6 +260,10 @@ type File struct {
 	Metrics   *Metrics
 	// Parts are the files a merged File adds up, one each, in order (see Merge); nil for one file.
 	Parts []Part
+	// Contradictions are the first of the figures that no run can have written (Reader.Contradictions),
+	// of every file merged; ContradictionCount counts them all. See Consistent.
+	Contradictions     []string
+	ContradictionCount int
 }
 
 // CutShort reports whether the file ended without its trailer: the run was killed, or the disk
@@ -342,6 +346,7 @@ func Read(r io.Reader, name string, visit func(*File, *Interval) error) (*File, 
 	}
 	f.Trailer = fr.Trailer()
 	f.Resources, f.Metrics = fr.Resources(), fr.Metrics()
+	f.Contradictions, f.ContradictionCount = fr.Contradictions()
 	return f, nil
 }
 
@@ -382,6 +387,8 @@ func Merge(files ...*File) (*File, error) {
 		t.BackoffTime += r.BackoffTime
 		t.Interrupted = t.Interrupted || r.Interrupted
 		out.Parts = append(out.Parts, f.part())
+		out.Contradictions = append(out.Contradictions, f.Contradictions...)
+		out.ContradictionCount += f.ContradictionCount
 		if t.StartAt.IsZero() || r.StartAt.Equal(t.StartAt) {
 			t.StartAt = r.StartAt
 			t.StartLate = max(t.StartLate, r.StartLate)
@@ -437,6 +444,7 @@ func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, erro
 				s.done = true
 				s.f.Trailer = s.fr.Trailer()
 				s.f.Resources, s.f.Metrics = s.fr.Resources(), s.fr.Metrics()
+				s.f.Contradictions, s.f.ContradictionCount = s.fr.Contradictions()
 				continue
 			}
 			if err != nil {

@@ -424,6 +424,12 @@ func TestMergeFiles(t *testing.T) {
 	if tr == nil || tr.Intended != 3*3*100+4*3*101 || tr.WarmupSent != 20 || tr.Elapsed != 4*time.Second {
 		t.Errorf("got trailer %+v; want intended %d, warm-up 20, elapsed 4s", tr, 3*3*100+4*3*101)
 	}
+	// the machines sent at once: the merged run's arrivals were due in the longer window, 4 s (not
+	// 3 s + 4 s), so that its intended rate is 2,112 arrivals / 4 s = 528/s, the sum of 300/s and 303/s
+	// for 3 s and 303/s alone for the last second
+	if tr != nil && (tr.Sending != 4*time.Second || tr.SendSpan != 4*time.Second) {
+		t.Errorf("merged sending window %v, send span %v; want 4s each, the longer machine's", tr.Sending, tr.SendSpan)
+	}
 	if got, wantMade := f.Total.Total().Attempted(), uint64(3*3*100+4*3*101); got != wantMade {
 		t.Errorf("got %d sent or failed before sending; want %d", got, wantMade)
 	}

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -233,12 +234,40 @@ func FuzzParseSegment(f *testing.F) {
 		if err != nil {
 			return // a sequence too fine to stripe says so
 		}
-		// the stripe owns (To − From)·L slots of each period of L
-		want := s.To.N*(st.L/s.To.D) - s.From.N*(st.L/s.From.D)
-		if uint64(len(st.Offsets)) != want || st.Count(st.L) != want {
-			t.Fatalf("%s in %s: %d slots of %d; want %d", s, s.SequenceString(), len(st.Offsets), st.L, want)
+		// the stripe owns (To − From)·L slots of each period of L, worked out in rationals (not
+		// with the integer formula the stripe is made with)
+		share := new(big.Rat).Sub(big.NewRat(int64(s.To.N), int64(s.To.D)), big.NewRat(int64(s.From.N), int64(s.From.D)))
+		want := share.Mul(share, new(big.Rat).SetUint64(st.L))
+		if !want.IsInt() || uint64(len(st.Offsets)) != want.Num().Uint64() || st.Count(st.L) != want.Num().Uint64() {
+			t.Fatalf("%s in %s: %d slots of %d; want %s", s, s.SequenceString(), len(st.Offsets), st.L, want.RatString())
 		}
 	})
+}
+
+// TestStripeShare: a segment owns its share of every period, the period the least common
+// denominator of its sequence; the figures worked out by hand.
+func TestStripeShare(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		seg, seq      string
+		period, slots uint64
+	}{
+		{"0.1:0.35", "0,0.1,0.35,1", 20, 5},   // 1/10 = 2/20 to 7/20: 5 of 20
+		{"0.35:1", "0,0.1,0.35,1", 20, 13},    // 7/20 to 20/20
+		{"1/6:1/2", "0,1/6,1/2,1", 6, 2},      // 1/6 to 3/6
+		{"2/5:1", "0,2/5,1", 5, 3},            // 2/5 to 5/5
+		{"1/3:3/4", "0,1/3,3/4,1", 12, 5},     // 4/12 to 9/12
+		{"3/4:1", "0,1/3,3/4,1", 12, 3},       // 9/12 to 12/12
+		{"0:1/3", "0,1/3,3/4,1", 12, 4},       // 0 to 4/12
+		{"3/7", "", 7, 1},                     // part 3 of 7 equal parts
+		{"1/4:1/2", "0,1/4,1/2,2/3,1", 12, 3}, // 3/12 to 6/12
+	}
+	for _, tt := range tests {
+		st := mustStripe(t, tt.seg, tt.seq)
+		if st.L != tt.period || uint64(len(st.Offsets)) != tt.slots || st.Count(3*st.L) != 3*tt.slots {
+			t.Errorf("%s in %s: %d slots of a period of %d, %d of 3 periods; want %d of %d, %d", tt.seg, tt.seq, len(st.Offsets), st.L, st.Count(3*st.L), tt.slots, tt.period, 3*tt.slots)
+		}
+	}
 }
 
 // Equal parts take the short way; it agrees with the general striping.

@@ -46,6 +46,10 @@ type Summary struct {
 	Endpoints []Endpoint `json:"endpoints"`
 	// Notes are what a reader must not miss: a generator that fell behind, dropped arrivals.
 	Notes []string `json:"notes,omitempty"`
+	// Warnings say that the figures cannot all be true: the result file they were read from
+	// contradicts itself (result.File.Contradictions), and was rendered only because the user
+	// forced it. Every format shows them first.
+	Warnings []string `json:"warnings,omitempty"`
 	// SLO is the verdict on the plan's objectives, when it has some (see JudgeSLO).
 	SLO *SLOResults `json:"slo,omitempty"`
 	// Stages are the figures of each stage of a load with stages, when they were collected (see

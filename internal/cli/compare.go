@@ -66,7 +66,7 @@ func (f alphaFlag) Set(s string) error {
 
 func runCompare(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "compare", "compare [flags] BASE.rb NEW.rb\n\nCompare two result files written by `rpcbench run --out FILE`: each figure of both runs, the\nchange, and whether it is larger than the runs' own noise (a Mann–Whitney U test of the figure's\nper-interval values; see docs/methodology.md). Exit 0, 1 when a --fail-on gate fails, 2 on bad input.", compareExamples)
-	format, out, alpha := "text", "", compare.DefaultAlpha
+	format, out, alpha, force := "text", "", compare.DefaultAlpha, false
 	var gates []compare.Gate
 	var labels []string
 	fs.Var(choiceFlag{&format, report.DeltaFormats}, "format", "output `format`: "+strings.Join(report.DeltaFormats, ", "))
@@ -74,6 +74,7 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	fs.Var(gatesFlag{&gates}, "fail-on", "exit 1 when NEW is worse than BASE beyond the noise and by more than a limit: `GATES` such as 'p99:+10%,rps:-5%,errors:+0.5pp' (figures: "+compare.GateFigures+"; limits in %, pp for errors, ms for latencies)")
 	fs.Var(alphaFlag{&alpha}, "alpha", "significance `level` of the tests: a difference is beyond the noise when P is below it (default 0.05)")
 	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (twice: BASE's, then NEW's)")
+	fs.BoolVar(&force, "force", false, "compare files whose figures contradict each other all the same, under a warning")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -93,6 +94,9 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	}
 	runs, err := loadRuns(files, false, false)
 	if err != nil {
+		return fail(e, "compare", err, ExitUsage)
+	}
+	if err := checkConsistent(e, "compare", runs, force); err != nil {
 		return fail(e, "compare", err, ExitUsage)
 	}
 	for i := range labels {

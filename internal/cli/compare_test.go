@@ -16,15 +16,7 @@ import (
 // latency is ms[i] milliseconds in interval i: each interval's p50, p99 and max are ms[i].
 func writeRun(t *testing.T, path string, ms [10]int) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w, err := result.NewWriter(f, result.Header{Tool: "rpcbench", Target: "http://127.0.0.1:1/", Endpoints: []string{"GET /"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var ivs []*result.Interval
 	for i, v := range ms {
 		iv := result.NewInterval(1)
 		iv.Start, iv.End, iv.Intended = time.Duration(i)*time.Second, time.Duration(i+1)*time.Second, 100
@@ -35,11 +27,29 @@ func writeRun(t *testing.T, path string, ms [10]int) {
 			result.RecordDuration(c.Latency, time.Duration(v)*time.Millisecond)
 			result.RecordDuration(c.Service, time.Duration(v)*time.Millisecond)
 		}
+		ivs = append(ivs, iv)
+	}
+	writeResult(t, path, ivs, result.Trailer{Elapsed: 10 * time.Second, Sending: 10 * time.Second, Intended: 1000})
+}
+
+// writeResult writes a result file of one endpoint, GET /, at path: the intervals and the trailer.
+func writeResult(t *testing.T, path string, ivs []*result.Interval, tr result.Trailer) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := result.NewWriter(f, result.Header{Tool: "rpcbench", Target: "http://127.0.0.1:1/", Endpoints: []string{"GET /"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range ivs {
 		if err := w.WriteInterval(iv); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Close(result.Trailer{Elapsed: 10 * time.Second, Sending: 10 * time.Second, Intended: 1000}); err != nil {
+	if err := w.Close(tr); err != nil {
 		t.Fatal(err)
 	}
 }

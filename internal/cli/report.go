@@ -53,7 +53,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	var pcts percentilesFlag
 	pcts.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
-	fs.BoolVar(&force, "force", false, "with --merge, add up runs of different targets, models or endpoints all the same")
+	fs.BoolVar(&force, "force", false, "render all the same: files whose figures contradict each other (under a warning), and with --merge runs of different targets, models or endpoints")
 	var labels []string
 	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (repeatable: one per file, in order; one with --merge)")
 	var slo plan.SLO
@@ -96,6 +96,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	}
 	runs, err := loadRuns(files, merge, ramps)
 	if err != nil {
+		return fail(e, "report", err, ExitUsage)
+	}
+	if err := checkConsistent(e, "report", runs, force); err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
 	if segs != nil {
@@ -334,6 +337,30 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 	return runs, nil
 }
 
+// checkConsistent refuses runs read from result files whose figures contradict each other
+// (result.File.Consistent); with force it renders them all the same, with the contradictions as
+// warnings in the report and on stderr.
+func checkConsistent(e *env, cmd string, runs []loaded, force bool) error {
+	for _, r := range runs {
+		err := r.file.Consistent()
+		if err == nil {
+			continue
+		}
+		if !force {
+			return usagef("%v; give --force to render it all the same, under a warning", err)
+		}
+		f := r.file
+		fmt.Fprintf(e.stderr, "rpcbench %s: warning: %s: %d contradictions in its figures; rendered because of --force, with them as warnings\n", cmd, r.label, f.ContradictionCount)
+		for _, c := range f.Contradictions {
+			r.sum.Warnings = append(r.sum.Warnings, "a result file of this run contradicts itself (rendered only because of --force): "+c)
+		}
+		if n := f.ContradictionCount - len(f.Contradictions); n > 0 {
+			r.sum.Warnings = append(r.sum.Warnings, fmt.Sprintf("and %d more contradictions", n))
+		}
+	}
+	return nil
+}
+
 // writeHLog writes the one run of files (merged when there are several) as an HdrHistogram
 // interval log. It reads the files a second time, now that the run's measured start is known.
 func writeHLog(w io.Writer, files []string, run loaded) error {
@@ -342,6 +369,11 @@ func writeHLog(w io.Writer, files []string, run loaded) error {
 	l, err := report.NewHLog(w, start, names, fmt.Sprintf("rpcbench %s: %s, latency in ns from the intended send time", run.file.Header.ToolVersion, run.sum.Target))
 	if err != nil {
 		return err
+	}
+	for _, m := range run.sum.Warnings {
+		if err := l.Comment("WARNING: " + m); err != nil {
+			return err
+		}
 	}
 	visit := func(_ *result.File, iv *result.Interval) error { return l.Interval(iv) }
 	if len(files) > 1 {

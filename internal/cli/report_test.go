@@ -175,6 +175,11 @@ func TestReportMergeAddsUp(t *testing.T) {
 			t.Errorf("%s: got %d; want %d", tc.name, tc.got, tc.want)
 		}
 	}
+	// each run is 1 s at 200/s: 200 arrivals due in 1 s; merged, 400 due in the same second, 400/s
+	// (a merge that added up the sending windows would make it 400 in 2 s, 200/s)
+	if m.Requests.Intended != 400 || m.SendingS != 1 || m.IntendedRate != 400 {
+		t.Errorf("merged: %d intended in a sending window of %vs, %v/s; want 400 in 1s, 400/s", m.Requests.Intended, m.SendingS, m.IntendedRate)
+	}
 	if sb.Status["500"] == 0 {
 		t.Errorf("run b has no 500s; want some (error rate 0.1)")
 	}
