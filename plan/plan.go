@@ -139,8 +139,6 @@ type HTTP struct {
 	Streams int `json:"streams,omitempty"`
 }
 
-// topConnections returns the highest stage target of a closed-model load with stages, in
-
 // lengthParts names the lengths l was given — its warm-up, duration and stages — and what they
 // come to together, e.g. "duration 10001h0m0s: the run would last 10001h0m0s".
 func (l Load) lengthParts() string {
@@ -179,6 +177,7 @@ func sumLengths(ds []time.Duration) string {
 	return total.String()
 }
 
+// topConnections returns the highest stage target of a closed-model load with stages, in
 // connections; 0 for any other load.
 func (l Load) topConnections() int {
 	if l.Model != Closed {
