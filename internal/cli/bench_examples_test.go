@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +109,9 @@ func rpcbenchOnPath(t *testing.T, dir string) (shim string, env []string) {
 func TestExampleSmokeJUnit(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
+		if ci, _ := strconv.ParseBool(os.Getenv("CI")); ci {
+			t.Fatalf("the example's suite needs curl (%v): CI (CI=%s) must run this test, not skip it", err, os.Getenv("CI"))
+		}
 		t.Skip("the example's suite needs curl")
 	}
 	text := readRepoFile(t, "examples/smoke-junit.yaml")
