@@ -213,6 +213,11 @@ func TestStatusCodes(t *testing.T) {
 		if out.Class != result.Status || out.Status != tc.code || out.Err == nil || out.Err.Error() != tc.msg {
 			t.Errorf("Fail %s: got class %v status %d err %v; want status, %d, %q", tc.id, out.Class, out.Status, out.Err, tc.code, tc.msg)
 		}
+		// an answer: the request went out and the server's status came back
+		// the message is field 1 (a byte of tag, a byte of length, the id) behind the 5-byte prefix
+		if want := int64(5 + 2 + len(tc.id)); !out.Answered || out.Sent.IsZero() || out.BytesOut != want || out.BytesIn != 0 {
+			t.Errorf("Fail %s: got answered %v sent %v, %d bytes out, %d in; want answered, sent, %d out, 0 in", tc.id, out.Answered, out.Sent, out.BytesOut, out.BytesIn, want)
+		}
 	}
 }
 
@@ -350,5 +355,69 @@ func TestLargeAnswer(t *testing.T) {
 	out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"big"}`))
 	if out.Class != result.OK || out.BytesIn < payload {
 		t.Errorf("a 5 MiB answer: got class %v, %d bytes in (%v); want ok, over %d bytes", out.Class, out.BytesIn, out.Err, payload)
+	}
+}
+
+// A call refused after its connection was up (the server went away; gRPC dials again on the
+// call) failed before sending, as one refused at the first connect: no Sent time.
+func TestRefusedAfterConnected(t *testing.T) {
+	t.Parallel()
+	addr := testnet.ReservedAddr(t)
+	es := newEchoServerOn(t, addr)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), ConnectTimeout: 5 * time.Second})
+	r := request("grpc", addr, "/echo.Echo/Echo", `{}`)
+	if out := do(t, tr, r); out.Class != result.OK {
+		t.Fatalf("Echo: %v %v", out.Class, out.Err)
+	}
+	es.srv.Stop()
+	// A call may still go out on the closing connection before the client sees it close (class
+	// reset); the first that does not is the refused one.
+	for i := range 20 {
+		out := do(t, tr, r)
+		if out.Class == result.Reset {
+			continue
+		}
+		if out.Class != result.Refused || !out.Sent.IsZero() || out.Answered || out.BytesIn != 0 {
+			t.Errorf("call %d after the server went away: got class %v sent %v answered %v (%v); want refused, unsent, unanswered", i, out.Class, out.Sent, out.Answered, out.Err)
+		}
+		return
+	}
+	t.Errorf("20 calls after the server went away: all reset; want a refusal")
+}
+
+// With Spread, a connection carries Spread calls before another opens: of 3 calls held in flight
+// at once, spread 2 puts the third on a second connection, spread 3 all on one.
+func TestSpreadFillsBeforeOpening(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spread int
+		want   int64
+	}{{2, 2}, {3, 1}} {
+		es := newEchoServer(t)
+		tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Conns: 4, Spread: tc.spread, Timeout: 10 * time.Second})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan transport.Outcome, 3)
+		for i := range 3 {
+			go func() {
+				var out transport.Outcome
+				tr.Do(ctx, request("grpc", es.addr, "/echo.Echo/Block", `{}`), &out)
+				done <- out
+			}()
+			select { // the call is on the server, counted in flight on its connection
+			case <-es.blocked:
+			case out := <-done:
+				t.Fatalf("spread %d, call %d ended: %v %v", tc.spread, i, out.Class, out.Err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("spread %d, call %d did not reach the server within 10 s", tc.spread, i)
+			}
+		}
+		got := es.accepts.Load()
+		cancel()
+		for range 3 {
+			<-done
+		}
+		if got != tc.want {
+			t.Errorf("spread %d, 3 calls in flight: got %d connections; want %d", tc.spread, got, tc.want)
+		}
 	}
 }

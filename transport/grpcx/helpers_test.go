@@ -70,6 +70,9 @@ func echoResolver(t testing.TB) *grpcx.Resolver {
 type echoServer struct {
 	addr    string
 	accepts atomic.Int64
+	// blocked gets a value each time a Block call has reached the server (dropped when full).
+	blocked chan struct{}
+	srv     *grpc.Server
 }
 
 type countingListener struct {
@@ -87,11 +90,17 @@ func (l countingListener) Accept() (net.Conn, error) {
 
 func newEchoServer(t testing.TB) *echoServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return newEchoServerOn(t, "127.0.0.1:0")
+}
+
+// newEchoServerOn serves echo.Echo on addr, a loopback host:port.
+func newEchoServerOn(t testing.TB, addr string) *echoServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	es := &echoServer{addr: ln.Addr().String()}
+	es := &echoServer{addr: ln.Addr().String(), blocked: make(chan struct{}, 16)}
 	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
 		m, _ := grpc.MethodFromServerStream(stream)
 		in := new(rpzpb.GetItemRequest)
@@ -107,6 +116,10 @@ func newEchoServer(t testing.TB) *echoServer {
 			}
 			return stream.SendMsg(out)
 		case "/echo.Echo/Block":
+			select {
+			case es.blocked <- struct{}{}:
+			default:
+			}
 			<-stream.Context().Done()
 			return stream.Context().Err()
 		case "/echo.Echo/Fail":
@@ -118,6 +131,7 @@ func newEchoServer(t testing.TB) *echoServer {
 		}
 		return status.Errorf(codes.Unimplemented, "no method %s", m)
 	}))
+	es.srv = srv
 	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
 	t.Cleanup(srv.Stop)
 	return es

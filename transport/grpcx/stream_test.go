@@ -238,9 +238,21 @@ func TestStreamRate(t *testing.T) {
 		if took < 4*time.Millisecond {
 			t.Errorf("%s: the call took %v; want at least 4ms, until its last message was due", tc.method, took)
 		}
-		for i, d := range out.MsgLatencies {
-			if d < 0 {
-				t.Errorf("%s: latency %d is %v; want ≥ 0", tc.method, i, d)
+		if tc.latencies == 0 {
+			continue
+		}
+		if len(out.MsgGaps) != 4 || out.FirstByte.IsZero() {
+			t.Fatalf("%s: first answer at %v, %d gaps between answers; want a first answer and 4 gaps", tc.method, out.FirstByte, len(out.MsgGaps))
+		}
+		// Answer k arrived at FirstByte plus the gaps before it; its message was due k ms after
+		// Sent: its latency is the one, less the other.
+		arrived := out.FirstByte.Sub(out.Sent)
+		for k, d := range out.MsgLatencies {
+			if k > 0 {
+				arrived += out.MsgGaps[k-1]
+			}
+			if want := arrived - time.Duration(k)*time.Millisecond; d < want-time.Nanosecond || d > want+time.Nanosecond {
+				t.Errorf("%s: latency %d is %v; want %v (arrived %v after the start, due at %d ms)", tc.method, k, d, want, arrived, k)
 			}
 		}
 	}
