@@ -1,7 +1,7 @@
 // Package faults holds servers that misbehave on purpose, for the tests of rpcbench's fault matrix:
 // each binds 127.0.0.1, serves one fault (resets mid-answer, closes kept-alive connections,
 // answers garbage, trickles, sends an endless body, fails the TLS handshake, upgrades to
-// WebSocket and then resets or stays silent, goes away and comes back) and stops with Close,
+// WebSocket and then resets or stays silent, goes away and comes back, allows no HTTP/2 stream) and stops with Close,
 // which waits for every goroutine it started. A refused connection needs no server: see
 // testnet.RefusedAddr.
 //

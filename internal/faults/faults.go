@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 )
 
 // Server is one misbehaving server on 127.0.0.1. Close stops it and waits for its goroutines; it is
@@ -372,4 +374,37 @@ func (f *Flapping) Up(tb testing.TB) {
 		return
 	}
 	f.serve(ln)
+}
+
+// H2NoStreams is an HTTP/2 server (prior knowledge, as gRPC without TLS speaks it) whose SETTINGS
+// allow no concurrent stream (SETTINGS_MAX_CONCURRENT_STREAMS 0): a client may open none, so no
+// request is ever sent. It acknowledges the client's settings, answers its pings and reads the rest
+// until the client goes away.
+func H2NoStreams(tb testing.TB) *Server {
+	return start(tb, listen(tb), func(c net.Conn, _ <-chan struct{}) {
+		preface := make([]byte, len(http2.ClientPreface))
+		if _, err := io.ReadFull(c, preface); err != nil || string(preface) != http2.ClientPreface {
+			return
+		}
+		fr := http2.NewFramer(c, c)
+		if fr.WriteSettings(http2.Setting{ID: http2.SettingMaxConcurrentStreams, Val: 0}) != nil {
+			return
+		}
+		for {
+			f, err := fr.ReadFrame()
+			if err != nil {
+				return
+			}
+			switch f := f.(type) {
+			case *http2.SettingsFrame:
+				if !f.IsAck() && fr.WriteSettingsAck() != nil {
+					return
+				}
+			case *http2.PingFrame:
+				if !f.IsAck() && fr.WritePing(true, f.Data) != nil {
+					return
+				}
+			}
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -124,6 +125,9 @@ type Transport struct {
 	targets  map[targetKey]*target
 	closed   atomic.Bool
 	frames   sync.Pool
+	// statusErrs are the failure messages made of the servers' status messages (statusError).
+	statusMu   sync.RWMutex
+	statusErrs map[statusKey]error
 }
 
 type targetKey struct{ scheme, host string }
@@ -151,6 +155,9 @@ type slot struct {
 	errMu    sync.Mutex
 	dialErr  error // the last dial's failure
 	connect  time.Duration
+	// maxStreams is the SETTINGS_MAX_CONCURRENT_STREAMS of the server of the connection dialled
+	// last (see watchConn); -1 until it says one.
+	maxStreams atomic.Int64
 }
 
 // method is one resolved method and its request bodies, marshalled: bodies for a unary method,
@@ -179,9 +186,10 @@ func New(opts Options) *Transport {
 		opts.MaxBodies = DefaultMaxBodies
 	}
 	t := &Transport{
-		opts:     opts,
-		callOpts: []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
-		targets:  map[targetKey]*target{},
+		opts:       opts,
+		callOpts:   []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
+		targets:    map[targetKey]*target{},
+		statusErrs: map[statusKey]error{},
 	}
 	t.frames.New = func() any { return new(frame) }
 	return t
@@ -233,7 +241,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	if m.streams() {
-		t.stream(ctx, callCtx, cancel, cc, m, r, out)
+		t.stream(ctx, callCtx, cancel, s, cc, m, r, out)
 		return
 	}
 	req := t.frames.Get().(*frame)
@@ -260,7 +268,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		}
 		return
 	}
-	t.fail(ctx, err, out)
+	t.fail(ctx, s, err, out)
 }
 
 // Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
@@ -312,14 +320,23 @@ func (t *Transport) putFrame(f *frame, request bool) {
 	t.frames.Put(f)
 }
 
-// fail fills out from a call's error.
-func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome) {
+// fail fills out from the error of a call on s's connection.
+func (t *Transport) fail(ctx context.Context, s *slot, err error, out *transport.Outcome) {
 	st, ok := status.FromError(err)
 	if !ok {
 		out.Class, out.Err = classify(ctx, ctx, err), err
 		return
 	}
 	c := st.Code()
+	if s.noStreams() && (c == codes.DeadlineExceeded || ctx.Err() != nil) {
+		// No stream could open: the call waited for one until its end, and was never sent.
+		out.Sent = time.Time{}
+		out.Class, out.Err = result.Timeout, ErrNoStreams
+		if ctx.Err() != nil {
+			out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
+		}
+		return
+	}
 	out.Status = int(c)
 	switch {
 	case ctx.Err() != nil: // the run ended, not the call
@@ -333,8 +350,51 @@ func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome)
 		out.Class, out.Err = result.Reset, err
 	default:
 		out.Answered = true
-		out.Class, out.Err = result.Status, CodeError(c)
+		out.Class, out.Err = result.Status, t.statusError(c, st.Message())
 	}
+}
+
+// maxMessage bounds the sample of a server's status message kept in a failure's message, in bytes.
+const maxMessage = 80
+
+// maxStatusErrs bounds the failure messages a Transport keeps made, so that a server failing every
+// call alike costs no allocation per call, whatever number of distinct messages it sends.
+const maxStatusErrs = 64
+
+type statusKey struct {
+	c   codes.Code
+	msg string
+}
+
+// statusError returns the failure message of a status from the server: its code and a sample of
+// its message, numbers blanked out (result.Normalize) and cut at maxMessage bytes, so that failures
+// are counted by code and cause: "grpc NotFound: items: no item with id "item-N"".
+func (t *Transport) statusError(c codes.Code, msg string) error {
+	if msg == "" {
+		return CodeError(c)
+	}
+	k := statusKey{c, msg}
+	t.statusMu.RLock()
+	e, ok := t.statusErrs[k]
+	t.statusMu.RUnlock()
+	if ok {
+		return e
+	}
+	sample := result.Normalize(strings.Join(strings.Fields(msg), " "))
+	if len(sample) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(sample[cut]) {
+			cut--
+		}
+		sample = sample[:cut] + "…"
+	}
+	e = result.Exact(CodeError(c).Error() + ": " + sample)
+	t.statusMu.Lock()
+	if len(t.statusErrs) < maxStatusErrs {
+		t.statusErrs[k] = e
+	}
+	t.statusMu.Unlock()
+	return e
 }
 
 // lostConnection reports whether the message of an Unavailable status is grpc-go's own, for a
@@ -364,6 +424,8 @@ func classify(ctx, callCtx context.Context, err error) result.Class {
 		return transport.Classify(ctx.Err())
 	case callCtx.Err() != nil:
 		return result.Timeout
+	case errors.Is(err, ErrServerTLS):
+		return result.TLS
 	}
 	return transport.Classify(err)
 }
@@ -486,10 +548,18 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 		out.Conn.Failed = true
 		cc.Close()
 		s.errMu.Lock()
-		if s.dialErr != nil && ctx.Err() == nil {
-			err = s.dialErr
-		}
+		dialErr := s.dialErr
 		s.errMu.Unlock()
+		switch {
+		case ctx.Err() != nil:
+		case strings.EqualFold(k.scheme, "grpc") && (dialErr == nil || errors.Is(dialErr, errBeforeSettings)) &&
+			speaksTLS(ctx, k.host, t.opts.ConnectTimeout):
+			// accepted, then nothing: the server may be waiting for a TLS handshake
+			err = ErrServerTLS
+			s.setErr(err)
+		case dialErr != nil:
+			err = dialErr
+		}
 		return nil, err
 	}
 	s.cc.Store(cc)
@@ -503,7 +573,7 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 // dial makes the connection of s, which gRPC dials through s so that the time and failure of the
 // dial are known.
 func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
-	creds := insecure.NewCredentials()
+	creds := recordingCreds{insecure.NewCredentials(), s, false, false}
 	if strings.EqualFold(k.scheme, "grpcs") {
 		host, _, err := net.SplitHostPort(k.host)
 		if err != nil {
@@ -517,7 +587,8 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 			c.ServerName = host
 		}
 		c.InsecureSkipVerify = c.InsecureSkipVerify || t.opts.InsecureSkipVerify //nolint:gosec // the user asked
-		creds = recordingCreds{credentials.NewTLS(c), s}
+		hasCert := len(c.Certificates) > 0 || c.GetClientCertificate != nil
+		creds = recordingCreds{credentials.NewTLS(c), s, true, hasCert}
 	}
 	d := net.Dialer{Timeout: t.opts.ConnectTimeout}
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
@@ -526,6 +597,7 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 		s.errMu.Lock()
 		s.dialErr, s.connect = err, time.Since(start)
 		s.errMu.Unlock()
+		s.maxStreams.Store(-1)
 		if err != nil {
 			return nil, err
 		}
@@ -645,22 +717,24 @@ func (m *method) decode(b, dst []byte) ([]byte, error) {
 }
 
 // recordingCreds keeps the failure of a TLS handshake in the slot, so that the call that waited
-// for the connection can tell a certificate problem from the rest.
+// for the connection can tell a certificate problem from the rest, and hands grpc-go the
+// connection watched (watchConn).
 type recordingCreds struct {
 	credentials.TransportCredentials
-	s *slot
+	s       *slot
+	tls     bool // the credentials make TLS connections
+	hasCert bool // with a client certificate
 }
 
 func (c recordingCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := c.TransportCredentials.ClientHandshake(ctx, authority, raw)
 	if err != nil {
-		c.s.errMu.Lock()
-		c.s.dialErr = err
-		c.s.errMu.Unlock()
+		c.s.setErr(tlsAlert(err, c.hasCert))
+		return conn, info, err
 	}
-	return conn, info, err
+	return &watchConn{Conn: conn, s: c.s, tls: c.tls, hasCert: c.hasCert}, info, nil
 }
 
 func (c recordingCreds) Clone() credentials.TransportCredentials {
-	return recordingCreds{c.TransportCredentials.Clone(), c.s}
+	return recordingCreds{c.TransportCredentials.Clone(), c.s, c.tls, c.hasCert}
 }

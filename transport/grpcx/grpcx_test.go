@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/items"
@@ -45,8 +47,8 @@ func TestReflectionItems(t *testing.T) {
 		t.Fatalf("GetItem of a missing id: got class %v status %d answered %v opened %v (%v); want status 5, answered, on the open connection",
 			out.Class, out.Status, out.Answered, out.Opened, out.Err)
 	}
-	if x, ok := out.Err.(result.Exact); !ok || x != "grpc NotFound" {
-		t.Errorf("GetItem err: got %#v; want result.Exact(\"grpc NotFound\")", out.Err)
+	if x, ok := out.Err.(result.Exact); !ok || x != `grpc NotFound: items: no item with id "nope"` {
+		t.Errorf("GetItem err: got %#v; want result.Exact(`grpc NotFound: items: no item with id \"nope\"`)", out.Err)
 	}
 	if transport.GRPC.Success(out.Status) {
 		t.Errorf("status %d counted as a success", out.Status)
@@ -204,10 +206,15 @@ func TestStatusCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"3", 3, "grpc InvalidArgument"},
-		{"14", 14, "grpc Unavailable"},
-		{"1", 1, "grpc Canceled"}, // from the server, not the run: a status like any other
-		{"16", 16, "grpc Unauthenticated"},
+		{"3", 3, "grpc InvalidArgument: failing as asked"},
+		{"14", 14, "grpc Unavailable: failing as asked"},
+		{"1", 1, "grpc Canceled: failing as asked"}, // from the server, not the run: a status like any other
+		{"16", 16, "grpc Unauthenticated: failing as asked"},
+		// "13 long": a message of 4 lines, each "line N of 4, with its number 1234567", blanked to
+		// "line N of N, with its number N" (30 bytes), joined by spaces and cut at 80 bytes: 2·31 and
+		// the first 18 of the third, and "…"
+		{"13 long", 13, "grpc Internal: line N of N, with its number N line N of N, with its number N line N of N, with …"},
+		{"2 empty", 2, "grpc Unknown"}, // no message: the code alone
 	} {
 		out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Fail", `{"id":"`+tc.id+`"}`))
 		if out.Class != result.Status || out.Status != tc.code || out.Err == nil || out.Err.Error() != tc.msg {
@@ -261,10 +268,32 @@ func TestTLS(t *testing.T) {
 	if out.Class != result.TLS || !out.Sent.IsZero() || !out.Conn.Failed {
 		t.Errorf("grpcs, verification on: got class %v sent %v conn %+v (%v); want tls, unsent, a failed connection", out.Class, out.Sent, out.Conn, out.Err)
 	}
-	// Plaintext gRPC to a TLS server fails too; it must not be a success.
+	// Plaintext gRPC to a TLS server fails, saying so, at every call.
 	plain := newTransport(t, grpcx.Options{ConnectTimeout: 2 * time.Second})
-	if out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`)); out.Class == result.OK {
-		t.Errorf("grpc to a TLS server: got ok; want a failure")
+	for i := range 2 {
+		out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`))
+		if out.Class != result.TLS || !out.Sent.IsZero() || !errors.Is(out.Err, grpcx.ErrServerTLS) || out.Err.Error() != "grpcx: the server speaks TLS: use grpcs://" {
+			t.Errorf("grpc to a TLS server, call %d: got class %v sent %v err %v; want tls, unsent, \"the server speaks TLS: use grpcs://\"", i, out.Class, out.Sent, out.Err)
+		}
+	}
+	// A server that accepts and closes, speaking no TLS, is not said to speak it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	out = do(t, plain, request("grpc", ln.Addr().String(), "/rpz.ItemService/CreateItem", `{}`))
+	if out.Class != result.Reset || errors.Is(out.Err, grpcx.ErrServerTLS) || !strings.Contains(out.Err.Error(), "closed the connection before its HTTP/2 settings") {
+		t.Errorf("grpc to a server that closes at once: got class %v (%v); want reset, closed before its settings", out.Class, out.Err)
 	}
 }
 
@@ -418,6 +447,34 @@ func TestSpreadFillsBeforeOpening(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("spread %d, 3 calls in flight: got %d connections; want %d", tc.spread, got, tc.want)
+		}
+	}
+}
+
+// A server whose SETTINGS allow no concurrent stream: no call can open one, so each waits until
+// its time limit and fails unsent (class timeout, no service time), saying why; a streaming call
+// alike.
+func TestNoStreams(t *testing.T) {
+	t.Parallel()
+	s := faults.H2NoStreams(t)
+	res := streamResolver(t)
+	for _, tc := range []struct {
+		name string
+		opts grpcx.Options
+		path string
+	}{
+		{"unary", grpcx.Options{Resolver: echoResolver(t)}, "/echo.Echo/Echo"},
+		{"server-streaming", grpcx.Options{Resolver: res}, "/stream.Stream/Count"},
+	} {
+		tc.opts.Timeout = 300 * time.Millisecond
+		tr := newTransport(t, tc.opts)
+		for i := range 2 {
+			out := do(t, tr, request("grpc", s.Addr, tc.path, `{"id":"1"}`))
+			if out.Class != result.Timeout || !out.Sent.IsZero() || out.Answered || out.Status != 0 || !errors.Is(out.Err, grpcx.ErrNoStreams) ||
+				!strings.Contains(out.Err.Error(), "MAX_CONCURRENT_STREAMS 0") {
+				t.Errorf("%s, call %d: got class %v sent %v answered %v status %d (%v); want timeout, unsent, unanswered, status 0, naming MAX_CONCURRENT_STREAMS 0",
+					tc.name, i, out.Class, out.Sent, out.Answered, out.Status, out.Err)
+			}
 		}
 	}
 }

@@ -2,9 +2,11 @@ package grpcx_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,9 +125,21 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 			<-stream.Context().Done()
 			return stream.Context().Err()
 		case "/echo.Echo/Fail":
+			// "5": status 5, "failing as asked"; "5 long": four lines of message; "5 empty": none
+			id, how, _ := strings.Cut(in.GetId(), " ")
 			var c int
-			for _, d := range in.GetId() {
+			for _, d := range id {
 				c = c*10 + int(d-'0')
+			}
+			switch how {
+			case "long":
+				var b strings.Builder
+				for i := 1; i <= 4; i++ {
+					fmt.Fprintf(&b, "line %d of 4, with its number 1234567\n", i)
+				}
+				return status.Error(codes.Code(c), b.String())
+			case "empty":
+				return status.Error(codes.Code(c), "")
 			}
 			return status.Error(codes.Code(c), "failing as asked")
 		}

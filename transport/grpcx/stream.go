@@ -110,8 +110,8 @@ func listInput(d protoreflect.MessageDescriptor) bool {
 // StreamCount answers or lasted StreamDuration, when the call ends it (and counts it answered).
 // out.FirstByte is when the first answer arrived, MsgsOut and MsgsIn count the messages, MsgGaps
 // holds the times between answers, and with KeepBody out.Body holds the answers in JSON, one a
-// line. cancel ends the call's context.
-func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFunc, cc *grpc.ClientConn, m *method, r *transport.Request, out *transport.Outcome) {
+// line. cancel ends the call's context; s is cc's slot.
+func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFunc, s *slot, cc *grpc.ClientConn, m *method, r *transport.Request, out *transport.Outcome) {
 	msgs, err := m.messages(r.Body, t.opts.MaxBodies)
 	if err != nil {
 		out.Class, out.Err = result.Other, err
@@ -132,7 +132,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 	}
 	cs, err := cc.NewStream(streamCtx, desc, m.path, t.callOpts...)
 	if err != nil {
-		t.fail(ctx, err, out)
+		t.fail(ctx, s, err, out)
 		return
 	}
 	var sent, sentBytes int64
@@ -183,7 +183,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		go func() { sendErr <- send() }()
 	} else if err := send(); err != nil && !errors.Is(err, io.EOF) {
 		out.MsgsOut, out.BytesOut = sent, sentBytes
-		t.fail(ctx, err, out)
+		t.fail(ctx, s, err, out)
 		return
 	}
 	res := t.frames.Get().(*frame)
@@ -239,7 +239,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		out.Answered = true
 		out.Class, out.Err = result.Protocol, err
 	default:
-		t.fail(ctx, rerr, out)
+		t.fail(ctx, s, rerr, out)
 	}
 }
 
