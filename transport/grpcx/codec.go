@@ -10,6 +10,10 @@ import (
 // and reads an answer's bytes into it, so a call neither marshals nor parses a message.
 type frame struct {
 	b []byte
+	// n is the length of the answer read into the frame; with drop, its bytes are counted, not
+	// copied into b (an answer no check reads is not held beyond grpc-go's own buffers).
+	n    int
+	drop bool
 	// scratch is the buffer a body marshalled per call is written into; b may point into it, or
 	// into a method's marshalled bodies, which are never written to.
 	scratch []byte
@@ -35,6 +39,10 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		return fmt.Errorf("grpcx: raw codec cannot unmarshal into a %T", v)
 	}
 	n := data.Len()
+	f.n = n
+	if f.drop {
+		return nil
+	}
 	if cap(f.b) < n {
 		f.b = make([]byte, n)
 	}

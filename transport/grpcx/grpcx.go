@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +44,8 @@ const (
 	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
 	// that a service's large answers are measured rather than refused by the client.
 	MaxAnswer = 256 << 20
+	// DefaultMaxBody is the MaxBody of a zero Options: the largest answer kept for checks.
+	DefaultMaxBody = 16 << 20
 )
 
 // Options configure a Transport. The zero value is ready: one connection, default time limits,
@@ -68,8 +71,13 @@ type Options struct {
 	// TLS is the base of grpcs connections' TLS settings (roots, client certificate, server
 	// name); nil: the system's roots and the URL's host. InsecureSkipVerify applies either way.
 	TLS *tls.Config
-	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body.
+	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body. Without it an
+	// answer is counted, not copied.
 	KeepBody bool
+	// MaxBody bounds an answer kept (KeepBody), in bytes: a longer one fails with class too-large
+	// (ErrAnswerTooLarge), refused by its length prefix before it is read. 0 means DefaultMaxBody;
+	// at most MaxAnswer.
+	MaxBody int64
 	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
 	Resolver *Resolver
 	// MaxBodies is how many distinct bodies each method keeps marshalled; a body beyond them is
@@ -185,11 +193,18 @@ func New(opts Options) *Transport {
 	if opts.MaxBodies <= 0 {
 		opts.MaxBodies = DefaultMaxBodies
 	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	opts.MaxBody = min(opts.MaxBody, MaxAnswer)
 	t := &Transport{
 		opts:       opts,
 		callOpts:   []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
 		targets:    map[targetKey]*target{},
 		statusErrs: map[statusKey]error{},
+	}
+	if opts.KeepBody {
+		t.callOpts = append(t.callOpts, grpc.MaxCallRecvMsgSize(int(opts.MaxBody)))
 	}
 	t.frames.New = func() any { return new(frame) }
 	return t
@@ -253,14 +268,14 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	if len(r.Header) > 0 {
 		callCtx = withMetadata(callCtx, r.Header)
 	}
-	res := t.frames.Get().(*frame)
+	res := t.answerFrame()
 	defer t.putFrame(res, false)
 	out.BytesOut = int64(len(req.b) + frameHeader)
 	out.Sent = time.Now()
 	err = cc.Invoke(callCtx, m.path, req, res, t.callOpts...)
 	if err == nil {
 		out.Answered = true
-		out.BytesIn = int64(len(res.b) + frameHeader)
+		out.BytesIn = int64(res.n + frameHeader)
 		if t.opts.KeepBody {
 			if out.Body, err = m.decode(res.b, out.Body[:0]); err != nil {
 				out.Class, out.Err = result.Protocol, err
@@ -307,6 +322,14 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	return err
 }
 
+// answerFrame returns a frame to read an answer into: one that only counts it unless the answer
+// is kept.
+func (t *Transport) answerFrame() *frame {
+	f := t.frames.Get().(*frame)
+	f.drop, f.n = !t.opts.KeepBody, 0
+	return f
+}
+
 // putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
 // is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
 func (t *Transport) putFrame(f *frame, request bool) {
@@ -343,6 +366,10 @@ func (t *Transport) fail(ctx context.Context, s *slot, err error, out *transport
 		out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
 	case c == codes.DeadlineExceeded:
 		out.Class, out.Err = result.Timeout, CodeError(c)
+	case c == codes.ResourceExhausted && t.opts.KeepBody && strings.HasPrefix(st.Message(), tooLargePrefix):
+		// grpc-go's own refusal of an answer over MaxCallRecvMsgSize, read no further
+		out.Status = 0
+		out.Class, out.Err = result.TooLarge, t.tooLarge(st.Message())
 	case c == codes.Unavailable && strings.Contains(st.Message(), "connection refused"):
 		out.Class, out.Err = result.Refused, err
 		out.Sent = time.Time{} // the call never left: there was no connection to send it on
@@ -395,6 +422,23 @@ func (t *Transport) statusError(c codes.Code, msg string) error {
 	}
 	t.statusMu.Unlock()
 	return e
+}
+
+// ErrAnswerTooLarge is the failure of an answer to be kept that is longer than Options.MaxBody.
+var ErrAnswerTooLarge = errors.New("grpcx: answer larger than the limit on kept answers")
+
+// tooLargePrefix begins grpc-go's message for an answer over the call's MaxCallRecvMsgSize:
+// "grpc: received message larger than max (LEN vs. MAX)".
+const tooLargePrefix = "grpc: received message larger than max ("
+
+// tooLarge is the failure of an answer over MaxBody, from grpc-go's message msg, which gives its
+// length.
+func (t *Transport) tooLarge(msg string) error {
+	n, _, _ := strings.Cut(strings.TrimPrefix(msg, tooLargePrefix), " ")
+	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+		return fmt.Errorf("%w (%d bytes)", ErrAnswerTooLarge, t.opts.MaxBody)
+	}
+	return fmt.Errorf("%w (%d bytes): an answer of %s bytes", ErrAnswerTooLarge, t.opts.MaxBody, n)
 }
 
 // lostConnection reports whether the message of an Unavailable status is grpc-go's own, for a

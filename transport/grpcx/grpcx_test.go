@@ -478,3 +478,40 @@ func TestNoStreams(t *testing.T) {
 		}
 	}
 }
+
+// An answer kept for checks is bounded by MaxBody: a longer one fails as too-large, its length
+// named, refused before it is read; one within the bound is kept. Without KeepBody the same answer
+// is only counted, whatever MaxBody says.
+func TestMaxBody(t *testing.T) {
+	t.Parallel()
+	// the answer: field 1 "max" (1+1+3 bytes) and field 2 of 2000 bytes (1 + a 2-byte length +
+	// 2000): 2008 bytes, behind the 5-byte prefix
+	es := newEchoServer(t)
+	r := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"max"}`)
+	r.Header = []transport.Header{{Name: "x-name", Value: strings.Repeat("n", 2000)}}
+	for _, tc := range []struct {
+		name    string
+		opts    grpcx.Options
+		class   result.Class
+		bytesIn int64
+	}{
+		{"kept, over", grpcx.Options{KeepBody: true, MaxBody: 2007}, result.TooLarge, 0},
+		{"kept, at the bound", grpcx.Options{KeepBody: true, MaxBody: 2008}, result.OK, 2013},
+		{"counted", grpcx.Options{MaxBody: 100}, result.OK, 2013},
+	} {
+		tc.opts.Resolver = echoResolver(t)
+		out := do(t, newTransport(t, tc.opts), r)
+		if out.Class != tc.class || out.BytesIn != tc.bytesIn || out.Sent.IsZero() {
+			t.Errorf("%s: got class %v, %d bytes in, sent %v (%v); want %v, %d bytes in, sent", tc.name, out.Class, out.BytesIn, out.Sent, out.Err, tc.class, tc.bytesIn)
+		}
+		switch {
+		case tc.class == result.TooLarge && (out.Answered || out.Status != 0 || !errors.Is(out.Err, grpcx.ErrAnswerTooLarge) ||
+			out.Err.Error() != "grpcx: answer larger than the limit on kept answers (2007 bytes): an answer of 2008 bytes"):
+			t.Errorf("%s: got answered %v status %d err %v; want unanswered, status 0, naming the limit and the answer's length", tc.name, out.Answered, out.Status, out.Err)
+		case tc.opts.KeepBody && tc.class == result.OK && len(out.Body) < 2000:
+			t.Errorf("%s: kept %d bytes of JSON; want the answer, over 2000", tc.name, len(out.Body))
+		case !tc.opts.KeepBody && len(out.Body) != 0:
+			t.Errorf("%s: kept %d bytes; want none", tc.name, len(out.Body))
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		t.fail(ctx, s, err, out)
 		return
 	}
-	res := t.frames.Get().(*frame)
+	res := t.answerFrame()
 	defer t.putFrame(res, false)
 	if t.opts.KeepBody {
 		out.Body = out.Body[:0]
@@ -208,7 +208,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 			out.MsgLatencies = append(out.MsgLatencies, now.Sub(out.Sent.Add(t.dueOffset(int(out.MsgsIn)))))
 		}
 		out.MsgsIn++
-		out.BytesIn += int64(len(res.b) + frameHeader)
+		out.BytesIn += int64(res.n + frameHeader)
 		if t.opts.KeepBody {
 			if out.Body, err = m.decode(res.b, out.Body); err != nil {
 				rerr = err
