@@ -268,11 +268,19 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	if len(r.Header) > 0 {
 		callCtx = withMetadata(callCtx, r.Header)
 	}
-	res := t.answerFrame()
+	res := t.answerFrame(callCtx)
 	defer t.putFrame(res, false)
 	out.BytesOut = int64(len(req.b) + frameHeader)
 	out.Sent = time.Now()
 	err = cc.Invoke(callCtx, m.path, req, res, t.callOpts...)
+	t.finish(ctx, s, m, res, err, out)
+}
+
+// finish fills out from the end of a unary call on s: err is Invoke's, res holds the answer.
+func (t *Transport) finish(ctx context.Context, s *slot, m *method, res *frame, err error, out *transport.Outcome) {
+	if err == nil && res.late {
+		err = errLate
+	}
 	if err == nil {
 		out.Answered = true
 		out.BytesIn = int64(res.n + frameHeader)
@@ -322,13 +330,19 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	return err
 }
 
-// answerFrame returns a frame to read an answer into: one that only counts it unless the answer
-// is kept.
-func (t *Transport) answerFrame() *frame {
+// answerFrame returns a frame to read the answers of a call with ctx into: one that only counts
+// them unless they are kept, and then stops copying one at ctx's deadline.
+func (t *Transport) answerFrame(ctx context.Context) *frame {
 	f := t.frames.Get().(*frame)
-	f.drop, f.n = !t.opts.KeepBody, 0
+	f.drop, f.n, f.late, f.deadline = !t.opts.KeepBody, 0, false, time.Time{}
+	if t.opts.KeepBody {
+		f.deadline, _ = ctx.Deadline()
+	}
 	return f
 }
+
+// errLate is the failure of a call whose answer, kept, was still being copied at its deadline.
+var errLate = status.Error(codes.DeadlineExceeded, "grpcx: the answer was still being copied at the call's deadline")
 
 // putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
 // is dropped, lest the frame's next use, reading an answer into b, write over a kept body.

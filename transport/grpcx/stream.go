@@ -186,7 +186,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		t.fail(ctx, s, err, out)
 		return
 	}
-	res := t.answerFrame()
+	res := t.answerFrame(callCtx)
 	defer t.putFrame(res, false)
 	if t.opts.KeepBody {
 		out.Body = out.Body[:0]
@@ -194,7 +194,10 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 	var rerr error
 	var last time.Time // when the previous answer arrived
 	for {
-		if rerr = cs.RecvMsg(res); rerr != nil {
+		if rerr = cs.RecvMsg(res); rerr == nil && res.late {
+			rerr = errLate
+		}
+		if rerr != nil {
 			break
 		}
 		now := time.Now()
