@@ -319,6 +319,9 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 		}
 	}
 	m := tg.method(ctx, cc, r.Path)
+	if m.err != nil && tg.prep.noStreams() { // reflection waited for a stream that could not open
+		return fmt.Errorf("grpcx: %s://%s: %w: %w", r.Scheme, r.Host, ErrConnect, ErrNoStreams)
+	}
 	if m.err != nil {
 		return m.err
 	}

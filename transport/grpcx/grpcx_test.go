@@ -468,6 +468,9 @@ func TestNoStreams(t *testing.T) {
 	} {
 		tc.opts.Timeout = 300 * time.Millisecond
 		tr := newTransport(t, tc.opts)
+		if err := tr.Prepare(context.Background(), request("grpc", s.Addr, tc.path, `{"id":"1"}`)); err != nil {
+			t.Errorf("%s: Prepare: %v; want nil (the method from a .proto file: no stream needed)", tc.name, err)
+		}
 		for i := range 2 {
 			out := do(t, tr, request("grpc", s.Addr, tc.path, `{"id":"1"}`))
 			if out.Class != result.Timeout || !out.Sent.IsZero() || out.Answered || out.Status != 0 || !errors.Is(out.Err, grpcx.ErrNoStreams) ||
@@ -476,6 +479,12 @@ func TestNoStreams(t *testing.T) {
 					tc.name, i, out.Class, out.Sent, out.Answered, out.Status, out.Err)
 			}
 		}
+	}
+	// Prepare asks reflection, which needs a stream: it fails as a connection does, saying why.
+	tr := newTransport(t, grpcx.Options{Timeout: 300 * time.Millisecond})
+	err := tr.Prepare(context.Background(), request("grpc", s.Addr, "/echo.Echo/Echo", `{}`))
+	if !errors.Is(err, grpcx.ErrConnect) || !errors.Is(err, grpcx.ErrNoStreams) {
+		t.Errorf("Prepare by reflection: got %v; want ErrConnect and ErrNoStreams", err)
 	}
 }
 
