@@ -613,9 +613,8 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 		s.errMu.Unlock()
 		switch {
 		case ctx.Err() != nil:
-		case strings.EqualFold(k.scheme, "grpc") && (dialErr == nil || errors.Is(dialErr, errBeforeSettings)) &&
-			speaksTLS(ctx, k.host, t.opts.ConnectTimeout):
-			// accepted, then nothing: the server may be waiting for a TLS handshake
+		case strings.EqualFold(k.scheme, "grpc") && errors.Is(dialErr, errBeforeSettings) && speaksTLS(ctx, k.host, t.opts.ConnectTimeout):
+			// accepted, then closed before any byte: as a TLS server closes on a plaintext client
 			err = ErrServerTLS
 			s.setErr(err)
 		case dialErr != nil:
