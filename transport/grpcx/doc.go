@@ -11,7 +11,7 @@
 // answer's body is kept for checks (Options.KeepBody).
 //
 // An Outcome's Status is the gRPC status code (0 for OK). A call that fails with a status is of
-// class Status with the message "grpc CODE: sample" ("grpc NotFound: no item with id "N""): the
+// class Status with the message "grpc CODE: sample" (`grpc NotFound: items: no item with id "N"`): the
 // code, and the server's status message with its numbers blanked out and cut at 80 bytes, so
 // reports count failures by code and cause; DeadlineExceeded is a timeout, and a connection refused
 // is refused, unsent, as is a call on a connection whose server allows no stream
