@@ -33,11 +33,16 @@ type CommandResult struct {
 	TestsErr string `json:"tests_error,omitempty"`
 	// Output names the file of the command's output, when it was kept.
 	Output string `json:"output,omitempty"`
+	// TargetEnded says the target's started command exited while this command ran (see
+	// Measured); "" otherwise.
+	TargetEnded string `json:"target_ended,omitempty"`
 }
 
 // OK reports whether the command exited 0 on its own, its JUnit XML reports (when it writes
-// them) read.
-func (c CommandResult) OK() bool { return c.Err == "" && c.ExitCode == 0 && c.TestsErr == "" }
+// them) read, its target's command running all along.
+func (c CommandResult) OK() bool {
+	return c.Err == "" && c.ExitCode == 0 && c.TestsErr == "" && c.TargetEnded == ""
+}
 
 // TestCounts counts the tests (subtests included) of `go test -json` output by their last action,
 // or the test cases of JUnit XML reports (see CountJUnit).

@@ -75,6 +75,8 @@ func (o *Outcome) Failures() []string {
 		switch {
 		case m.Err != nil:
 			out = append(out, fmt.Sprintf("%s: could not run: %v", m.RunID, m.Err))
+		case m.TargetEnded != "":
+			out = append(out, fmt.Sprintf("%s: %s while this ran", m.RunID, m.TargetEnded))
 		case m.Summary.SLO != nil && !m.Summary.SLO.Pass:
 			var objs []string
 			for _, f := range m.Summary.SLO.Failed() {
@@ -87,6 +89,8 @@ func (o *Outcome) Failures() []string {
 		switch {
 		case c.Err != nil:
 			out = append(out, fmt.Sprintf("%s: could not run: %v", c, c.Err))
+		case c.TargetEnded != "":
+			out = append(out, fmt.Sprintf("%s: %s while this ran", c, c.TargetEnded))
 		case c.Result.Best == nil && !c.Result.Interrupted:
 			out = append(out, fmt.Sprintf("%s: %s", c, c.Result.Answer()))
 		}
@@ -102,6 +106,9 @@ func (o *Outcome) Failures() []string {
 			}
 			if c.TestsErr != "" {
 				why = append(why, c.TestsErr)
+			}
+			if c.TargetEnded != "" {
+				why = append(why, c.TargetEnded+" while this ran")
 			}
 			out = append(out, fmt.Sprintf("%s on %s: %s", c.Scenario, c.Target, strings.Join(why, "; ")))
 		}
@@ -179,8 +186,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			sep()
 			heading(g.Title())
 			for _, m := range g.Runs {
-				if m.Err != nil {
+				switch {
+				case m.Err != nil:
 					fmt.Fprintf(w, "%s: could not run: %v\n", m.Target, m.Err)
+				case m.TargetEnded != "":
+					fmt.Fprintf(w, "%s: %s while this ran\n", m.Target, m.TargetEnded)
 				}
 			}
 			sums, labels := g.Summaries()

@@ -38,6 +38,9 @@ type Measured struct {
 	Summary *summary.Summary `json:"summary,omitempty"`
 	// Err says why the run could not start (its setup failed, say); nil when it ran.
 	Err error `json:"-"`
+	// TargetEnded says the target's started command exited while the run went on: what answered
+	// (if anything did) was not the target as started, and the run fails; "" otherwise.
+	TargetEnded string `json:"target_ended,omitempty"`
 }
 
 // Outcome is what a plan file's run did, in the order it was done.
@@ -111,7 +114,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	}
 	out := &Outcome{Bench: b}
 	var procs []*process
-	pids := map[string]int{} // the started commands, watched during the runs
+	started := map[string]*startedTarget{} // the started commands, watched during the runs
 	defer func() {
 		for i := len(procs) - 1; i >= 0; i-- {
 			o.progress("stopping target %s", procs[i].name)
@@ -133,7 +136,16 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 			return out, nil
 		}
 		procs = append(procs, p)
-		pids[t.Name] = p.cmd.Process.Pid
+		st := &startedTarget{proc: p}
+		st.pids, st.note = answering(ctx, p, t)
+		started[t.Name] = st
+	}
+	// ended says why the runs against t no longer count: its started command has exited.
+	ended := func(t plan.BenchTarget) string {
+		if st, ok := started[t.Name]; ok {
+			return st.ended()
+		}
+		return ""
 	}
 	for _, s := range b.Scenarios {
 		for k := range s.Runs() {
@@ -142,21 +154,38 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 					out.Interrupted = true
 					return out, nil
 				}
+				gone := ended(t)
 				if s.Capacity != nil {
 					if k == 0 {
-						out.Capacity = append(out.Capacity, o.runCapacity(ctx, s, t, b.Dir, pids))
+						c := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO, Err: errors.New(gone)}
+						if gone == "" {
+							c = o.runCapacity(ctx, s, t, b.Dir, started)
+							c.TargetEnded = ended(t)
+							o.endedWhile(c.String(), c.TargetEnded)
+						}
+						out.Capacity = append(out.Capacity, c)
 					}
 					continue
 				}
 				if s.IsCommand() {
-					o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
-					c := runCommand(ctx, s, t, b.Dir, o.LogDir)
-					o.progress("%s on %s: exit %d in %v", s.Name, t.Name, c.ExitCode, c.Wall.Round(time.Millisecond))
+					c := CommandResult{Scenario: s.Name, Target: t.Name, ExitCode: -1, Err: "not run: " + gone}
+					if gone == "" {
+						o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
+						c = runCommand(ctx, s, t, b.Dir, o.LogDir)
+						c.TargetEnded = ended(t)
+						o.progress("%s on %s: exit %d in %v", s.Name, t.Name, c.ExitCode, c.Wall.Round(time.Millisecond))
+						o.endedWhile(s.Name+" on "+t.Name, c.TargetEnded)
+					}
 					out.Commands = append(out.Commands, c)
 					continue
 				}
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				m := o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, pids, o.ShowSecrets))
+				m := Measured{RunID: id, Err: errors.New(gone)}
+				if gone == "" {
+					m = o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, started, o.ShowSecrets))
+					m.TargetEnded = ended(t)
+				}
+				o.endedWhile(id.String(), m.TargetEnded)
 				out.Runs = append(out.Runs, m)
 			}
 		}
@@ -165,6 +194,13 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 		out.Interrupted = true
 	}
 	return out, nil
+}
+
+// endedWhile says that run's target's command ended while it ran, when it did.
+func (o *Options) endedWhile(run, ended string) {
+	if ended != "" {
+		o.progress("%s: %s while this ran: it fails", run, ended)
+	}
 }
 
 func (o *Options) progress(format string, a ...any) {

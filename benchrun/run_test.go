@@ -44,7 +44,19 @@ func serveHelper(addr string) int {
 			hold[i] = 1 // touched: resident, before the port opens
 		}
 	}
-	s, err := lab.New(lab.Config{Addr: addr})
+	var opts []lab.Option
+	if n, _ := strconv.Atoi(os.Getenv(helperExitAfter)); n > 0 {
+		var answered atomic.Int64
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(w, r)
+				if answered.Add(1) == int64(n) {
+					os.Exit(3)
+				}
+			})
+		}))
+	}
+	s, err := lab.New(lab.Config{Addr: addr}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -59,6 +71,9 @@ func serveHelper(addr string) int {
 
 // helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
 const helperHoldMiB = "HELPER_HOLD_MIB"
+
+// helperExitAfter makes the helper exit with status 3 as it answers that many requests.
+const helperExitAfter = "HELPER_EXIT_AFTER"
 
 var hold []byte
 

@@ -191,6 +191,8 @@ func TestBenchErrors(t *testing.T) {
 			"s on a: SLO failed: p50<1µs"},
 		{"a target that does not start", "targets:\n  a: {url: %q}\n  b: {url: \"http://127.0.0.1:1/\", command: \"exit 5\"}\nscenarios:\n  s: {requests: 1}\n", nil, ExitCannotStart,
 			"the command \"exit 5\" ended before the target was ready (exit status 5)"},
+		{"a target whose port is in use", "targets:\n  a: {url: %q, command: \"exec sleep 30\"}\nscenarios:\n  s: {requests: 1}\n", nil, ExitCannotStart,
+			"is in use before its command starts"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
