@@ -10,7 +10,9 @@
 // A Series keeps a bounded number of samples for time-series output and exact running averages and
 // peaks for the summary. A Scraper reads chosen series of the target's own Prometheus metrics on
 // the same timeline. Profiles captures a Go target's CPU profile and its allocations over the
-// measured window through its net/http/pprof handlers.
+// measured window through its net/http/pprof handlers. Listeners names the processes that listen
+// on a TCP port (from /proc/net/tcp{,6} and each process's /proc/PID/fd), so that a caller can
+// tell who answers there.
 //
 // It sits beside the flow plan → schedule → engine → transport → result → summary → report: it is
 // a leaf that imports nothing from the project, and the real clock lives only here and in engine.
