@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
 )
 
 // Server is one misbehaving server on 127.0.0.1. Close stops it and waits for its goroutines; it is
