@@ -85,10 +85,7 @@ func watchesFor(ctx context.Context, t plan.BenchTarget, pids map[string]int, sh
 }
 
 func (w *watching) metrics(m plan.TargetMonitor, showSecrets bool) {
-	w.url, w.raw = m.Metrics, m.Metrics
-	if !showSecrets {
-		w.url = plan.RedactURL(m.Metrics)
-	}
+	w.url, w.raw = plan.ShownURL(m.Metrics, showSecrets), m.Metrics
 	var sel []monitor.Selector
 	for _, s := range m.Series {
 		x, err := monitor.ParseSelector(s)

@@ -63,6 +63,9 @@ type Config struct {
 	Files fs.FS
 	// Version is the tool version recorded in each step's summary.
 	Version string
+	// ShowSecrets keeps the secrets of the plan in the steps' summaries; otherwise they are
+	// REDACTED (plan.Plan.Shown), as in every report of rpcbench.
+	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
 	// Run runs one step's plan, prepared, and returns its summary; nil: engine.RunPrepared. Tests
@@ -308,7 +311,7 @@ func (s *search) runStep(ctx context.Context, prep *plan.Prepared) (*summary.Sum
 	if err != nil {
 		return nil, false, err
 	}
-	sum := summary.New(summary.Run{Plan: res.Plan, Version: s.c.Version, Trailer: res.Trailer}, res.Total)
+	sum := summary.New(summary.Run{Plan: res.Plan.Shown(s.c.ShowSecrets), Version: s.c.Version, Trailer: res.Trailer}, res.Total)
 	return sum, collapsed, nil
 }
 

@@ -96,6 +96,33 @@ func RedactArg(a string) string {
 	return a
 }
 
+// RedactArgs returns a copy of a command line with the secrets of each argument (RedactArg)
+// replaced by Redacted.
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = RedactArg(a)
+	}
+	return out
+}
+
+// Shown returns p as rpcbench writes it out: p.Redacted(), or p itself when the user asked for
+// the secrets (show: --show-secrets). Every command that writes a plan's requests goes through it.
+func (p Plan) Shown(show bool) Plan {
+	if show {
+		return p
+	}
+	return p.Redacted()
+}
+
+// ShownURL is u as rpcbench writes it out: RedactURL(u), or u itself when show.
+func ShownURL(u string, show bool) string {
+	if show {
+		return u
+	}
+	return RedactURL(u)
+}
+
 // Redacted returns a copy of p fit to write out: the values of secret headers and query
 // parameters and any user-info of its URLs replaced by Redacted (endpoint names, made from URLs,
 // too). The run itself uses p; reports, result files and live lines show p.Redacted(), unless the
