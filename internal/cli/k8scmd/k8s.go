@@ -2,6 +2,7 @@ package k8scmd
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -258,6 +259,23 @@ func dnsName(s string) string {
 	return name
 }
 
+// insideDir returns an error when path, its links followed, is not in dir (its links followed): a
+// link beside a plan file to a file elsewhere, which would put that file into the ConfigMap.
+func insideDir(dir, path string) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return errors.New("a link to a file outside the plan file's directory")
+	}
+	return nil
+}
+
 // planFiles returns the files of a plan file's run for a Job's ConfigMap: the plan file itself and
 // the files the scenario reads, which must lie beside it (a ConfigMap's keys are flat names);
 // extra are further files (--file), by base name.
@@ -282,7 +300,11 @@ func planFiles(planFile string, s plan.Scenario, extra []string) (map[string][]b
 		if filepath.IsAbs(name) || strings.ContainsAny(filepath.ToSlash(name), "/") {
 			return nil, cli.Usagef("%s: scenario %s reads %s: a Job's pods find the plan's files beside it in %s, so want a file in the plan file's directory named without a directory", planFile, s.Name, name, k8s.PlanDir)
 		}
-		if err := add(planFile, filepath.Join(filepath.Dir(planFile), name)); err != nil {
+		path := filepath.Join(filepath.Dir(planFile), name)
+		if err := insideDir(filepath.Dir(planFile), path); err != nil {
+			return nil, cli.Usagef("%s: scenario %s reads %s, %v: a Job's ConfigMap takes the plan's own files only; copy the file beside the plan file", planFile, s.Name, name, err)
+		}
+		if err := add(planFile, path); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,7 @@ package k8scmd
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,4 +143,42 @@ func TestK8sJobPlanFileBadInput(t *testing.T) {
 		{"a file in a directory", append(ok, nested), []string{"reads data/users.csv", "named without a directory"}},
 		{"two plan files", append(ok, broken, two), []string{"want a plan file (PLAN.yaml)"}},
 	})
+}
+
+// A link beside the plan file to a file outside its directory is refused, as ../ and absolute
+// names are: it would put that file into the ConfigMap. The error names the link and prints none
+// of the file. A link to a file beside the plan file is taken.
+func TestK8sJobPlanFileLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "plan")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := writeFile(t, root, "secret.http", "GET http://127.0.0.1:1/\nAuthorization: Bearer 0utsideSecret\n")
+	planFile := writeFile(t, dir, "shop.yaml", "targets:\n  a:\n    url: http://127.0.0.1:1/\nscenarios:\n  cart:\n    targets_file: cart.http\n    rate: 10\n    duration: 1s\n")
+	link := filepath.Join(dir, "cart.http")
+	for _, to := range []string{filepath.Join("..", "secret.http"), outside} {
+		os.Remove(link)
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "2", "--image", "img", planFile)
+		if code != cli.ExitUsage || stdout != "" {
+			t.Errorf("a link to %s: exit %d; want %d and no manifest:\n%s", to, code, cli.ExitUsage, stdout)
+		}
+		if !strings.Contains(stderr, "reads cart.http, a link to a file outside the plan file's directory") || strings.Contains(stderr, "0utsideSecret") {
+			t.Errorf("a link to %s: stderr %q; want the link named as leaving the directory, and none of the file", to, stderr)
+		}
+	}
+	writeFile(t, dir, "real.http", "GET http://127.0.0.1:1/cart\n")
+	os.Remove(link)
+	if err := os.Symlink("real.http", link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "2", "--image", "img", planFile)
+	var cm corev1.ConfigMap
+	if code != cli.ExitOK || yaml.UnmarshalStrict([]byte(strings.Split(stdout, "---\n")[0]), &cm) != nil || cm.Data["cart.http"] != "GET http://127.0.0.1:1/cart\n" {
+		t.Errorf("a link to a file beside the plan: exit %d; want the file in the ConfigMap as cart.http, got %v\n%s", code, cm.Data, stderr)
+	}
 }
