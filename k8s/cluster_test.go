@@ -17,19 +17,19 @@ func TestApplyTwice(t *testing.T) {
 	t.Parallel()
 	o := testOptions()
 	o.Files = map[string][]byte{"plan.yaml": []byte("targets: {}\n")}
-	cm, job, err := Manifests(o)
+	cm, _, job, err := Manifests(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cluster{Client: fake.NewClientset()}
-	if err := c.Apply(context.Background(), cm, job); err != nil {
+	if err := c.Apply(context.Background(), cm, nil, job); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Client.BatchV1().Jobs("load").Get(context.Background(), "checkout-1m", metav1.GetOptions{})
 	if err != nil || *got.Spec.Completions != 8 {
 		t.Fatalf("the Job read back: %v, %+v", err, got)
 	}
-	err = c.Apply(context.Background(), nil, job)
+	err = c.Apply(context.Background(), nil, nil, job)
 	if err == nil || !strings.Contains(err.Error(), "a Job named checkout-1m is in the namespace load already") {
 		t.Errorf("a second Apply: %v; want the Job named as there already", err)
 	}
@@ -40,7 +40,7 @@ func TestLookAndCollectProblems(t *testing.T) {
 	t.Parallel()
 	o := testOptions()
 	o.Parallelism = 3
-	_, job, err := Manifests(o)
+	_, _, job, err := Manifests(o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -175,7 +175,7 @@ func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []stri
 		return cli.Fail(e, "k8s run", err, cli.ExitUsage)
 	}
 	kf.namespace = o.Namespace
-	if _, _, err := k8s.Manifests(o); err != nil {
+	if _, _, _, err := k8s.Manifests(o); err != nil {
 		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
 	if err := cli.MakeRunDir(orDefault(&dir, o.Name)); err != nil {
@@ -187,12 +187,15 @@ func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []stri
 	}
 	o.Namespace = ns
 	o.StartAt = time.Now().Add(j.startIn).UTC() // from when the Job is made
-	cm, job, err := k8s.Manifests(o)
+	cm, secret, job, err := k8s.Manifests(o)
 	if err != nil {
 		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
-	if err := c.Apply(ctx, cm, job); err != nil {
+	if err := c.Apply(ctx, cm, secret, job); err != nil {
 		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
+	}
+	if note := secretNote(o); note != "" {
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: %s\n", note)
 	}
 	fmt.Fprintf(e.Stderr(), "rpcbench k8s run: Job %s/%s: %d generators start at %s\n", ns, o.Name, o.Parallelism, o.StartAt.Format(time.RFC3339))
 	told := map[string]bool{}

@@ -76,11 +76,11 @@ func runK8sJob(e *cli.Env, args []string) int {
 	if err != nil {
 		return cli.Fail(e, "k8s job", err, cli.ExitUsage)
 	}
-	cm, job, err := k8s.Manifests(o)
+	cm, secret, job, err := k8s.Manifests(o)
 	if err != nil {
 		return cli.Fail(e, "k8s job", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
-	y, err := k8s.YAML(cm, job)
+	y, err := k8s.YAML(cm, secret, job)
 	if err != nil {
 		return cli.Fail(e, "k8s job", err, cli.ExitCannotStart)
 	}
@@ -100,8 +100,78 @@ func runK8sJob(e *cli.Env, args []string) int {
 			then += " --namespace " + o.Namespace
 		}
 	}
+	if note := secretNote(o); note != "" {
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s job: %s\n", note)
+	}
 	fmt.Fprintf(e.Stderr(), "rpcbench k8s job: %d generators start at %s; then: %s\n", o.Parallelism, o.StartAt.Format(time.RFC3339), then)
 	return cli.ExitOK
+}
+
+// secretEnv is the prefix of the environment variables that carry a run's secrets to the pods.
+const secretEnv = "RPCBENCH_SECRET_"
+
+// secretArgs returns args with each secret they carry (plan.ReplaceArgSecrets: a secret header's
+// value, a URL's user-info, a key-like query value) replaced by $(RPCBENCH_SECRET_K), which
+// Kubernetes expands from the container's environment, and those secrets by variable name.
+func secretArgs(args []string) ([]string, map[string]string) {
+	secrets := map[string]string{}
+	named := map[string]string{} // value → variable: a secret given twice is one variable
+	env := func(v string) string {
+		if named[v] == "" {
+			named[v] = secretEnv + strconv.Itoa(len(named)+1)
+			secrets[named[v]] = v
+		}
+		return "$(" + named[v] + ")"
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") && !strings.Contains(name, ":") {
+			out[i] = name + "=" + plan.ReplaceArgSecrets(value, env) // -H=NAME: VALUE
+			continue
+		}
+		out[i] = plan.ReplaceArgSecrets(a, env)
+	}
+	if len(secrets) == 0 {
+		return out, nil
+	}
+	return out, secrets
+}
+
+// holdsSecrets reports whether a file has a line that reads as a secret header or a URL with a
+// secret (what plan.RedactArg hides).
+func holdsSecrets(b []byte) bool {
+	for line := range strings.Lines(string(b)) {
+		if line = strings.TrimSpace(line); plan.RedactArg(line) != line {
+			return true
+		}
+	}
+	return false
+}
+
+// sendsSecrets reports whether a run of p sends a secret (one plan.Plan.Redacted hides), its
+// setup included.
+func sendsSecrets(prep *plan.Prepared) bool {
+	found := false
+	for ; prep != nil; prep = prep.Setup {
+		prep.Plan.ReplaceSecrets(func(s string) string { found = true; return s })
+	}
+	return found
+}
+
+// secretNote says where the secrets of the Job's run went, or "" when it has none.
+func secretNote(o k8s.Options) string {
+	var said []string
+	if len(o.Secrets) > 0 {
+		what, them := fmt.Sprintf("the %d secrets of the run's flags are", len(o.Secrets)), "them"
+		if len(o.Secrets) == 1 {
+			what, them = "the secret of the run's flags is", "it"
+		}
+		said = append(said, fmt.Sprintf("%s in the Secret %s, which the pods read into their environment (%s1…); their arguments name %s as $(%s1)…", what, o.Name, secretEnv, them, secretEnv))
+	}
+	if len(o.Files) > 0 && o.FilesSecret {
+		said = append(said, fmt.Sprintf("the run's files hold secrets: they are in the Secret %s, mounted at %s, not in a ConfigMap", o.Name, k8s.PlanDir))
+	}
+	return strings.Join(said, "; ")
 }
 
 // k8sJobFlags are the flags of `k8s job` and `k8s run` that make the manifests.
@@ -156,7 +226,7 @@ func (j *k8sJobFlags) options(e *cli.Env, pos, runArgs []string, split bool) (k8
 		if o.Name == "" {
 			o.Name = defaultJobName(url)
 		}
-		o.Args = append([]string{"run"}, runArgs...)
+		o.Args, o.Secrets = secretArgs(append([]string{"run"}, runArgs...))
 	default:
 		return o, cli.Usagef("want a plan file (PLAN.yaml), or the run's flags and URL after --, e.g. -- --rate 1000 --duration 1m URL")
 	}
@@ -173,6 +243,7 @@ func (j *k8sJobFlags) options(e *cli.Env, pos, runArgs []string, split bool) (k8
 				return o, cli.Usagef("--file %s: a file named %s is in the ConfigMap already", f, filepath.Base(f))
 			}
 			o.Files[filepath.Base(f)] = b
+			o.FilesSecret = o.FilesSecret || holdsSecrets(b)
 		}
 	}
 	o.StartAt = time.Now().Add(j.startIn).UTC()
@@ -200,7 +271,14 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 	if err := benchrun.Check(one, nil); err != nil {
 		return cli.Usagef("%s", strings.ReplaceAll(err.Error(), "plan: ", ""))
 	}
-	o.Files = files
+	prep, err := plan.Prepare(s.PlanFor(t, k, b.Dir), nil)
+	if err != nil { // Check prepared it already
+		return err
+	}
+	o.Files, o.FilesSecret = files, sendsSecrets(prep)
+	for _, b := range files {
+		o.FilesSecret = o.FilesSecret || holdsSecrets(b)
+	}
 	o.Args = []string{"run", "--plan", k8s.PlanDir + "/" + filepath.Base(file), "--scenario", s.Name, "--target", t.Name}
 	if len(s.Steps) > 0 {
 		o.Args = append(o.Args, "--step", strconv.Itoa(k+1))
@@ -244,6 +322,9 @@ func defaultJobName(url string) string {
 		host = rest
 	}
 	host, _, _ = strings.Cut(host, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:] // no user-info in a name
+	}
 	host, _, _ = strings.Cut(host, ":")
 	return dnsName("rpcbench-" + host)
 }
