@@ -337,7 +337,7 @@ func jsonEntry(text []byte, base string) (Endpoint, error) {
 	}
 	jt.URL = rebase(base, jt.URL)
 	if err := checkTemplatedURL(jt.URL); err != nil {
-		return Endpoint{}, fmt.Errorf("url %q: %v", jt.URL, err)
+		return Endpoint{}, fmt.Errorf("url %q: %v", RedactURL(jt.URL), err)
 	}
 	if jt.Weight < 0 || math.IsNaN(jt.Weight) {
 		return Endpoint{}, fmt.Errorf("weight %v: want a number above 0", jt.Weight)

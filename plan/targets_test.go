@@ -216,11 +216,12 @@ func TestReadTargetsErrorsQuoteNoLine(t *testing.T) {
 		{"a key alone", "sk-live-0123456789\n", "f:1:", "sk-live"},
 		{"a key after an entry", "GET http://a/\nsk-live-0123456789\n", "f:2:", "sk-live"},
 		{"a URL with a space and a password", "GET http://bob:hunter2@a/b c\n", "f:1:", "hunter2"},
+		{"a JSON target's relative URL with a key", "{\"url\":\"/x?api_key=hunter2\"}\n", "f:1:", "hunter2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ReadTargets("f", strings.NewReader(tt.in), TargetsHTTP, t.TempDir())
+			_, err := ReadTargets("f", strings.NewReader(tt.in), "", t.TempDir())
 			if err == nil || !strings.Contains(err.Error(), tt.where) || strings.Contains(err.Error(), tt.hidden) {
 				t.Errorf("ReadTargets(%q): got %v; want an error naming %s without %q", tt.in, err, tt.where, tt.hidden)
 			}

@@ -174,6 +174,18 @@ func TestSecretsShownWhenAsked(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
 		t.Errorf("capacity --show-secrets: exit %d; want the secrets:\n%.400s%s", code, stdout, stderr)
 	}
+	search := writeFile(t, dir, "search.yaml", `targets:
+  lab:
+    url: `+url+`
+scenarios:
+  search:
+    header: {Authorization: Bearer s3cr3tBearer}
+    capacity: {slo: "p99<1s", start: 50, max: 50, step: 200ms, warmup: 0s, max_steps: 1}
+`)
+	code, stdout, stderr = mainOut("bench", "--show-secrets", "--quiet", "--format", "json", "--out-dir", filepath.Join(dir, "bench"), search)
+	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
+		t.Errorf("bench --show-secrets of a capacity search: exit %d; want the secrets in its steps:\n%.400s%s", code, stdout, stderr)
+	}
 	nodeURL := withSecrets(node, "/")
 	calls := writeFile(t, dir, "calls.jsonl", "{\"method\":\"eth_blockNumber\"}\n")
 	code, stdout, stderr = mainOut("diff", "--show-secrets", "--calls", calls, nodeURL, nodeURL)

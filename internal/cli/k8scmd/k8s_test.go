@@ -262,4 +262,13 @@ func TestK8sJobSecretsInASecret(t *testing.T) {
 	if !strings.Contains(stderr, "the run's files hold secrets: they are in the Secret "+job.Name+", mounted at /etc/rpcbench, not in a ConfigMap") {
 		t.Errorf("stderr does not say where the files are:\n%s", stderr)
 	}
+
+	// a --file that holds a secret header goes into the Secret too
+	targets := writeFile(t, dir, "targets.http", "GET http://127.0.0.1:1/\nAuthorization: Bearer s3cr3tBearer\n")
+	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--file", targets, "--", "--rate", "10", "--targets", k8s.PlanDir+"/targets.http")
+	docs = strings.Split(stdout, "---\n")
+	secret = corev1.Secret{}
+	if code != cli.ExitOK || len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || secret.Kind != "Secret" || strings.Contains(docs[1], "s3cr3tBearer") {
+		t.Fatalf("--file with a secret header: exit %d; want a Secret of it and a Job without it:\n%s%s", code, stdout, stderr)
+	}
 }
