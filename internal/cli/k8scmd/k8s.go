@@ -64,7 +64,7 @@ func runK8s(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string)
 var k8sNameRE = regexp.MustCompile(`[^a-z0-9-]+`)
 
 func runK8sJob(e *cli.Env, args []string) int {
-	fs := cli.NewFlagSet(e, "k8s job", "k8s job [flags] PLAN.yaml\n   or: rpcbench k8s job [flags] -- RUN-FLAGS… [URL]\n\nWrite an Indexed Job, and a ConfigMap of the plan file and its files, that runs one scenario of\nPLAN.yaml against one target (or `rpcbench run RUN-FLAGS`) split over --parallelism pods: pod I runs\n--segment-index I/N, every pod starts at one instant (--start-in from now) and writes its result\nfile into its log (for rpcbench k8s collect) or to the PersistentVolumeClaim --results-claim (for\nrpcbench report --merge). It prints the manifests: apply them with kubectl, or use rpcbench k8s run.", k8sExamples)
+	fs := cli.NewFlagSet(e, "k8s job", "k8s job [flags] PLAN.yaml\n   or: rpcbench k8s job [flags] -- RUN-FLAGS… [URL]\n\nWrite an Indexed Job, and a ConfigMap of the plan file and its files, that runs one scenario of\nPLAN.yaml against one target (or `rpcbench run RUN-FLAGS`) split over --parallelism pods: pod I runs\n--segment-index I/N, every pod starts at one instant (--start-in from now) and writes its result\nfile into its log (for rpcbench k8s collect) or to the PersistentVolumeClaim --results-claim (for\nrpcbench report --merge). It prints the manifests: apply them with kubectl, or use rpcbench k8s run.\nSecrets of the run (secret headers, URL user-info, key-like query values) go into a Secret the pods\nread, not into the ConfigMap or the Job.", k8sExamples)
 	var j k8sJobFlags
 	j.define(fs)
 	own, runArgs, split := splitAtDashes(args)
@@ -191,13 +191,13 @@ func (j *k8sJobFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&o.Parallelism, "parallelism", 0, "`N` generators: pods at once, one segment each")
 	fs.StringVar(&o.Image, "image", "", "the `IMAGE` of the pods, whose entrypoint is rpcbench")
 	fs.StringVar(&o.Namespace, "namespace", "", "the `NAMESPACE` of the Job (default: kubectl's)")
-	fs.StringVar(&o.Name, "name", "", "the `NAME` of the Job, its ConfigMap and its result files (default: rpcbench-SCENARIO-TARGET of a plan file, rpcbench-HOST of a URL)")
+	fs.StringVar(&o.Name, "name", "", "the `NAME` of the Job, its ConfigMap, its Secret and its result files (default: rpcbench-SCENARIO-TARGET of a plan file, rpcbench-HOST of a URL)")
 	fs.StringVar(&o.ResultsClaim, "results-claim", "", "the PersistentVolumeClaim `PVC` the pods write their result files to (ReadWriteMany when they spread over nodes); default: each pod prints its result file into its log, for rpcbench k8s collect")
 	fs.Var(cli.PositiveDuration(&j.startIn), "start-in", "start every pod's schedule this long after now: time to schedule the pods and pull the image")
 	fs.StringVar(&o.CPU, "cpu", k8s.DefaultCPU, "each pod's CPU request and limit (`QUANTITY`)")
 	fs.StringVar(&o.Memory, "memory", k8s.DefaultMemory, "each pod's memory request and limit (`QUANTITY`)")
 	fs.IntVar(&o.Retries, "retries", k8s.DefaultRetries, "start a failed pod again up to `N` times (not after a usage error)")
-	fs.Func("file", "put `FILE` (a target, data or body file) into the Job's ConfigMap, at "+k8s.PlanDir+"/BASENAME in the pods (repeatable)", func(f string) error {
+	fs.Func("file", "put `FILE` (a target, data or body file) into the Job's ConfigMap (its Secret when it holds a secret header or URL), at "+k8s.PlanDir+"/BASENAME in the pods (repeatable)", func(f string) error {
 		j.files = append(j.files, f)
 		return nil
 	})
