@@ -2,6 +2,7 @@ package k8scmd
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,12 +264,20 @@ func TestK8sJobSecretsInASecret(t *testing.T) {
 		t.Errorf("stderr does not say where the files are:\n%s", stderr)
 	}
 
-	// a --file that holds a secret header goes into the Secret too
+	// a --file that holds a secret header goes into the Secret too, beside the flags' secrets; the
+	// pods' volume holds the files alone
 	targets := writeFile(t, dir, "targets.http", "GET http://127.0.0.1:1/\nAuthorization: Bearer s3cr3tBearer\n")
-	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--file", targets, "--", "--rate", "10", "--targets", k8s.PlanDir+"/targets.http")
+	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--file", targets, "--", "--rate", "10", "-H", "X-Api-Token: t0kenValue", "--targets", k8s.PlanDir+"/targets.http")
 	docs = strings.Split(stdout, "---\n")
-	secret = corev1.Secret{}
-	if code != cli.ExitOK || len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || secret.Kind != "Secret" || strings.Contains(docs[1], "s3cr3tBearer") {
+	secret, job = corev1.Secret{}, batchv1.Job{}
+	if code != cli.ExitOK || len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil ||
+		secret.Kind != "Secret" || strings.Contains(docs[1], "s3cr3tBearer") || strings.Contains(docs[1], "t0kenValue") {
 		t.Fatalf("--file with a secret header: exit %d; want a Secret of it and a Job without it:\n%s%s", code, stdout, stderr)
+	}
+	if len(secret.Data) != 2 || string(secret.Data["RPCBENCH_SECRET_1"]) != "t0kenValue" {
+		t.Errorf("the Secret's keys %v; want targets.http and RPCBENCH_SECRET_1", slices.Sorted(maps.Keys(secret.Data)))
+	}
+	if vol := job.Spec.Template.Spec.Volumes; len(vol) != 1 || vol[0].Secret == nil || len(vol[0].Secret.Items) != 1 || vol[0].Secret.Items[0].Key != "targets.http" {
+		t.Errorf("volumes %+v; want the Secret's file targets.http alone in %s", vol, k8s.PlanDir)
 	}
 }
