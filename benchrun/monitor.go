@@ -107,10 +107,7 @@ func watchesFor(ctx context.Context, t plan.BenchTarget, started map[string]*sta
 }
 
 func (w *watching) metrics(m plan.TargetMonitor, showSecrets bool) {
-	w.url, w.raw = m.Metrics, m.Metrics
-	if !showSecrets {
-		w.url = plan.RedactURL(m.Metrics)
-	}
+	w.url, w.raw = plan.ShownURL(m.Metrics, showSecrets), m.Metrics
 	var sel []monitor.Selector
 	for _, s := range m.Series {
 		x, err := monitor.ParseSelector(s)

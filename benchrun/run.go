@@ -305,11 +305,7 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watchin
 		m.Err = err
 		return m
 	}
-	shown := res.Plan
-	if !o.ShowSecrets {
-		shown = shown.Redacted()
-	}
-	m.Summary = summary.New(summary.Run{Plan: shown, Version: o.Version, Trailer: res.Trailer}, res.Total)
+	m.Summary = summary.New(summary.Run{Plan: res.Plan.Shown(o.ShowSecrets), Version: o.Version, Trailer: res.Trailer}, res.Total)
 	m.Summary.SetTimeline(tl.Points)
 	w.stop(m.Summary, res.MeasuredStart)
 	if done != nil {

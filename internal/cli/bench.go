@@ -79,10 +79,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
 		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
-			if !f.showSecrets {
-				np = np.Redacted()
-			}
-			out, err := newResultOut(filepath.Join(dir, resultName(id)), np, command)
+			out, err := newResultOut(filepath.Join(dir, resultName(id)), np.Shown(f.showSecrets), command)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -217,9 +217,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 // monitoring returns what o asks to watch; with nothing asked, the generator itself.
 func (o outputs) monitoring() *monitorRun {
 	if o.monitor != nil {
-		if !o.showSecrets {
-			o.monitor.url = plan.RedactURL(o.monitor.url)
-		}
+		o.monitor.url = plan.ShownURL(o.monitor.url, o.showSecrets)
 		return o.monitor
 	}
 	m, err := (*monitorFlags)(nil).prepare()

@@ -58,8 +58,9 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (repeatable: one per file, in order; one with --merge)")
 	var slo plan.SLO
 	defineSLO(fs, &slo)
-	var ramps bool
+	var ramps, showSecrets bool
 	defineStageRamps(fs, &ramps)
+	fs.BoolVar(&showSecrets, "show-secrets", false, "write the secrets a result file holds (one written by run --show-secrets) as they are, instead of REDACTED")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -94,7 +95,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			return fail(e, "report", err, ExitUsage)
 		}
 	}
-	runs, err := loadRuns(files, merge, ramps)
+	runs, err := loadRuns(files, merge, ramps, showSecrets)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
@@ -226,7 +227,7 @@ func checkMergeable(files []string, force bool) error {
 		var what string
 		switch {
 		case h.Target != firstTarget:
-			what = fmt.Sprintf("target %s, where %s has %s", h.Target, files[0], firstTarget)
+			what = fmt.Sprintf("target %s, where %s has %s", plan.RedactURL(h.Target), files[0], plan.RedactURL(firstTarget))
 		case p.Load.Model != first.Load.Model:
 			what = fmt.Sprintf("the %s model, where %s has the %s model", p.Load.Model, files[0], first.Load.Model)
 		case !sameEndpoints(p.Endpoints, first.Endpoints):
@@ -280,7 +281,8 @@ func readHeader(path string) (result.Header, plan.Plan, error) {
 }
 
 // loadRuns reads each file into a run, or all of them into one with merge.
-func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
+// Their plans are shown as plan.Plan.Shown(showSecrets) shows them.
+func loadRuns(files []string, merge, ramps, showSecrets bool) ([]loaded, error) {
 	if merge {
 		var tl summary.Timeline
 		var st stagesOfFile
@@ -292,7 +294,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summary.OfFile(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points, showSecrets)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +318,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summary.OfFile(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points, showSecrets)
 		if err != nil {
 			return nil, err
 		}
