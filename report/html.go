@@ -128,6 +128,7 @@ type runView struct {
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
+	Checks                                      []checkView
 	ConfigJSON                                  string
 	SLO                                         *sloView
 	StagesTitle                                 string
@@ -257,6 +258,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	}
 	r.Messages = s.ErrorMessages[:min(len(s.ErrorMessages), 10)]
 	r.MoreMessages, r.MoreRequests = s.Unlisted(10)
+	r.Checks = checksHTML(&s.Stats)
 	if b, err := json.MarshalIndent(configJSON(s.Config), "", "  "); err == nil {
 		r.ConfigJSON = string(b)
 	}

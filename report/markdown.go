@@ -100,6 +100,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 		}
 	}
 	callsMarkdown(b, &s.Stats)
+	checksMarkdown(b, &s.Stats)
 	if overWebSocket(&s.Stats) {
 		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
 		mdHeader(b, "outcome", "count")

@@ -38,6 +38,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 		grpcByMethod(b, s)
 	}
 	callsText(b, &s.Stats)
+	checksText(b, &s.Stats)
 	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)
