@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -25,9 +26,13 @@ func checksRows(checks []summary.Check) [][]string {
 	return rows
 }
 
-// samplesTitle introduces a check's failing values: how many of its failures they stand for.
+// samplesTitle introduces a check's failing values: all it received when there are fewer than a
+// check keeps, else a sample of them.
 func samplesTitle(c summary.Check) string {
-	return fmt.Sprintf("%s received (%d distinct of %d failures, first seen)", c.Name, len(c.FailedSamples), c.Failed)
+	if len(c.FailedSamples) < result.MaxCheckSamples {
+		return fmt.Sprintf("%s failed %d times, receiving", c.Name, c.Failed)
+	}
+	return fmt.Sprintf("%s failed %d times; %d of the values it received", c.Name, c.Failed, len(c.FailedSamples))
 }
 
 // checksText writes each check's passes and failures, then the values the failing ones received.
@@ -47,12 +52,17 @@ func checksText(b *strings.Builder, st *summary.Stats) {
 	}
 }
 
-// checksMarkdown writes the checks table and the failing values in Markdown.
-func checksMarkdown(b *strings.Builder, st *summary.Stats) {
+// checksMarkdown writes the checks table and the failing values in Markdown; of names the run
+// among several ("" for one).
+func checksMarkdown(b *strings.Builder, st *summary.Stats, of string) {
 	if len(st.Checks) == 0 {
 		return
 	}
-	mdTitledTable(b, fmt.Sprintf("Checks (%s)", checksNote), checksHeader, checksRows(st.Checks))
+	title := "Checks"
+	if of != "" {
+		title += " of " + mdCell(of)
+	}
+	mdTitledTable(b, fmt.Sprintf("%s (%s)", title, checksNote), checksHeader, checksRows(st.Checks))
 	for _, c := range st.Checks {
 		if len(c.FailedSamples) == 0 {
 			continue

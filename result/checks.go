@@ -26,8 +26,9 @@ func (d *Detail) Reset() { d.Calls, d.Checks = d.Calls[:0], d.Checks[:0] }
 
 // CheckCounts counts the answers one check judged: Passed + Failed are the answers that reached
 // the checks (an answer that failed before, by its status or its JSON-RPC error, is judged by no
-// check). Samples are distinct values it received when it failed, the first MaxCheckSamples, each
-// cut to MaxSampleBytes (see Sample).
+// check). Samples are distinct values it received when it failed, as Sample shows them: every one
+// when there were fewer than MaxCheckSamples, else MaxCheckSamples of them (the first a shard
+// saw in an interval, merged in the order of shards and intervals).
 type CheckCounts struct {
 	Passed, Failed uint64
 	Samples        []string

@@ -183,8 +183,9 @@ func methodCalls(c *result.Counts, elapsed time.Duration) []MethodCalls {
 // reached the checks: an answer that failed before (no answer, a failing status, a JSON-RPC error)
 // is judged by none. Every check judges every answer that reaches them, so a request that failed
 // two checks counts in both; the request's own failure is counted once, under the first.
-// FailedSamples are up to result.MaxCheckSamples distinct values it received when it failed (the
-// value at its JSON path, or the body), each cut to result.MaxSampleBytes (see result.Sample).
+// FailedSamples are distinct values it received when it failed (the value at its JSON path, or
+// the body), each cut to result.MaxSampleBytes (see result.Sample): all of them when there are
+// fewer than result.MaxCheckSamples, else that many of them.
 type Check struct {
 	Name          string   `json:"name"`
 	Passed        uint64   `json:"passed"`

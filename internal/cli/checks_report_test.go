@@ -87,7 +87,7 @@ func TestChecksReportedInEveryFormat(t *testing.T) {
 	sameChecks("report --format json run.rb", again.Checks)
 
 	_, text, _ := mainOut("report", out)
-	for _, w := range []string{"\nChecks (", "json result.n == 10   15      15      50.0%", "json result.n == 10 received (3 distinct of 15 failures, first seen):\n    11\n    12\n    (no value at result.n)\n", "    " + longSample + "\n"} {
+	for _, w := range []string{"\nChecks (", "json result.n == 10   15      15      50.0%", "json result.n == 10 failed 15 times, receiving:\n    11\n    12\n    (no value at result.n)\n", "    " + longSample + "\n"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("text report lacks %q:\n%s", w, text)
 		}
@@ -96,6 +96,13 @@ func TestChecksReportedInEveryFormat(t *testing.T) {
 	for _, w := range []string{"| json result.n exists | 25 | 5 | 16.7% |", "- ` (no value at result.n) `\n", "- ` 11 `\n"} {
 		if !strings.Contains(md, w) {
 			t.Errorf("markdown report lacks %q:\n%s", w, md)
+		}
+	}
+	// several runs compared: each run's checks still
+	_, md2, _ := mainOut("report", "--format", "markdown", "--label", "a", "--label", "b", out, out)
+	for _, w := range []string{"\nChecks of a (", "\nChecks of b (", "| json result.n == 10 | 15 | 15 | 50.0% |"} {
+		if !strings.Contains(md2, w) {
+			t.Errorf("markdown of two runs lacks %q:\n%s", w, md2)
 		}
 	}
 	_, page, _ := mainOut("report", "--format", "html", out)
