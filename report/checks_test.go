@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -34,4 +35,26 @@ func TestChecksSamplesTitle(t *testing.T) {
 	if w := "- `` `a` ``\n"; !strings.Contains(b.String(), w) {
 		t.Errorf("markdown lacks %q:\n%s", w, b.String())
 	}
+}
+
+// In a CSV with stages each check's row says its kind, and the columns stay as many as the header's.
+func TestChecksCSVStaged(t *testing.T) {
+	t.Parallel()
+	s := stagedRun()
+	s.Checks = []summary.Check{{Name: "has result", Passed: 7, Failed: 3, FailedSamples: []string{"x"}}}
+	var b strings.Builder
+	if err := CSV(&b, []*summary.Summary{s}, []string{"run"}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll() // fails on a row of another width
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, b.String())
+	}
+	want := "run,,,check: has result,10,7,3,,,,,,check,,,"
+	for _, r := range rows {
+		if strings.Join(r, ",") == want {
+			return
+		}
+	}
+	t.Errorf("no row %q in\n%s", want, b.String())
 }
