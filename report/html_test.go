@@ -113,7 +113,7 @@ func TestHTMLContainsTheRun(t *testing.T) {
 	page := render(t, &s)
 	for _, want := range []string{
 		"<!DOCTYPE html>", "rpcbench v0.4.0-test", "2026-03-14 10:26:53 UTC",
-		"Latency over time", "Throughput and errors over time", "Latency by percentile", "Latency histogram",
+		"Latency and service time over time", "Throughput and errors over time", "Latency and service time by percentile", "Latency histogram",
 		"get item", "create item", "all endpoints", "the generator fell behind: a note that must show",
 		"Status codes", "Error classes", "timeout", "Configuration", "open model at 300 req/s",
 		"Permission is hereby granted", // uPlot's licence travels with it

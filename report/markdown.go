@@ -31,6 +31,9 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 		c := compare.New(runs, labels)
 		markdownCompare(b, runs, c)
 		resourcesMarkdownRuns(b, runs, c.Labels)
+		for i, s := range runs {
+			checksMarkdown(b, &s.Stats, c.Labels[i])
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -100,6 +103,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 		}
 	}
 	callsMarkdown(b, &s.Stats)
+	checksMarkdown(b, &s.Stats, "")
 	if overWebSocket(&s.Stats) {
 		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
 		mdHeader(b, "outcome", "count")
