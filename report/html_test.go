@@ -57,7 +57,8 @@ func testRun(seed uint64, secs int, rate int, base float64) *summary.Summary {
 				lat *= 8
 			}
 			e := result.Event{Endpoint: i % 2, Answered: true, Status: 200, BytesIn: 310, BytesOut: 120, Scheduled: true,
-				Latency: time.Duration(lat * float64(time.Millisecond)), Service: time.Duration(lat * 0.9 * float64(time.Millisecond))}
+				Latency: time.Duration(lat * float64(time.Millisecond)), Service: time.Duration(lat * 0.9 * float64(time.Millisecond)),
+				Lag: time.Duration(lat * 0.1 * float64(time.Millisecond))} // latency = send lag + service time
 			switch r := rng.IntN(400); {
 			case r == 0:
 				e.Status, e.Class = 500, result.Status
