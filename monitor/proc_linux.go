@@ -166,7 +166,10 @@ func (r *reader) readProc(pid int) (ProcReading, bool) {
 	return out, true
 }
 
-// readNet reads /proc/PID/net/dev once per network namespace among pids.
+// readNet reads /proc/PID/net/dev once per network namespace among pids: the namespace's
+// interfaces, every process in it counted. Linux keeps no per-process byte counters (rchar and
+// wchar of /proc/PID/io mix sockets with files and pipes), so this is the truest figure /proc has;
+// the reports say it is namespace- or host-wide.
 func (r *reader) readNet(pids []int) []NetReading {
 	var out []NetReading
 	seen := make(map[uint64]bool)
@@ -189,7 +192,7 @@ func (r *reader) readNet(pids []int) []NetReading {
 		}
 		seen[uint64(n.Inode)] = true
 		t := dev.Total()
-		out = append(out, NetReading{Namespace: uint64(n.Inode), Rx: t.RxBytes, Tx: t.TxBytes})
+		out = append(out, NetReading{Namespace: uint64(n.Inode), Host: n.Inode == HostNetNamespace, Rx: t.RxBytes, Tx: t.TxBytes})
 	}
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -396,5 +398,105 @@ func TestSamplerTargetExits(t *testing.T) {
 	x, err := s.Sample(time.Now())
 	if err != nil || x.Procs != 0 || x.RSS != 0 || x.CPUPercent != 0 {
 		t.Errorf("got %d procs, RSS %d, CPU %v%%, %v; want an empty sample and no error", x.Procs, x.RSS, x.CPUPercent, err)
+	}
+}
+
+// startNamed starts `sleep 60` through a symlink called name, so its comm is name; the process is
+// killed and reaped when the test ends, or by the caller through the returned command.
+func startNamed(t *testing.T, dir, name string) *exec.Cmd {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	link := filepath.Join(dir, name)
+	if _, err := os.Lstat(link); err != nil {
+		if err := os.Symlink(sleep, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(link, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// A name target counts every process so named and gives their PIDs; the Series says how many there
+// were at least and at most, the first sample's PIDs, and when the set changed.
+func TestSamplerNamePIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := fmt.Sprintf("mpids%d", os.Getpid())
+	a, b := startNamed(t, dir, name), startNamed(t, dir, name)
+	s, err := NewSampler(Name(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(pids ...int) []int {
+		slices.Sort(pids)
+		return pids
+	}
+	var series Series
+	sample := func(want []int) Sample {
+		t.Helper()
+		x, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Procs != len(want) || !slices.Equal(x.PIDs, want) {
+			t.Fatalf("got %d processes, PIDs %v; want %d, %v", x.Procs, x.PIDs, len(want), want)
+		}
+		series.Add(x)
+		return x
+	}
+	sample(sorted(a.Process.Pid, b.Process.Pid))
+	sample(sorted(a.Process.Pid, b.Process.Pid)) // no change
+	c := startNamed(t, dir, name)
+	x2 := sample(sorted(a.Process.Pid, b.Process.Pid, c.Process.Pid))
+	_ = a.Process.Kill()
+	_ = a.Wait() // reaped: no zombie left with the name
+	x3 := sample(sorted(b.Process.Pid, c.Process.Pid))
+
+	sm := series.Summary()
+	want := []PIDChange{
+		{Time: x2.Time, Procs: 3, Started: []int{c.Process.Pid}},
+		{Time: x3.Time, Procs: 2, Exited: []int{a.Process.Pid}},
+	}
+	if sm.ProcsMin != 2 || sm.ProcsMax != 3 || !slices.Equal(sm.PIDs, sorted(a.Process.Pid, b.Process.Pid)) ||
+		sm.PIDChangesTotal != 2 || !reflect.DeepEqual(sm.PIDChanges, want) {
+		t.Errorf("got procs %d..%d, PIDs %v, %d changes %+v; want 2..3, the first two children, 2 changes %+v",
+			sm.ProcsMin, sm.ProcsMax, sm.PIDs, sm.PIDChangesTotal, sm.PIDChanges, want)
+	}
+}
+
+// The network figures of a process in the host's own namespace are said to be host-wide; the
+// kernel names that namespace net:[4026531833] (0xEFFFFFF9) since Linux 6.18.
+func TestSamplerNetScope(t *testing.T) {
+	t.Parallel()
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Skip(err)
+	}
+	s, err := NewSampler(Self())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series Series
+	for range 2 {
+		x, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		series.Add(x)
+	}
+	host := ns == "net:[4026531833]"
+	want := map[bool]string{true: "host-wide", false: "netns-wide"}[host]
+	if got := series.Summary().NetScope; got != want {
+		t.Errorf("in namespace %s: got scope %q; want %q", ns, got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -25,11 +26,29 @@ type ProcReading struct {
 }
 
 // NetReading is one network namespace's cumulative byte counters, summed over its interfaces
-// (loopback included, since a benchmark on one machine travels over it).
+// (loopback included, since a benchmark on one machine travels over it). They count every process
+// in the namespace, not only the target's: Linux keeps no byte counters per process.
 type NetReading struct {
 	Namespace uint64 // inode of the namespace, to tell several apart
-	Rx, Tx    uint64
+	// Host is true when the namespace is the machine's own (the initial one): the bytes are then
+	// those of the whole host.
+	Host   bool
+	Rx, Tx uint64
 }
+
+// HostNetNamespace is the inode of the initial network namespace, fixed since Linux 6.18
+// (PROC_NET_INIT_INO). Earlier kernels number it like any other namespace, from 0xF0000000 up, so
+// no namespace of theirs is mistaken for it: the host's own is then merely "netns-wide".
+const HostNetNamespace = 0xEFFFFFF9
+
+// The scopes of the network figures, as Summary.NetScope gives them.
+const (
+	// NetHostWide: every namespace read was the host's own; the bytes are the whole machine's.
+	NetHostWide = "host-wide"
+	// NetNamespaceWide: the bytes are those of the target's network namespace(s), every process
+	// in them counted (the host's own namespace on a kernel that does not say which that is).
+	NetNamespaceWide = "netns-wide"
+)
 
 // Snapshot is everything one read of a target says.
 type Snapshot struct {
@@ -44,6 +63,8 @@ type Sample struct {
 	Time     time.Time     `json:"time"`
 	Interval time.Duration `json:"interval_ns"` // since the previous sample; 0 for the first
 	Procs    int           `json:"procs"`       // processes counted (1 for a cgroup read as a whole)
+	// PIDs are the processes read, ascending; nil for a cgroup read as a whole.
+	PIDs []int `json:"pids,omitempty"`
 	// CPUPercent is CPU time used during the interval over the interval's length, in percent of
 	// one core: 200 means two cores busy.
 	CPUPercent float64 `json:"cpu_percent"`
@@ -58,8 +79,10 @@ type Sample struct {
 	DiskWrite      uint64 `json:"disk_write_bytes"`       // during the interval
 	DiskReadTotal  uint64 `json:"disk_read_total_bytes"`  // since the first sample
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"` // since the first sample
-	// NetKnown is false when no network namespace of the target could be read.
+	// NetKnown is false when no network namespace of the target could be read. NetHost is true
+	// when every namespace read is the host's own (NetReading.Host): the figures are the machine's.
 	NetKnown   bool   `json:"net_known"`
+	NetHost    bool   `json:"net_host"`
 	NetRx      uint64 `json:"net_rx_bytes"` // during the interval, over the target's network namespaces
 	NetTx      uint64 `json:"net_tx_bytes"`
 	NetRxTotal uint64 `json:"net_rx_total_bytes"` // since the first sample
@@ -112,8 +135,9 @@ func (s *Sampler) Sample(now time.Time) (Sample, error) {
 //   - Network bytes: differences per network namespace; a namespace seen for the first time is a
 //     new baseline.
 //   - RSS, threads and FDs: the levels now, summed.
+//   - PIDs: the processes read now; NetHost whether every namespace read is the host's.
 func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
-	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true}
+	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true, PIDs: pidsOf(snap.Procs)}
 	if s.started {
 		out.Interval = now.Sub(s.prevTime)
 	}
@@ -147,8 +171,10 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	}
 	curNet := make(map[uint64]NetReading, len(snap.Net))
 	out.NetKnown = len(snap.Net) > 0
+	out.NetHost = out.NetKnown
 	for _, n := range snap.Net {
 		curNet[n.Namespace] = n
+		out.NetHost = out.NetHost && n.Host
 		if old, ok := s.prevNet[n.Namespace]; ok && s.started {
 			out.NetRx += diff(n.Rx, old.Rx)
 			out.NetTx += diff(n.Tx, old.Tx)
@@ -167,6 +193,19 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	out.DiskReadTotal, out.DiskWriteTotal = s.total[0], s.total[1]
 	out.NetRxTotal, out.NetTxTotal = s.total[2], s.total[3]
 	s.prev, s.prevNet, s.prevTime, s.started = cur, curNet, now, true
+	return out
+}
+
+// pidsOf returns the PIDs of procs, ascending; nil when there are none or the reading is a
+// cgroup's (PID 0).
+func pidsOf(procs []ProcReading) []int {
+	var out []int
+	for _, p := range procs {
+		if p.PID > 0 {
+			out = append(out, p.PID)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
