@@ -4,9 +4,11 @@ package monitor
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // childEnv selects what a re-executed test binary does instead of running tests.
@@ -37,6 +41,9 @@ func TestMain(m *testing.M) {
 		return
 	case "parent":
 		parent()
+		return
+	case "tcp":
+		tcpChild()
 		return
 	}
 	os.Exit(m.Run())
@@ -474,18 +481,104 @@ func TestSamplerNamePIDs(t *testing.T) {
 	}
 }
 
-// The network figures of a process in the host's own namespace are said to be host-wide; the
-// kernel names that namespace net:[4026531833] (0xEFFFFFF9) since Linux 6.18.
+// tcpEnv gives the tcp child the address to dial, how many bytes to read and then to write.
+const tcpEnv = "MONITOR_TEST_TCP"
+
+// tcpChild dials the address in tcpEnv, reads exactly N bytes, writes M, and then holds the
+// connection open until the other end closes it (or childLife runs out).
+func tcpChild() {
+	var addr string
+	var n, m int
+	if _, err := fmt.Sscanf(os.Getenv(tcpEnv), "%s %d %d", &addr, &n, &m); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	c, err := net.DialTimeout("tcp", addr, childLife)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = c.SetDeadline(time.Now().Add(childLife))
+	if _, err := io.ReadFull(c, make([]byte, n)); err != nil {
+		os.Exit(1)
+	}
+	if _, err := c.Write(bytes.Repeat([]byte{'x'}, m)); err != nil {
+		os.Exit(1)
+	}
+	_, _ = io.Copy(io.Discard, c)
+}
+
+// A process's network figures are its own TCP sockets' where they can be read: a child that
+// receives 300000 bytes and sends 7000 over loopback shows exactly those, not the namespace's
+// traffic (which counts both ends, and everything else on the machine).
+func TestSamplerOwnSockets(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const in, out = 300000, 7000
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=tcp", fmt.Sprintf("%s=%s %d %d", tcpEnv, ln.Addr(), in, out))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(30 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	s, err := NewSampler(PIDs(cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(time.Now()); err != nil { // the baseline: connected, nothing sent
+		t.Fatal(err)
+	}
+	if _, err := c.Write(bytes.Repeat([]byte{'y'}, in)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, out)); err != nil { // the child read all and answered
+		t.Fatal(err)
+	}
+	x, err := s.Sample(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.NetKnown || !x.NetOwn || x.NetRx != in || x.NetTx != out {
+		t.Errorf("got net known %v, own %v, in %d, out %d bytes; want true, true, %d and %d: the child's own socket",
+			x.NetKnown, x.NetOwn, x.NetRx, x.NetTx, in, out)
+	}
+	var series Series
+	series.Add(x)
+	if got := series.Summary().NetScope; got != "own TCP sockets" {
+		t.Errorf("got scope %q; want own TCP sockets", got)
+	}
+}
+
+// Where only the namespace can be read, the figures of a process in the host's own namespace are
+// said to be host-wide; the kernel names that namespace net:[4026531833] (0xEFFFFFF9) since
+// Linux 6.18.
 func TestSamplerNetScope(t *testing.T) {
 	t.Parallel()
 	ns, err := os.Readlink("/proc/self/ns/net")
 	if err != nil {
 		t.Skip(err)
 	}
-	s, err := NewSampler(Self())
+	pfs, err := procfs.NewFS(procfs.DefaultMountPoint)
 	if err != nil {
 		t.Fatal(err)
 	}
+	r := &reader{fs: pfs, target: Self(), self: os.Getpid()} // sockets not read: the namespace's
+	s := &Sampler{target: Self(), read: r.read}
 	var series Series
 	for range 2 {
 		x, err := s.Sample(time.Now())

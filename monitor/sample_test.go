@@ -154,3 +154,38 @@ func TestSeriesPIDChangesAndNetScope(t *testing.T) {
 		t.Errorf("after a sample outside the host's namespace: got scope %q; want netns-wide", got)
 	}
 }
+
+// Read by its own sockets, a target's network bytes are differences per socket: a socket opened
+// since the last sample counts whole, a closed one counts no more; a failed read leaves that
+// sample without figures and makes the next a new baseline, not a jump of every socket's life.
+func TestObserveSockets(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	snap := func(known bool, socks ...SockReading) Snapshot {
+		return Snapshot{Procs: []ProcReading{{PID: 5, FDs: 1}}, SocketMode: true, SocketsKnown: known, Sockets: socks,
+			Net: []NetReading{{Namespace: HostNetNamespace, Host: true, Rx: 1 << 40, Tx: 1 << 40}}} // ignored in socket mode
+	}
+	steps := []struct {
+		snap   Snapshot
+		known  bool
+		rx, tx uint64
+		why    string
+	}{
+		{snap(true, SockReading{1, 100, 1000}), false, 0, 0, "the baseline"},
+		// socket 1: +50 sent, +500 received; socket 2 new: 7 sent, 70 received, all counted
+		{snap(true, SockReading{1, 150, 1500}, SockReading{2, 7, 70}), true, 570, 57, "a socket opened since counts whole"},
+		// socket 1 closed; socket 2: +3 sent, +30 received
+		{snap(true, SockReading{2, 10, 100}), true, 30, 3, "a closed socket counts no more"},
+		{snap(false), false, 0, 0, "a failed read"},
+		{snap(true, SockReading{2, 20, 200}), false, 0, 0, "the new baseline after it"},
+		{snap(true, SockReading{2, 25, 260}), true, 60, 5, "differences again"},
+	}
+	var s Sampler
+	for i, st := range steps {
+		x := s.Observe(t0.Add(time.Duration(i)*time.Second), st.snap)
+		if !x.NetOwn || x.NetHost || x.NetKnown != st.known || x.NetRx != st.rx || x.NetTx != st.tx {
+			t.Errorf("%s: got own %v, host %v, known %v, in %d, out %d; want own, not host, known %v, in %d, out %d",
+				st.why, x.NetOwn, x.NetHost, x.NetKnown, x.NetRx, x.NetTx, st.known, st.rx, st.tx)
+		}
+	}
+}

@@ -53,8 +53,8 @@ type Summary struct {
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
 	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
 	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
-	// NetScope says whose bytes NetRx and NetTx are: NetHostWide, NetNamespaceWide, or "" when no
-	// sample had them.
+	// NetScope says whose bytes NetRx and NetTx are: NetOwnSockets, NetHostWide, NetNamespaceWide,
+	// NetMixed, or "" when no sample had them.
 	NetScope string `json:"net_scope,omitempty"`
 
 	// ProcsMin and ProcsMax are the fewest and most processes a sample counted (1 for a cgroup read
@@ -134,7 +134,7 @@ type aggregates struct {
 	cpu, rd, wr, rx, tx                rate
 	rss, threads, fds                  level
 	rdTotal, wrTotal, rxTotal, txTotal uint64
-	netSeen, netNotHost                bool
+	netOwn, netNS, netNotHost          bool
 	procsMin, procsMax                 int
 	pids, lastPIDs                     []int
 	changes                            []PIDChange
@@ -204,8 +204,12 @@ func (s *Series) aggregate(x Sample) {
 		a.wrTotal += x.DiskWrite
 	}
 	if x.NetKnown {
-		a.netSeen = true
-		a.netNotHost = a.netNotHost || !x.NetHost
+		if x.NetOwn {
+			a.netOwn = true
+		} else {
+			a.netNS = true
+			a.netNotHost = a.netNotHost || !x.NetHost
+		}
 		a.rx.add(float64(x.NetRx)/secs, x.Interval)
 		a.tx.add(float64(x.NetTx)/secs, x.Interval)
 		a.rxTotal += x.NetRx
@@ -248,7 +252,11 @@ func (s *Series) Summary() Summary {
 
 func (a *aggregates) netScope() string {
 	switch {
-	case !a.netSeen:
+	case a.netOwn && a.netNS:
+		return NetMixed
+	case a.netOwn:
+		return NetOwnSockets
+	case !a.netNS:
 		return ""
 	case a.netNotHost:
 		return NetNamespaceWide

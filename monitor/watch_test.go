@@ -89,3 +89,37 @@ func TestWatchStoppedInDelay(t *testing.T) {
 			res.Targets[0].Summary.Samples, len(res.Metrics), hits.Load())
 	}
 }
+
+// End takes the last samples at once and returns when they are taken; Stop after it samples no
+// more. Called during the delay, it returns with no samples taken.
+func TestWatchEnd(t *testing.T) {
+	t.Parallel()
+	var reads atomic.Int64
+	second := make(chan struct{})
+	s := &Sampler{target: Self(), read: func() (Snapshot, error) {
+		if reads.Add(1) == 2 {
+			close(second)
+		}
+		return Snapshot{Procs: []ProcReading{{PID: 1}}}, nil
+	}}
+	w := StartWatch(10*time.Millisecond, 0, nil, s)
+	select {
+	case <-second: // the baseline and a tick
+	case <-time.After(30 * time.Second):
+		t.Fatal("no second sample in 30 s")
+	}
+	w.End()
+	n := reads.Load()
+	w.End() // again: returns at once
+	res := w.Stop()
+	if got := reads.Load(); got != n || int64(res.Targets[0].Summary.Samples) != n {
+		t.Errorf("got %d reads after End, %d after Stop, %d samples; want no read after End and every read a sample", n, got, res.Targets[0].Summary.Samples)
+	}
+
+	idle := &Sampler{target: Self(), read: func() (Snapshot, error) { t.Error("read during the delay"); return Snapshot{}, nil }}
+	w = StartWatch(time.Second, time.Hour, nil, idle)
+	w.End()
+	if res := w.Stop(); !res.Start.IsZero() || res.Targets[0].Summary.Samples != 0 {
+		t.Errorf("ended in the delay: got start %v, %d samples; want none", res.Start, res.Targets[0].Summary.Samples)
+	}
+}

@@ -108,8 +108,11 @@ func avgPeak(st result.ResourceStat, f func(float64) string) string {
 
 const resourcesTitle = "avg / peak over the measured part; CPU in % of one core, 200% is two cores busy; " + resourcesNetWords
 
-// resourcesNetWords says what the network columns count: Linux keeps no byte counters per process.
-const resourcesNetWords = "network: not the target's own bytes but its network namespace's, every process in it (netns-wide) — the whole machine's when that is the host's (host-wide)"
+// resourcesNetWords says what the network columns count, whose scope heads them or follows each
+// figure.
+const resourcesNetWords = "network: own TCP sockets = the TCP payload of the connections the target held open at each sample " +
+	"(one opened and closed between two samples is missed); netns-wide = every process in its network namespace, " +
+	"host-wide = every process on the machine, where its own sockets cannot be read"
 
 // resourcesText writes the Resources section of the text report: one row per monitored target.
 func resourcesText(b *strings.Builder, s *summary.Summary) {

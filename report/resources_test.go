@@ -138,7 +138,8 @@ func TestResourcesHTML(t *testing.T) {
 	page := b.String()
 	for _, id := range []string{`id="chart-cpu"`, `id="chart-rss"`, `id="chart-metrics"`, "<h2>Resources</h2>", "<td>75% / 100%</td>", "<td>jobs_total</td><td>20/s / 30/s</td>",
 		"<th>processes</th>", "<th>net in/s (host-wide)</th>", "<th>net out/s (host-wide)</th>", "<td>1–2 (pid 42 at the start; changed 1×, at 1.0s)</td>",
-		"<td>1 (pid 7)</td>", "<li>the processes of process worker changed 1 time: at 1.0s started 43, 2 processes</li>", "(netns-wide)"} {
+		"<td>1 (pid 7)</td>", "<li>the processes of process worker changed 1 time: at 1.0s started 43, 2 processes</li>",
+		"network: own TCP sockets = the TCP payload of the connections the target held open at each sample"} {
 		if !strings.Contains(page, id) {
 			t.Errorf("html: want %s", id)
 		}
@@ -180,6 +181,8 @@ func TestResourcesNetScopeInCells(t *testing.T) {
 	host := monitoredRun()
 	old := monitoredRun()
 	old.Resources[0].Summary.NetScope = ""
+	self := &old.Resources[1].Summary
+	self.NetScope, self.NetRx, self.NetTx = "own TCP sockets", result.ResourceStat{Avg: 100, Peak: 200, Samples: 1}, result.ResourceStat{Avg: 300, Peak: 400, Samples: 1}
 	var md bytes.Buffer
 	if err := Markdown(&md, []*summary.Summary{host, old}, []string{"a", "b"}); err != nil {
 		t.Fatal(err)
@@ -189,6 +192,7 @@ func TestResourcesNetScopeInCells(t *testing.T) {
 		"| a | process worker | 1–2 (pid 42 at the start; changed 1×, at 1.0s) | 75% / 100% | 3.0 MiB / 4.0 MiB | — | 2.0 KiB / 4.0 KiB | 1.0 KiB / 2.0 KiB (host-wide) | 512 B / 1.0 KiB (host-wide) |",
 		"| b | process worker | 1–2 (pid 42 at the start; changed 1×, at 1.0s) | 75% / 100% | 3.0 MiB / 4.0 MiB | — | 2.0 KiB / 4.0 KiB | 1.0 KiB / 2.0 KiB (netns-wide) | 512 B / 1.0 KiB (netns-wide) |",
 		"| a | rpcbench (self) | 1 (pid 7) | — | 1.0 MiB / 1.0 MiB | — | — | — | — |",
+		"| b | rpcbench (self) | 1 (pid 7) | — | 1.0 MiB / 1.0 MiB | — | — | 100 B / 200 B (own TCP sockets) | 300 B / 400 B (own TCP sockets) |",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("got\n%s\nwant a line with %q", md.String(), want)

@@ -69,10 +69,11 @@ type ResourceSummary struct {
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
 	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
 	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
-	// NetScope says whose bytes the network figures are: "host-wide" (the machine's own network
+	// NetScope says whose bytes the network figures are: "own TCP sockets" (the TCP payload of the
+	// connections the target held open at each sample), "host-wide" (the machine's own network
 	// namespace: every process on it) or "netns-wide" (the target's namespace, every process in
 	// it); empty when none was read, or in a file written before it was recorded, whose figures
-	// were the namespace's too.
+	// were the namespace's.
 	NetScope string `json:"net_scope,omitempty"`
 	// ProcsMin and ProcsMax are the fewest and most processes a sample counted (1 for a cgroup);
 	// both 0 in a file written before they were recorded.

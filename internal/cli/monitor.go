@@ -166,12 +166,23 @@ func containerCgroup(name string) (string, error) {
 	return dir, nil
 }
 
-// options returns the observer that keeps the generator's send lag per measured interval.
+// options returns the observer that keeps the generator's send lag per measured interval, and the
+// one that takes the monitor's last sample at the run's last tick, while the connections that
+// carried the load are still open (their sockets are what the network figures read).
 func (m *monitorRun) options() []engine.Option {
 	if m == nil || len(m.targets) == 0 {
 		return nil
 	}
-	return []engine.Option{engine.WithSendLagP99(&m.lag)}
+	return []engine.Option{engine.WithSendLagP99(&m.lag), engine.WithObserver(endWatchAtFinal(&m.watch))}
+}
+
+// endWatchAtFinal returns the observer that ends *w (monitor.Watch.End) at the run's last tick.
+func endWatchAtFinal(w **monitor.Watch) engine.Observer {
+	return func(t *engine.Tick) {
+		if t.Final && *w != nil {
+			(*w).End()
+		}
+	}
 }
 
 // start begins sampling after the warm-up, every interval of the plan.
