@@ -562,6 +562,15 @@ func TestSamplerOwnSockets(t *testing.T) {
 	if got := series.Summary().NetScope; got != "own TCP sockets" {
 		t.Errorf("got scope %q; want own TCP sockets", got)
 	}
+	// a socket two processes hold (as after a fork) counts once: here the child listed twice
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{netns: ns}
+	if socks, known := r.readSockets([]int{cmd.Process.Pid, cmd.Process.Pid}); !known || len(socks) != 1 {
+		t.Errorf("got %d sockets (known %v); want the child's one connection once", len(socks), known)
+	}
 }
 
 // Where only the namespace can be read, the figures of a process in the host's own namespace are

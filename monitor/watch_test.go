@@ -95,25 +95,31 @@ func TestWatchStoppedInDelay(t *testing.T) {
 func TestWatchEnd(t *testing.T) {
 	t.Parallel()
 	var reads atomic.Int64
-	second := make(chan struct{})
+	first := make(chan struct{})
 	s := &Sampler{target: Self(), read: func() (Snapshot, error) {
-		if reads.Add(1) == 2 {
-			close(second)
+		if reads.Add(1) == 1 {
+			close(first)
 		}
 		return Snapshot{Procs: []ProcReading{{PID: 1}}}, nil
 	}}
-	w := StartWatch(10*time.Millisecond, 0, nil, s)
+	w := StartWatch(time.Second, 0, nil, s)
 	select {
-	case <-second: // the baseline and a tick
+	case <-first: // the baseline
 	case <-time.After(30 * time.Second):
-		t.Fatal("no second sample in 30 s")
+		t.Fatal("no baseline in 30 s")
 	}
+	// a stretch past a quarter of the interval, so that the last one is sampled; not a synchronisation
+	<-time.After(300 * time.Millisecond)
+	ended := time.Now()
 	w.End()
 	n := reads.Load()
 	w.End() // again: returns at once
 	res := w.Stop()
-	if got := reads.Load(); got != n || int64(res.Targets[0].Summary.Samples) != n {
-		t.Errorf("got %d reads after End, %d after Stop, %d samples; want no read after End and every read a sample", n, got, res.Targets[0].Summary.Samples)
+	tr := res.Targets[0]
+	last := tr.Samples[len(tr.Samples)-1]
+	if got := reads.Load(); n < 2 || got != n || int64(tr.Summary.Samples) != n || last.Time.Before(ended) {
+		t.Errorf("got %d reads at End, %d after Stop, %d samples, the last at %v (End at %v); want the baseline and a last one taken by End, none after",
+			n, got, tr.Summary.Samples, last.Time, ended)
 	}
 
 	idle := &Sampler{target: Self(), read: func() (Snapshot, error) { t.Error("read during the delay"); return Snapshot{}, nil }}
