@@ -602,3 +602,50 @@ func TestSamplerNetScope(t *testing.T) {
 		t.Errorf("in namespace %s: got scope %q; want %q", ns, got, want)
 	}
 }
+
+// A process in a network namespace of its own cannot have its sockets read (sock_diag shows only
+// the caller's namespace): its figures are the namespace's, and said to be netns-wide.
+func TestSamplerOtherNetns(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare on PATH")
+	}
+	// unshare execs the shell, which execs sleep: one PID, in the new namespace once it says so
+	cmd := exec.Command("unshare", "--net", "sh", "-c", "echo ready; exec sleep 60")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	pid := cmd.Process.Pid
+	if sc := bufio.NewScanner(out); !sc.Scan() || sc.Text() != "ready" {
+		t.Skipf("unshare --net did not run here (%v): no namespace of our own to test with", sc.Err())
+	}
+	ours, err1 := os.Readlink("/proc/self/ns/net")
+	theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err1 != nil || err2 != nil || ours == theirs {
+		t.Skipf("the child shares our network namespace (%s, %s): not allowed a new one", ours, theirs)
+	}
+	s, err := NewSampler(PIDs(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var series Series
+	for range 2 {
+		x, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		series.Add(x)
+	}
+	sm := series.Summary()
+	if sm.NetScope != "netns-wide" || sm.NetRx.Samples != 1 || !slices.Equal(sm.PIDs, []int{pid}) {
+		t.Errorf("got scope %q, %d network samples, PIDs %v; want netns-wide, 1, [%d]", sm.NetScope, sm.NetRx.Samples, sm.PIDs, pid)
+	}
+}
