@@ -588,17 +588,10 @@ func TestSamplerNetScope(t *testing.T) {
 	}
 	r := &reader{fs: pfs, target: Self(), self: os.Getpid()} // sockets not read: the namespace's
 	s := &Sampler{target: Self(), read: r.read}
-	var series Series
-	for range 2 {
-		x, err := s.Sample(time.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		series.Add(x)
-	}
+	sm := twoSamples(t, s)
 	host := ns == "net:[4026531833]"
 	want := map[bool]string{true: "host-wide", false: "netns-wide"}[host]
-	if got := series.Summary().NetScope; got != want {
+	if got := sm.NetScope; got != want {
 		t.Errorf("in namespace %s: got scope %q; want %q", ns, got, want)
 	}
 }
@@ -636,6 +629,15 @@ func TestSamplerOtherNetns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sm := twoSamples(t, s)
+	if sm.NetScope != "netns-wide" || sm.NetRx.Samples != 1 || !slices.Equal(sm.PIDs, []int{pid}) {
+		t.Errorf("got scope %q, %d network samples, PIDs %v; want netns-wide, 1, [%d]", sm.NetScope, sm.NetRx.Samples, sm.PIDs, pid)
+	}
+}
+
+// twoSamples samples s twice, a baseline and an interval, and returns what a Series says of them.
+func twoSamples(t *testing.T, s *Sampler) Summary {
+	t.Helper()
 	var series Series
 	for range 2 {
 		x, err := s.Sample(time.Now())
@@ -644,8 +646,5 @@ func TestSamplerOtherNetns(t *testing.T) {
 		}
 		series.Add(x)
 	}
-	sm := series.Summary()
-	if sm.NetScope != "netns-wide" || sm.NetRx.Samples != 1 || !slices.Equal(sm.PIDs, []int{pid}) {
-		t.Errorf("got scope %q, %d network samples, PIDs %v; want netns-wide, 1, [%d]", sm.NetScope, sm.NetRx.Samples, sm.PIDs, pid)
-	}
+	return series.Summary()
 }
