@@ -30,7 +30,7 @@ type monitorFlags struct {
 
 func (f *monitorFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.pids, nonEmpty), "monitor-pid", "watch process `PID` and its children each interval: CPU, memory, disk, network, threads, open files (repeatable; 12,34 sums two)")
-	fs.Var(appended(&f.processes, nonEmpty), "monitor-process", "watch every process whose command is `NAME` (repeatable)")
+	fs.Var(appended(&f.processes, nonEmpty), "monitor-process", "watch every process whose command is `NAME`; the reports say how many matched, their PIDs and when that changed (repeatable)")
 	fs.Var(appended(&f.cgroups, nonEmpty), "monitor-cgroup", "watch a cgroup v2 `DIR`, e.g. /sys/fs/cgroup/system.slice/x.service (repeatable)")
 	fs.Var(appended(&f.containers, nonEmpty), "monitor-container", "watch container `NAME` through its cgroup (needs docker or podman on PATH; repeatable)")
 	fs.StringVar(&f.metrics, "monitor-metrics", "", "scrape the target's Prometheus metrics at `URL` each interval (with --monitor-series)")
