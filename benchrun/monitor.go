@@ -126,12 +126,19 @@ func (w *watching) metrics(m plan.TargetMonitor, showSecrets bool) {
 	w.scraper = sc
 }
 
-// options returns the observer that keeps the generator's send lag p99 per measured interval.
+// options returns the observer that keeps the generator's send lag p99 per measured interval, and
+// the one that takes the last samples at the run's last tick, while the load's connections are
+// still open.
 func (w *watching) options() []engine.Option {
+	end := engine.WithObserver(func(t *engine.Tick) {
+		if t.Final && w.watch != nil {
+			w.watch.End()
+		}
+	})
 	if w.self < 0 {
-		return nil
+		return []engine.Option{end}
 	}
-	return []engine.Option{engine.WithSendLagP99(&w.lag)}
+	return []engine.Option{engine.WithSendLagP99(&w.lag), end}
 }
 
 // start begins sampling after the plan's warm-up, every interval of the plan.

@@ -1,6 +1,8 @@
 // Package monitor samples the resources a benchmark's target uses while the load runs: CPU (as a
 // percentage of one core, so 200% is two cores), resident memory, disk read and write bytes,
-// network bytes, threads and open files. A Target names what to watch: processes by PID together
+// network bytes (the target's own TCP sockets' where Linux lets them be read, else its network
+// namespace's, and Summary.NetScope says which), threads and open files, and which processes were
+// counted (their PIDs, and when that set changed). A Target names what to watch: processes by PID together
 // with all their descendants, processes by name, a cgroup v2 directory (how containers are
 // measured) or this process itself, so the load generator can show when it was the bottleneck.
 //
