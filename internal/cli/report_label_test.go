@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -12,6 +13,12 @@ func TestReportLabelsAndComparison(t *testing.T) {
 	t.Parallel()
 	fixture := func(name string) string { return filepath.Join("..", "..", "report", "testdata", name) }
 	one, two, multi := fixture("one.rb"), fixture("two.rb"), fixture("multi.rb")
+	// a second generator of one.rb's run: the same figures at the same time (one.rb and two.rb ran
+	// one after the other, which --merge refuses)
+	oneAgain := filepath.Join(t.TempDir(), "one-again.rb")
+	if b, err := os.ReadFile(one); err != nil || os.WriteFile(oneAgain, b, 0o644) != nil {
+		t.Fatalf("copying %s: %v", one, err)
+	}
 	labels := []string{"--label", "before", "--label", "after"}
 	cases := []cliCase{
 		{"text compares", append(labels, one, two), ExitOK, []string{
@@ -25,10 +32,10 @@ func TestReportLabelsAndComparison(t *testing.T) {
 		{"json", append(append([]string{"--format", "json"}, labels...), one, two), ExitOK, []string{`"schema": "rpcbench.comparison/v1"`, `"labels": [`, `"before",`}, nil},
 		{"csv", append(append([]string{"--format", "csv"}, labels...), one, two), ExitOK, []string{",p99_vs_first\n", "\nafter,,,all,600,594,6,298.2,"}, nil},
 		{"html", append(append([]string{"--format", "html"}, labels...), one, two), ExitOK, []string{"Compared with A", "before", "after"}, nil},
-		{"merged, one label", []string{"--merge", "--force", "--label", "both", one, two}, ExitOK, []string{"rpcbench"}, nil},
+		{"merged, one label", []string{"--merge", "--label", "both", one, oneAgain}, ExitOK, []string{"rpcbench"}, nil},
 		{"too few labels", []string{"--label", "before", one, two}, ExitUsage, nil, []string{"--label: got 1 names for 2 files", "one --label per file"}},
 		{"too many labels", append(labels, "--label", "x", one, two), ExitUsage, nil, []string{"--label: got 3 names for 2 files"}},
-		{"two labels, merged", append(append([]string{"--merge", "--force"}, labels...), one, two), ExitUsage, nil, []string{"--merge makes one run"}},
+		{"two labels, merged", append(append([]string{"--merge"}, labels...), one, oneAgain), ExitUsage, nil, []string{"--merge makes one run"}},
 		{"empty label", []string{"--label", " ", one}, ExitUsage, nil, []string{"-label", "want a name"}},
 	}
 	runCLICases(t, []string{"report"}, cases)
