@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -169,5 +171,49 @@ func TestChangeJSON(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("got %s; want it to hold %s", b, want)
 		}
+	}
+}
+
+// openOf is an open-model run at rate over 10 intervals of 1 s whose answers/s are rpss, none failed.
+func openOf(rate float64, rpss []float64) *summary.Summary {
+	var ok float64
+	for _, r := range rpss {
+		ok += r
+	}
+	s := runOf(ok/10, 10, uint64(ok), 0, rpss, seq(9.5, 10.4, 0.1), 0)
+	s.Config.Load = plan.Load{Model: plan.Open, Rate: rate, Duration: 10 * time.Second}
+	s.IntendedRate, s.DurationS, s.Requests.OK = rate, 10, uint64(ok)
+	return s
+}
+
+// In the open model the rate is the input: a run asked for half the rate has half the throughput,
+// which is not a regression; what the target made of its own rate is. rps:-5% reads that.
+func TestDeltaOpenModelGatesAchievedShare(t *testing.T) {
+	t.Parallel()
+	base := openOf(2000, seq(1995, 2004, 1))  // 19995 of 20,000: 99.975% of 2000/s
+	half := openOf(1000, seq(995, 1004, 1))   // 9995 of 10,000: 99.95% of 1000/s
+	short := openOf(2000, seq(1795, 1804, 1)) // 17995 of 20,000: 89.975% of 2000/s
+	gates, err := ParseGates("rps:-5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDelta(base, half, []string{"base", "half"}, 0)
+	if c, _ := d.Find("throughput"); c.Verdict() != "not judged" || c.Worse() {
+		t.Errorf("throughput of open-model runs: verdict %q, worse %v; want \"not judged\", false", c.Verdict(), c.Worse())
+	}
+	if d.InputsNote != "compared at their own inputs: rate 2000/s vs 1000/s" {
+		t.Errorf("inputs note %q; want the two rates", d.InputsNote)
+	}
+	if r := d.Check(gates)[0]; r.Failed || r.Change.Name != "achieved/intended" {
+		t.Errorf("half the rate asked: gate failed %v on %q (%s); want a pass on achieved/intended", r.Failed, r.Change.Name, r.Why)
+	}
+	d = NewDelta(base, short, []string{"base", "short"}, 0)
+	r := d.Check(gates)[0]
+	// 89.975/99.975 − 1 = −10.0%; every interval below the base's: P = 2/C(20,10)
+	if !r.Failed || !strings.Contains(r.Why, "achieved/intended fell 10.0% (limit 5%), beyond the noise") {
+		t.Errorf("a tenth short of the same rate: failed %v, %q; want a failure on achieved/intended", r.Failed, r.Why)
+	}
+	if math.Abs(r.Change.Test.P-2.0/184756) > 1e-12 {
+		t.Errorf("P %v; want 2/184756", r.Change.Test.P)
 	}
 }

@@ -111,11 +111,18 @@ type GateResult struct {
 }
 
 // Check applies each gate to the totals of d. A gate fails when its figure is worse than the
-// base's by more than its limit and the difference is beyond the noise.
+// base's by more than its limit and the difference is beyond the noise. A gate on the throughput of
+// runs of the open model, where the rate is the input, reads achieved/intended instead: the share
+// of its own intended rate each run achieved.
 func (d *Delta) Check(gates []Gate) []GateResult {
 	out := make([]GateResult, 0, len(gates))
 	for _, g := range gates {
 		c, _ := d.Find(g.Metric)
+		if c.Better == NotJudged { // the open model's throughput: judged against its intended rate
+			if a, ok := d.Find(achievedShare.name); ok {
+				c = a
+			}
+		}
 		r := GateResult{Gate: g, Change: c}
 		over := g.beyond(c)
 		noise := c.Test != nil && c.Significant
@@ -162,6 +169,8 @@ func why(g Gate, c Change, over bool, alpha float64) string {
 	switch {
 	case c.Diff == 0:
 		return move
+	case c.Better == NotJudged:
+		return move + ": not judged (in the open model the rate is the input)"
 	case !c.Worse():
 		return move + ": better"
 	case !over:
@@ -184,14 +193,12 @@ func FormatP(p float64) string {
 	return strconv.FormatFloat(p, 'e', 1, 64)
 }
 
-// MarshalJSON writes c with its direction as "higher" or "lower" (which way is better), its
+// MarshalJSON writes c with its direction as "higher", "lower" (which way is better) or "not
+// judged", its
 // relative change (null when the base is 0) and its verdict.
 func (c Change) MarshalJSON() ([]byte, error) {
 	type plain Change
-	better := "higher"
-	if c.Better == LowerIsBetter {
-		better = "lower"
-	}
+	better := c.Better.word()
 	var rel *float64
 	if !math.IsNaN(c.Rel) && !math.IsInf(c.Rel, 0) {
 		rel = &c.Rel
