@@ -217,3 +217,47 @@ func TestDeltaOpenModelGatesAchievedShare(t *testing.T) {
 		t.Errorf("P %v; want 2/184756", r.Change.Test.P)
 	}
 }
+
+// Gates share the level by Holm's method: P values taken in increasing order, the k-th of m held to
+// alpha/(m−k+1), and none beyond the noise after the first that is not.
+func TestGatesShareTheLevel(t *testing.T) {
+	t.Parallel()
+	delta := func(ps ...float64) *Delta {
+		d := &Delta{Alpha: 0.05}
+		for i, p := range ps {
+			// every figure 20% worse, tested on 20 intervals each (MinP far below any level here)
+			d.Changes = append(d.Changes, Change{Name: []string{"p50", "p90", "p99"}[i], Unit: "ms", Better: LowerIsBetter, Base: 10, New: 12, Diff: 2, Rel: 0.2,
+				Test: &RankTest{N1: 20, N2: 20, P: p, MinP: 1e-11}})
+		}
+		return d
+	}
+	gates, err := ParseGates("p50:+10%,p90:+10%,p99:+10%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		ps     []float64
+		failed []bool
+		levels []float64
+	}{
+		// 0.01 < 0.05/3, 0.02 < 0.05/2, 0.04 < 0.05: every one beyond the noise
+		{"all below their levels", []float64{0.04, 0.01, 0.02}, []bool{true, true, true}, []float64{0.05, 0.05 / 3, 0.05 / 2}},
+		// 0.02 ≥ 0.05/3 stops it: none is beyond, though each is below 0.05 alone
+		{"the smallest above its level", []float64{0.03, 0.02, 0.04}, []bool{false, false, false}, []float64{0.05 / 2, 0.05 / 3, 0.05}},
+		// 0.001 < 0.05/3; 0.03 ≥ 0.05/2 stops the rest
+		{"one beyond", []float64{0.001, 0.03, 0.04}, []bool{true, false, false}, []float64{0.05 / 3, 0.05 / 2, 0.05}},
+	} {
+		rs := delta(tc.ps...).Check(gates)
+		for i, r := range rs {
+			if r.Failed != tc.failed[i] || math.Abs(r.Level-tc.levels[i]) > 1e-12 {
+				t.Errorf("%s: gate %s (P %v): failed %v at level %v; want %v at %v (%s)", tc.name, r.Gate.Spec, tc.ps[i], r.Failed, r.Level, tc.failed[i], tc.levels[i], r.Why)
+			}
+		}
+	}
+	// one gate alone is held to alpha itself
+	one, _ := ParseGates("p50:+10%")
+	if r := delta(0.04).Check(one)[0]; !r.Failed || r.Level != 0.05 || !strings.HasSuffix(r.Why, "beyond the noise (P 0.04 < 0.05)") {
+		t.Errorf("one gate, P 0.04: failed %v at %v, %q; want a failure at 0.05", r.Failed, r.Level, r.Why)
+	}
+}

@@ -139,7 +139,11 @@ func textDelta(b *strings.Builder, d *compare.Delta, gates []compare.GateResult)
 	if len(gates) == 0 {
 		return
 	}
-	b.WriteString("\nGates (--fail-on)\n")
+	b.WriteString("\nGates (--fail-on")
+	if len(gates) > 1 {
+		fmt.Fprintf(b, ", sharing the level %s by Holm's method", compare.FormatP(d.Alpha))
+	}
+	b.WriteString(")\n")
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, g := range gates {
 		verdict := "pass"
