@@ -205,7 +205,7 @@ func why(g Gate, c Change, over, noise bool, level float64, gates int) string {
 	case c.Better == NotJudged:
 		return move + ": not judged (in the open model the rate is the input)"
 	case !c.Worse():
-		return move + ": better"
+		return move + ", not worse"
 	case !over:
 		return fmt.Sprintf("%s, within the %s", move, limit)
 	case c.Test == nil || c.Test.N1 == 0 || c.Test.N2 == 0:
