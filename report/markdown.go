@@ -149,9 +149,13 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 			head = append(head, mdCell(l)+" vs "+mdCell(c.Labels[0]))
 		}
 	}
+	mdInputs(b, c.Labels, c.Settings, c.InputsNote)
 	mdHeader(b, head...)
 	for _, m := range c.Metrics {
 		mdRow(b, mdCompareRow(m, m.Name)...)
+	}
+	if n := judgedNote(c.Metrics); n != "" {
+		fmt.Fprintf(b, "\n%s\n", n)
 	}
 	if len(c.Endpoints) > 0 {
 		b.WriteString("\nEndpoints:\n\n")
@@ -173,8 +177,25 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 }
 
+// mdInputs writes the runs' inputs as a table, and whether they differ.
+func mdInputs(b *strings.Builder, labels []string, settings []compare.Setting, note string) {
+	head := []string{"input"}
+	for _, l := range labels {
+		head = append(head, mdCell(l))
+	}
+	mdHeader(b, head...)
+	for _, st := range settings {
+		cells := settingValues(st)
+		for i := range cells {
+			cells[i] = mdCell(cells[i])
+		}
+		mdRow(b, append([]string{st.Name}, cells...)...)
+	}
+	fmt.Fprintf(b, "\n%s.\n\n", mdCell(inputsLine(note)))
+}
+
 // mdCompareRow is the cells of one compared figure: first, then each run's value and, after the
-// first run, its ratio to it, in bold when better.
+// first run, its ratio to it, in bold when better (never for a figure that is not judged).
 func mdCompareRow(m compare.Metric, first ...string) []string {
 	row := append([]string{}, first...)
 	for i := range m.Values {
