@@ -130,7 +130,7 @@ func TestGHZMutualTLS(t *testing.T) {
 		why   string // what the message says of the cause
 	}{
 		"no --cname":    {[]string{"--cacert", f("ca.pem"), "--cert", f("client.pem"), "--key", f("client-key.pem")}, "doesn't contain any IP SANs"},
-		"no client key": {[]string{"--cacert", f("ca.pem"), "--cname", "items.test"}, "the server requires a client certificate, and none was given: remote error: tls: certificate required"},
+		"no client key": {[]string{"--cacert", f("ca.pem"), "--cname", "items.test"}, "the server requires a client certificate, and none was given"}, // then the alert, or (TLS 1.3: the refusal comes after the handshake, and a write may meet the closed connection first) that it asked for one,
 		"no --cacert":   {[]string{"--cname", "items.test", "--cert", f("client.pem"), "--key", f("client-key.pem")}, "certificate signed by unknown authority"},
 		"plaintext":     {[]string{"--insecure"}, "the server speaks TLS: leave out --insecure"},
 	} {

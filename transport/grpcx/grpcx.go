@@ -166,6 +166,10 @@ type slot struct {
 	// maxStreams is the SETTINGS_MAX_CONCURRENT_STREAMS of the server of the connection dialled
 	// last (see watchConn); -1 until it says one.
 	maxStreams atomic.Int64
+	// certAsked: the server of the connection dialled last asked for a client certificate in its
+	// TLS handshake, and none was given. TLS 1.3 sends the refusal after the handshake: the
+	// client may meet the closed connection on a write, before it reads the alert.
+	certAsked atomic.Bool
 }
 
 // method is one resolved method and its request bodies, marshalled: bodies for a unary method,
@@ -648,6 +652,13 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 		}
 		c.InsecureSkipVerify = c.InsecureSkipVerify || t.opts.InsecureSkipVerify //nolint:gosec // the user asked
 		hasCert := len(c.Certificates) > 0 || c.GetClientCertificate != nil
+		s.certAsked.Store(false)
+		if !hasCert {
+			c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+				s.certAsked.Store(true)
+				return &tls.Certificate{}, nil // none: as crypto/tls does without certificates
+			}
+		}
 		creds = recordingCreds{credentials.NewTLS(c), s, true, hasCert}
 	}
 	d := net.Dialer{Timeout: t.opts.ConnectTimeout}

@@ -68,9 +68,18 @@ func (c *watchConn) Read(p []byte) (int, error) {
 func (c *watchConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if err != nil && !c.seen.Load() && !errors.Is(err, net.ErrClosed) {
-		c.s.setErr(fmt.Errorf("%w: %w", errBeforeSettings, err))
+		c.s.setErr(c.beforeSettings(err))
 	}
 	return n, err
+}
+
+// beforeSettings says why the connection ended before the server's first byte, when it was not
+// the server's alert: a server that asked for the client's certificate, and got none, closed it.
+func (c *watchConn) beforeSettings(err error) error {
+	if c.tls && !c.hasCert && c.s.certAsked.Load() {
+		return fmt.Errorf("%w (it asked for one in the handshake, then closed the connection): %w", errNoClientCert, err)
+	}
+	return fmt.Errorf("%w: %w", errBeforeSettings, err)
 }
 
 // firstReadErr says why the connection ended before the server's first byte.
@@ -80,7 +89,7 @@ func (c *watchConn) firstReadErr(err error) error {
 			return e
 		}
 	}
-	return fmt.Errorf("%w: %w", errBeforeSettings, err)
+	return c.beforeSettings(err)
 }
 
 // tlsAlert says what the server's TLS alert err means, when it is about the client's certificate
@@ -97,8 +106,12 @@ func tlsAlert(err error, hasCert bool) error {
 	case hasCert:
 		return fmt.Errorf("grpcx: the server refused the client certificate: %w", err)
 	}
-	return fmt.Errorf("grpcx: the server requires a client certificate, and none was given: %w", err)
+	return fmt.Errorf("%w: %w", errNoClientCert, err)
 }
+
+// errNoClientCert is the cause of a connection to a server that wants the client's certificate
+// when none was given.
+var errNoClientCert = errors.New("grpcx: the server requires a client certificate, and none was given")
 
 // scan walks the frames in b, the next bytes from the server.
 func (c *watchConn) scan(b []byte) {
