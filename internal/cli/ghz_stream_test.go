@@ -108,12 +108,12 @@ func TestGHZStreamCallDuration(t *testing.T) {
 	t.Parallel()
 	addr := startTestGRPC(t, slowList{})
 	got := runGHZJSON(t, "--insecure", "--call", "rpz.ItemService/ListItems", "-d", `{"ids":["1"]}`,
-		"--stream-call-duration", "200ms", "-n", "2", "-c", "2", addr)
+		"--stream-call-duration", "1s", "-n", "2", "-c", "2", addr)
 	if got.Requests.OK != 2 || got.Messages == nil || got.Messages.Received < 2 {
 		t.Errorf("ok %d, messages %+v; want 2 calls OK, each with answers", got.Requests.OK, got.Messages)
 	}
-	if got.Latency.Min < 200 || got.Latency.Max > 5000 {
-		t.Errorf("calls of %v to %v ms; want each ended at 200 ms, well before its 20 s deadline", got.Latency.Min, got.Latency.Max)
+	if got.Latency.Min < 1000 || got.Latency.Max > 10000 {
+		t.Errorf("calls of %v to %v ms; want each ended at 1 s, well before its 20 s deadline", got.Latency.Min, got.Latency.Max)
 	}
 }
 
