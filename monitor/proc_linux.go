@@ -82,6 +82,13 @@ func (r *reader) read() (Snapshot, error) {
 		}
 	}
 	snap.Net = r.readNet(pids)
+	if r.target.Kind == KindSelf {
+		h, err := readHost(r.fs)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Host = h
+	}
 	return snap, nil
 }
 

@@ -35,6 +35,9 @@ type NetReading struct {
 type Snapshot struct {
 	Procs []ProcReading
 	Net   []NetReading // one per distinct network namespace of the processes read; nil if unreadable
+	// Host is what the CPUs the process may run on did, for the generator watching itself; nil
+	// for other targets.
+	Host *HostReading
 }
 
 // Sample is the figures of one interval for one target, summed over its processes. The first
@@ -64,6 +67,8 @@ type Sample struct {
 	NetTx      uint64 `json:"net_tx_bytes"`
 	NetRxTotal uint64 `json:"net_rx_total_bytes"` // since the first sample
 	NetTxTotal uint64 `json:"net_tx_total_bytes"`
+	// Host is, for a snapshot with a host reading, what else ran on the target's CPUs.
+	Host *HostSample `json:"host,omitempty"`
 }
 
 type procKey struct {
@@ -82,6 +87,7 @@ type Sampler struct {
 	prevTime time.Time
 	prev     map[procKey]ProcReading
 	prevNet  map[uint64]NetReading
+	prevHost *HostReading
 	total    [4]uint64 // disk read, disk write, net rx, net tx since the first sample
 }
 
@@ -112,6 +118,7 @@ func (s *Sampler) Sample(now time.Time) (Sample, error) {
 //   - Network bytes: differences per network namespace; a namespace seen for the first time is a
 //     new baseline.
 //   - RSS, threads and FDs: the levels now, summed.
+//   - Host: the CPU the target's CPUs spent busy, less the target's own, and their steal.
 func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true}
 	if s.started {
@@ -166,7 +173,12 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	s.total[3] += out.NetTx
 	out.DiskReadTotal, out.DiskWriteTotal = s.total[0], s.total[1]
 	out.NetRxTotal, out.NetTxTotal = s.total[2], s.total[3]
-	s.prev, s.prevNet, s.prevTime, s.started = cur, curNet, now, true
+	if s.started {
+		observeHost(&out, snap.Host, s.prevHost)
+	} else {
+		observeHost(&out, snap.Host, nil)
+	}
+	s.prev, s.prevNet, s.prevHost, s.prevTime, s.started = cur, curNet, snap.Host, now, true
 	return out
 }
 
@@ -202,6 +214,9 @@ func (s *Sampler) Run(ctx context.Context, interval time.Duration, fn func(Sampl
 			return err
 		}
 		fn(x)
+		if ctx.Err() != nil { // ended meanwhile: a tick that is also due must not win the select
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil

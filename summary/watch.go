@@ -22,6 +22,9 @@ func ResourcesOf(tr monitor.WatchResult, label string, at func(time.Time) time.D
 		DiskRead: stat(sm.DiskRead), DiskWrite: stat(sm.DiskWrite), NetRx: stat(sm.NetRx), NetTx: stat(sm.NetTx),
 		DiskReadTotal: sm.DiskReadTotal, DiskWriteTotal: sm.DiskWriteTotal, NetRxTotal: sm.NetRxTotal, NetTxTotal: sm.NetTxTotal,
 	}}
+	if h := sm.Host; h != nil {
+		r.Host = &result.HostCPU{CPUs: h.CPUs, Online: h.Online, OthersPercent: stat(h.Others), StealPercent: stat(h.Steal), Running: stat(h.Running)}
+	}
 	if tr.Err != nil {
 		r.Error = strings.TrimPrefix(tr.Err.Error(), "monitor: ")
 	}
@@ -63,4 +66,14 @@ func MetricsOf(url, raw string, series []string, w monitor.WatchResults, at func
 		m.Samples = append(m.Samples, ms)
 	}
 	return m
+}
+
+// MarkSelf marks r as the load generator watching itself: the CPUs it could use
+// (monitor.UsableCPUs), its send lag p99 per measured interval (ms) and its garbage collector's
+// pauses during the watch w.
+func MarkSelf(r *result.Resources, w monitor.WatchResults, lag []float64) {
+	r.Self, r.Cores, r.SendLagP99 = true, monitor.UsableCPUs(), lag
+	if !w.Start.IsZero() {
+		r.GCPauses = &result.GCPauses{Count: w.GCPauses.Count, MaxMs: float64(w.GCPauses.Max) / float64(time.Millisecond)}
+	}
 }
