@@ -52,6 +52,9 @@ func Judge(s *Summary) Validity {
 	v := Validity{Reasons: []string{}, Caveats: []string{}}
 	behind := fellBehind(s)
 	v.Reasons = append(v.Reasons, behind...)
+	if u := s.Requests.Unknown; u > 0 {
+		v.Caveats = append(v.Caveats, fmt.Sprintf("the result file was cut short: %d of %d intended requests have an unknown fate, so whether the generator kept up cannot be told", u, s.Requests.Intended))
+	}
 	for _, r := range s.Resources {
 		if !r.Self {
 			continue
@@ -92,8 +95,8 @@ func lagBound(l plan.Load) time.Duration { return l.SendSlack + LagBound }
 func fellBehind(s *Summary) []string {
 	var out []string
 	l := s.Config.Load
-	if l.Model != plan.Open {
-		return nil
+	if l.Model != plan.Open || s.Requests.Unknown > 0 {
+		return nil // a file cut short cannot say whether the generator kept up (see Judge)
 	}
 	const pre = "the generator fell behind: "
 	if d := s.Requests.Dropped; d > 0 {
@@ -102,8 +105,11 @@ func fellBehind(s *Summary) []string {
 		out = append(out, fmt.Sprintf(pre+"it sent %.1f/s of an intended %.1f/s, more than %g%% short", made, s.IntendedRate, shortfallPct))
 	}
 	if bound := lagBound(l); s.Requests.Sent > 0 && s.SendLag.P99 > ms(bound.Microseconds()) {
-		out = append(out, fmt.Sprintf(pre+"send lag p99 %s, beyond its bound %s (send slack %s + %s)",
-			FormatMs(s.SendLag.P99), FormatMs(ms(bound.Microseconds())), FormatMs(ms(l.SendSlack.Microseconds())), FormatMs(ms(LagBound.Microseconds()))))
+		why := fmt.Sprintf(pre+"send lag p99 %s, beyond its bound %s", FormatMs(s.SendLag.P99), FormatMs(ms(bound.Microseconds())))
+		if l.SendSlack > 0 {
+			why += fmt.Sprintf(" (send slack %s + %s)", FormatMs(ms(l.SendSlack.Microseconds())), FormatMs(ms(LagBound.Microseconds())))
+		}
+		out = append(out, why)
 	}
 	for _, g := range s.Generators {
 		if g.FellBehind {
