@@ -40,9 +40,12 @@ func observeHost(x *Sample, now, prev *HostReading) {
 	h := &HostSample{CPUs: now.CPUs, Running: now.Running, Online: now.Online}
 	if prev != nil && x.Interval > 0 {
 		secs := x.Interval.Seconds()
+		// the counters tick 100 times a second, not at the sample's instants: a share is kept
+		// within what the CPUs could give
+		most := 100 * float64(now.CPUs)
 		busy := diffDur(now.Busy, prev.Busy).Seconds()
-		h.OthersPercent = max(0, 100*busy/secs-x.CPUPercent)
-		h.StealPercent = 100 * diffDur(now.Steal, prev.Steal).Seconds() / secs
+		h.OthersPercent = min(most, max(0, 100*busy/secs-x.CPUPercent))
+		h.StealPercent = min(most, 100*diffDur(now.Steal, prev.Steal).Seconds()/secs)
 	}
 	x.Host = h
 }

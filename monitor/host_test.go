@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -33,6 +34,12 @@ func TestObserveHost(t *testing.T) {
 	}
 	if h := x2.Host; h == nil || h.OthersPercent != 0 || h.StealPercent != 0 {
 		t.Errorf("interval 2 host %+v; want others 0%%, steal 0%%", x2.Host)
+	}
+	// 1 s: 2.2 s busy on 2 CPUs (ticks counted past the sample's instant): others at most 200%
+	var s2 Sampler
+	s2.Observe(t0, Snapshot{Procs: self(0), Host: host(0, 0, 1)})
+	if h := s2.Observe(t0.Add(time.Second), Snapshot{Procs: self(0), Host: host(2200*time.Millisecond, 2100*time.Millisecond, 1)}).Host; h.OthersPercent != 200 || h.StealPercent != 200 {
+		t.Errorf("overfull interval host %+v; want others and steal at 200%% (2 CPUs)", h)
 	}
 	for _, x := range []Sample{x0, x1, x2} {
 		ser.Add(x)
@@ -70,5 +77,28 @@ func TestParseCPUMax(t *testing.T) {
 	}
 	if got := parseCPUMax(filepath.Join(dir, "absent")); got != 0 {
 		t.Errorf("no cpu.max: got %g; want 0", got)
+	}
+}
+
+// The pauses since a reading are the histogram's new counts; the longest lies in the highest
+// bucket that gained one, whose edges bound it.
+func TestPausesSince(t *testing.T) {
+	t.Parallel()
+	inf := math.Inf(1)
+	buckets := []float64{math.Inf(-1), 0.001, 0.002, 0.010, inf}
+	before := pauseReading{counts: []uint64{0, 5, 1, 0}, buckets: buckets}
+	after := pauseReading{counts: []uint64{0, 9, 3, 0}, buckets: buckets}
+	if p := after.since(before); p.Count != 6 || p.MaxLow != 2*time.Millisecond || p.Max != 10*time.Millisecond {
+		t.Errorf("got %+v; want 6 pauses, the longest in [2ms, 10ms)", p)
+	}
+	last := pauseReading{counts: []uint64{0, 9, 3, 1}, buckets: buckets}
+	if p := last.since(after); p.Count != 1 || p.MaxLow != 10*time.Millisecond || p.Max != 10*time.Millisecond {
+		t.Errorf("got %+v; want 1 pause of at least 10ms (the open bucket's lower edge)", p)
+	}
+	if p := after.since(after); p.Count != 0 || p.Max != 0 {
+		t.Errorf("got %+v; want none", p)
+	}
+	if p := readPauses().since(pauseReading{}); p.Max < p.MaxLow {
+		t.Errorf("this process's pauses %+v: the longest's upper edge below its lower", p)
 	}
 }

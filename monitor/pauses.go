@@ -10,12 +10,11 @@ import (
 const pauseMetric = "/sched/pauses/total/gc:seconds"
 
 // Pauses counts the garbage collector's stop-the-world pauses of this process between two reads
-// of the runtime's histogram. Max is the upper edge of the histogram bucket of the longest pause
-// (the runtime keeps no exact figure): the longest pause was at most Max, and more than the
-// bucket's lower edge.
+// of the runtime's histogram. The runtime keeps no exact figure of the longest pause, only the
+// histogram bucket it fell in: it lasted at least MaxLow and less than Max.
 type Pauses struct {
-	Count uint64
-	Max   time.Duration
+	Count       uint64
+	MaxLow, Max time.Duration
 }
 
 // pauseReading is one read of the runtime's pause histogram.
@@ -45,10 +44,11 @@ func (r pauseReading) since(prev pauseReading) Pauses {
 			continue
 		}
 		p.Count += c
-		hi := r.buckets[i+1]
+		lo, hi := max(0, r.buckets[i]), r.buckets[i+1]
 		if math.IsInf(hi, 1) {
-			hi = r.buckets[i]
+			hi = lo
 		}
+		p.MaxLow = max(p.MaxLow, time.Duration(lo*float64(time.Second)))
 		p.Max = max(p.Max, time.Duration(hi*float64(time.Second)))
 	}
 	return p

@@ -46,11 +46,12 @@ type HostCPU struct {
 	Running       ResourceStat `json:"procs_running"`
 }
 
-// GCPauses counts the generator's garbage-collection pauses. MaxMs is an upper bound of the
-// longest: the upper edge of the Go runtime's histogram bucket it fell in.
+// GCPauses counts the generator's garbage-collection pauses. The longest lasted at least MaxLowMs
+// and less than MaxMs: the edges of the Go runtime's histogram bucket it fell in.
 type GCPauses struct {
-	Count uint64  `json:"count"`
-	MaxMs float64 `json:"max_ms"`
+	Count    uint64  `json:"count"`
+	MaxLowMs float64 `json:"max_low_ms"`
+	MaxMs    float64 `json:"max_ms"`
 }
 
 // ResourceStat is the average and the peak of one figure over the samples that had it; Samples 0

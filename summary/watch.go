@@ -74,6 +74,7 @@ func MetricsOf(url, raw string, series []string, w monitor.WatchResults, at func
 func MarkSelf(r *result.Resources, w monitor.WatchResults, lag []float64) {
 	r.Self, r.Cores, r.SendLagP99 = true, monitor.UsableCPUs(), lag
 	if !w.Start.IsZero() {
-		r.GCPauses = &result.GCPauses{Count: w.GCPauses.Count, MaxMs: float64(w.GCPauses.Max) / float64(time.Millisecond)}
+		msOf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		r.GCPauses = &result.GCPauses{Count: w.GCPauses.Count, MaxLowMs: msOf(w.GCPauses.MaxLow), MaxMs: msOf(w.GCPauses.Max)}
 	}
 }
