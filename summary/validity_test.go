@@ -170,3 +170,21 @@ func TestGeneratorNoteIdleGenerator(t *testing.T) {
 		t.Errorf("got %q; want no word of a bottleneck", got)
 	}
 }
+
+// The verdict follows the resources added after New: a run judged valid without them is judged
+// again with them (what `report run.rb` does with the file's resources lines).
+func TestSetResourcesJudgesAgain(t *testing.T) {
+	t.Parallel()
+	s := clean()
+	rs := s.Resources
+	s.Resources = nil
+	s.Validity = Judge(s)
+	if !s.Validity.Valid {
+		t.Fatalf("without resources: %+v; want valid", s.Validity)
+	}
+	rs[0].Summary.CPUPercent.Peak = 190 // of 2 CPUs: saturated
+	s.SetResources(rs, nil)
+	if s.Validity.Valid || !contains(s.Validity.Reasons, "the generator's own CPU saturated") {
+		t.Errorf("with a saturated generator: %+v; want invalid, naming its CPU", s.Validity)
+	}
+}
