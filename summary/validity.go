@@ -52,16 +52,13 @@ type Validity struct {
 func Judge(s *Summary) Validity {
 	v := Validity{Reasons: []string{}, Caveats: []string{}}
 	behind := fellBehind(s)
-	v.Reasons = append(v.Reasons, behind...)
+	v.Reasons = append(v.Reasons, GeneratorLimits(s)...)
 	if u := s.Requests.Unknown; u > 0 {
 		v.Caveats = append(v.Caveats, fmt.Sprintf("the result file was cut short: %d of %d intended requests have an unknown fate, so whether the generator kept up cannot be told", u, s.Requests.Intended))
 	}
 	for _, r := range s.Resources {
 		if !r.Self {
 			continue
-		}
-		if why, ok := saturated(r); ok {
-			v.Reasons = append(v.Reasons, "the generator's own CPU saturated: "+why)
 		}
 		if taken := cpuTaken(r); taken != "" {
 			switch {
@@ -87,6 +84,18 @@ func Judge(s *Summary) Validity {
 	}
 	v.Valid = len(v.Reasons) == 0
 	return v
+}
+
+// GeneratorLimits returns the reasons of Judge that say the generator did not keep up on its own
+// account: it fell behind its schedule, or its own CPU saturated. None: it kept up.
+func GeneratorLimits(s *Summary) []string {
+	out := fellBehind(s)
+	for _, r := range s.Resources {
+		if why, ok := saturated(r); ok && r.Self {
+			out = append(out, "the generator's own CPU saturated: "+why)
+		}
+	}
+	return out
 }
 
 // lagBound is the send lag p99 beyond which the generator fell behind under load l.
