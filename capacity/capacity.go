@@ -66,11 +66,16 @@ type Config struct {
 	Files fs.FS
 	// Version is the tool version recorded in each step's summary.
 	Version string
+	// ShowSecrets keeps the secrets of the plan in the steps' summaries; otherwise they are
+	// REDACTED (plan.Plan.Shown), as in every report of rpcbench.
+	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
-	// Run runs one step's plan, prepared, and returns its summary; nil: engine.RunPrepared. Tests
-	// replace it with a model of a service.
-	Run func(ctx context.Context, prep *plan.Prepared) (*summary.Summary, error)
+	// Run runs one step's plan, prepared, calling observe with each of its ticks (as
+	// engine.WithObserver does), and returns its summary; nil: engine.RunPrepared. observe judges
+	// whether the step collapses and, if it does, cancels ctx. Tests replace Run with a model of a
+	// service.
+	Run func(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error)
 }
 
 // Step is one rate tried.
@@ -295,33 +300,48 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 
 // runStep runs one step, cutting it short when it collapses.
 func (s *search) runStep(ctx context.Context, prep *plan.Prepared) (*summary.Summary, bool, error) {
-	if s.c.Run != nil {
-		sum, err := s.c.Run(ctx, prep)
-		return sum, false, err
+	run := s.c.Run
+	if run == nil {
+		run = s.runEngine
 	}
 	stepCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	collapsed := false
 	limit := s.latencyLimit()
 	watch := result.NewCounts()
-	res, err := engine.RunPrepared(stepCtx, prep, engine.WithObserver(func(t *engine.Tick) {
+	sum, err := run(stepCtx, prep, func(t *engine.Tick) {
 		if t.Warmup || collapsed || t.Interval == nil {
 			return
 		}
-		c := t.Interval.TotalInto(watch)
-		done := c.Completed + c.Failed()
-		failing := done > 10 && float64(c.Failed()) > collapseErrors*float64(done)
-		slow := limit > 0 && c.Latency.TotalCount() > 10 && time.Duration(c.Latency.ValueAtQuantile(50))*time.Microsecond > limit
-		if failing || slow {
+		if collapses(t.Interval.TotalInto(watch), limit) {
 			collapsed = true
 			cancel()
 		}
-	}))
+	})
 	if err != nil {
 		return nil, false, err
 	}
-	sum := summary.New(summary.Run{Plan: res.Plan, Version: s.c.Version, Trailer: res.Trailer}, res.Total)
 	return sum, collapsed, nil
+}
+
+// runEngine is the Run of a Config that has none: the engine against the service.
+func (s *search) runEngine(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
+	res, err := engine.RunPrepared(ctx, prep, engine.WithObserver(observe))
+	if err != nil {
+		return nil, err
+	}
+	return summary.New(summary.Run{Plan: res.Plan.Shown(s.c.ShowSecrets), Version: s.c.Version, Trailer: res.Trailer}, res.Total), nil
+}
+
+// collapses reports whether one interval's counts, c, cut its step short: more than collapseErrors
+// of the requests that ended in it failed, or its median latency passed limit (0: no limit). Each
+// request ends once, as ok or failed; an answer with a failing status is both Completed and failed,
+// so Completed is not part of the share.
+func collapses(c *result.Counts, limit time.Duration) bool {
+	ended := c.OK + c.Failed()
+	failing := ended > 10 && float64(c.Failed()) > collapseErrors*float64(ended)
+	slow := limit > 0 && c.Latency.TotalCount() > 10 && time.Duration(c.Latency.ValueAtQuantile(50))*time.Microsecond > limit
+	return failing || slow
 }
 
 // latencyLimit is collapseLatency times the loosest latency objective: an interval whose median

@@ -12,14 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
 // model is a service that meets p99<50ms up to capacity arrivals per second and misses it above:
 // its steps are summaries made by hand, so the search's arithmetic is checked without a clock.
-func model(capacity float64, rates *[]float64) func(context.Context, *plan.Prepared) (*summary.Summary, error) {
-	return func(_ context.Context, prep *plan.Prepared) (*summary.Summary, error) {
+func model(capacity float64, rates *[]float64) func(context.Context, *plan.Prepared, engine.Observer) (*summary.Summary, error) {
+	return func(_ context.Context, prep *plan.Prepared, _ engine.Observer) (*summary.Summary, error) {
 		r := prep.Plan.Load.Rate
 		*rates = append(*rates, r)
 		n := uint64(math.Round(r * 10))
@@ -147,63 +149,217 @@ func TestSearchRefusesBadConfigs(t *testing.T) {
 	}
 }
 
-// oneAtATime is a service of known capacity: it serves one request at a time, each for 10 ms of
-// its own clock (request n ends 10 ms after the later of its arrival and request n−1's end), so it
-// answers at most 100 requests per second whatever the machine's load; above that its queue, and
-// the latency, grow without end. The capacity is low so that the generator, even under -race on a
-// busy machine, is never what limits the rate.
-func oneAtATime() *httptest.Server {
-	var mu sync.Mutex
-	var next time.Time
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		now := time.Now()
-		if next.Before(now) {
-			next = now
-		}
-		next = next.Add(10 * time.Millisecond)
-		done := next
-		mu.Unlock()
-		time.Sleep(time.Until(done))
-	}))
+// interval is what a stand-in service does in one tick of a step: ok answers and failed ones (500,
+// answered at once), every one taking latency.
+type interval struct {
+	ok, failed int
+	latency    time.Duration
 }
 
-// TestSearchFindsAKnownCapacity searches the capacity of a service that serves 100 requests per
-// second: the answer must be within 10 % of it.
+// ticking is a stand-in service that can collapse: at each rate, service says what each of its
+// intervals holds; it sends a warm-up tick, then up to three measured ticks to the step's observer,
+// stopping when the step is cut short. ticks counts the measured ticks each rate sent. The summary
+// it returns holds what the ticks sent.
+func ticking(service func(rate float64) interval, ticks map[float64]int) func(context.Context, *plan.Prepared, engine.Observer) (*summary.Summary, error) {
+	return func(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
+		r := prep.Plan.Load.Rate
+		in := service(r)
+		warm := result.NewInterval(1)
+		observe(&engine.Tick{Interval: warm, Warmup: true})
+		s := &summary.Summary{DurationS: 3, IntendedRate: r}
+		for range 3 {
+			if ctx.Err() != nil {
+				break
+			}
+			iv := result.NewInterval(1)
+			c := iv.Endpoints[0]
+			n := uint64(in.ok + in.failed)
+			c.Sent, c.Completed, c.OK, c.Errors[result.Status] = n, n, uint64(in.ok), uint64(in.failed)
+			c.Status[200], c.Status[500] = uint64(in.ok), uint64(in.failed)
+			for range n {
+				result.RecordDuration(c.Latency, in.latency)
+			}
+			ticks[r]++
+			s.Requests.Intended += n
+			s.Requests.Sent += n
+			s.Requests.Completed += n
+			s.Requests.OK += uint64(in.ok)
+			s.Requests.Errors += uint64(in.failed)
+			observe(&engine.Tick{Interval: iv})
+		}
+		ms := float64(in.latency) / float64(time.Millisecond)
+		s.Latency.P50, s.Latency.P99 = ms, ms
+		return s, nil
+	}
+}
+
+// A service that sheds load with quick 500s above 7,400/s, judged by its latency alone: its
+// steps above the capacity meet p99<50ms but fail more than half their requests, so they collapse
+// (cut short after their first interval) and fail; the steps below, where 45 % fail, are no
+// collapse and pass. The search is that of TestSearchRisesThenBisects.
+func TestSearchFailsAStepThatCollapsesOnErrors(t *testing.T) {
+	ticks := map[float64]int{}
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100,
+		Run: ticking(func(r float64) interval {
+			if r > 7400 {
+				return interval{ok: 45, failed: 55, latency: time.Millisecond} // 55 of 100 ended failed: over half
+			}
+			return interval{ok: 55, failed: 45, latency: time.Millisecond} // 45 of 100: under half
+		}, ticks),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || !near(res.Best.Rate, 7288.2) || !near(res.FirstFail, 7610.9) || res.AtMax {
+		t.Fatalf("best %+v, first failure %v, at max %v; want 7288.2 and 7610.9 (the steps above 7,400/s collapse)", res.Best, res.FirstFail, res.AtMax)
+	}
+	for _, st := range res.Steps {
+		over := st.Rate > 7400
+		if st.Collapsed != over || st.Pass == over || !st.SLO.Pass {
+			t.Errorf("step at %.1f/s: collapsed %v, pass %v, SLO met %v; want collapsed and failed above 7,400/s, neither below, the SLO met at every rate", st.Rate, st.Collapsed, st.Pass, st.SLO.Pass)
+		}
+		if want := map[bool]int{true: 1, false: 3}[over]; ticks[st.Rate] != want {
+			t.Errorf("step at %.1f/s ran %d intervals; want %d", st.Rate, ticks[st.Rate], want)
+		}
+	}
+	if got := res.Answer(); !strings.HasPrefix(got, "max sustainable: 7,288/s") {
+		t.Errorf("answer %q", got)
+	}
+}
+
+// A service whose latency grows past its capacity, 7,400/s: 300 ms at 7,400–10,000/s (6 times the
+// loosest objective, 50 ms: a step that fails but runs whole), 600 ms above (12 times: it collapses).
+func TestSearchCollapsesOnlyFarPastTheObjective(t *testing.T) {
+	ticks := map[float64]int{}
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p50<20ms,p99<50ms"), Start: 100,
+		Run: ticking(func(r float64) interval {
+			switch {
+			case r > 10000:
+				return interval{ok: 100, latency: 600 * time.Millisecond}
+			case r > 7400:
+				return interval{ok: 100, latency: 300 * time.Millisecond}
+			}
+			return interval{ok: 100, latency: time.Millisecond}
+		}, ticks),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best == nil || !near(res.Best.Rate, 7288.2) || !near(res.FirstFail, 7610.9) {
+		t.Fatalf("best %+v, first failure %v; want 7288.2 and 7610.9", res.Best, res.FirstFail)
+	}
+	// by hand (see TestSearchRisesThenBisects): 12800 collapses; 9051 and 7611 fail whole
+	for _, st := range res.Steps {
+		collapse, pass := st.Rate > 10000, st.Rate <= 7400
+		if st.Collapsed != collapse || st.Pass != pass {
+			t.Errorf("step at %.1f/s: collapsed %v, pass %v; want %v and %v", st.Rate, st.Collapsed, st.Pass, collapse, pass)
+		}
+		if want := map[bool]int{true: 1, false: 3}[collapse]; ticks[st.Rate] != want {
+			t.Errorf("step at %.1f/s ran %d intervals; want %d", st.Rate, ticks[st.Rate], want)
+		}
+	}
+}
+
+// ownClock is a loopback service of known capacity that keeps its own clock: it serves one request
+// at a time, each for 100 ms, and answers 503 at once to a request that arrives while it is busy —
+// all reckoned on a clock where request n of a step arrives at n/rate (the step's rate, which the
+// test tells it), not on the machine's. What it answers thus depends on the order of the requests
+// alone, never on how busy the machine is: at 10/s and below every request is served; above, a
+// request arrives before the one served ahead of it ends and about half are turned away.
+type ownClock struct {
+	mu   sync.Mutex
+	rate float64 // requests per second of the current step
+	n    int     // requests so far in the current step
+	free float64 // when, in ms on its clock, the request being served ends
+}
+
+// step starts a step at rate: request 0 arrives at 0 ms, to an idle server.
+func (o *ownClock) step(rate float64) {
+	o.mu.Lock()
+	o.rate, o.n, o.free = rate, 0, 0
+	o.mu.Unlock()
+}
+
+func (o *ownClock) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	o.mu.Lock()
+	arrival := float64(o.n) * 1000 / o.rate
+	o.n++
+	busy := arrival < o.free
+	if !busy {
+		o.free = arrival + 100
+	}
+	o.mu.Unlock()
+	if busy {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+}
+
+// TestSearchFindsAKnownCapacity searches, through the engine, the capacity of a service that
+// serves 10 requests per second on its own clock (ownClock). The rates are low so that the
+// generator, even under -race on a busy machine, sends each request within a second of its time.
 func TestSearchFindsAKnownCapacity(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs about ten 1.3 s steps")
+		t.Skip("runs eight steps of up to 1.3 s")
 	}
-	srv := oneAtATime()
+	svc := &ownClock{}
+	srv := httptest.NewServer(svc)
 	defer srv.Close()
+	engineRun := (&search{}).runEngine
+	var rates []float64
 	var progress []Step
+	objective := slo(t, "errors<1%")
 	res, err := Search(context.Background(), Config{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
-		// The median, not the tail: on a busy machine the p99 spikes at any rate, while above the
-		// capacity the queue, and so the median, grows without end.
-		SLO: slo(t, "p50<25ms,errors<1%"), Start: 25, Step: time.Second, Warmup: 300 * time.Millisecond,
+		SLO:  objective, Start: 2.5, Step: time.Second, Warmup: 300 * time.Millisecond,
 		OnStep: func(s Step) { progress = append(progress, s) },
+		Run: func(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
+			rates = append(rates, prep.Plan.Load.Rate)
+			svc.step(prep.Plan.Load.Rate)
+			return engineRun(ctx, prep, observe)
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var table bytes.Buffer
-	if err := Render(&table, res, slo(t, "p50<25ms,errors<1%"), srv.URL, "text"); err != nil {
+	if err := Render(&table, res, objective, srv.URL, "text"); err != nil {
 		t.Fatal(err)
 	}
-	if res.Best == nil || res.Best.Rate < 90 || res.Best.Rate > 110 || res.FirstFail < res.Best.Rate || res.FirstFail > 121 {
-		t.Errorf("best %v/s, first failure %v/s; want the capacity, 100/s, within 10 %%\n%s", res.Best.Rate, res.FirstFail, table.String())
+	t.Logf("%s", table.String())
+	// By hand: at a rate r ≤ 10/s request n arrives at n·1000/r ms, when the one before it, served
+	// from (n−1)·1000/r ms for 100 ms, has ended: all are served. Above 10/s request 1 arrives
+	// before request 0 ends and is turned away, and so on: some 1 in 2 fail. Doubling from 2.5:
+	// 2.5, 5, 10 pass, 20 fails; geometric middles √(10·20) = 14.142, √(10·14.142) = 11.892,
+	// √(10·11.892) = 10.905, √(10·10.905) = 10.443 fail; 10.443/10 ≤ 1.05: done.
+	want := []float64{2.5, 5, 10, 20, 14.142, 11.892, 10.905, 10.443}
+	if len(rates) != len(want) {
+		t.Fatalf("rates %v; want %v\n%s", rates, want, table.String())
+	}
+	for i := range want {
+		if math.Abs(rates[i]-want[i]) > 0.001 {
+			t.Fatalf("rates %v; want %v\n%s", rates, want, table.String())
+		}
+	}
+	if res.Best == nil || res.Best.Rate != 10 || math.Abs(res.FirstFail-10.443) > 0.001 || res.AtMax || res.Interrupted {
+		t.Errorf("best %+v, first failure %v/s; want 10/s and 10.443/s\n%s", res.Best, res.FirstFail, table.String())
+	}
+	if !strings.HasPrefix(res.Answer(), "max sustainable: 10/s at ") {
+		t.Errorf("answer %q; want 10/s", res.Answer())
 	}
 	if len(progress) != len(res.Steps) {
 		t.Errorf("OnStep saw %d steps of %d", len(progress), len(res.Steps))
 	}
 	var doc map[string]any
 	var js bytes.Buffer
-	if err := Render(&js, res, slo(t, "p99<50ms"), srv.URL, "json"); err != nil {
+	if err := Render(&js, res, objective, srv.URL, "json"); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["max_sustainable_rps"] != res.Best.Rate || len(doc["steps"].([]any)) != len(res.Steps) {
-		t.Errorf("JSON report %s; want max_sustainable_rps %v and every step", js.String(), res.Best.Rate)
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil || doc["max_sustainable_rps"] != 10.0 || len(doc["steps"].([]any)) != len(want) {
+		t.Errorf("JSON report %s; want max_sustainable_rps 10 and every step", js.String())
 	}
 }
 
@@ -216,7 +372,7 @@ func TestSearchKeepsAnInterruptedStep(t *testing.T) {
 	defer cancel()
 	res, err := Search(ctx, Config{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
-		SLO:  slo(t, "p99<1s"), Start: 50, Step: 300 * time.Millisecond, Warmup: -1,
+		SLO:  slo(t, "p99<60s"), Start: 50, Step: 300 * time.Millisecond, Warmup: -1, // no latency of a busy machine fails it
 		OnStep: func(Step) { cancel() }, // after the first step: the second starts cancelled
 	})
 	if err != nil {

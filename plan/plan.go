@@ -139,6 +139,44 @@ type HTTP struct {
 	Streams int `json:"streams,omitempty"`
 }
 
+// lengthParts names the lengths l was given — its warm-up, duration and stages — and what they
+// come to together, e.g. "duration 10001h0m0s: the run would last 10001h0m0s".
+func (l Load) lengthParts() string {
+	var parts []string
+	var lengths []time.Duration
+	if l.Warmup > 0 {
+		parts, lengths = append(parts, fmt.Sprintf("warm-up %v", l.Warmup)), append(lengths, l.Warmup)
+	}
+	if l.Duration > 0 {
+		parts, lengths = append(parts, fmt.Sprintf("duration %v", l.Duration)), append(lengths, l.Duration)
+	}
+	if len(l.Stages) > 0 {
+		var stages []time.Duration
+		for _, st := range l.Stages {
+			stages = append(stages, st.Duration)
+		}
+		parts = append(parts, fmt.Sprintf("%d stages of %s", len(l.Stages), sumLengths(stages)))
+		lengths = append(lengths, stages...)
+	}
+	return strings.Join(parts, " and ") + ": the run would last " + sumLengths(lengths)
+}
+
+// sumLengths is the sum of the positive lengths of ds, or "more than 2562047h0m0s" when it does
+// not fit a time.Duration.
+func sumLengths(ds []time.Duration) string {
+	var total time.Duration
+	for _, d := range ds {
+		if d <= 0 {
+			continue
+		}
+		if total > math.MaxInt64-d {
+			return fmt.Sprintf("more than %v", time.Duration(math.MaxInt64).Truncate(time.Hour))
+		}
+		total += d
+	}
+	return total.String()
+}
+
 // topConnections returns the highest stage target of a closed-model load with stages, in
 // connections; 0 for any other load.
 func (l Load) topConnections() int {
@@ -337,7 +375,7 @@ func (p Plan) Validate() error {
 		length += min(max(st.Duration, 0), MaxLength+1)
 	}
 	if length > MaxLength {
-		bad("the run lasts %v with its warm-up: want at most %v", length.Round(time.Hour), MaxLength)
+		bad("%s; want at most %v, warm-up and measured part together", l.lengthParts(), MaxLength)
 	}
 	if p.HTTP.Timeout < 0 {
 		bad("timeout %v is negative", p.HTTP.Timeout)

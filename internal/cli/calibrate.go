@@ -96,11 +96,12 @@ func runCalibrate(ctx context.Context, e *env, args []string) int {
 	return ExitOK
 }
 
-// calibrationStep runs one rate of a calibration as run would, the generator watching itself.
-func calibrationStep(ctx context.Context, prep *plan.Prepared) (*summary.Summary, error) {
+// calibrationStep runs one rate of a calibration as run would, the generator watching itself,
+// each tick to observe (capacity's watch for a step that collapses).
+func calibrationStep(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
 	mon := outputs{}.monitoring()
 	mon.start(prep.Plan)
-	res, err := engine.RunPrepared(ctx, prep, mon.options()...)
+	res, err := engine.RunPrepared(ctx, prep, append(mon.options(), engine.WithObserver(observe))...)
 	if err != nil {
 		mon.stop(nil, time.Time{})
 		return nil, err

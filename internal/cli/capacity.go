@@ -91,6 +91,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	cfg := capacity.Config{
 		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
 		Step: step, Warmup: warm, MaxSteps: maxSteps, Files: plan.OSFiles(e.stdin), Version: Version(),
+		ShowSecrets: f.output.showSecrets,
 	}
 	if !f.quiet {
 		cfg.OnStep = func(st capacity.Step) { fmt.Fprintln(e.stderr, "rpcbench capacity:", st.Line()) }
@@ -105,7 +106,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "capacity", err, ExitCannotStart)
 	}
-	target := summary.Target(p)
+	target := summary.Target(p.Shown(f.output.showSecrets))
 	code = ExitOK
 	if err := capacity.Render(e.stdout, res, slo, target, f.format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench capacity: writing the report: %v\n", err)

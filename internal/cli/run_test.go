@@ -66,7 +66,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"ws without calls", []string{"run", "--requests", "1", "ws://127.0.0.1:1/"}, "a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE"},
 		{"http and ws mixed", []string{"run", "--requests", "1", "--endpoint", "a=GET http://127.0.0.1:1/", "--endpoint", "b=GET ws://127.0.0.1:1/"}, "protocol http1 does not carry ws:// URLs"},
 		{"space in the URL", []string{"run", "--requests", "1", "http://127.0.0.1:1/a b"}, "holds a space"},
-		{"duration past the maximum", []string{"run", "--rate", "1", "--duration", "10001h", "http://127.0.0.1:1/"}, "want at most 10000h"},
+		{"duration past the maximum", []string{"run", "--rate", "1", "--duration", "10001h", "http://127.0.0.1:1/"}, "duration 10001h0m0s: the run would last 10001h0m0s; want at most 10000h0m0s"},
 		{"zero duration", []string{"run", "--rate", "1", "--duration", "0", "http://127.0.0.1:1/"}, `--duration: "0": want a duration above 0`},
 		{"zero timeout", []string{"run", "--rate", "1", "--timeout", "0s", "http://127.0.0.1:1/"}, `--timeout: "0s": want a duration above 0`},
 		{"zero interval", []string{"run", "--rate", "1", "--interval", "0", "http://127.0.0.1:1/"}, `--interval: "0": want a duration above 0`},

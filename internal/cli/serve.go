@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -133,6 +134,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 	if err := checkAddr(se.Addr); err != nil {
 		return fail(e, "serve "+k.name, usagef("--addr %q: %v", se.Addr, err), ExitUsage)
 	}
+	warnExposed(e.stderr, k.name, se.Addr)
 	if err := run(ctx, se); err != nil {
 		return fail(e, "serve "+k.name, err, ExitCannotStart)
 	}
@@ -149,6 +151,35 @@ func checkAddr(addr string) error {
 		return fmt.Errorf("port %q: want a number from 0 to 65535", port)
 	}
 	return nil
+}
+
+// warnExposed prints on w the warning of exposedWarning for `serve kind --addr addr`, if any.
+func warnExposed(w io.Writer, kind, addr string) {
+	if msg := exposedWarning(addr); msg != "" {
+		fmt.Fprintf(w, "rpcbench serve %s: warning: %s\n", kind, msg)
+	}
+}
+
+// exposedWarning says why --addr addr (host:port, checked) may let other machines in, or returns
+// "" when its host is loopback (an address of 127.0.0.0/8 or ::1, or "localhost"). A host name
+// other than localhost is not looked up: where it leads is not known here.
+func exposedWarning(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if strings.EqualFold(host, "localhost") {
+		return ""
+	}
+	const open = "the built-in services have no authentication, so "
+	local := " Give --addr " + net.JoinHostPort("127.0.0.1", port) + " to keep them to this machine."
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case host == "" || err == nil && ip.IsUnspecified():
+		return "--addr " + addr + " listens on every interface of this machine: " + open + "anyone who can reach its port can use them." + local
+	case err != nil:
+		return "--addr " + addr + " names a host, not a loopback address: " + open + "if " + host + " leads to an address other machines reach, they can use them." + local
+	case !ip.IsLoopback():
+		return "--addr " + addr + " is not a loopback address: " + open + "anyone who can reach " + ip.String() + " can use them." + local
+	}
+	return ""
 }
 
 func printServeHelp(w io.Writer) {

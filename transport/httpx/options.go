@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 )
@@ -25,7 +26,8 @@ const (
 
 // Options configures a Transport. The zero value is ready to use: 30 s per request, 10 s to connect,
 // no cap on connections, keep-alive on, certificates verified, bodies read and discarded, User-Agent
-// "rpcbench". Apart from TLSConfig it is plain data that a report can repeat back. New copies it.
+// "rpcbench". Apart from TLSConfig and Resolver it is plain data that a report can repeat back. New
+// copies it.
 type Options struct {
 	// Timeout bounds a whole request: waiting for a free connection, connecting, writing and reading
 	// the complete answer. 0 means DefaultTimeout.
@@ -53,6 +55,9 @@ type Options struct {
 	MaxBody int64 `json:"max_body,omitempty"`
 	// UserAgent is the User-Agent header sent when the request has none. "" means DefaultUserAgent.
 	UserAgent string `json:"user_agent"`
+	// Resolver, when set, looks up host names (e.g. one whose Dial reaches a name server of the
+	// caller's); nil means net.DefaultResolver.
+	Resolver *net.Resolver `json:"-"`
 }
 
 // Validate returns every problem of o, joined, or nil.

@@ -32,7 +32,7 @@ type Transport struct {
 	connectTimeout time.Duration
 	maxBody        int64
 	uaLine         string // "User-Agent: …\r\n"
-	resolver       net.Resolver
+	resolver       *net.Resolver
 	waiterPool     sync.Pool
 	waitHook       func() // tests: called when a request starts waiting for a connection
 
@@ -75,6 +75,10 @@ func New(opts Options) (*Transport, error) {
 		ua = DefaultUserAgent
 	}
 	t.uaLine = "User-Agent: " + ua + "\r\n"
+	t.resolver = opts.Resolver
+	if t.resolver == nil {
+		t.resolver = net.DefaultResolver
+	}
 	t.waiterPool.New = newWaiter
 	return t, nil
 }
