@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strings"
 	"time"
 
@@ -168,7 +167,7 @@ func (w *watching) stop(s *summary.Summary, measuredStart time.Time) {
 	for i, tr := range res.Targets {
 		r := summary.ResourcesOf(tr, w.labels[i], at)
 		if i == w.self {
-			r.Self, r.Cores, r.SendLagP99 = true, float64(runtime.GOMAXPROCS(0)), w.lag
+			summary.MarkSelf(&r, res, w.lag)
 		}
 		rs = append(rs, r)
 	}

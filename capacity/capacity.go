@@ -42,8 +42,11 @@ type Config struct {
 	// its load is replaced at each step by an open-model rate. Its Load.Connections, when set,
 	// caps the connections (and requests in flight) of each step.
 	Plan plan.Plan
-	// SLO is what a step must meet to pass. Required.
+	// SLO is what a step must meet to pass. Required unless Judge is given.
 	SLO plan.SLO
+	// Judge, when set, decides in place of the SLO whether a step passed, and says why not (e.g.
+	// calibration: did the generator keep up?).
+	Judge func(*summary.Summary) (pass bool, why string)
 	// Start is the first rate tried, per second; default DefaultStart.
 	Start float64
 	// Max is the highest rate tried; default DefaultMax. A service that meets the SLO at Max has
@@ -81,8 +84,10 @@ type Step struct {
 	Rate float64 `json:"rate"`
 	// Summary is the step's measured figures.
 	Summary *summary.Summary `json:"-"`
-	// SLO is the step judged against the objective.
+	// SLO is the step judged against the objective; nil when Config.Judge judged it.
 	SLO *summary.SLOResults `json:"slo"`
+	// Why says why Config.Judge failed the step.
+	Why string `json:"why,omitempty"`
 	// Pass is true when the step met every objective.
 	Pass bool `json:"pass"`
 	// Collapsed is true when the step was cut short: most requests failing, or latency far past
@@ -173,7 +178,7 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("capacity: "+format, a...)) }
-	if len(c.SLO) == 0 {
+	if len(c.SLO) == 0 && c.Judge == nil {
 		bad("no SLO: give the objective the rate must meet, e.g. p99<50ms,errors<1%%")
 	}
 	if !(c.Start > 0) || math.IsInf(c.Start, 0) {
@@ -268,14 +273,21 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 		s.res.Interrupted = true
 		return Step{}, false
 	}
-	st := Step{Rate: rate, Summary: sum, SLO: summary.JudgeSLO(sum, s.c.SLO), Collapsed: collapsed, Phase: phase}
+	st := Step{Rate: rate, Summary: sum, Collapsed: collapsed, Phase: phase}
+	pass := true
+	if s.c.Judge != nil {
+		pass, st.Why = s.c.Judge(sum)
+	} else {
+		st.SLO = summary.JudgeSLO(sum, s.c.SLO)
+		pass = st.SLO.Pass
+	}
 	if ctx.Err() != nil { // interrupted in the step: keep what it measured, judge nothing by it
 		st.Interrupted = true
 		s.res.Steps = append(s.res.Steps, st)
 		s.res.Interrupted = true
 		return st, false
 	}
-	st.Pass = st.SLO.Pass && !collapsed
+	st.Pass = pass && !collapsed
 	s.res.Steps = append(s.res.Steps, st)
 	if !st.Pass && (s.res.FirstFail == 0 || rate < s.res.FirstFail) {
 		s.res.FirstFail = rate

@@ -413,3 +413,35 @@ func TestRenderHTMLChartsTheKnee(t *testing.T) {
 		t.Errorf("page lacks the objective's line, a row per step or the answer:\n%s", html)
 	}
 }
+
+// With Judge in place of an SLO (a calibration), the search runs on the judge's verdicts and keeps
+// its reasons; no SLO is needed, and none is judged.
+func TestSearchWithJudge(t *testing.T) {
+	var rates []float64
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		// the model's p99 is 2 ms up to 7400/s, 900 ms above; the judge fails p99 above 10 ms
+		Start: 100, Run: model(7400, &rates),
+		Judge: func(s *summary.Summary) (bool, string) {
+			if s.Latency.P99 > 10 {
+				return false, "p99 over 10ms"
+			}
+			return true, ""
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the same steps as TestSearchRisesThenBisects: the best is 7288.2, the first failure 7610.9
+	if len(rates) != 12 || res.Best == nil || !near(res.Best.Rate, 7288.2) || !near(res.FirstFail, 7610.9) {
+		t.Fatalf("rates %v, best %+v, first fail %v; want 12 steps, 7288.2 passing, 7610.9 failing", rates, res.Best, res.FirstFail)
+	}
+	for _, st := range res.Steps {
+		if st.SLO != nil || st.Pass != (st.Rate <= 7400) || (st.Why == "") != st.Pass || (!st.Pass && st.Why != "p99 over 10ms") {
+			t.Errorf("step %v: pass %v, why %q, SLO %v; want the judge's verdict and reason, no SLO", st.Rate, st.Pass, st.Why, st.SLO)
+		}
+	}
+	if err := (Config{Start: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "no SLO") {
+		t.Errorf("without SLO or judge: %v; want an error naming the missing SLO", err)
+	}
+}

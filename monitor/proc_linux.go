@@ -169,6 +169,13 @@ func (r *reader) read() (Snapshot, error) {
 		}
 	}
 	r.netOf(&snap, pids)
+	if r.target.Kind == KindSelf {
+		h, err := readHost(r.fs)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		snap.Host = h
+	}
 	return snap, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 )
 
 // childEnv selects what a re-executed test binary does instead of running tests.
@@ -270,6 +272,19 @@ func TestSamplerSelf(t *testing.T) {
 	}
 	if x1.Procs != 1 || x1.RSS == 0 || x1.Threads < 2 || x1.FDs < 3 {
 		t.Errorf("got %d procs, RSS %d, %d threads, %d fds; want 1 process, RSS > 0, ≥ 2 threads (Go runtime), ≥ 3 fds", x1.Procs, x1.RSS, x1.Threads, x1.FDs)
+	}
+	// the host's CPUs: those sched_getaffinity allows, of the cpuN lines of /proc/stat
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	online := len(regexp.MustCompile(`(?m)^cpu[0-9]+ `).FindAll(b, -1))
+	if h := x1.Host; h == nil || h.CPUs != set.Count() || h.Online != online || h.OthersPercent < 0 || h.Running == 0 {
+		t.Errorf("got host %+v; want %d CPUs of %d online, others ≥ 0, ≥ 1 running (this test)", x1.Host, set.Count(), online)
 	}
 }
 

@@ -69,6 +69,9 @@ type SockReading struct {
 type Snapshot struct {
 	Procs []ProcReading
 	Net   []NetReading // one per distinct network namespace of the processes read; nil if unreadable
+	// Host is what the CPUs the process may run on did, for the generator watching itself; nil
+	// for other targets.
+	Host *HostReading
 	// SocketMode says the target's network figures are those of its own TCP sockets: Sockets are
 	// the ones its processes held open, each once; SocketsKnown is false when some process's
 	// sockets could not be read this time.
@@ -112,6 +115,8 @@ type Sample struct {
 	NetTx      uint64 `json:"net_tx_bytes"`
 	NetRxTotal uint64 `json:"net_rx_total_bytes"` // since the first sample
 	NetTxTotal uint64 `json:"net_tx_total_bytes"`
+	// Host is, for a snapshot with a host reading, what else ran on the target's CPUs.
+	Host *HostSample `json:"host,omitempty"`
 }
 
 type procKey struct {
@@ -130,6 +135,7 @@ type Sampler struct {
 	prevTime time.Time
 	prev     map[procKey]ProcReading
 	prevNet  map[uint64]NetReading
+	prevHost *HostReading
 	prevSock map[uint64]SockReading // nil: no baseline of the sockets (the first read, or one failed)
 	total    [4]uint64              // disk read, disk write, net rx, net tx since the first sample
 }
@@ -161,6 +167,7 @@ func (s *Sampler) Sample(now time.Time) (Sample, error) {
 //   - Network bytes: differences per network namespace; a namespace seen for the first time is a
 //     new baseline. For a target read by its own sockets, differences per socket (observeSockets).
 //   - RSS, threads and FDs: the levels now, summed.
+//   - Host: the CPU the target's CPUs spent busy, less the target's own, and their steal.
 //   - PIDs: the processes read now; NetHost whether every namespace read is the host's.
 func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true, PIDs: pidsOf(snap.Procs)}
@@ -223,7 +230,12 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	s.total[3] += out.NetTx
 	out.DiskReadTotal, out.DiskWriteTotal = s.total[0], s.total[1]
 	out.NetRxTotal, out.NetTxTotal = s.total[2], s.total[3]
-	s.prev, s.prevNet, s.prevTime, s.started = cur, curNet, now, true
+	if s.started {
+		observeHost(&out, snap.Host, s.prevHost)
+	} else {
+		observeHost(&out, snap.Host, nil)
+	}
+	s.prev, s.prevNet, s.prevHost, s.prevTime, s.started = cur, curNet, snap.Host, now, true
 	return out
 }
 

@@ -53,6 +53,9 @@ type Summary struct {
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
 	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
 	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
+	// Host is, for a target read with the host's CPUs (the generator itself), what else ran on
+	// the CPUs it may run on; nil for other targets.
+	Host *HostSummary `json:"host,omitempty"`
 	// NetScope says whose bytes NetRx and NetTx are: NetOwnSockets, NetHostWide, NetNamespaceWide,
 	// NetMixed, or "" when no sample had them.
 	NetScope string `json:"net_scope,omitempty"`
@@ -80,6 +83,16 @@ type PIDChange struct {
 	Procs   int       `json:"procs"`
 	Started []int     `json:"started,omitempty"`
 	Exited  []int     `json:"exited,omitempty"`
+}
+
+// HostSummary is what the CPUs a target may run on did besides the target, over the run: other
+// processes' CPU and steal as rates (% of one core), runnable tasks as a level.
+type HostSummary struct {
+	CPUs    int  `json:"cpus"`
+	Online  int  `json:"online_cpus"`
+	Others  Stat `json:"others_cpu_percent"`
+	Steal   Stat `json:"steal_percent"`
+	Running Stat `json:"procs_running"`
 }
 
 // rate accumulates a per-interval figure weighted by time.
@@ -134,6 +147,9 @@ type aggregates struct {
 	cpu, rd, wr, rx, tx                rate
 	rss, threads, fds                  level
 	rdTotal, wrTotal, rxTotal, txTotal uint64
+	host                               *HostSample // the latest
+	others, steal                      rate
+	running                            level
 	netOwn, netNS, netNotHost          bool
 	procsMin, procsMax                 int
 	pids, lastPIDs                     []int
@@ -187,6 +203,14 @@ func (s *Series) aggregate(x Sample) {
 	a.lastPIDs = x.PIDs
 	a.procsMin, a.procsMax = min(a.procsMin, x.Procs), max(a.procsMax, x.Procs)
 	a.last = x.Time
+	if x.Host != nil {
+		a.host = x.Host
+		a.running.add(float64(x.Host.Running))
+		if x.Interval > 0 {
+			a.others.add(x.Host.OthersPercent, x.Interval)
+			a.steal.add(x.Host.StealPercent, x.Interval)
+		}
+	}
 	a.rss.add(float64(x.RSS))
 	a.threads.add(float64(x.Threads))
 	if x.FDsKnown {
@@ -226,7 +250,12 @@ func (s *Series) Samples() []Sample { return append([]Sample(nil), s.kept...) }
 // Summary returns the averages, peaks and totals over every sample added.
 func (s *Series) Summary() Summary {
 	a := s.agg
+	var host *HostSummary
+	if a.host != nil {
+		host = &HostSummary{CPUs: a.host.CPUs, Online: a.host.Online, Others: a.others.stat(), Steal: a.steal.stat(), Running: a.running.stat()}
+	}
 	return Summary{
+		Host:            host,
 		Samples:         s.n,
 		Duration:        a.last.Sub(a.first),
 		CPUPercent:      a.cpu.stat(),

@@ -26,6 +26,8 @@ type Watch struct {
 	scraper    *Scraper
 	metrics    metricsKeep
 	metricsErr error
+
+	pauses pauseReading // the runtime's GC pauses at the baseline
 }
 
 // WatchResult is what a Watch saw of one target.
@@ -47,6 +49,9 @@ type WatchResults struct {
 	// Metrics holds the scrapes, oldest first, and MetricsErr the failure that stopped them.
 	Metrics    []MetricsSample
 	MetricsErr error
+	// GCPauses are this process's own garbage-collection pauses from the baseline to Stop: the
+	// watching process is the load generator.
+	GCPauses Pauses
 }
 
 // StartWatch waits delay (a warm-up the figures leave out), then samples every sampler at once
@@ -68,6 +73,7 @@ func StartWatch(interval, delay time.Duration, scraper *Scraper, samplers ...*Sa
 		}
 		now := time.Now()
 		w.start = now
+		w.pauses = readPauses()
 		w.sampleAll(now) // the baselines, before the first scrape
 		started <- now
 		close(started)
@@ -190,6 +196,9 @@ func (w *Watch) Stop() WatchResults {
 	w.cancel()
 	w.wg.Wait()
 	out := WatchResults{Start: w.start, Metrics: w.metrics.kept, MetricsErr: w.metricsErr}
+	if !w.start.IsZero() {
+		out.GCPauses = readPauses().since(w.pauses)
+	}
 	for i, s := range w.samplers {
 		out.Targets = append(out.Targets, WatchResult{Target: s.Target(), Summary: w.series[i].Summary(),
 			Samples: w.series[i].Samples(), Err: w.errs[i]})

@@ -124,8 +124,9 @@ type runView struct {
 	Failing                                     bool
 	Interrupted                                 bool
 	Notes                                       []string
-	Warnings                                    []string // summary.Summary.Warnings
-	Generators                                  []string // a merged run's, one line each
+	Warnings                                    []string          // summary.Summary.Warnings
+	Validity                                    *summary.Validity // nil: not judged
+	Generators                                  []string          // a merged run's, one line each
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
@@ -251,6 +252,9 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Warnings:    s.Warnings,
 		SLO:         sloHTML(s),
 		Generators:  generatorLines(s),
+	}
+	if judged(s.Validity) {
+		r.Validity = &s.Validity
 	}
 	r.StagesTitle, r.Stages = stagesHTML(s)
 	r.StageResources = stageResourceRows(s)

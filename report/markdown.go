@@ -29,6 +29,9 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 		markdownRun(b, runs[0], o.percentiles())
 	} else {
 		c := compare.New(runs, labels)
+		for i, s := range runs {
+			validityMarkdown(b, s, c.Labels[i])
+		}
 		markdownCompare(b, runs, c)
 		resourcesMarkdownRuns(b, runs, c.Labels)
 		for i, s := range runs {
@@ -67,6 +70,7 @@ func mdHeader(b *strings.Builder, cells ...string) {
 
 func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	fmt.Fprintf(b, "### rpcbench %s: `%s`\n\n", mdCell(s.Tool.Version), mdCell(s.Target))
+	validityMarkdown(b, s, "")
 	r := s.Requests
 	mdHeader(b, "", "")
 	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))

@@ -26,6 +26,7 @@ func Text(w io.Writer, s *summary.Summary) error { return TextWith(w, s, Options
 // TextWith is Text with the tables chosen by o.
 func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
+	validityText(b, s)
 	header(b, s)
 	requests(b, s)
 	generatorsText(b, s)

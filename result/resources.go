@@ -16,9 +16,16 @@ type Resources struct {
 	// "container web", "rpcbench (self)".
 	Target string `json:"target"`
 	// Self marks the load generator watching itself; Cores is then how many CPUs it could use
-	// (GOMAXPROCS), against which its CPU % is judged.
+	// (the least of GOMAXPROCS, its CPU affinity and its cgroup's quota), against which its CPU %
+	// is judged.
 	Self  bool    `json:"self,omitempty"`
 	Cores float64 `json:"cores,omitempty"`
+	// Host is, for the generator itself, what else ran on the CPUs it could run on; nil when
+	// /proc/stat could not be read (or in files written before it was kept).
+	Host *HostCPU `json:"host,omitempty"`
+	// GCPauses counts, for the generator itself, its garbage collector's stop-the-world pauses
+	// during the measured part; nil when not read.
+	GCPauses *GCPauses `json:"gc_pauses,omitempty"`
 	// SendLagP99 is, for the generator itself, the p99 send lag of each measured interval in
 	// milliseconds: a lag that keeps growing says the generator could not keep up.
 	SendLagP99 []float64 `json:"send_lag_p99_ms,omitempty"`
@@ -32,6 +39,25 @@ type Resources struct {
 	Error   string           `json:"error,omitempty"`
 	Summary ResourceSummary  `json:"summary"`
 	Samples []ResourceSample `json:"samples"`
+}
+
+// HostCPU is what the CPUs the generator could run on did besides it during the measured part, from
+// /proc/stat each interval: other processes' CPU time on them and the time a hypervisor stole from
+// them, in percent of one core, and the tasks runnable on the whole machine (a level).
+type HostCPU struct {
+	CPUs          int          `json:"cpus"`        // the CPUs it could run on (its affinity)
+	Online        int          `json:"online_cpus"` // the machine's
+	OthersPercent ResourceStat `json:"others_cpu_percent"`
+	StealPercent  ResourceStat `json:"steal_percent"`
+	Running       ResourceStat `json:"procs_running"`
+}
+
+// GCPauses counts the generator's garbage-collection pauses. The longest lasted at least MaxLowMs
+// and less than MaxMs: the edges of the Go runtime's histogram bucket it fell in.
+type GCPauses struct {
+	Count    uint64  `json:"count"`
+	MaxLowMs float64 `json:"max_low_ms"`
+	MaxMs    float64 `json:"max_ms"`
 }
 
 // PIDChange is a sample whose processes differed from the sample before: At its time from the

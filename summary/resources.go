@@ -39,32 +39,44 @@ func (s *Summary) SetResources(rs []result.Resources, m *result.Metrics) {
 	if m != nil && m.Error != "" {
 		s.Notes = append(s.Notes, fmt.Sprintf("scraping the metrics of %s stopped early: %s", m.URL, m.Error))
 	}
+	s.Validity = Judge(s)
 }
 
-// GeneratorNote says, from the generator's own resources, whether it was the bottleneck: some
-// interval used at least SaturationPercent of its CPUs, or its per-interval send lag p99 kept
-// growing (the mean of the last third of the intervals above 10 ms and twice the first third's).
-// It returns "" when neither holds.
+// GeneratorNote says, from the generator's own resources, whether it was the bottleneck: only
+// when some interval used at least SaturationPercent of the CPUs it could use. A send lag p99
+// that kept growing (the mean of the last third of the intervals above 10 ms and twice the first
+// third's) without that gets a note that says so and what the CPU figures show — other processes
+// on its CPUs, or its own CPU short of saturated — never "bottleneck": a busy machine or a slow
+// target can delay an idle generator. It returns "" when neither holds.
 func GeneratorNote(r result.Resources) string {
 	cores := r.Cores
 	if cores <= 0 {
 		cores = 1
 	}
 	cpu := r.Summary.CPUPercent
-	busy := cpu.Samples > 0 && cpu.Peak >= SaturationPercent*cores
+	_, busy := saturated(r)
 	first, last, growing := lagTrend(r.SendLagP99)
-	var why string
+	grew := fmt.Sprintf("its send lag p99 grew from %s in the first third of the run to %s in the last", FormatMs(first), FormatMs(last))
 	switch {
 	case busy && growing:
-		why = fmt.Sprintf("its CPU reached %.0f%% of one core with %s (avg %.0f%%) and its send lag p99 grew from %s to %s",
-			cpu.Peak, cpuWord(cores), cpu.Avg, FormatMs(first), FormatMs(last))
+		return bottleneck(fmt.Sprintf("its CPU reached %.0f%% of one core with %s (avg %.0f%%) and its send lag p99 grew from %s to %s",
+			cpu.Peak, cpuWord(cores), cpu.Avg, FormatMs(first), FormatMs(last)))
 	case busy:
-		why = fmt.Sprintf("its CPU reached %.0f%% of one core with %s (avg %.0f%%)", cpu.Peak, cpuWord(cores), cpu.Avg)
+		return bottleneck(fmt.Sprintf("its CPU reached %.0f%% of one core with %s (avg %.0f%%)", cpu.Peak, cpuWord(cores), cpu.Avg))
 	case growing:
-		why = fmt.Sprintf("its send lag p99 grew from %s in the first third of the run to %s in the last", FormatMs(first), FormatMs(last))
-	default:
-		return ""
+		msg := "requests went out later and later: " + grew
+		if cpu.Samples > 0 {
+			msg += fmt.Sprintf(", while the generator used at most %.0f%% of one core with %s, short of the %.0f%% that would saturate them", cpu.Peak, cpuWord(cores), SaturationPercent*cores)
+		}
+		if taken := cpuTaken(r); taken != "" {
+			msg += "; " + taken
+		}
+		return msg
 	}
+	return ""
+}
+
+func bottleneck(why string) string {
 	return "the load generator may have been the bottleneck: " + why +
 		"; these figures may be its limit rather than the server's — give it more CPUs, another machine, or a lower rate before publishing them"
 }

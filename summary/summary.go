@@ -18,9 +18,12 @@ const Schema = "rpcbench.report/v1"
 // Summary is the whole report of one run. It is plain data: encode it with encoding/json. The
 // histograms are kept (outside the JSON) for renderers.
 type Summary struct {
-	Schema    string    `json:"schema"`
-	Tool      Tool      `json:"tool"`
-	Target    string    `json:"target"`
+	Schema string `json:"schema"`
+	Tool   Tool   `json:"tool"`
+	Target string `json:"target"`
+	// Validity is the verdict on whether the run measured the target (see Judge): kept up to
+	// date by New and SetResources.
+	Validity  Validity  `json:"validity"`
 	Config    plan.Plan `json:"config"`
 	StartedAt time.Time `json:"started_at"`
 	DurationS float64   `json:"duration_s"` // from the measured start to the last answer
@@ -408,6 +411,7 @@ func New(run Run, total *result.Interval) *Summary {
 			FormatMs(float64(run.StartLate)/float64(time.Millisecond)), run.StartAt.UTC().Format(time.RFC3339Nano)))
 	}
 	s.SLO = JudgeSLO(s, p.SLO)
+	s.Validity = Judge(s)
 	return s
 }
 

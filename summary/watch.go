@@ -26,6 +26,9 @@ func ResourcesOf(tr monitor.WatchResult, label string, at func(time.Time) time.D
 	for _, c := range sm.PIDChanges {
 		r.PIDChanges = append(r.PIDChanges, result.PIDChange{At: at(c.Time), Procs: c.Procs, Started: c.Started, Exited: c.Exited})
 	}
+	if h := sm.Host; h != nil {
+		r.Host = &result.HostCPU{CPUs: h.CPUs, Online: h.Online, OthersPercent: stat(h.Others), StealPercent: stat(h.Steal), Running: stat(h.Running)}
+	}
 	if tr.Err != nil {
 		r.Error = strings.TrimPrefix(tr.Err.Error(), "monitor: ")
 	}
@@ -67,4 +70,15 @@ func MetricsOf(url, raw string, series []string, w monitor.WatchResults, at func
 		m.Samples = append(m.Samples, ms)
 	}
 	return m
+}
+
+// MarkSelf marks r as the load generator watching itself: the CPUs it could use
+// (monitor.UsableCPUs), its send lag p99 per measured interval (ms) and its garbage collector's
+// pauses during the watch w.
+func MarkSelf(r *result.Resources, w monitor.WatchResults, lag []float64) {
+	r.Self, r.Cores, r.SendLagP99 = true, monitor.UsableCPUs(), lag
+	if !w.Start.IsZero() {
+		msOf := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+		r.GCPauses = &result.GCPauses{Count: w.GCPauses.Count, MaxLowMs: msOf(w.GCPauses.MaxLow), MaxMs: msOf(w.GCPauses.Max)}
+	}
 }

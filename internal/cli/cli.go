@@ -22,6 +22,7 @@ const (
 	ExitUsage       = 2 // bad flags or bad input
 	ExitInterrupted = 3 // stopped by a signal; what was measured was still reported
 	ExitCannotStart = 4 // the run could not start (e.g. the target could not be set up)
+	ExitInvalid     = 5 // --require-valid, and the run's validity verdict found it invalid
 )
 
 // Env is what a command sees of the process: its streams and, when it runs from Main, the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -214,7 +213,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 	for i, tr := range w.Targets {
 		r := summary.ResourcesOf(tr, m.targets[i].label, at)
 		if m.targets[i].label == selfLabel {
-			r.Self, r.Cores, r.SendLagP99 = true, float64(runtime.GOMAXPROCS(0)), m.lag
+			summary.MarkSelf(&r, w, m.lag)
 		}
 		rs = append(rs, r)
 	}

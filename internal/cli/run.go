@@ -370,6 +370,10 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	if code != ExitOK {
 		return code
 	}
+	if o.requireValid && !s.Validity.Valid {
+		fmt.Fprintf(e.stderr, "rpcbench %s: the run is invalid (--require-valid): %s\n", o.cmd(), strings.Join(s.Validity.Reasons, "; "))
+		return ExitInvalid
+	}
 	if v := verdict(e.stderr, o.cmd(), s); !o.noVerdict {
 		return v
 	}

@@ -30,7 +30,7 @@ func (f *planFlags) define(fs *flag.FlagSet) {
 var withPlanFlags = []string{
 	"plan", "scenario", "target", "step",
 	"segment", "segment-index", "segment-sequence", "start-at",
-	"out", "out-log", "live", "html", "log", "report-file", "format", "quiet", "show-secrets", "percentiles", "stage-ramps", "no-verdict",
+	"out", "out-log", "live", "html", "log", "report-file", "format", "quiet", "show-secrets", "percentiles", "stage-ramps", "no-verdict", "require-valid",
 	"monitor-pid", "monitor-process", "monitor-cgroup", "monitor-container", "monitor-metrics", "monitor-series",
 }
 

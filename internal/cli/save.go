@@ -278,6 +278,8 @@ type outputFlags struct {
 	showSecrets bool
 	// stageRamps reports the ramps of --stages among the per-stage figures too.
 	stageRamps bool
+	// requireValid exits ExitInvalid when the run's validity verdict is invalid.
+	requireValid bool
 }
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
@@ -288,6 +290,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	f.pcts.define(fs)
 	defineStageRamps(fs, &f.stageRamps)
 	defineRequestLog(fs, &f.log)
+	fs.BoolVar(&f.requireValid, "require-valid", false, "exit 5 when the run is invalid: the generator fell behind or saturated its CPU, another process took its CPU while it fell behind, a GC pause, too few samples for the percentiles shown, ports or files ran out (the report's first line says which)")
 }
 
 // outputs gathers where a run's figures go, for execute.
@@ -297,7 +300,8 @@ func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []stri
 		command = plan.RedactArgs(command)
 	}
 	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, outLog: f.outLog, live: f.live, html: f.html, log: f.log,
-		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps}
+		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps,
+		requireValid: f.requireValid}
 }
 
 // outputs says where execute sends a run's figures. The zero value prints the text report and
@@ -323,6 +327,8 @@ type outputs struct {
 	profile    *profileRun // the target's profiles over the measured window; nil: none
 	// engine are options of the run beyond the plan (--start-at).
 	engine []engine.Option
+	// requireValid exits ExitInvalid after a completed run that its validity verdict finds invalid.
+	requireValid bool
 }
 
 // cmd is the command whose run this is, for messages: "run" unless cmdName says otherwise.

@@ -18,7 +18,8 @@ const exitCodesHelp = `Exit codes:
   1  an --slo objective was missed, or no request succeeded (compare: a --fail-on gate failed)
   2  usage: a bad flag, argument or input file
   3  interrupted (Ctrl-C): what was measured was still reported
-  4  the run could not start, or a report or result file could not be written`
+  4  the run could not start, or a report or result file could not be written
+  5  --require-valid, and the run was invalid (the report's first line says why)`
 
 // sloValue is the flag.Value of --slo: objectives parsed with plan.ParseSLO, every problem on one
 // line (the flag package's errors are one line).

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A calibration prints a row per rate and a verdict that follows from the rows: the floor is the
+// first row's send lag p99, and the rate it kept up to is the highest row that says yes.
+func TestCalibrate(t *testing.T) {
+	t.Parallel()
+	code, out, stderr := cliRun(t, "calibrate", "--start", "200", "--max", "400", "--step", "200ms", "--step-warmup", "0")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	row := regexp.MustCompile(`(?m)^ *([0-9.]+)/s +[0-9.]+ +\S+ +(\S+) +\S+ +(\S+) +(\S+)  (yes|no: .*)$`)
+	rows := row.FindAllStringSubmatch(out, -1)
+	if len(rows) == 0 || len(rows) > calibrateMaxSteps {
+		t.Fatalf("got %d rows; want 1 to %d:\n%s", len(rows), calibrateMaxSteps, out)
+	}
+	if want := "floor: send lag p99 " + rows[0][2] + " at " + rows[0][1] + "/s\n"; !strings.Contains(out, want) {
+		t.Errorf("no line %q:\n%s", want, out)
+	}
+	best, kept := 0.0, ""
+	for _, r := range rows {
+		if !strings.Contains(r[3], "%") {
+			t.Errorf("rate %s: CPU %q; want the generator's own CPU peak", r[1], r[3])
+		}
+		if rate, _ := strconv.ParseFloat(r[1], 64); r[5] == "yes" && rate > best {
+			best, kept = rate, r[1]+"/s"
+		} else if r[5] != "yes" && !strings.Contains(r[5], "the generator") {
+			t.Errorf("rate %s: %q; want what the generator did not keep", r[1], r[5])
+		}
+	}
+	switch {
+	case best == 0 && !strings.Contains(out, "the generator did not keep up at any rate tried"):
+		t.Errorf("no rate kept up, and the verdict does not say so:\n%s", out)
+	case best == 400 && !strings.Contains(out, "the generator kept up at every rate tried, up to 400/s (--max)"):
+		t.Errorf("400/s kept up, and the verdict does not say so:\n%s", out)
+	case best > 0 && best < 400 && !strings.Contains(out, ") up to "+kept+";"):
+		t.Errorf("%s was the highest rate that kept up, and the verdict does not name it:\n%s", kept, out)
+	}
+}
+
+func TestCalibrateUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "--start", "1000", "--max", "10"}, "--max 10/s: want a rate at or above --start, 1000/s"},
+		{[]string{"calibrate", "http://127.0.0.1:1/"}, `unexpected argument "http://127.0.0.1:1/": calibrate loads its own null target`},
+		{[]string{"calibrate", "--connections", "0"}, "--connections 0: want 1 or more"},
+		{[]string{"calibrate", "--start", "0"}, "--start: want a rate above 0"},
+	} {
+		code, _, stderr := cliRun(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}
