@@ -205,7 +205,7 @@ func bytesText(n float64) string {
 // runs all failed — and the capacity against the first target's in words.
 func capacityTable(rs []CapacityResult) *table {
 	t := &table{
-		title: "Capacity compared (the highest rate that met " + rs[0].SLO.String() + ")",
+		title: "Capacity compared (the highest rate at which every run met " + rs[0].SLO.String() + ")",
 		head:  []string{"target", "max sustainable/s", "p99 there", "CPU there", "every run failed at/s", "steps", "vs " + rs[0].Target},
 		right: []bool{false, true, true, true, true, true, false},
 	}

@@ -543,6 +543,11 @@ func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 		} else {
 			t.Logf("seed %d: range %.1f–%.1f/s misses %v/s\n%s", seed, res.Best.Rate, res.High, truth, text.String())
 		}
+		// noise reaches 360–440/s; an end that meets mixed verdicts moves by 2·precision (10 %):
+		// the range lies within 360/1.1 = 327 and 440·1.1 = 484/s
+		if res.Best.Rate < 327 || res.High > 484 {
+			t.Errorf("seed %d: range %.1f–%.1f/s; want it within 327–484/s\n%s", seed, res.Best.Rate, res.High, text.String())
+		}
 		widths = append(widths, res.High/res.Best.Rate)
 	}
 	sort.Float64s(widths)
@@ -552,5 +557,49 @@ func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 	}
 	if flips < 20 {
 		t.Errorf("%d verdicts flipped in 20 searches: the noise did not test the search", flips)
+	}
+}
+
+// A step judged on p99 lasts long enough for 1,000 answers, up to ten times --step; a step that
+// still has fewer passes or fails on them but confirms nothing, and the report says so.
+func TestSearchLengthensStepsForPercentiles(t *testing.T) {
+	var rates []float64
+	lengths := map[float64]time.Duration{}
+	run := model(60, &rates)
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 50, Step: time.Second, MaxSteps: 12,
+		Run: func(ctx context.Context, prep *plan.Prepared, o engine.Observer) (*summary.Summary, error) {
+			lengths[prep.Plan.Load.Rate] = prep.Plan.Load.Duration
+			return run(ctx, prep, o)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// by hand: 1,000 answers take 20 s at 50/s (capped at 10 s: 500 answers), 10 s at 100/s
+	for r, want := range map[float64]time.Duration{50: 10 * time.Second, 100: 10 * time.Second} {
+		if lengths[r] != want {
+			t.Errorf("step at %v/s lasted %v; want %v", r, lengths[r], want)
+		}
+	}
+	first := res.Steps[0]
+	if first.Rate != 50 || !first.Pass || !first.FewSamples || first.Answers != 500 || !strings.Contains(verdict(first), "pass (few answers: 500 of 1,000)") {
+		t.Errorf("first step %+v, verdict %q; want 50/s passed on few answers, 500 of 1,000", first, verdict(first))
+	}
+	// every rate at or under 60/s passes on fewer than 1,000 answers (at most 600 in 10 s): none
+	// is confirmed
+	if res.Best != nil {
+		t.Errorf("best %+v; want none: no passing rate had the answers p99 needs", res.Best)
+	}
+	if a := res.Answer(); !strings.HasPrefix(a, "no rate confirmed: a rate needs all its 3 runs to pass, each with 1,000 answers; the highest that passed, ") || strings.Contains(a, "max sustainable") {
+		t.Errorf("answer %q", a)
+	}
+	warned := false
+	for _, w := range res.Warnings() {
+		warned = warned || strings.Contains(w, "had fewer answers than the 1,000 the objective's percentiles need")
+	}
+	if !warned {
+		t.Errorf("warnings %q; want one about the steps with few answers", res.Warnings())
 	}
 }
