@@ -474,7 +474,7 @@ func queue(c int, svc time.Duration, prep *plan.Prepared) *summary.Summary {
 // warning must appear exactly when the verdicts were not monotonic in the rate.
 func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 	const servers, svc, truth = 4, 10 * time.Millisecond, 400.0
-	held, flips := 0, 0
+	held, flips, warnings := 0, 0, 0
 	var widths []float64
 	for seed := range uint64(20) {
 		noise := rand.New(rand.NewPCG(seed, 24))
@@ -532,8 +532,26 @@ func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 			t.Errorf("seed %d: upper end %v/s passed %d of %d runs; want 3 or more, all failed\n%s", seed, res.High, p, n, text.String())
 		}
 		warned := strings.Contains(text.String(), "warning: verdicts were not monotonic in the rate")
+		if warned {
+			warnings++
+		}
 		if warned != (highPass > lowFail) {
 			t.Errorf("seed %d: warned %v; verdicts not monotonic %v (a failure at %v/s, a pass at %v/s)\n%s", seed, warned, highPass > lowFail, lowFail, highPass, text.String())
+		}
+		var page, js bytes.Buffer
+		if err := Render(&page, res, slo(t, "p99<15ms"), "queue", "html"); err != nil {
+			t.Fatal(err)
+		}
+		if err := Render(&js, res, slo(t, "p99<15ms"), "queue", "json"); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Warnings []string }
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		inJSON := len(doc.Warnings) > 0 && strings.HasPrefix(doc.Warnings[0], "verdicts were not monotonic in the rate")
+		if inHTML := strings.Contains(page.String(), "<strong>warning:</strong> verdicts were not monotonic"); inHTML != warned || inJSON != warned {
+			t.Errorf("seed %d: the warning in text %v, HTML %v, JSON %v; want it in all or none", seed, warned, inHTML, inJSON)
 		}
 		if !strings.Contains(text.String(), fmt.Sprintf("max sustainable %s/s (", rate(res.Best.Rate))) {
 			t.Errorf("seed %d: the text does not name the max sustainable rate\n%s", seed, text.String())
@@ -551,7 +569,7 @@ func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 		widths = append(widths, res.High/res.Best.Rate)
 	}
 	sort.Float64s(widths)
-	t.Logf("the range held %v/s in %d of 20 searches; %d verdicts flipped; high/low: median %.3f, widest %.3f", truth, held, flips, widths[len(widths)/2], widths[len(widths)-1])
+	t.Logf("the range held %v/s in %d of 20 searches; %d verdicts flipped; %d searches warned; high/low: median %.3f, widest %.3f", truth, held, flips, warnings, widths[len(widths)/2], widths[len(widths)-1])
 	if held < 19 {
 		t.Errorf("the range held the capacity in %d of 20 searches; want at least 19", held)
 	}
