@@ -621,3 +621,50 @@ func TestSearchLengthensStepsForPercentiles(t *testing.T) {
 		t.Errorf("warnings %q; want one about the steps with few answers", res.Warnings())
 	}
 }
+
+// When the steps watched the target, each format shows its CPU in every step and the answer gives
+// it at the max sustainable rate; the generator's own CPU is not the target's.
+func TestReportShowsTheTargetsCPU(t *testing.T) {
+	var rates []float64
+	run := model(7400, &rates)
+	res, err := Search(context.Background(), Config{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
+		SLO:  slo(t, "p99<50ms"), Start: 100,
+		Run: func(ctx context.Context, prep *plan.Prepared, o engine.Observer) (*summary.Summary, error) {
+			s, err := run(ctx, prep, o)
+			r := prep.Plan.Load.Rate
+			// the target's CPU: 1 % of one core per 100/s, peak 1.5 times that; the generator at 99 %
+			s.Resources = []result.Resources{
+				{Target: "rpcbench (self)", Self: true, Summary: result.ResourceSummary{Samples: 3, CPUPercent: result.ResourceStat{Avg: 99, Peak: 99, Samples: 3}}},
+				{Target: "pid 7", Summary: result.ResourceSummary{Samples: 3, CPUPercent: result.ResourceStat{Avg: r / 100, Peak: 1.5 * r / 100, Samples: 3}}},
+			}
+			return s, err
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the answer: 7,288/s (see TestSearchRisesThenBisects), CPU 72.88 % and 109.3 %
+	want := "; CPU of pid 7 at 7,288/s: 73% avg, 109% peak of one core"
+	if a := res.Answer(); !strings.HasSuffix(a, want) {
+		t.Errorf("answer %q; want it to end %q", a, want)
+	}
+	for format, rows := range map[string][]string{
+		"text":     {"  errors    CPU  verdict", "    0.00%    64%  pass\n", "(CPU: of pid 7, average over each step's measured part, in % of one core)"},
+		"markdown": {"| errors | CPU of pid 7 | verdict |", "| 0.00% | 128% | FAIL p99<50ms |"},
+		"html":     {"<th>CPU of pid 7 <small>avg, % of one core</small></th>", "<td>0.00%</td><td>64%</td><td>pass</td>"},
+	} {
+		var b bytes.Buffer
+		if err := Render(&b, res, slo(t, "p99<50ms"), "http://127.0.0.1:1/", format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range append(rows, want[2:]) {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s report lacks %q:\n%s", format, w, b.String())
+			}
+		}
+		if strings.Contains(b.String(), "99%") {
+			t.Errorf("%s report shows the generator's CPU as the target's:\n%s", format, b.String())
+		}
+	}
+}

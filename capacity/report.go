@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -134,19 +135,41 @@ func (r *Result) mixed() string {
 // cpuAtBest is the CPU of the first watched target in the run of Best: "CPU of pid 4242 at
 // 7,288/s: 16% avg, 22% peak of one core"; "" when no target was watched.
 func (r *Result) cpuAtBest() string {
-	if r.Best == nil || r.Best.Summary == nil {
+	if r.Best == nil {
 		return ""
 	}
-	for _, res := range r.Best.Summary.Resources {
-		if res.Self || res.Summary.CPUPercent.Samples == 0 {
-			continue
+	target, c, ok := targetCPU(r.Best.Summary)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("CPU of %s at %s/s: %s avg, %s peak of one core", target, rate(r.Best.Rate), pct(c.Avg), pct(c.Peak))
+}
+
+// targetCPU is the CPU of the first target watched in s (the generator itself left out), and
+// what it is: "pid 4242"; ok is false when none was watched with a CPU sample.
+func targetCPU(s *summary.Summary) (target string, cpu result.ResourceStat, ok bool) {
+	if s == nil {
+		return "", cpu, false
+	}
+	for _, res := range s.Resources {
+		if !res.Self && res.Summary.CPUPercent.Samples > 0 {
+			return res.Target, res.Summary.CPUPercent, true
 		}
-		c := res.Summary.CPUPercent
-		return fmt.Sprintf("CPU of %s at %s/s: %s%% avg, %s%% peak of one core", res.Target, rate(r.Best.Rate),
-			strconv.FormatFloat(c.Avg, 'f', 0, 64), strconv.FormatFloat(c.Peak, 'f', 0, 64))
+	}
+	return "", cpu, false
+}
+
+// watched is the target whose CPU the tables show, "" when no step watched one.
+func (r *Result) watched() string {
+	for _, st := range r.Steps {
+		if target, _, ok := targetCPU(st.Summary); ok {
+			return target
+		}
 	}
 	return ""
 }
+
+func pct(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) + "%" }
 
 // Warnings are what the reader must know beside the answer: verdicts that were not monotonic in
 // the rate (a run failed below a rate at which one passed), and steps with too few answers for
@@ -205,6 +228,8 @@ func Render(w io.Writer, r *Result, slo plan.SLO, target, format string) error {
 // row is one step's figures as the tables show them.
 type row struct {
 	rate, achieved, p50, p99, errors, verdict string
+	// cpu is the watched target's average CPU in the step (see Result.watched), "—" when it has none
+	cpu string
 }
 
 func rows(r *Result) []row {
@@ -217,14 +242,19 @@ func rows(r *Result) []row {
 
 func (st Step) row() row {
 	s := st.Summary
-	return row{
+	x := row{
 		rate:     rate(st.Rate),
 		achieved: rate(s.Achieved()),
 		p50:      ms(s.Latency.P50),
 		p99:      ms(s.Latency.P99),
 		errors:   strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%",
 		verdict:  verdict(st),
+		cpu:      "—",
 	}
+	if _, c, ok := targetCPU(s); ok {
+		x.cpu = pct(c.Avg)
+	}
+	return x
 }
 
 // Line is the step in one line, for a progress line: "2,000/s → 1,998/s, p50 0.40 ms, p99 1.20 ms,
@@ -266,9 +296,19 @@ func verdict(st Step) string {
 func renderText(w io.Writer, r *Result, slo plan.SLO, target string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Capacity of %s against %s\n\n", target, slo)
-	fmt.Fprintf(&b, "  %10s  %10s  %9s  %9s  %7s  %s\n", "rate/s", "achieved/s", "p50 ms", "p99 ms", "errors", "verdict")
+	watched := r.watched()
+	cpu := func(v string) string {
+		if watched == "" {
+			return ""
+		}
+		return fmt.Sprintf("%5s  ", v)
+	}
+	fmt.Fprintf(&b, "  %10s  %10s  %9s  %9s  %7s  %s%s\n", "rate/s", "achieved/s", "p50 ms", "p99 ms", "errors", cpu("CPU"), "verdict")
 	for _, x := range rows(r) {
-		fmt.Fprintf(&b, "  %10s  %10s  %9s  %9s  %7s  %s\n", x.rate, x.achieved, x.p50, x.p99, x.errors, x.verdict)
+		fmt.Fprintf(&b, "  %10s  %10s  %9s  %9s  %7s  %s%s\n", x.rate, x.achieved, x.p50, x.p99, x.errors, cpu(x.cpu), x.verdict)
+	}
+	if watched != "" {
+		fmt.Fprintf(&b, "\n(CPU: of %s, average over each step's measured part, in %% of one core)\n", watched)
 	}
 	fmt.Fprintf(&b, "\n%s\n", r.Answer())
 	for _, x := range r.Warnings() {
@@ -281,9 +321,18 @@ func renderText(w io.Writer, r *Result, slo plan.SLO, target string) error {
 func renderMarkdown(w io.Writer, r *Result, slo plan.SLO, target string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Capacity of `%s` against `%s`\n\n", target, slo)
-	b.WriteString("| rate/s | achieved/s | p50 ms | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n")
+	watched := r.watched()
+	if watched == "" {
+		b.WriteString("| rate/s | achieved/s | p50 ms | p99 ms | errors | verdict |\n|---:|---:|---:|---:|---:|---|\n")
+	} else {
+		fmt.Fprintf(&b, "| rate/s | achieved/s | p50 ms | p99 ms | errors | CPU of %s | verdict |\n|---:|---:|---:|---:|---:|---:|---|\n", watched)
+	}
 	for _, x := range rows(r) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", x.rate, x.achieved, x.p50, x.p99, x.errors, x.verdict)
+		cpu := ""
+		if watched != "" {
+			cpu = x.cpu + " | "
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s%s |\n", x.rate, x.achieved, x.p50, x.p99, x.errors, cpu, x.verdict)
 	}
 	fmt.Fprintf(&b, "\n**%s**\n", r.Answer())
 	for _, x := range r.Warnings() {
