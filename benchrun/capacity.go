@@ -18,6 +18,8 @@ type CapacityResult struct {
 	// Result is the search; nil when it could not start (Err says why).
 	Result *capacity.Result
 	Err    error
+	// TargetEnded says the target's started command exited during the search (see Measured).
+	TargetEnded string `json:"target_ended,omitempty"`
 }
 
 // runCapacity runs capacity scenario s against t: capacity.Search with the scenario's requests
@@ -26,7 +28,7 @@ type CapacityResult struct {
 // The target is watched step by step as a load run is (see watchesFor): a watch starts as a step
 // does, waits out its warm-up, and ends when the step is over, its resources added to the step's
 // summary.
-func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, pids map[string]int) CapacityResult {
+func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, started map[string]*startedTarget) CapacityResult {
 	c := s.Capacity
 	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: c.SLO}
 	p := s.PlanFor(t, 0, dir)
@@ -39,12 +41,13 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	}
 	var w *watching
 	watch := func() {
-		w = watchesFor(ctx, t, pids, o.ShowSecrets)
+		w = watchesFor(ctx, t, started, o.ShowSecrets)
 		w.start(plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}})
 	}
 	cfg := capacity.Config{
 		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
 		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Files: o.Files, Version: o.Version,
+		ShowSecrets: o.ShowSecrets,
 		OnStep: func(st capacity.Step) {
 			w.stop(st.Summary, st.Summary.StartedAt)
 			o.progress("%s on %s: %s", s.Name, t.Name, st.Line())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -17,7 +18,11 @@ import (
 // CommandResult is what a command scenario did against one target.
 type CommandResult struct {
 	Scenario string `json:"scenario"`
-	Target   string `json:"target"`
+	// Target is the target run against; "" for the scenario's build.
+	Target string `json:"target,omitempty"`
+	// Round is the round of the run when the scenario repeats (plan.Scenario.Repeat), from 1; 0
+	// without repeat and for the build.
+	Round int `json:"round,omitempty"`
 	// Wall is the command's wall time, from its start to its exit.
 	Wall time.Duration `json:"wall_ns"`
 	// ExitCode is the command's exit status; -1 when it was killed or could not start.
@@ -33,11 +38,36 @@ type CommandResult struct {
 	TestsErr string `json:"tests_error,omitempty"`
 	// Output names the file of the command's output, when it was kept.
 	Output string `json:"output,omitempty"`
+	// TargetEnded says the target's started command exited while this command ran (see
+	// Measured); "" otherwise.
+	TargetEnded string `json:"target_ended,omitempty"`
 }
 
 // OK reports whether the command exited 0 on its own, its JUnit XML reports (when it writes
-// them) read.
-func (c CommandResult) OK() bool { return c.Err == "" && c.ExitCode == 0 && c.TestsErr == "" }
+// them) read, its target's command running all along.
+func (c CommandResult) OK() bool {
+	return c.Err == "" && c.ExitCode == 0 && c.TestsErr == "" && c.TargetEnded == ""
+}
+
+// String names the run as progress lines and failures do: "e2e on fast", "e2e on fast (round
+// 2)", "e2e build".
+func (c CommandResult) String() string {
+	switch {
+	case c.Target == "":
+		return c.Scenario + " build"
+	case c.Round > 0:
+		return fmt.Sprintf("%s on %s (round %d)", c.Scenario, c.Target, c.Round)
+	}
+	return c.Scenario + " on " + c.Target
+}
+
+// exit says how the command ended: "exit 0", "timed out after 1m0s".
+func (c CommandResult) exit() string {
+	if c.Err != "" {
+		return c.Err
+	}
+	return fmt.Sprintf("exit %d", c.ExitCode)
+}
 
 // TestCounts counts the tests (subtests included) of `go test -json` output by their last action,
 // or the test cases of JUnit XML reports (see CountJUnit).
@@ -111,59 +141,97 @@ func CountTests(r io.Reader) (*TestCounts, error) {
 	return &t.counts, nil
 }
 
-// runCommand runs command scenario s against target t, in dir, with the target's URL and name in
-// its environment (and where to write its JUnit XML report, when it writes one); its output goes
-// to logDir/SCENARIO.TARGET.out when logDir is set. Cancelling ctx stops it (SIGTERM to its group,
+// runCommand runs round round (from 1; 0 when the scenario does not repeat) of command scenario s
+// against target t, in dir, with the
+// target's URL and name in its environment (and where to write its JUnit XML report, when it
+// writes one); its output goes to logDir/SCENARIO.TARGET.out (SCENARIO.TARGET.ROUND.out, and its
+// JUnit XML report to SCENARIO.TARGET.ROUND.junit.xml, when the scenario repeats) when logDir is
+// set. Cancelling ctx stops it (SIGTERM to its group,
 // then SIGKILL).
-func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir, logDir string) CommandResult {
-	r := CommandResult{Scenario: s.Name, Target: t.Name, ExitCode: -1}
-	junit, junitEnv, err := newJUnitFiles(s, t, dir, logDir)
+func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, round int, dir, logDir string) CommandResult {
+	r := CommandResult{Scenario: s.Name, Target: t.Name, Round: round, ExitCode: -1}
+	base := s.Name + "." + t.Name
+	if round > 0 {
+		base += fmt.Sprintf(".%d", round)
+	}
+	junit, junitEnv, err := newJUnitFiles(s, base, dir, logDir)
 	if err != nil {
 		r.Err = "junit: " + err.Error()
 		return r
 	}
 	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, junitEnv...)
 	env = append(env, s.Env...)
-	c := command(s.Command, s.Shell, dir, env)
 	var counter testCounter
+	if !r.run(ctx, command(s.Command, s.Shell, dir, env), logDir, base+".out", s.Timeout, &counter) {
+		return r
+	}
+	if junit != nil {
+		var err error
+		if r.Tests, err = junit.count(r.Err == ""); err != nil {
+			r.TestsErr = err.Error()
+		}
+		return r
+	}
+	counter.line(counter.partial)
+	if counter.seen {
+		r.Tests = &counter.counts
+	}
+	return r
+}
+
+// runBuild runs command scenario s's build, once, in dir, with the scenario's environment and
+// timeout; its output goes to logDir/SCENARIO.build.out when logDir is set.
+func runBuild(ctx context.Context, s plan.Scenario, dir, logDir string) CommandResult {
+	r := CommandResult{Scenario: s.Name, ExitCode: -1}
+	r.run(ctx, command(s.Build, s.BuildShell, dir, s.Env), logDir, s.Name+".build.out", s.Timeout, nil)
+	return r
+}
+
+// run runs c, within timeout (0: none) and until ctx ends, its output in logDir/name when logDir
+// is set and its standard output in counter too (when not nil), and records its output file, wall
+// time and exit in r; false when it could not start.
+func (r *CommandResult) run(ctx context.Context, c *exec.Cmd, logDir, name string, timeout time.Duration, counter io.Writer) bool {
 	var log io.WriteCloser
 	if logDir != "" {
-		r.Output = filepath.Join(logDir, s.Name+"."+t.Name+".out")
+		r.Output = filepath.Join(logDir, name)
 		f, err := os.Create(r.Output)
 		if err != nil {
 			r.Err = err.Error()
-			return r
+			return false
 		}
 		log = f
 	}
-	var out io.Writer = &counter
+	var outs []io.Writer
 	if log != nil {
-		out = io.MultiWriter(log, &counter)
-	}
-	c.Stdout = out
-	if log != nil {
+		outs = append(outs, log)
 		c.Stderr = log
 	}
+	if counter != nil {
+		outs = append(outs, counter)
+	}
+	if len(outs) > 0 {
+		c.Stdout = io.MultiWriter(outs...)
+	}
 	began := time.Now()
-	p, err := start(s.Name, c, nil)
+	p, err := start(r.Scenario, c, nil)
 	if err != nil {
 		if log != nil {
 			log.Close()
 		}
 		r.Err = "cannot start: " + err.Error()
-		return r
+		return false
 	}
-	var timeout <-chan time.Time
-	if s.Timeout > 0 {
-		tm := time.NewTimer(s.Timeout)
+	var expire <-chan time.Time
+	if timeout > 0 {
+		tm := time.NewTimer(timeout)
 		defer tm.Stop()
-		timeout = tm.C
+		expire = tm.C
 	}
 	select {
 	case <-p.done:
-	case <-timeout:
+	case <-expire:
 		p.stop()
-		r.Err = "timed out after " + s.Timeout.String()
+		r.Err = "timed out after " + timeout.String()
 	case <-ctx.Done():
 		p.stop()
 		r.Err = "interrupted"
@@ -179,16 +247,5 @@ func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir, l
 	case errors.As(p.err, &ee):
 		r.ExitCode = ee.ExitCode()
 	}
-	if junit != nil {
-		var err error
-		if r.Tests, err = junit.count(r.Err == ""); err != nil {
-			r.TestsErr = err.Error()
-		}
-		return r
-	}
-	counter.line(counter.partial)
-	if counter.seen {
-		r.Tests = &counter.counts
-	}
-	return r
+	return true
 }

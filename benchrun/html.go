@@ -5,7 +5,6 @@ import (
 	"html"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/report"
@@ -36,32 +35,20 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 	for _, s := range o.Bench.Scenarios {
 		switch {
 		case s.IsCommand():
-			var rows [][]string
-			var base time.Duration
-			for _, c := range o.Commands {
-				if c.Scenario != s.Name {
-					continue
-				}
-				row := []string{c.Target, fmt.Sprint(c.ExitCode), c.Wall.Round(time.Millisecond).String(), "", "", "", ""}
-				if c.Err != "" {
-					row[1] = c.Err
-				}
-				if c.Tests != nil {
-					row[3], row[4], row[5] = fmt.Sprint(c.Tests.Passed), fmt.Sprint(c.Tests.Failed), fmt.Sprint(c.Tests.Skipped)
-				}
-				if len(rows) == 0 {
-					base = c.Wall
-				} else {
-					row[6] = ratioWords(c.Wall, base)
-				}
-				rows = append(rows, row)
-			}
-			if len(rows) == 0 {
+			build, cs := o.commandsOf(s.Name)
+			if build == nil && len(cs) == 0 {
 				continue
 			}
 			fmt.Fprintf(w, "<h2>%s (command)</h2>\n", html.EscapeString(s.Name))
-			(&table{title: "Wall time", head: []string{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + rows[0][0]},
-				rows: rows, right: []bool{false, true, true, true, true, true, false}}).write(w, "html")
+			if build != nil {
+				fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(build.buildLine()))
+			}
+			if len(cs) > 0 {
+				commandTable(cs).write(w, "html")
+				if line := orderLine(cs); line != "" {
+					fmt.Fprintf(w, "<p>%s</p>\n", html.EscapeString(line))
+				}
+			}
 		case s.Capacity != nil:
 			cs := o.capacityOf(s.Name)
 			if len(cs) == 0 {

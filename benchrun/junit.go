@@ -87,17 +87,18 @@ type fileStamp struct {
 	size int64
 }
 
-// newJUnitFiles says where command scenario s writes its JUnit XML reports against target t —
-// nil when it writes none — notes the files already there, and returns the environment the
-// command gets: EnvJUnit when the reports are one file. With s.JUnitRunDir the file is
-// SCENARIO.TARGET.junit.xml in logDir (in a temporary directory without one); otherwise the
-// reports read are copied there under that name, so that no target's is lost to the next's.
-func newJUnitFiles(s plan.Scenario, t plan.BenchTarget, dir, logDir string) (*junitFiles, []string, error) {
+// newJUnitFiles says where command scenario s writes its JUnit XML reports in the run named base
+// (SCENARIO.TARGET, or SCENARIO.TARGET.ROUND) — nil when it writes none — notes the files already
+// there, and returns the environment the command gets: EnvJUnit when the reports are one file.
+// With s.JUnitRunDir the file is BASE.junit.xml in logDir (in a temporary directory without one);
+// otherwise the reports read are copied there under that name, so that no run's is lost to the
+// next's.
+func newJUnitFiles(s plan.Scenario, base, dir, logDir string) (*junitFiles, []string, error) {
 	if s.JUnit == "" && !s.JUnitRunDir {
 		return nil, nil, nil
 	}
 	j := &junitFiles{dir: dir, pattern: s.JUnit, runDir: s.JUnitRunDir, before: map[string]fileStamp{}}
-	name := s.Name + "." + t.Name + ".junit"
+	name := base + ".junit"
 	switch {
 	case s.JUnitRunDir && logDir == "":
 		tmp, err := os.MkdirTemp("", "rpcbench-junit-")

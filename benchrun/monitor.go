@@ -32,11 +32,30 @@ type watching struct {
 	watch    *monitor.Watch
 }
 
-// watchesFor builds the monitoring of a run against t: its command's processes (pids holds the
-// started commands by target name) unless t.Monitor says otherwise, the other targets, processes,
-// cgroups, containers and metrics it names, and the generator. What cannot be watched (a process
-// that is gone, a system without /proc) is a note of the run, not a failure.
-func watchesFor(ctx context.Context, t plan.BenchTarget, pids map[string]int, showSecrets bool) *watching {
+// startedTarget is a target's started command as the runs against it see it.
+type startedTarget struct {
+	proc *process
+	// pids are what is watched of it: the processes of its command that answer on its port, else
+	// the command itself (see answering).
+	pids []int
+	// note says why the pids are not the ones that answer, when they are not.
+	note string
+}
+
+// ended says why runs against the target no longer count: its command has exited (how); "" while
+// it runs.
+func (s *startedTarget) ended() string {
+	if done, err := s.proc.exited(); done {
+		return fmt.Sprintf("target %s's command ended (%s)", s.proc.name, exitText(err))
+	}
+	return ""
+}
+
+// watchesFor builds the monitoring of a run against t: its command's processes that answer
+// (started holds the started commands by target name) unless t.Monitor says otherwise, the other
+// targets, processes, cgroups, containers and metrics it names, and the generator. What cannot be
+// watched (a process that is gone, a system without /proc) is a note of the run, not a failure.
+func watchesFor(ctx context.Context, t plan.BenchTarget, started map[string]*startedTarget, showSecrets bool) *watching {
 	w := &watching{self: -1}
 	m := t.Monitor
 	add := func(label string, mt monitor.Target) {
@@ -47,12 +66,15 @@ func watchesFor(ctx context.Context, t plan.BenchTarget, pids map[string]int, sh
 		}
 		w.labels, w.samplers = append(w.labels, label), append(w.samplers, s)
 	}
-	if pid, ok := pids[t.Name]; ok && !m.NoCommand {
-		add(fmt.Sprintf("command, pid %d", pid), monitor.PIDs(pid))
+	if st, ok := started[t.Name]; ok && !m.NoCommand {
+		add("command, "+monitor.PIDs(st.pids...).String(), monitor.PIDs(st.pids...))
+		if st.note != "" {
+			w.notes = append(w.notes, st.note)
+		}
 	}
 	for _, name := range m.Targets {
-		if pid, ok := pids[name]; ok {
-			add(fmt.Sprintf("%s's command, pid %d", name, pid), monitor.PIDs(pid))
+		if st, ok := started[name]; ok {
+			add(name+"'s command, "+monitor.PIDs(st.pids...).String(), monitor.PIDs(st.pids...))
 		}
 	}
 	for _, p := range m.PIDs {
@@ -85,10 +107,7 @@ func watchesFor(ctx context.Context, t plan.BenchTarget, pids map[string]int, sh
 }
 
 func (w *watching) metrics(m plan.TargetMonitor, showSecrets bool) {
-	w.url, w.raw = m.Metrics, m.Metrics
-	if !showSecrets {
-		w.url = plan.RedactURL(m.Metrics)
-	}
+	w.url, w.raw = plan.ShownURL(m.Metrics, showSecrets), m.Metrics
 	var sel []monitor.Selector
 	for _, s := range m.Series {
 		x, err := monitor.ParseSelector(s)
@@ -107,12 +126,19 @@ func (w *watching) metrics(m plan.TargetMonitor, showSecrets bool) {
 	w.scraper = sc
 }
 
-// options returns the observer that keeps the generator's send lag p99 per measured interval.
+// options returns the observer that keeps the generator's send lag p99 per measured interval, and
+// the one that takes the last samples at the run's last tick, while the load's connections are
+// still open.
 func (w *watching) options() []engine.Option {
+	end := engine.WithObserver(func(t *engine.Tick) {
+		if t.Final && w.watch != nil {
+			w.watch.End()
+		}
+	})
 	if w.self < 0 {
-		return nil
+		return []engine.Option{end}
 	}
-	return []engine.Option{engine.WithSendLagP99(&w.lag)}
+	return []engine.Option{engine.WithSendLagP99(&w.lag), end}
 }
 
 // start begins sampling after the plan's warm-up, every interval of the plan.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/report"
@@ -133,23 +134,25 @@ func TestResourcesTable(t *testing.T) {
 	st := func(avg, peak float64) result.ResourceStat {
 		return result.ResourceStat{Avg: avg, Peak: peak, Samples: 3}
 	}
-	sum := func(cpu, rss float64) result.ResourceSummary {
-		return result.ResourceSummary{Samples: 3, CPUPercent: st(cpu, cpu*2), RSS: st(rss, rss), DiskRead: st(0, 0), DiskWrite: st(0, 0)}
+	sum := func(cpu, rss float64, procsMin, procsMax int) result.ResourceSummary {
+		return result.ResourceSummary{Samples: 3, CPUPercent: st(cpu, cpu*2), RSS: st(rss, rss), DiskRead: st(0, 0), DiskWrite: st(0, 0),
+			ProcsMin: procsMin, ProcsMax: procsMax}
 	}
 	g := Group{Scenario: "s", Steps: 1, Runs: []Measured{
-		{RunID: RunID{Target: "rust"}, Summary: summaryWith(result.Resources{Target: "command, pid 1", Summary: sum(50, 20<<20)})},
-		{RunID: RunID{Target: "go"}, Summary: summaryWith(result.Resources{Target: "command, pid 2", Summary: sum(100, 220<<20)},
-			result.Resources{Target: SelfLabel, Self: true, Summary: sum(10, 1)})},
+		{RunID: RunID{Target: "rust"}, Summary: summaryWith(result.Resources{Target: "command, pid 1", PIDs: []int{1}, Summary: sum(50, 20<<20, 1, 1)})},
+		{RunID: RunID{Target: "go"}, Summary: summaryWith(result.Resources{Target: "command, pid 2", PIDs: []int{2, 5},
+			PIDChanges: []result.PIDChange{{At: 1500 * time.Millisecond, Procs: 3, Started: []int{9}}}, PIDChangesTotal: 1, Summary: sum(100, 220<<20, 2, 3)},
+			result.Resources{Target: SelfLabel, Self: true, Summary: sum(10, 1, 1, 1)})},
 	}}
 	var b bytes.Buffer
 	resourcesTable(g).write(&b, "markdown")
 	want := `
 Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages):
 
-| target | watched | CPU | memory (RSS) | disk read/s | disk write/s | vs rust |
-|---|---|---:|---:|---:|---:|---|
-| rust | command, pid 1 | 50% / 100% | 20.0 MiB / 20.0 MiB | 0 B / 0 B | 0 B / 0 B |  |
-| go | command, pid 2 | 100% / 200% | 220.0 MiB / 220.0 MiB | 0 B / 0 B | 0 B / 0 B | 2.0× more CPU, 11× more memory |
+| target | watched | processes | CPU | memory (RSS) | disk read/s | disk write/s | vs rust |
+|---|---|---|---:|---:|---:|---:|---|
+| rust | command, pid 1 | 1 (pid 1) | 50% / 100% | 20.0 MiB / 20.0 MiB | 0 B / 0 B | 0 B / 0 B |  |
+| go | command, pid 2 | 2–3 (pids 2,5 at the start; changed 1×, at 1.5s) | 100% / 200% | 220.0 MiB / 220.0 MiB | 0 B / 0 B | 0 B / 0 B | 2.0× more CPU, 11× more memory |
 `
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -75,6 +76,8 @@ func (o *Outcome) Failures() []string {
 		switch {
 		case m.Err != nil:
 			out = append(out, fmt.Sprintf("%s: could not run: %v", m.RunID, m.Err))
+		case m.TargetEnded != "":
+			out = append(out, fmt.Sprintf("%s: %s while this ran", m.RunID, m.TargetEnded))
 		case m.Summary.SLO != nil && !m.Summary.SLO.Pass:
 			var objs []string
 			for _, f := range m.Summary.SLO.Failed() {
@@ -87,11 +90,13 @@ func (o *Outcome) Failures() []string {
 		switch {
 		case c.Err != nil:
 			out = append(out, fmt.Sprintf("%s: could not run: %v", c, c.Err))
+		case c.TargetEnded != "":
+			out = append(out, fmt.Sprintf("%s: %s while this ran", c, c.TargetEnded))
 		case c.Result.Best == nil && !c.Result.Interrupted:
 			out = append(out, fmt.Sprintf("%s: %s", c, c.Result.Answer()))
 		}
 	}
-	for _, c := range o.Commands {
+	for _, c := range append(slices.Clone(o.Builds), o.Commands...) {
 		if !c.OK() {
 			var why []string
 			switch {
@@ -103,7 +108,10 @@ func (o *Outcome) Failures() []string {
 			if c.TestsErr != "" {
 				why = append(why, c.TestsErr)
 			}
-			out = append(out, fmt.Sprintf("%s on %s: %s", c.Scenario, c.Target, strings.Join(why, "; ")))
+			if c.TargetEnded != "" {
+				why = append(why, c.TargetEnded+" while this ran")
+			}
+			out = append(out, fmt.Sprintf("%s: %s", c, strings.Join(why, "; ")))
 		}
 	}
 	return out
@@ -146,18 +154,24 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 	}
 	for _, s := range o.Bench.Scenarios {
 		if s.IsCommand() {
-			var cs []CommandResult
-			for _, c := range o.Commands {
-				if c.Scenario == s.Name {
-					cs = append(cs, c)
-				}
-			}
-			if len(cs) == 0 {
+			build, cs := o.commandsOf(s.Name)
+			if build == nil && len(cs) == 0 {
 				continue
 			}
 			sep()
 			heading(s.Name + " (command)")
-			commandTable(w, cs, md)
+			if build != nil {
+				fmt.Fprintln(w, build.buildLine())
+				if len(cs) > 0 {
+					fmt.Fprintln(w)
+				}
+			}
+			if len(cs) > 0 {
+				writeCommandTable(w, commandTable(cs), md)
+				if line := orderLine(cs); line != "" {
+					fmt.Fprintf(w, "\n%s\n", line)
+				}
+			}
 			continue
 		}
 		if s.Capacity != nil {
@@ -179,8 +193,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			sep()
 			heading(g.Title())
 			for _, m := range g.Runs {
-				if m.Err != nil {
+				switch {
+				case m.Err != nil:
 					fmt.Fprintf(w, "%s: could not run: %v\n", m.Target, m.Err)
+				case m.TargetEnded != "":
+					fmt.Fprintf(w, "%s: %s while this ran\n", m.Target, m.TargetEnded)
 				}
 			}
 			sums, labels := g.Summaries()
@@ -240,27 +257,71 @@ func capacityDoc(w io.Writer, cs []CapacityResult, format string) error {
 	return nil
 }
 
-// commandTable writes each target's run of a command scenario, with its wall time against the
-// first target's.
-func commandTable(w io.Writer, cs []CommandResult, md bool) {
-	rows := [][]string{{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + cs[0].Target}}
-	for i, c := range cs {
-		exit := fmt.Sprint(c.ExitCode)
-		if c.Err != "" {
-			exit = c.Err
+// commandsOf returns the build of command scenario name (nil without one) and its runs, in the
+// order they ran.
+func (o *Outcome) commandsOf(name string) (*CommandResult, []CommandResult) {
+	var build *CommandResult
+	for i, c := range o.Builds {
+		if c.Scenario == name {
+			build = &o.Builds[i]
 		}
-		row := []string{c.Target, exit, c.Wall.Round(time.Millisecond).String(), "", "", "", ""}
+	}
+	var cs []CommandResult
+	for _, c := range o.Commands {
+		if c.Scenario == name {
+			cs = append(cs, c)
+		}
+	}
+	return build, cs
+}
+
+// buildLine says how a command scenario's build went, and that its time is in no target's.
+func (c CommandResult) buildLine() string {
+	return fmt.Sprintf("build, before the runs and in no target's wall time: %s in %v", c.exit(), c.Wall.Round(time.Millisecond))
+}
+
+// commandTable has each run of a command scenario, in the order they ran, with its wall time
+// against the first target's in the same round.
+func commandTable(cs []CommandResult) *table {
+	rounds := cs[len(cs)-1].Round > 0
+	head := []string{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + cs[0].Target}
+	right := []bool{false, true, true, true, true, true, false}
+	if rounds {
+		head = append([]string{"round"}, head...)
+		right = append([]bool{true}, right...)
+	}
+	base := map[int]time.Duration{} // the first target's wall time in each round
+	for _, c := range cs {
+		if c.Target == cs[0].Target {
+			base[c.Round] = c.Wall
+		}
+	}
+	t := &table{title: "Wall time", head: head, right: right}
+	for _, c := range cs {
+		row := []string{c.Target, fmt.Sprint(c.ExitCode), c.Wall.Round(time.Millisecond).String(), "", "", "", ""}
+		if c.Err != "" {
+			row[1] = c.Err
+		}
 		if c.Tests != nil {
 			row[3], row[4], row[5] = fmt.Sprint(c.Tests.Passed), fmt.Sprint(c.Tests.Failed), fmt.Sprint(c.Tests.Skipped)
 		}
-		if i > 0 {
-			row[6] = ratioWords(c.Wall, cs[0].Wall)
+		if c.Target != cs[0].Target {
+			row[6] = ratioWords(c.Wall, base[c.Round])
 		}
-		rows = append(rows, row)
+		if rounds {
+			row = append([]string{fmt.Sprint(c.Round)}, row...)
+		}
+		t.rows = append(t.rows, row)
 	}
+	return t
+}
+
+// writeCommandTable writes a command scenario's table without its title, in Markdown or as text.
+func writeCommandTable(w io.Writer, t *table, md bool) {
+	rows := append([][]string{t.head}, t.rows...)
 	if md {
 		for i, r := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+			fmt.Fprintf(w, "| %s |\n", strings.Join(mdCells(r), " | "))
 			if i == 0 {
 				fmt.Fprintf(w, "|%s\n", strings.Repeat("---|", len(r)))
 			}
@@ -272,6 +333,47 @@ func commandTable(w io.Writer, cs []CommandResult, md bool) {
 		fmt.Fprintln(tw, strings.TrimRight(strings.Join(r, "\t"), "\t"))
 	}
 	tw.Flush()
+}
+
+// orderLine says, for a scenario run in rounds, the order of its runs and each target's mean wall
+// time over the runs that exited on their own, against the first target's; "" for one round.
+func orderLine(cs []CommandResult) string {
+	rounds := cs[len(cs)-1].Round
+	if rounds < 2 {
+		return ""
+	}
+	var order, targets []string
+	sum, n := map[string]time.Duration{}, map[string]int{}
+	for _, c := range cs {
+		order = append(order, c.Target)
+		if !slices.Contains(targets, c.Target) {
+			targets = append(targets, c.Target)
+		}
+		if c.Err == "" {
+			sum[c.Target] += c.Wall
+			n[c.Target]++
+		}
+	}
+	mean := func(t string) time.Duration {
+		if n[t] == 0 {
+			return 0
+		}
+		return sum[t] / time.Duration(n[t])
+	}
+	var means []string
+	for i, t := range targets {
+		if n[t] == 0 {
+			means = append(means, t+" none (no run exited on its own)")
+			continue
+		}
+		m := fmt.Sprintf("%s %v", t, mean(t).Round(time.Millisecond))
+		if r := ratioWords(mean(t), mean(targets[0])); i > 0 && r != "" {
+			m += " (" + r + ")"
+		}
+		means = append(means, m)
+	}
+	return fmt.Sprintf("%d rounds, in the order %s (each round the reverse of the one before, so that going first favours no target); mean wall time: %s",
+		rounds, strings.Join(order, ", "), strings.Join(means, ", "))
 }
 
 // ratioWords says how a wall time compares with the base's: "2.1× longer", "1.5× shorter".
@@ -295,8 +397,10 @@ type benchJSON struct {
 }
 
 type scenarioJSON struct {
-	Name     string          `json:"name"`
-	Steps    []stepJSON      `json:"steps,omitempty"`
+	Name  string     `json:"name"`
+	Steps []stepJSON `json:"steps,omitempty"`
+	// Build is a command scenario's build, run before its commands.
+	Build    *CommandResult  `json:"build,omitempty"`
 	Commands []CommandResult `json:"commands,omitempty"`
 	// Capacity is each target's search: capacity.Render's JSON, or the error that stopped it.
 	Capacity []capacityJSON `json:"capacity,omitempty"`
@@ -327,11 +431,7 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 	}
 	for _, s := range o.Bench.Scenarios {
 		sj := scenarioJSON{Name: s.Name}
-		for _, c := range o.Commands {
-			if c.Scenario == s.Name {
-				sj.Commands = append(sj.Commands, c)
-			}
-		}
+		sj.Build, sj.Commands = o.commandsOf(s.Name)
 		for _, c := range o.capacityOf(s.Name) {
 			cj := capacityJSON{Target: c.Target}
 			if c.Err != nil {
@@ -351,11 +451,15 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 			}
 			st := stepJSON{Step: g.Step + 1, Level: g.Level}
 			for _, m := range g.Runs {
+				why := m.TargetEnded
 				if m.Err != nil {
+					why = m.Err.Error()
+				}
+				if why != "" {
 					if st.Errors == nil {
 						st.Errors = map[string]string{}
 					}
-					st.Errors[m.Target] = m.Err.Error()
+					st.Errors[m.Target] = why
 				}
 			}
 			sums, labels := g.Summaries()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
@@ -38,13 +40,19 @@ type Measured struct {
 	Summary *summary.Summary `json:"summary,omitempty"`
 	// Err says why the run could not start (its setup failed, say); nil when it ran.
 	Err error `json:"-"`
+	// TargetEnded says the target's started command exited while the run went on: what answered
+	// (if anything did) was not the target as started, and the run fails; "" otherwise.
+	TargetEnded string `json:"target_ended,omitempty"`
 }
 
 // Outcome is what a plan file's run did, in the order it was done.
 type Outcome struct {
-	Bench    *plan.Bench
-	Runs     []Measured
+	Bench *plan.Bench
+	Runs  []Measured
+	// Commands are the runs of the command scenarios, in the order they ran.
 	Commands []CommandResult
+	// Builds are the command scenarios' builds (plan.Scenario.Build), run before their runs.
+	Builds []CommandResult
 	// Capacity are the capacity searches, a scenario's against each target in turn.
 	Capacity []CapacityResult
 	// Interrupted says the context ended the run before its end: what was done is here.
@@ -98,10 +106,11 @@ func Check(b *plan.Bench, fsys fs.FS) error {
 	return errors.Join(errs...)
 }
 
-// Run runs b: starts the targets that have a command, then every scenario against every target,
-// the targets taking turns step by step, then stops the targets — also when ctx ends, after which
-// no new run starts and Outcome.Interrupted is set. It returns an error only when b cannot run
-// (see Check); a target that cannot start is Outcome.TargetErr.
+// Run runs b: starts the targets that have a command (refusing one whose port is in use, see
+// startTarget), then every scenario against every target, the targets taking turns step by step
+// (a command scenario in rounds, see runCommands), then stops the targets — also when ctx ends,
+// after which no new run starts and Outcome.Interrupted is set. It returns an error only when b
+// cannot run (see Check); a target that cannot start is Outcome.TargetErr.
 func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	if o.Files == nil {
 		o.Files = plan.OSFiles(nil)
@@ -111,7 +120,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	}
 	out := &Outcome{Bench: b}
 	var procs []*process
-	pids := map[string]int{} // the started commands, watched during the runs
+	started := map[string]*startedTarget{} // the started commands, watched during the runs
 	defer func() {
 		for i := len(procs) - 1; i >= 0; i-- {
 			o.progress("stopping target %s", procs[i].name)
@@ -133,30 +142,52 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 			return out, nil
 		}
 		procs = append(procs, p)
-		pids[t.Name] = p.cmd.Process.Pid
+		st := &startedTarget{proc: p}
+		st.pids, st.note = answering(ctx, p, t)
+		started[t.Name] = st
+	}
+	// ended says why the runs against t no longer count: its started command has exited.
+	ended := func(t plan.BenchTarget) string {
+		if st, ok := started[t.Name]; ok {
+			return st.ended()
+		}
+		return ""
 	}
 	for _, s := range b.Scenarios {
+		if s.IsCommand() {
+			o.runCommands(ctx, s, b, ended, out)
+			if ctx.Err() != nil {
+				out.Interrupted = true
+				return out, nil
+			}
+			continue
+		}
 		for k := range s.Runs() {
 			for _, t := range b.Targets {
 				if ctx.Err() != nil {
 					out.Interrupted = true
 					return out, nil
 				}
+				gone := ended(t)
 				if s.Capacity != nil {
 					if k == 0 {
-						out.Capacity = append(out.Capacity, o.runCapacity(ctx, s, t, b.Dir, pids))
+						c := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO, Err: errors.New(gone)}
+						if gone == "" {
+							c = o.runCapacity(ctx, s, t, b.Dir, started)
+							c.TargetEnded = ended(t)
+							o.endedWhile(c.String(), c.TargetEnded)
+						}
+						out.Capacity = append(out.Capacity, c)
 					}
 					continue
 				}
-				if s.IsCommand() {
-					o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
-					c := runCommand(ctx, s, t, b.Dir, o.LogDir)
-					o.progress("%s on %s: exit %d in %v", s.Name, t.Name, c.ExitCode, c.Wall.Round(time.Millisecond))
-					out.Commands = append(out.Commands, c)
-					continue
-				}
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				m := o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, pids, o.ShowSecrets))
+				m := Measured{RunID: id, Err: errors.New(gone)}
+				if gone == "" {
+					m = o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, started, o.ShowSecrets))
+					m.TargetEnded = ended(t)
+				}
+				o.endedWhile(id.String(), m.TargetEnded)
 				out.Runs = append(out.Runs, m)
 			}
 		}
@@ -165,6 +196,64 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 		out.Interrupted = true
 	}
 	return out, nil
+}
+
+// Rounds returns the runs of command scenario s against targets, round by round: s.Repeat rounds
+// (at least one), each in the reverse order of the one before — a, b, then b, a — so that going
+// first, when caches are cold, favours no target.
+func Rounds(s plan.Scenario, targets []plan.BenchTarget) [][]plan.BenchTarget {
+	rounds := make([][]plan.BenchTarget, max(1, s.Repeat))
+	for i := range rounds {
+		rounds[i] = slices.Clone(targets)
+		if i%2 == 1 {
+			slices.Reverse(rounds[i])
+		}
+	}
+	return rounds
+}
+
+// runCommands runs command scenario s: its build, timed apart, then its rounds (see Rounds),
+// each run's result added to out. A build that fails leaves the scenario's runs out; a target whose
+// command has ended (ended says so) is not run against.
+func (o *Options) runCommands(ctx context.Context, s plan.Scenario, b *plan.Bench, ended func(plan.BenchTarget) string, out *Outcome) {
+	if len(s.Build) > 0 {
+		o.progress("%s: build: %s", s.Name, strings.Join(s.Build, " "))
+		c := runBuild(ctx, s, b.Dir, o.LogDir)
+		o.progress("%s: build: %s in %v", s.Name, c.exit(), c.Wall.Round(time.Millisecond))
+		out.Builds = append(out.Builds, c)
+		if !c.OK() {
+			return
+		}
+	}
+	for i, round := range Rounds(s, b.Targets) {
+		for _, t := range round {
+			if ctx.Err() != nil {
+				return
+			}
+			n := 0 // no round without repeat
+			if s.Repeat > 1 {
+				n = i + 1
+			}
+			c := CommandResult{Scenario: s.Name, Target: t.Name, Round: n, ExitCode: -1}
+			if gone := ended(t); gone != "" {
+				c.Err = "not run: " + gone
+			} else {
+				o.progress("%s: %s", c, s.Describe(0))
+				c = runCommand(ctx, s, t, n, b.Dir, o.LogDir)
+				c.TargetEnded = ended(t)
+				o.progress("%s: %s in %v", c, c.exit(), c.Wall.Round(time.Millisecond))
+				o.endedWhile(c.String(), c.TargetEnded)
+			}
+			out.Commands = append(out.Commands, c)
+		}
+	}
+}
+
+// endedWhile says that run's target's command ended while it ran, when it did.
+func (o *Options) endedWhile(run, ended string) {
+	if ended != "" {
+		o.progress("%s: %s while this ran: it fails", run, ended)
+	}
 }
 
 func (o *Options) progress(format string, a ...any) {
@@ -216,11 +305,7 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watchin
 		m.Err = err
 		return m
 	}
-	shown := res.Plan
-	if !o.ShowSecrets {
-		shown = shown.Redacted()
-	}
-	m.Summary = summary.New(summary.Run{Plan: shown, Version: o.Version, Trailer: res.Trailer}, res.Total)
+	m.Summary = summary.New(summary.Run{Plan: res.Plan.Shown(o.ShowSecrets), Version: o.Version, Trailer: res.Trailer}, res.Total)
 	m.Summary.SetTimeline(tl.Points)
 	w.stop(m.Summary, res.MeasuredStart)
 	if done != nil {

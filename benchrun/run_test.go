@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,7 +45,19 @@ func serveHelper(addr string) int {
 			hold[i] = 1 // touched: resident, before the port opens
 		}
 	}
-	s, err := lab.New(lab.Config{Addr: addr})
+	var opts []lab.Option
+	if n, _ := strconv.Atoi(os.Getenv(helperExitAfter)); n > 0 {
+		var answered atomic.Int64
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				h.ServeHTTP(w, r)
+				if answered.Add(1) == int64(n) {
+					os.Exit(3)
+				}
+			})
+		}))
+	}
+	s, err := lab.New(lab.Config{Addr: addr}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -59,6 +72,9 @@ func serveHelper(addr string) int {
 
 // helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
 const helperHoldMiB = "HELPER_HOLD_MIB"
+
+// helperExitAfter makes the helper exit with status 3 as it answers that many requests.
+const helperExitAfter = "HELPER_EXIT_AFTER"
 
 var hold []byte
 
@@ -354,5 +370,78 @@ func TestCountTests(t *testing.T) {
 	got, _ = CountTests(strings.NewReader(`{"Action":"fail","Test":"T"}`))
 	if got == nil || got.Failed != 1 {
 		t.Errorf("one failure without a final newline: got %+v", got)
+	}
+}
+
+// A command scenario's build runs once, before any run and in no target's wall time; its rounds
+// go a, b, then b, a; the report names the order and each target's mean wall time.
+func TestCommandScenarioBuildAndRounds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bench := readBench(t, dir, `targets:
+  a: {url: "http://127.0.0.1:1/"}
+  b: {url: "http://127.0.0.1:2/"}
+scenarios:
+  e2e:
+    build: echo built >> log.txt
+    command: echo "run $RPCBENCH_TARGET_NAME" >> log.txt
+    repeat: 2
+    timeout: 1m
+`)
+	logDir := t.TempDir()
+	out, err := Run(context.Background(), bench, Options{LogDir: logDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "log.txt")); string(got) != "built\nrun a\nrun b\nrun b\nrun a\n" {
+		t.Errorf("what ran, in order: got %q; want the build, then a, b, b, a", got)
+	}
+	if len(out.Builds) != 1 || !out.Builds[0].OK() || out.Builds[0].Output != filepath.Join(logDir, "e2e.build.out") {
+		t.Errorf("builds: got %+v", out.Builds)
+	}
+	var got []string
+	for _, c := range out.Commands {
+		got = append(got, c.String())
+		if _, err := os.Stat(c.Output); err != nil || !c.OK() {
+			t.Errorf("%s: %+v, its output: %v", c, c, err)
+		}
+	}
+	want := []string{"e2e on a (round 1)", "e2e on b (round 1)", "e2e on b (round 2)", "e2e on a (round 2)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs: got %q; want %q", got, want)
+	}
+	var md bytes.Buffer
+	if err := Render(&md, out, "markdown", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"build, before the runs and in no target's wall time: exit 0 in ",
+		"| round | target | exit | wall time |",
+		"| 2 | a | 0 | ",
+		"2 rounds, in the order a, b, b, a (each round the reverse of the one before, so that going first favours no target); mean wall time: a ",
+	} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md.String())
+		}
+	}
+}
+
+// A build that fails leaves the scenario's runs out and fails it.
+func TestCommandScenarioBuildFails(t *testing.T) {
+	t.Parallel()
+	bench := readBench(t, t.TempDir(), `targets:
+  a: {url: "http://127.0.0.1:1/"}
+scenarios:
+  e2e: {build: "exit 4", command: "true"}
+`)
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Commands) != 0 {
+		t.Errorf("commands: got %+v; want none after a failed build", out.Commands)
+	}
+	if f := out.Failures(); !slices.Equal(f, []string{"e2e build: exit status 4"}) {
+		t.Errorf("failures: got %q", f)
 	}
 }

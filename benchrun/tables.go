@@ -87,16 +87,16 @@ func primary(s *summary.Summary) (result.Resources, bool) {
 	return result.Resources{}, false
 }
 
-// resourcesTable compares what was watched of each target during a group's runs: CPU, memory,
-// disk read and write, average and peak, each target's first watched process against the first
+// resourcesTable compares what was watched of each target during a group's runs: the processes
+// counted (how many, their PIDs, when they changed), CPU, memory, disk read and write, average and peak, each target's first watched process against the first
 // target's in words ("11× less memory"); nil when no run watched its target.
 func resourcesTable(g Group) *table {
 	sums, labels := g.Summaries()
 	base, baseOK := result.Resources{}, false
 	t := &table{
 		title: "Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages)",
-		head:  []string{"target", "watched", "CPU", "memory (RSS)", "disk read/s", "disk write/s", ""},
-		right: []bool{false, false, true, true, true, true, false},
+		head:  []string{"target", "watched", "processes", "CPU", "memory (RSS)", "disk read/s", "disk write/s", ""},
+		right: []bool{false, false, false, true, true, true, true, false},
 	}
 	any := false
 	for i, s := range sums {
@@ -113,10 +113,10 @@ func resourcesTable(g Group) *table {
 				continue
 			}
 			sm := &r.Summary
-			row := []string{labels[i], r.Target, avgPeak(sm.CPUPercent, pct), avgPeak(sm.RSS, bytesText),
+			row := []string{labels[i], r.Target, summary.ProcessesText(r), avgPeak(sm.CPUPercent, pct), avgPeak(sm.RSS, bytesText),
 				avgPeak(sm.DiskRead, bytesText), avgPeak(sm.DiskWrite, bytesText), ""}
 			if i > 0 && baseOK && r.Target == p.Target {
-				row[6] = resourceWords(p.Summary, base.Summary)
+				row[7] = resourceWords(p.Summary, base.Summary)
 			}
 			t.rows = append(t.rows, row)
 		}
@@ -125,11 +125,11 @@ func resourcesTable(g Group) *table {
 		return nil
 	}
 	if len(sums) > 1 && baseOK {
-		t.head[6] = "vs " + labels[0]
+		t.head[7] = "vs " + labels[0]
 	} else {
-		t.head = t.head[:6]
+		t.head = t.head[:7]
 		for i := range t.rows {
-			t.rows[i] = t.rows[i][:6]
+			t.rows[i] = t.rows[i][:7]
 		}
 	}
 	return t

@@ -11,9 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/plan"
 )
 
@@ -97,8 +99,9 @@ func (p *process) exited() (bool, error) {
 }
 
 // startTarget starts t's command and waits until it is ready: its ready URL answers with a status
-// below 500, or, without one, its URL's port takes connections. The command's output goes to
-// logDir/NAME.log when logDir is set.
+// below 500, or, without one, its URL's port takes connections. A port that takes connections
+// before the command starts is refused (see portFree): the runs would measure whatever holds it.
+// The command's output goes to logDir/NAME.log when logDir is set.
 func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string) (*process, error) {
 	var log io.WriteCloser
 	if logDir != "" {
@@ -107,6 +110,12 @@ func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string) (*
 			return nil, err
 		}
 		log = f
+	}
+	if err := portFree(ctx, t); err != nil {
+		if log != nil {
+			log.Close()
+		}
+		return nil, err
 	}
 	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, t.Env...)
 	p, err := start(t.Name, command(t.Command, t.Shell, dir, env), log)
@@ -182,9 +191,19 @@ func answers(ctx context.Context, u string) bool {
 
 // dialable reports whether the host and port of u take a TCP connection.
 func dialable(ctx context.Context, u string) bool {
-	pu, err := url.Parse(u)
+	c, err := dial(ctx, u)
 	if err != nil {
 		return false
+	}
+	c.Close()
+	return true
+}
+
+// dial connects to the host and port of u (the scheme's port when u names none), within a second.
+func dial(ctx context.Context, u string) (net.Conn, error) {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return nil, err
 	}
 	port := pu.Port()
 	if port == "" {
@@ -196,10 +215,100 @@ func dialable(ctx context.Context, u string) bool {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+	return d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
+}
+
+// answerAt returns the address that takes connections at the host and port of u: the one host
+// name resolved to; nil when none does.
+func answerAt(ctx context.Context, u string) *net.TCPAddr {
+	c, err := dial(ctx, u)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	addr, _ := c.RemoteAddr().(*net.TCPAddr)
+	return addr
+}
+
+// portFree checks that no one takes connections at t's URL yet, before its command starts:
+// otherwise the command (a server) could not bind its port, and the runs would measure what holds
+// it. The error names the port and, where the system tells (Linux), the processes that listen on it.
+func portFree(ctx context.Context, t plan.BenchTarget) error {
+	addr := answerAt(ctx, t.URL)
+	if addr == nil {
+		return nil
+	}
+	return fmt.Errorf("target %s: port %d (%s) is in use before its command starts%s: stop that process, or give the target a free port", t.Name, addr.Port, t.URL, heldBy(addr))
+}
+
+// heldBy says which processes of this machine listen at addr, as ", held by pid 12 (name)"; ""
+// when addr is not this machine's or the system does not tell.
+func heldBy(addr *net.TCPAddr) string {
+	if !local(addr.IP) {
+		return ""
+	}
+	l, err := monitor.Listeners(addr.IP, addr.Port)
+	if err != nil {
+		return ""
+	}
+	var who []string
+	for _, p := range l.Procs {
+		who = append(who, fmt.Sprintf("pid %d (%s)", p.PID, p.Comm))
+	}
+	switch {
+	case len(who) > 0:
+		return ", held by " + strings.Join(who, ", ")
+	case l.Hidden > 0:
+		return ", held by a process whose open files this user cannot read"
+	}
+	return ""
+}
+
+// local reports whether ip is a loopback address or one of this machine's interfaces'.
+func local(ip net.IP) bool {
+	if ip.IsLoopback() {
+		return true
+	}
+	addrs, err := net.InterfaceAddrs()
 	if err != nil {
 		return false
 	}
-	c.Close()
-	return true
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// answering returns the processes to watch of a started target: those of its command's process
+// tree that listen on its URL's port — the ones that answer — else the command itself (where the
+// system does not tell, or nothing listens there). note says so when the port is held by processes
+// outside the command's tree.
+func answering(ctx context.Context, p *process, t plan.BenchTarget) (pids []int, note string) {
+	root := p.cmd.Process.Pid
+	addr := answerAt(ctx, t.URL)
+	if addr == nil || !local(addr.IP) {
+		return []int{root}, ""
+	}
+	l, err := monitor.Listeners(addr.IP, addr.Port)
+	if err != nil || len(l.Procs) == 0 {
+		return []int{root}, ""
+	}
+	tree, err := monitor.Descendants(root)
+	if err != nil {
+		return []int{root}, ""
+	}
+	var outside []string
+	for _, lp := range l.Procs {
+		if slices.Contains(tree, lp.PID) {
+			pids = append(pids, lp.PID)
+		} else {
+			outside = append(outside, fmt.Sprintf("pid %d (%s)", lp.PID, lp.Comm))
+		}
+	}
+	if len(pids) == 0 {
+		return []int{root}, fmt.Sprintf("port %d is held by %s, outside %s's command (pid %d): the command's processes are watched", addr.Port, strings.Join(outside, ", "), t.Name, root)
+	}
+	return pids, ""
 }

@@ -75,6 +75,9 @@ type Config struct {
 	Files fs.FS
 	// Version is the tool version recorded in each step's summary.
 	Version string
+	// ShowSecrets keeps the secrets of the plan in the steps' summaries; otherwise they are
+	// REDACTED (plan.Plan.Shown), as in every report of rpcbench.
+	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
 	// Run runs one step's plan, prepared, calling observe with each of its ticks (as
@@ -517,7 +520,7 @@ func (s *search) runEngine(ctx context.Context, prep *plan.Prepared, observe eng
 	if err != nil {
 		return nil, err
 	}
-	return summary.New(summary.Run{Plan: res.Plan, Version: s.c.Version, Trailer: res.Trailer}, res.Total), nil
+	return summary.New(summary.Run{Plan: res.Plan.Shown(s.c.ShowSecrets), Version: s.c.Version, Trailer: res.Trailer}, res.Total), nil
 }
 
 // collapses reports whether one interval's counts, c, cut its step short: more than collapseErrors

@@ -23,7 +23,7 @@ func fmtCalls(calls []result.Call) string {
 	return s
 }
 
-func TestVerifyCalls(t *testing.T) {
+func TestVerifyDetailCalls(t *testing.T) {
 	t.Parallel()
 	batch := `[{"jsonrpc":"2.0","id":10,"method":"a"},{"jsonrpc":"2.0","id":11,"method":"b"},{"jsonrpc":"2.0","id":12,"method":"a"}]`
 	for _, tc := range []struct {
@@ -49,14 +49,16 @@ func TestVerifyCalls(t *testing.T) {
 			v := &Verifier{JSONRPC: true, Methods: []string{"a", "b"}}
 			r := &transport.Request{Body: []byte(tc.req)}
 			out := &transport.Outcome{Status: tc.status, Body: []byte(tc.answer), Answered: tc.judge}
-			calls, cl, _ := v.VerifyCalls(r, out, tc.judge, nil)
+			var d result.Detail
+			cl, _ := v.VerifyDetail(r, out, tc.judge, &d)
+			calls := d.Calls
 			if got := fmtCalls(calls); got != tc.want || cl != tc.class {
 				t.Errorf("got %q, class %v; want %q, class %v", got, cl, tc.want, tc.class)
 			}
 			if tc.judge {
 				wcl, _ := v.Verify(r, out)
 				if wcl != cl {
-					t.Errorf("VerifyCalls judged %v, Verify %v; want the same", cl, wcl)
+					t.Errorf("VerifyDetail judged %v, Verify %v; want the same", cl, wcl)
 				}
 			}
 		})
@@ -65,16 +67,17 @@ func TestVerifyCalls(t *testing.T) {
 
 // Judging a batch call by call allocates nothing when its methods are among Methods and its calls
 // are answered with results, as Verify does not.
-func TestVerifyCallsAllocs(t *testing.T) { // not parallel: AllocsPerRun
+func TestVerifyDetailCallsAllocs(t *testing.T) { // not parallel: AllocsPerRun
 	v := &Verifier{JSONRPC: true, Methods: []string{"eth_blockNumber", "eth_chainId"}}
 	r := &transport.Request{Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"eth_chainId"}]`)}
 	out := &transport.Outcome{Status: 200, Answered: true, Body: []byte(`[{"jsonrpc":"2.0","id":2,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x10"}]`)}
-	buf := make([]result.Call, 0, 8)
+	d := result.Detail{Calls: make([]result.Call, 0, 8)}
 	var cl result.Class
 	allocs := testing.AllocsPerRun(100, func() {
-		buf, cl, _ = v.VerifyCalls(r, out, true, buf[:0])
+		d.Reset()
+		cl, _ = v.VerifyDetail(r, out, true, &d)
 	})
-	if allocs != 0 || cl != result.OK || fmtCalls(buf) != "eth_blockNumber:ok eth_chainId:ok" {
-		t.Errorf("got %v allocs, class %v, calls %q; want 0, OK, both ok", allocs, cl, fmtCalls(buf))
+	if allocs != 0 || cl != result.OK || fmtCalls(d.Calls) != "eth_blockNumber:ok eth_chainId:ok" {
+		t.Errorf("got %v allocs, class %v, calls %q; want 0, OK, both ok", allocs, cl, fmtCalls(d.Calls))
 	}
 }

@@ -29,6 +29,9 @@ type Check struct {
 	str  bool   // jsonEquals: want is a string's text, compared to a JSON string
 	path Path
 	fail error // result.Exact(name), made once so that failing costs no allocation
+	// none is what a JSON check received when its path held no value: "(no value at PATH)",
+	// made once.
+	none []byte
 }
 
 // Name returns the name under which the check's failures are counted.
@@ -40,6 +43,9 @@ func named(c Check, name, auto string) Check {
 		c.name = auto
 	}
 	c.fail = result.Exact(c.name)
+	if c.kind == jsonExists || c.kind == jsonEquals {
+		c.none = []byte("(no value at " + c.path.String() + ")")
+	}
 	return c
 }
 
@@ -136,19 +142,24 @@ func parseSpec(name, s string) (Check, error) {
 	return Check{}, fmt.Errorf("check %q: %s", s, want)
 }
 
-// ok reports whether body passes c.
-func (c *Check) ok(body []byte) bool {
+// judge reports whether body passes c and what c received: the value at its path (for a body
+// that is not JSON, the body; for a path with no value, "(no value at PATH)"), or for a body
+// check the body. got points into body or into c.
+func (c *Check) judge(body []byte) (got []byte, ok bool) {
 	switch c.kind {
 	case bodyContains:
-		return bytes.Contains(body, c.text)
-	case jsonExists:
-		_, ok, err := c.path.Lookup(body)
-		return ok && err == nil
-	case jsonEquals:
-		v, ok, err := c.path.Lookup(body)
-		return ok && err == nil && c.equal(v)
+		return body, bytes.Contains(body, c.text)
+	case jsonExists, jsonEquals:
+		v, found, err := c.path.Lookup(body)
+		switch {
+		case err != nil:
+			return body, false
+		case !found:
+			return c.none, false
+		}
+		return v, c.kind == jsonExists || c.equal(v)
 	}
-	return true
+	return nil, true
 }
 
 func (c *Check) equal(v []byte) bool {

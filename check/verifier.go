@@ -77,7 +77,7 @@ type Verifier struct {
 	// Checks run on the body of every answer that passed the above; a failure is of class Check
 	// with the check's name as its message.
 	Checks []Check
-	// Methods are the JSON-RPC methods the requests call, so that VerifyCalls names the calls of a
+	// Methods are the JSON-RPC methods the requests call, so that VerifyDetail names the calls of a
 	// batch without making a string per call; a method not among them is named all the same.
 	Methods []string
 }
@@ -93,28 +93,33 @@ func (v *Verifier) statusOK(r *transport.Request, status int) bool {
 
 // Verify judges one answer.
 func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
-	return v.verify(r, out, nil)
+	return v.verify(r, out, nil, nil)
 }
 
-// VerifyCalls is Verify that also says what happened to each call of a JSON-RPC batch, for
-// engine.CallVerifier: with JSONRPC and a request that is a batch, it appends the batch's calls to
-// calls in order, each with its method and what the answer holds for it (a result, an error and its
-// code, or nothing it could be matched by). With judge false the request has failed already (no
-// answer, a transport error): it judges nothing and appends the calls unanswered. A request that is
-// not a batch appends nothing. It allocates nothing beyond Verify for methods among Methods.
-func (v *Verifier) VerifyCalls(r *transport.Request, out *transport.Outcome, judge bool, calls []result.Call) ([]result.Call, result.Class, error) {
-	start := len(calls)
+// VerifyDetail is Verify that also says what happened to each call of a JSON-RPC batch and to each
+// check, for engine.DetailVerifier. With JSONRPC and a request that is a batch, it appends the
+// batch's calls to d.Calls in order, each with its method and what the answer holds for it (a
+// result, an error and its code, or nothing it could be matched by). For an answer that reaches
+// the Checks (its status and JSON-RPC answer passed), it runs every check, not only up to the
+// first that fails, and appends each one's outcome to d.Checks, with the value a failing one
+// received. With judge false the request has failed already (no answer, a transport error): it
+// judges nothing and appends the calls unanswered. It allocates nothing beyond Verify for methods
+// among Methods and for checks that pass.
+func (v *Verifier) VerifyDetail(r *transport.Request, out *transport.Outcome, judge bool, d *result.Detail) (result.Class, error) {
+	start := len(d.Calls)
 	if v.JSONRPC && jsonscan.KindOf(r.Body) == jsonscan.Array {
-		calls = appendCalls(calls, r.Body, v.Methods)
+		d.Calls = appendCalls(d.Calls, r.Body, v.Methods)
 	}
 	if !judge {
-		return calls, result.OK, nil
+		return result.OK, nil
 	}
-	cl, err := v.verify(r, out, calls[start:])
-	return calls, cl, err
+	cl, err := v.verify(r, out, d.Calls[start:], d)
+	return cl, err
 }
 
-func (v *Verifier) verify(r *transport.Request, out *transport.Outcome, calls []result.Call) (result.Class, error) {
+// verify judges out; with d it runs every check and appends their outcomes to d.Checks, without
+// it stops at the first check that fails.
+func (v *Verifier) verify(r *transport.Request, out *transport.Outcome, calls []result.Call, d *result.Detail) (result.Class, error) {
 	if !v.statusOK(r, out.Status) {
 		return result.Status, nil
 	}
@@ -123,11 +128,25 @@ func (v *Verifier) verify(r *transport.Request, out *transport.Outcome, calls []
 			return cl, err
 		}
 	}
+	var fail error
 	for i := range v.Checks {
 		c := &v.Checks[i]
-		if !c.ok(out.Body) {
-			return result.Check, c.fail
+		got, ok := c.judge(out.Body)
+		if d == nil {
+			if !ok {
+				return result.Check, c.fail
+			}
+			continue
 		}
+		if ok {
+			got = nil
+		} else if fail == nil {
+			fail = c.fail // the first check that fails names the request's failure
+		}
+		d.Checks = append(d.Checks, result.CheckResult{Name: c.name, Failed: !ok, Got: got})
+	}
+	if fail != nil {
+		return result.Check, fail
 	}
 	return result.OK, nil
 }

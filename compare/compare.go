@@ -13,9 +13,23 @@ type Direction int
 
 // The directions.
 const (
-	HigherIsBetter Direction = iota // throughput
+	HigherIsBetter Direction = iota // throughput of the closed model, achieved/intended
 	LowerIsBetter                   // latency, errors
+	// NotJudged is a figure the runs' inputs set: the throughput of the open model, where the rate
+	// is asked for. It is shown with its ratio, never called better or worse.
+	NotJudged
 )
+
+// word is how JSON names d: which way the figure is better.
+func (d Direction) word() string {
+	switch d {
+	case HigherIsBetter:
+		return "higher"
+	case LowerIsBetter:
+		return "lower"
+	}
+	return "not judged"
+}
 
 // Metric is one figure across the runs. Values and Ratios are indexed by run; Ratios[i] is
 // Values[i]/Values[0] (1 for the first run; NaN when the first run's value is 0). The zero value
@@ -36,9 +50,13 @@ type Metric struct {
 // Comparison is several runs side by side, the first being the baseline: the totals' Metrics and,
 // when some run has several endpoints, each endpoint's. It is plain data, safe to share once made.
 type Comparison struct {
-	Labels    []string   `json:"labels"`
-	Metrics   []Metric   `json:"metrics"`
-	Endpoints []Endpoint `json:"endpoints,omitempty"`
+	Labels []string `json:"labels"`
+	// Settings are the runs' inputs side by side, never judged; InputsNote says which differ
+	// ("compared at their own inputs: rate 1000/s vs 2000/s"), "" when none does.
+	Settings   []Setting  `json:"settings"`
+	InputsNote string     `json:"inputs_note,omitempty"`
+	Metrics    []Metric   `json:"metrics"`
+	Endpoints  []Endpoint `json:"endpoints,omitempty"`
 }
 
 // New compares runs against the first one, in total and, when some run has several endpoints,
@@ -63,8 +81,29 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 		}
 		c.Metrics = append(c.Metrics, m)
 	}
-	for _, f := range []figure{throughput, errorRate} {
+	c.Settings = settings(runs)
+	c.InputsNote = inputsNote(c.Settings)
+	closed := allClosed(runs)
+	tp := throughput.judged(closed)
+	for _, f := range []figure{tp, errorRate} {
 		add(f.name, f.unit, f.phrase, f.better, func(s *summary.Summary) float64 { return f.of(&s.Stats) })
+	}
+	if !closed { // the open model's throughput, judged against its own intended rate
+		add(achievedShare.name, achievedShare.unit, achievedShare.phrase, achievedShare.better, achievedShare.ofRun)
+		m := &c.Metrics[len(c.Metrics)-1]
+		for i, s := range runs {
+			if closedModel(s.Config.Load) || s.IntendedRate == 0 {
+				if m.Missing == nil {
+					m.Missing = make([]bool, len(runs))
+				}
+				m.Missing[i], m.Values[i] = true, 0
+			}
+		}
+		for i := range m.Ratios {
+			if m.missing(i) || m.missing(0) {
+				m.Ratios[i] = math.NaN()
+			}
+		}
 	}
 	lat := []struct {
 		name string
@@ -101,10 +140,13 @@ func (m Metric) Improved(i int) bool {
 	if math.IsNaN(r) {
 		return false
 	}
-	if m.Better == HigherIsBetter {
+	switch m.Better {
+	case HigherIsBetter:
 		return r > 1
+	case LowerIsBetter:
+		return r < 1
 	}
-	return r < 1
+	return false
 }
 
 // Phrase says how run i compares with the first run on m: "3.2× more requests/s", "0.5× the p99",
@@ -118,12 +160,19 @@ func (m Metric) Phrase(i int) string {
 		return "n/a (not in the first run)"
 	case math.IsNaN(r):
 		return "n/a (first run: 0)"
-	case FormatRatio(r) == "1.0":
+	case SameRatio(r):
 		return "same " + m.phrase
 	case m.Better == HigherIsBetter && r > 1:
 		return fmt.Sprintf("%s× more %s", FormatRatio(r), m.phrase)
 	}
 	return fmt.Sprintf("%s× the %s", FormatRatio(r), m.phrase)
+}
+
+// SameRatio reports whether FormatRatio shows r as 1: "1.0" or "1.00" (0.995 to 1.05), a ratio too
+// close to 1 to call better or worse.
+func SameRatio(r float64) bool {
+	f := FormatRatio(r)
+	return f == "1.0" || f == "1.00"
 }
 
 // FormatRatio formats a ratio with two significant digits, at least one decimal: "3.2", "0.50",

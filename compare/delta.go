@@ -38,19 +38,25 @@ type Change struct {
 // Worse reports whether the new run is worse than the base on the figure (by any amount, noise or
 // not): higher for a figure where lower is better, and the other way round.
 func (c Change) Worse() bool {
-	if c.Better == LowerIsBetter {
+	switch c.Better {
+	case LowerIsBetter:
 		return c.Diff > 0
+	case HigherIsBetter:
+		return c.Diff < 0
 	}
-	return c.Diff < 0
+	return false
 }
 
 // Verdict says in a word or two what the change is: "worse" or "better" when it is beyond the
 // noise, "within noise" when it is not, "same" when there is no difference, "not tested" when the
-// runs have no per-interval values of the figure, "too few intervals" when they have too few.
+// runs have no per-interval values of the figure, "too few intervals" when they have too few, and
+// "not judged" for a figure the inputs set (the open model's throughput).
 func (c Change) Verdict() string {
 	switch {
 	case c.Diff == 0:
 		return "same"
+	case c.Better == NotJudged:
+		return "not judged"
 	case c.Test == nil:
 		return "not tested"
 	case c.TooFew:
@@ -73,6 +79,9 @@ type EndpointDelta struct {
 // some run has several endpoints, each endpoint present in both. It is plain data.
 type Delta struct {
 	Labels [2]string `json:"labels"`
+	// Settings are the runs' inputs, never judged; InputsNote says which differ, "" when none.
+	Settings   []Setting `json:"settings"`
+	InputsNote string    `json:"inputs_note,omitempty"`
 	// Alpha is the significance level of the tests.
 	Alpha float64 `json:"alpha"`
 	// Method names the test: "mann-whitney-u".
@@ -93,18 +102,18 @@ func NewDelta(base, next *summary.Summary, labels []string, alpha float64) *Delt
 		alpha = DefaultAlpha
 	}
 	c := New([]*summary.Summary{base, next}, labels)
-	d := &Delta{Labels: [2]string{c.Labels[0], c.Labels[1]}, Alpha: alpha, Method: "mann-whitney-u"}
+	d := &Delta{Labels: [2]string{c.Labels[0], c.Labels[1]}, Settings: c.Settings, InputsNote: c.InputsNote, Alpha: alpha, Method: "mann-whitney-u"}
 	for i, s := range []*summary.Summary{base, next} {
 		for _, m := range s.Warnings {
 			d.Warnings = append(d.Warnings, d.Labels[i]+": "+m)
 		}
 	}
-	d.Changes = changes(c.Metrics, base.Timeline, next.Timeline, "", alpha)
+	d.Changes = changes(c.Metrics, base, next, "", alpha)
 	for _, e := range c.Endpoints {
 		if m, ok := Find(e.Metrics, throughput.name); ok && m.Missing != nil {
 			continue // not in both runs: nothing to take a difference of
 		}
-		d.Endpoints = append(d.Endpoints, EndpointDelta{e.Name, changes(e.Metrics, base.Timeline, next.Timeline, e.Name, alpha)})
+		d.Endpoints = append(d.Endpoints, EndpointDelta{e.Name, changes(e.Metrics, base, next, e.Name, alpha)})
 	}
 	return d
 }
@@ -120,8 +129,8 @@ func (d *Delta) Find(name string) (Change, bool) {
 }
 
 // changes makes the change of each metric between its two runs, tested on the points of the two
-// timelines that belong to endpoint ("" for the totals).
-func changes(ms []Metric, a, b []summary.Point, endpoint string, alpha float64) []Change {
+// runs' timelines that belong to endpoint ("" for the totals).
+func changes(ms []Metric, a, b *summary.Summary, endpoint string, alpha float64) []Change {
 	out := make([]Change, 0, len(ms))
 	for _, m := range ms {
 		c := Change{Name: m.Name, Unit: m.Unit, Better: m.Better, Base: m.Values[0], New: m.Values[1]}
@@ -129,6 +138,9 @@ func changes(ms []Metric, a, b []summary.Point, endpoint string, alpha float64) 
 		c.Rel = math.NaN()
 		if c.Base != 0 {
 			c.Rel = c.Diff / c.Base
+		}
+		if m.missing(0) || m.missing(1) {
+			continue // a figure one run has not (achieved/intended of a closed-model run)
 		}
 		if of, ok := intervalFigures[m.Name]; ok {
 			x, y := samples(a, endpoint, of), samples(b, endpoint, of)
@@ -141,18 +153,25 @@ func changes(ms []Metric, a, b []summary.Point, endpoint string, alpha float64) 
 	return out
 }
 
-// intervalFigure is a figure of one interval; ok=false when the interval has no value of it (no
-// answers for a latency, no requests for an error rate).
-type intervalFigure func(p summary.Point) (v float64, ok bool)
+// intervalFigure is a figure of one interval of run s; ok=false when the interval has no value of it
+// (no answers for a latency, no requests for an error rate).
+type intervalFigure func(s *summary.Summary, p summary.Point) (v float64, ok bool)
 
 func latencyOf(f func(p summary.Point) float64) intervalFigure {
-	return func(p summary.Point) (float64, bool) { return f(p), p.Max > 0 }
+	return func(_ *summary.Summary, p summary.Point) (float64, bool) { return f(p), p.Max > 0 }
 }
 
 // intervalFigures are the figures a Timeline holds interval by interval, by metric name.
 var intervalFigures = map[string]intervalFigure{
-	throughput.name: func(p summary.Point) (float64, bool) { return p.RPS, true },
-	errorRate.name: func(p summary.Point) (float64, bool) {
+	throughput.name: func(_ *summary.Summary, p summary.Point) (float64, bool) { return p.RPS, true },
+	// of a constant rate only: with stages the intended rate of an interval is not in the timeline
+	achievedShare.name: func(s *summary.Summary, p summary.Point) (float64, bool) {
+		if s.IntendedRate == 0 || len(s.Config.Load.Stages) > 0 {
+			return 0, false
+		}
+		return 100 * p.RPS / s.IntendedRate, true
+	},
+	errorRate.name: func(_ *summary.Summary, p summary.Point) (float64, bool) {
 		n := p.OK + p.Errors
 		if n == 0 {
 			return 0, false
@@ -165,14 +184,14 @@ var intervalFigures = map[string]intervalFigure{
 	"max": latencyOf(func(p summary.Point) float64 { return p.Max }),
 }
 
-// samples returns the values of figure of in the points of endpoint.
-func samples(points []summary.Point, endpoint string, of intervalFigure) []float64 {
+// samples returns the values of figure of in the points of endpoint of run s.
+func samples(s *summary.Summary, endpoint string, of intervalFigure) []float64 {
 	var out []float64
-	for _, p := range points {
+	for _, p := range s.Timeline {
 		if p.Endpoint != endpoint || p.End <= p.Start {
 			continue
 		}
-		if v, ok := of(p); ok {
+		if v, ok := of(s, p); ok {
 			out = append(out, v)
 		}
 	}

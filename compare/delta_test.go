@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -169,5 +171,93 @@ func TestChangeJSON(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("got %s; want it to hold %s", b, want)
 		}
+	}
+}
+
+// openOf is an open-model run at rate over 10 intervals of 1 s whose answers/s are rpss, none failed.
+func openOf(rate float64, rpss []float64) *summary.Summary {
+	var ok float64
+	for _, r := range rpss {
+		ok += r
+	}
+	s := runOf(ok/10, 10, uint64(ok), 0, rpss, seq(9.5, 10.4, 0.1), 0)
+	s.Config.Load = plan.Load{Model: plan.Open, Rate: rate, Duration: 10 * time.Second}
+	s.IntendedRate, s.DurationS, s.Requests.OK = rate, 10, uint64(ok)
+	return s
+}
+
+// In the open model the rate is the input: a run asked for half the rate has half the throughput,
+// which is not a regression; what the target made of its own rate is. rps:-5% reads that.
+func TestDeltaOpenModelGatesAchievedShare(t *testing.T) {
+	t.Parallel()
+	base := openOf(2000, seq(1995, 2004, 1))  // 19995 of 20,000: 99.975% of 2000/s
+	half := openOf(1000, seq(995, 1004, 1))   // 9995 of 10,000: 99.95% of 1000/s
+	short := openOf(2000, seq(1795, 1804, 1)) // 17995 of 20,000: 89.975% of 2000/s
+	gates, err := ParseGates("rps:-5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDelta(base, half, []string{"base", "half"}, 0)
+	if c, _ := d.Find("throughput"); c.Verdict() != "not judged" || c.Worse() {
+		t.Errorf("throughput of open-model runs: verdict %q, worse %v; want \"not judged\", false", c.Verdict(), c.Worse())
+	}
+	if d.InputsNote != "compared at their own inputs: rate 2000/s vs 1000/s" {
+		t.Errorf("inputs note %q; want the two rates", d.InputsNote)
+	}
+	if r := d.Check(gates)[0]; r.Failed || r.Change.Name != "achieved/intended" {
+		t.Errorf("half the rate asked: gate failed %v on %q (%s); want a pass on achieved/intended", r.Failed, r.Change.Name, r.Why)
+	}
+	d = NewDelta(base, short, []string{"base", "short"}, 0)
+	r := d.Check(gates)[0]
+	// 89.975/99.975 − 1 = −10.0%; every interval below the base's: P = 2/C(20,10)
+	if !r.Failed || !strings.Contains(r.Why, "achieved/intended fell 10.0% (limit 5%), beyond the noise") {
+		t.Errorf("a tenth short of the same rate: failed %v, %q; want a failure on achieved/intended", r.Failed, r.Why)
+	}
+	if math.Abs(r.Change.Test.P-2.0/184756) > 1e-12 {
+		t.Errorf("P %v; want 2/184756", r.Change.Test.P)
+	}
+}
+
+// Gates share the level by Holm's method: P values taken in increasing order, the k-th of m held to
+// alpha/(m−k+1), and none beyond the noise after the first that is not.
+func TestGatesShareTheLevel(t *testing.T) {
+	t.Parallel()
+	delta := func(ps ...float64) *Delta {
+		d := &Delta{Alpha: 0.05}
+		for i, p := range ps {
+			// every figure 20% worse, tested on 20 intervals each (MinP far below any level here)
+			d.Changes = append(d.Changes, Change{Name: []string{"p50", "p90", "p99"}[i], Unit: "ms", Better: LowerIsBetter, Base: 10, New: 12, Diff: 2, Rel: 0.2,
+				Test: &RankTest{N1: 20, N2: 20, P: p, MinP: 1e-11}})
+		}
+		return d
+	}
+	gates, err := ParseGates("p50:+10%,p90:+10%,p99:+10%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		ps     []float64
+		failed []bool
+		levels []float64
+	}{
+		// 0.01 < 0.05/3, 0.02 < 0.05/2, 0.04 < 0.05: every one beyond the noise
+		{"all below their levels", []float64{0.04, 0.01, 0.02}, []bool{true, true, true}, []float64{0.05, 0.05 / 3, 0.05 / 2}},
+		// 0.02 ≥ 0.05/3 stops it: none is beyond, though each is below 0.05 alone
+		{"the smallest above its level", []float64{0.03, 0.02, 0.04}, []bool{false, false, false}, []float64{0.05 / 2, 0.05 / 3, 0.05}},
+		// 0.001 < 0.05/3; 0.03 ≥ 0.05/2 stops the rest
+		{"one beyond", []float64{0.001, 0.03, 0.04}, []bool{true, false, false}, []float64{0.05 / 3, 0.05 / 2, 0.05}},
+	} {
+		rs := delta(tc.ps...).Check(gates)
+		for i, r := range rs {
+			if r.Failed != tc.failed[i] || math.Abs(r.Level-tc.levels[i]) > 1e-12 {
+				t.Errorf("%s: gate %s (P %v): failed %v at level %v; want %v at %v (%s)", tc.name, r.Gate.Spec, tc.ps[i], r.Failed, r.Level, tc.failed[i], tc.levels[i], r.Why)
+			}
+		}
+	}
+	// one gate alone is held to alpha itself
+	one, _ := ParseGates("p50:+10%")
+	if r := delta(0.04).Check(one)[0]; !r.Failed || r.Level != 0.05 || !strings.HasSuffix(r.Why, "beyond the noise (P 0.04 < 0.05)") {
+		t.Errorf("one gate, P 0.04: failed %v at %v, %q; want a failure at 0.05", r.Failed, r.Level, r.Why)
 	}
 }

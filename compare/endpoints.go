@@ -18,6 +18,7 @@ type Endpoint struct {
 // endpoint has no other figures than its totals). The endpoints come in the order of the first run
 // that has them; a run without an endpoint has it Missing.
 func endpoints(runs []*summary.Summary) []Endpoint {
+	figures := []figure{throughput.judged(allClosed(runs)), errorRate, p50, p99}
 	several := false
 	for _, s := range runs {
 		several = several || len(s.Endpoints) > 1
@@ -47,7 +48,7 @@ func endpoints(runs []*summary.Summary) []Endpoint {
 			}
 		}
 		ep := Endpoint{Name: name}
-		for _, f := range endpointFigures {
+		for _, f := range figures {
 			ep.Metrics = append(ep.Metrics, metricOf(f, stats))
 		}
 		out = append(out, ep)
@@ -60,22 +61,37 @@ type figure struct {
 	name, unit, phrase string
 	better             Direction
 	of                 func(*summary.Stats) float64
+	ofRun              func(*summary.Summary) float64 // a figure of a whole run only (of is nil)
+}
+
+// judged returns f, not judged unless judge: the throughput of runs not all of the closed model.
+func (f figure) judged(judge bool) figure {
+	if !judge {
+		f.better = NotJudged
+	}
+	return f
 }
 
 var (
-	throughput = figure{"throughput", "req/s", "requests/s", HigherIsBetter, func(st *summary.Stats) float64 { return st.Throughput }}
+	throughput = figure{"throughput", "req/s", "requests/s", HigherIsBetter, func(st *summary.Stats) float64 { return st.Throughput }, nil}
 	errorRate  = figure{"error rate", "%", "error rate", LowerIsBetter, func(st *summary.Stats) float64 {
 		if st.Requests.Attempted() == 0 {
 			return 0
 		}
 		return 100 * float64(st.Requests.Errors) / float64(st.Requests.Attempted())
-	}}
-	p50 = figure{"p50", "ms", "p50", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P50 }}
-	p99 = figure{"p99", "ms", "p99", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P99 }}
+	}, nil}
+	// achievedShare is the open model's successful answers per second as a share of its intended
+	// rate (as the SLO objective rate judges it): what the target did with the rate asked for.
+	achievedShare = figure{name: "achieved/intended", unit: "%", phrase: "achieved/intended", better: HigherIsBetter,
+		ofRun: func(s *summary.Summary) float64 {
+			if s.IntendedRate == 0 {
+				return 0
+			}
+			return 100 * s.Achieved() / s.IntendedRate
+		}}
+	p50 = figure{"p50", "ms", "p50", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P50 }, nil}
+	p99 = figure{"p99", "ms", "p99", LowerIsBetter, func(st *summary.Stats) float64 { return st.Latency.P99 }, nil}
 )
-
-// endpointFigures are the figures compared per endpoint.
-var endpointFigures = []figure{throughput, errorRate, p50, p99}
 
 // metricOf makes the metric of f over stats, one per run; a nil entry is a run without the figure.
 func metricOf(f figure, stats []*summary.Stats) Metric {
@@ -114,14 +130,12 @@ func Find(ms []Metric, name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// MarshalJSON writes m with its direction as "higher" or "lower" (which way is better), a ratio
+// MarshalJSON writes m with its direction as "higher", "lower" (which way is better) or "not
+// judged" (a figure the inputs set), a ratio
 // that has no meaning (against a first run's 0, or a run without the figure) as null, and a
 // value a run does not have as null.
 func (m Metric) MarshalJSON() ([]byte, error) {
-	better := "higher"
-	if m.Better == LowerIsBetter {
-		better = "lower"
-	}
+	better := m.Better.word()
 	values := make([]*float64, len(m.Values))
 	ratios := make([]*float64, len(m.Ratios))
 	for i := range m.Values {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -105,25 +106,64 @@ type GateResult struct {
 	Gate   Gate   `json:"gate"`
 	Change Change `json:"change"`
 	Failed bool   `json:"failed"`
+	// Level is the significance level the change's P was held to: the Delta's Alpha shared among
+	// the gates by Holm's method (see Check), so that the gates together raise a false alarm at
+	// most that often.
+	Level float64 `json:"level"`
 	// Why says in a sentence what the verdict rests on: "p99 rose 14.6% (limit 10%), beyond the
 	// noise (P 0.0004 < 0.05)".
 	Why string `json:"why"`
 }
 
 // Check applies each gate to the totals of d. A gate fails when its figure is worse than the
-// base's by more than its limit and the difference is beyond the noise.
+// base's by more than its limit and the difference is beyond the noise. A gate on the throughput of
+// runs of the open model, where the rate is the input, reads achieved/intended instead: the share
+// of its own intended rate each run achieved.
+//
+// Several gates are several tests, and each would raise a false alarm at d.Alpha on its own: six
+// gates on two runs of one binary fail one in sixteen times, not one in twenty. So the gates share
+// the level by Holm's step-down method: the tested changes are taken by increasing P, the k-th of
+// m held to Alpha/(m−k+1), each beyond the noise only when those before it were. Together they
+// fail runs of one distribution at most Alpha of the time, and one gate alone is held to Alpha.
 func (d *Delta) Check(gates []Gate) []GateResult {
 	out := make([]GateResult, 0, len(gates))
 	for _, g := range gates {
 		c, _ := d.Find(g.Metric)
-		r := GateResult{Gate: g, Change: c}
-		over := g.beyond(c)
-		noise := c.Test != nil && c.Significant
-		r.Failed = c.Worse() && over && noise
-		r.Why = why(g, c, over, d.Alpha)
-		out = append(out, r)
+		if c.Better == NotJudged { // the open model's throughput: judged against its intended rate
+			if a, ok := d.Find(achievedShare.name); ok {
+				c = a
+			}
+		}
+		out = append(out, GateResult{Gate: g, Change: c, Level: d.Alpha})
+	}
+	beyond := holm(out, d.Alpha)
+	for i := range out {
+		r := &out[i]
+		over := r.Gate.beyond(r.Change)
+		r.Failed = r.Change.Worse() && over && beyond[i]
+		r.Why = why(r.Gate, r.Change, over, beyond[i], r.Level, len(gates))
 	}
 	return out
+}
+
+// holm sets the level of each result's test by Holm's step-down method at alpha and returns whether
+// each is beyond the noise at it; a result without a test is not, and is not counted.
+func holm(rs []GateResult, alpha float64) []bool {
+	var tested []int
+	for i, r := range rs {
+		if t := r.Change.Test; t != nil && t.N1 > 0 && t.N2 > 0 {
+			tested = append(tested, i)
+		}
+	}
+	sort.SliceStable(tested, func(a, b int) bool { return rs[tested[a]].Change.Test.P < rs[tested[b]].Change.Test.P })
+	beyond := make([]bool, len(rs))
+	stopped := false
+	for k, i := range tested {
+		rs[i].Level = alpha / float64(len(tested)-k)
+		stopped = stopped || !(rs[i].Change.Test.P < rs[i].Level)
+		beyond[i] = !stopped
+	}
+	return beyond
 }
 
 // beyond reports whether c moves by more than g's limit (in either direction).
@@ -137,8 +177,8 @@ func (g Gate) beyond(c Change) bool {
 	return math.Abs(c.Diff) > g.Limit
 }
 
-// why phrases a gate's verdict.
-func why(g Gate, c Change, over bool, alpha float64) string {
+// why phrases a gate's verdict: whether c is beyond the noise at level, the share of gates gates.
+func why(g Gate, c Change, over, noise bool, level float64, gates int) string {
 	move := "did not change"
 	if c.Diff != 0 {
 		dir := "rose"
@@ -162,18 +202,29 @@ func why(g Gate, c Change, over bool, alpha float64) string {
 	switch {
 	case c.Diff == 0:
 		return move
+	case c.Better == NotJudged:
+		return move + ": not judged (in the open model the rate is the input)"
 	case !c.Worse():
-		return move + ": better"
+		return move + ", not worse"
 	case !over:
 		return fmt.Sprintf("%s, within the %s", move, limit)
 	case c.Test == nil || c.Test.N1 == 0 || c.Test.N2 == 0:
 		return fmt.Sprintf("%s (%s), but the runs have no interval values of it to tell it from noise", move, limit)
-	case c.TooFew:
-		return fmt.Sprintf("%s (%s), but %d and %d intervals are too few to tell it from noise (the smallest P they allow is %s ≥ %s)", move, limit, c.Test.N1, c.Test.N2, FormatP(c.Test.MinP), FormatP(alpha))
-	case !c.Significant:
-		return fmt.Sprintf("%s (%s), within the noise (P %s ≥ %s)", move, limit, FormatP(c.Test.P), FormatP(alpha))
+	case c.Test.MinP >= level:
+		return fmt.Sprintf("%s (%s), but %d and %d intervals are too few to tell it from noise (the smallest P they allow is %s ≥ %s%s)", move, limit, c.Test.N1, c.Test.N2, FormatP(c.Test.MinP), FormatP(level), shared(level, gates))
+	case !noise:
+		return fmt.Sprintf("%s (%s), within the noise (P %s ≥ %s%s)", move, limit, FormatP(c.Test.P), FormatP(level), shared(level, gates))
 	}
-	return fmt.Sprintf("%s (%s), beyond the noise (P %s < %s)", move, limit, FormatP(c.Test.P), FormatP(alpha))
+	return fmt.Sprintf("%s (%s), beyond the noise (P %s < %s%s)", move, limit, FormatP(c.Test.P), FormatP(level), shared(level, gates))
+}
+
+// shared says how a level below alpha came about: ", the level of 3 gates shared by Holm's method";
+// "" for one gate.
+func shared(level float64, gates int) string {
+	if gates < 2 {
+		return ""
+	}
+	return fmt.Sprintf(", its share of the level of %d gates by Holm's method", gates)
 }
 
 // FormatP formats a p-value with two significant digits: "0.031", "0.5", "1", "2.1e-07".
@@ -184,14 +235,12 @@ func FormatP(p float64) string {
 	return strconv.FormatFloat(p, 'e', 1, 64)
 }
 
-// MarshalJSON writes c with its direction as "higher" or "lower" (which way is better), its
+// MarshalJSON writes c with its direction as "higher", "lower" (which way is better) or "not
+// judged", its
 // relative change (null when the base is 0) and its verdict.
 func (c Change) MarshalJSON() ([]byte, error) {
 	type plain Change
-	better := "higher"
-	if c.Better == LowerIsBetter {
-		better = "lower"
-	}
+	better := c.Better.word()
 	var rel *float64
 	if !math.IsNaN(c.Rel) && !math.IsInf(c.Rel, 0) {
 		rel = &c.Rel

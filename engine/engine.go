@@ -72,14 +72,15 @@ type Verifier interface {
 	Verify(r *transport.Request, out *transport.Outcome) (result.Class, error)
 }
 
-// CallVerifier is a Verifier that also says what happened to each call of a JSON-RPC batch, so that
-// the report gives figures per call and method even when one request carries calls of several
-// methods (check.Verifier is one). VerifyCalls judges as Verify does when judge is true (the answer
+// DetailVerifier is a Verifier that also says what happened to each call of a JSON-RPC batch and
+// to each of the user's checks, so that the report gives figures per call and method even when one
+// request carries calls of several methods, and each check's passes, failures and failing values
+// (check.Verifier is one). VerifyDetail judges as Verify does when judge is true (the answer
 // arrived and its transport counted it a success); with judge false it only lists the calls,
-// unanswered. It appends to calls and returns them, and must not keep r, out or calls.
-type CallVerifier interface {
+// unanswered. It appends to d's slices, and must not keep r, out or d.
+type DetailVerifier interface {
 	Verifier
-	VerifyCalls(r *transport.Request, out *transport.Outcome, judge bool, calls []result.Call) ([]result.Call, result.Class, error)
+	VerifyDetail(r *transport.Request, out *transport.Outcome, judge bool, d *result.Detail) (result.Class, error)
 }
 
 // StatusVerifier is the default Verifier: an answer is a success when its protocol says its status
@@ -487,8 +488,9 @@ type worker struct {
 	req transport.Request
 	out transport.Outcome
 	ev  result.Event
-	// calls is the buffer of the calls of a JSON-RPC batch, reused request after request.
-	calls []result.Call
+	// detail is the buffer of the calls of a JSON-RPC batch and the checks' outcomes, reused
+	// request after request.
+	detail result.Detail
 	// log and logDone are the sender's part of the run's RequestLog; nil without one.
 	log     func(*Request)
 	logDone func()
@@ -621,14 +623,17 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		ev.Conn = &out.Conn
 	}
 	judge := ev.Class == result.OK && out.Answered
-	if cv, ok := r.o.verify.(CallVerifier); ok {
-		cl, err := ev.Class, ev.Err
-		w.calls, cl, err = cv.VerifyCalls(&w.req, out, judge, w.calls[:0])
+	if dv, ok := r.o.verify.(DetailVerifier); ok {
+		w.detail.Reset()
+		cl, err := dv.VerifyDetail(&w.req, out, judge, &w.detail)
 		if judge {
 			ev.Class, ev.Err = cl, err
 		}
-		if len(w.calls) > 0 {
-			ev.Calls = w.calls
+		if len(w.detail.Calls) > 0 {
+			ev.Calls = w.detail.Calls
+		}
+		if len(w.detail.Checks) > 0 {
+			ev.Checks = w.detail.Checks
 		}
 	} else if judge {
 		ev.Class, ev.Err = r.o.verify.Verify(&w.req, out)

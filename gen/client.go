@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
 )
 
@@ -114,6 +117,10 @@ func (c *client) call(ctx context.Context, method string, params json.RawMessage
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = plan.RedactURL(ue.URL) // net/http hides the password, not a key in the query
 		}
 		return nil, fmt.Errorf("no answer: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
 )
 
@@ -35,8 +36,11 @@ const (
 // it needs URL and Out.
 type Ethereum struct {
 	// URL is the node's HTTP endpoint. Its user-info, if any, is sent as Basic authorization and
-	// left out of the target files.
+	// left out of the target files; the values of its key-like query parameters are written
+	// REDACTED (plan.RedactURL) unless ShowSecrets.
 	URL string
+	// ShowSecrets writes the key-like query values of URL into the target files as they are.
+	ShowSecrets bool
 	// Header holds extra request headers (e.g. an API key), sent to the node and not written.
 	Header []transport.Header
 	// From and To are the first and last blocks to walk. Latest: To is the node's head.
@@ -78,7 +82,7 @@ type Summary struct {
 func (e *Ethereum) Validate() error {
 	var errs []error
 	if !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://") {
-		errs = append(errs, fmt.Errorf("URL %q: want http://host:port/ or https://…", e.URL))
+		errs = append(errs, fmt.Errorf("URL %q: want http://host:port/ or https://…", plan.RedactURL(e.URL)))
 	}
 	if e.Out == "" {
 		errs = append(errs, errors.New("no output directory"))
@@ -130,7 +134,7 @@ func (e Ethereum) Run(ctx context.Context) (*Summary, error) {
 		next := st.Next
 		sum.Resumed = &next
 	}
-	w.corpus = newCorpus(e.Out, publicURL(e.URL), st)
+	w.corpus = newCorpus(e.Out, publicURL(e.URL, e.ShowSecrets), st)
 	if err := w.corpus.reopen(); err != nil {
 		return sum, err
 	}
@@ -327,8 +331,10 @@ func parseQuantity(s string) (uint64, error) {
 	return strconv.ParseUint(h, 16, 64)
 }
 
-// publicURL is u without its user-info, as written into target files.
-func publicURL(u string) string {
+// publicURL is u as written into target files: without its user-info, and its secret query
+// values redacted as every output of rpcbench redacts them (plan.ShownURL).
+func publicURL(u string, showSecrets bool) string {
+	u = plan.ShownURL(u, showSecrets)
 	scheme, rest, ok := strings.Cut(u, "://")
 	if !ok {
 		return u

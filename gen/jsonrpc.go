@@ -20,9 +20,12 @@ const MaxCallsPerStep = 1_000_000
 // writes the same files as Ethereum, one pair per method, and the same state file (of kind
 // "jsonrpc"; such a crawl cannot be resumed).
 type JSONRPC struct {
-	URL    string
-	Header []transport.Header
-	Steps  []Step
+	URL string
+	// ShowSecrets writes the key-like query values of URL into the target files as they are
+	// (see Ethereum.URL).
+	ShowSecrets bool
+	Header      []transport.Header
+	Steps       []Step
 	// StepsFile names the steps file in the state.
 	StepsFile string
 	Out       string
@@ -67,7 +70,7 @@ func (g JSONRPC) Run(ctx context.Context) (*Summary, error) {
 		Methods: methods.list, Requests: map[string]int{}, Errors: map[string]int{}, Skipped: map[string]string{},
 		Unfilled: map[string]int{}, Sizes: map[string]int64{}}
 	c := &stepper{cfg: &g, crawler: crawler{client: newClient(g.URL, g.Header, g.Rate, g.Timeout),
-		corpus: newCorpus(g.Out, publicURL(g.URL), st)}, answers: map[string][]json.RawMessage{}, unfilled: map[string]int{}}
+		corpus: newCorpus(g.Out, publicURL(g.URL, g.ShowSecrets), st)}, answers: map[string][]json.RawMessage{}, unfilled: map[string]int{}}
 	err = c.run(ctx)
 	if cerr := c.corpus.close(); err == nil {
 		err = cerr

@@ -37,10 +37,15 @@ type Cluster struct {
 	Every time.Duration
 }
 
-// Apply creates the ConfigMap (when not nil) and the Job, in the namespace of the Job. A Job or
-// ConfigMap of that name already there is an error: a run never reuses another's objects.
-func (c *Cluster) Apply(ctx context.Context, cm *corev1.ConfigMap, job *batchv1.Job) error {
+// Apply creates the ConfigMap and the Secret (each when not nil) and the Job, in the namespace of
+// the Job. An object of that name already there is an error: a run never reuses another's objects.
+func (c *Cluster) Apply(ctx context.Context, cm *corev1.ConfigMap, secret *corev1.Secret, job *batchv1.Job) error {
 	ns := job.Namespace
+	if secret != nil {
+		if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+			return applyError("Secret", ns, secret.Name, err)
+		}
+	}
 	if cm != nil {
 		if _, err := c.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			return applyError("ConfigMap", ns, cm.Name, err)
@@ -54,7 +59,7 @@ func (c *Cluster) Apply(ctx context.Context, cm *corev1.ConfigMap, job *batchv1.
 
 func applyError(kind, ns, name string, err error) error {
 	if apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("k8s: a %s named %s is in the namespace %s already: give another name, or delete the old run (kubectl delete -n %s job,configmap %s)", kind, name, ns, ns, name)
+		return fmt.Errorf("k8s: a %s named %s is in the namespace %s already: give another name, or delete the old run (kubectl delete -n %s job,configmap,secret %s)", kind, name, ns, ns, name)
 	}
 	return fmt.Errorf("k8s: creating the %s %s/%s: %w", kind, ns, name, err)
 }

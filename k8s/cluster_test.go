@@ -17,19 +17,19 @@ func TestApplyTwice(t *testing.T) {
 	t.Parallel()
 	o := testOptions()
 	o.Files = map[string][]byte{"plan.yaml": []byte("targets: {}\n")}
-	cm, job, err := Manifests(o)
+	cm, _, job, err := Manifests(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cluster{Client: fake.NewClientset()}
-	if err := c.Apply(context.Background(), cm, job); err != nil {
+	if err := c.Apply(context.Background(), cm, nil, job); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.Client.BatchV1().Jobs("load").Get(context.Background(), "checkout-1m", metav1.GetOptions{})
 	if err != nil || *got.Spec.Completions != 8 {
 		t.Fatalf("the Job read back: %v, %+v", err, got)
 	}
-	err = c.Apply(context.Background(), nil, job)
+	err = c.Apply(context.Background(), nil, nil, job)
 	if err == nil || !strings.Contains(err.Error(), "a Job named checkout-1m is in the namespace load already") {
 		t.Errorf("a second Apply: %v; want the Job named as there already", err)
 	}
@@ -40,7 +40,7 @@ func TestLookAndCollectProblems(t *testing.T) {
 	t.Parallel()
 	o := testOptions()
 	o.Parallelism = 3
-	_, job, err := Manifests(o)
+	_, _, job, err := Manifests(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,5 +82,34 @@ func TestLookAndCollectProblems(t *testing.T) {
 		if !strings.HasPrefix(got.Problems[i], w) {
 			t.Errorf("problem %d %q; want it to start %q", i, got.Problems[i], w)
 		}
+	}
+}
+
+// Apply creates the Secret of a run's secrets before the Job that reads it, and a second run of
+// that name is refused naming the Secret. A bad variable name is refused by Manifests.
+func TestApplySecret(t *testing.T) {
+	t.Parallel()
+	o := testOptions()
+	o.Args = append(o.Args, "-H", "Authorization: $(RPCBENCH_SECRET_1)")
+	o.Secrets = map[string]string{"RPCBENCH_SECRET_1": "Bearer s3cr3t"}
+	cm, secret, job, err := Manifests(o)
+	if err != nil || cm != nil || secret == nil {
+		t.Fatalf("Manifests: ConfigMap %v, Secret %v, %v; want a Secret alone", cm, secret, err)
+	}
+	c := &Cluster{Client: fake.NewClientset()}
+	if err := c.Apply(context.Background(), cm, secret, job); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Client.CoreV1().Secrets("load").Get(context.Background(), "checkout-1m", metav1.GetOptions{})
+	if err != nil || string(got.Data["RPCBENCH_SECRET_1"]) != "Bearer s3cr3t" {
+		t.Fatalf("the Secret read back: %v, %v", err, got)
+	}
+	err = c.Apply(context.Background(), nil, secret, job)
+	if err == nil || !strings.Contains(err.Error(), "a Secret named checkout-1m is in the namespace load already") {
+		t.Errorf("a second Apply: %v; want the Secret named as there already", err)
+	}
+	o.Secrets = map[string]string{"1SECRET": "x", IndexEnv: "y"}
+	if _, _, _, err := Manifests(o); err == nil || !strings.Contains(err.Error(), `secret "1SECRET"`) || !strings.Contains(err.Error(), `secret "`+IndexEnv+`"`) {
+		t.Errorf("bad variable names: %v; want both refused", err)
 	}
 }

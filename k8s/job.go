@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +58,13 @@ type Options struct {
 	// Files are mounted read-only under PlanDir from a ConfigMap (a plan file, its target and data
 	// files), by name; nil: no ConfigMap.
 	Files map[string][]byte
+	// FilesSecret puts Files into the Job's Secret instead of a ConfigMap: files that hold
+	// secrets (a plan that sends an Authorization header or a URL's password).
+	FilesSecret bool
+	// Secrets are values the pods' arguments take from their environment, by variable name: Args
+	// hold $(NAME) for each (Kubernetes expands it), and the container's environment reads NAME
+	// from the Job's Secret (secretKeyRef), so that neither the Job nor a ConfigMap holds them.
+	Secrets map[string]string
 	// StartAt is the instant every generator counts its schedule from: far enough ahead for the
 	// pods to be scheduled and their image pulled.
 	StartAt time.Time
@@ -108,6 +117,14 @@ func (o Options) Validate() error {
 	if o.Retries < 0 {
 		bad("retries %d is negative", o.Retries)
 	}
+	for name := range o.Secrets {
+		if msgs := validation.IsEnvVarName(name); len(msgs) > 0 || name == IndexEnv {
+			bad("secret %q: want an environment variable name other than %s", name, IndexEnv)
+		}
+		if _, dup := o.Files[name]; dup && o.FilesSecret {
+			bad("secret %q: a file of that name is in the Secret already", name)
+		}
+	}
 	size := 0
 	for name, b := range o.Files {
 		if msgs := validation.IsConfigMapKey(name); len(msgs) > 0 {
@@ -140,10 +157,12 @@ func (o Options) SegmentArgs() []string {
 	}, out...), "--quiet", "--no-verdict")
 }
 
-// Manifests returns the ConfigMap of the files (nil without files) and the Indexed Job.
-func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
+// Manifests returns the ConfigMap of the files (nil without files, or when they go into the
+// Secret), the Secret of the secrets and of the files that hold them (nil without), and the
+// Indexed Job. The three share the Job's name.
+func Manifests(o Options) (*corev1.ConfigMap, *corev1.Secret, *batchv1.Job, error) {
 	if err := o.Validate(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cpu, mem, retries := o.CPU, o.Memory, o.Retries
 	if cpu == "" {
@@ -158,6 +177,18 @@ func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 	labels := o.Labels()
 	meta := metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Labels: labels}
 	var cm *corev1.ConfigMap
+	var secret *corev1.Secret
+	env := []corev1.EnvVar{{Name: IndexEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+		FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}}
+	if len(o.Secrets) > 0 || len(o.Files) > 0 && o.FilesSecret {
+		secret = &corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta,
+			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{}}
+		for _, name := range slices.Sorted(maps.Keys(o.Secrets)) {
+			secret.Data[name] = []byte(o.Secrets[name])
+			env = append(env, corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: o.Name}, Key: name}}})
+		}
+	}
 	var volumes []corev1.Volume
 	var mounts []corev1.VolumeMount
 	if o.ResultsClaim != "" {
@@ -165,7 +196,17 @@ func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: o.ResultsClaim}}})
 		mounts = append(mounts, corev1.VolumeMount{Name: "results", MountPath: ResultsDir})
 	}
-	if len(o.Files) > 0 {
+	switch {
+	case len(o.Files) > 0 && o.FilesSecret:
+		var items []corev1.KeyToPath // the files alone, not the secrets of the environment
+		for _, name := range slices.Sorted(maps.Keys(o.Files)) {
+			secret.Data[name] = o.Files[name]
+			items = append(items, corev1.KeyToPath{Key: name, Path: name})
+		}
+		volumes = append(volumes, corev1.Volume{Name: "plan", VolumeSource: corev1.VolumeSource{
+			Secret: &corev1.SecretVolumeSource{SecretName: o.Name, Items: items}}})
+		mounts = append(mounts, corev1.VolumeMount{Name: "plan", MountPath: PlanDir, ReadOnly: true})
+	case len(o.Files) > 0:
 		cm = &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: meta, Data: map[string]string{}}
 		for name, b := range o.Files {
 			cm.Data[name] = string(b)
@@ -197,11 +238,10 @@ func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 				Spec: corev1.PodSpec{
 					RestartPolicy: corev1.RestartPolicyNever,
 					Containers: []corev1.Container{{
-						Name:  "rpcbench",
-						Image: o.Image,
-						Args:  append(append([]string(nil), o.Args...), o.SegmentArgs()...),
-						Env: []corev1.EnvVar{{Name: IndexEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
-							FieldPath: "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}}},
+						Name:         "rpcbench",
+						Image:        o.Image,
+						Args:         append(append([]string(nil), o.Args...), o.SegmentArgs()...),
+						Env:          env,
 						Resources:    corev1.ResourceRequirements{Requests: res, Limits: res},
 						VolumeMounts: mounts,
 					}},
@@ -221,7 +261,7 @@ func Manifests(o Options) (*corev1.ConfigMap, *batchv1.Job, error) {
 			},
 		},
 	}
-	return cm, job, nil
+	return cm, secret, job, nil
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -236,6 +276,10 @@ func YAML(objs ...any) ([]byte, error) {
 				continue
 			}
 		case *batchv1.Job:
+			if v == nil {
+				continue
+			}
+		case *corev1.Secret:
 			if v == nil {
 				continue
 			}

@@ -67,7 +67,7 @@ func TestManifestsGoldenRoundTrip(t *testing.T) {
 	} {
 		o := testOptions()
 		tt.opts(&o)
-		cm, job, err := Manifests(o)
+		cm, _, job, err := Manifests(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestManifestsGoldenRoundTrip(t *testing.T) {
 // --segment-index $(INDEX)/N with INDEX from the annotation the Job controller sets.
 func TestManifestsIndexToSegment(t *testing.T) {
 	t.Parallel()
-	_, job, err := Manifests(testOptions())
+	_, _, job, err := Manifests(testOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

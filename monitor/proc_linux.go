@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -47,6 +48,7 @@ func NewSampler(target Target) (*Sampler, error) {
 	case KindSelf:
 		r.self = os.Getpid()
 	}
+	r.sockets = r.ownSocketsReadable()
 	return &Sampler{target: target, read: r.read}, nil
 }
 
@@ -55,25 +57,110 @@ type reader struct {
 	fs     procfs.FS
 	target Target
 	self   int
+	// sockets: the target's network figures are read from its own TCP sockets (ownSocketsReadable)
+	sockets bool
+	netns   string // this process's network namespace, as /proc/self/ns/net names it
 }
 
-func (r *reader) read() (Snapshot, error) {
-	var pids []int
+// ownSocketsReadable says whether the target's own TCP sockets can be read: the kernel answers
+// sock_diag, and every process of the target now shares this process's network namespace (the
+// only one sock_diag shows) and lets its descriptors be read. Otherwise its network figures are
+// its namespaces'. The choice holds for the whole run, so that a figure never changes meaning
+// midway.
+func (r *reader) ownSocketsReadable() bool {
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		return false
+	}
+	r.netns = ns
+	if _, err := tcpSockets(); err != nil {
+		return false
+	}
+	pids, err := r.pids()
+	if err != nil || len(pids) == 0 {
+		return false
+	}
+	for _, pid := range pids {
+		if !r.sameNetns(pid) {
+			return false
+		}
+		if _, err := socketInodes(pid); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *reader) sameNetns(pid int) bool {
+	ns, err := os.Readlink(filepath.Join(procfs.DefaultMountPoint, strconv.Itoa(pid), "ns", "net"))
+	return err == nil && ns == r.netns
+}
+
+// readSockets reads the TCP sockets the processes pids hold open, each socket once however many
+// processes share it; known is false when some process now in the target could not be read (it
+// moved to another network namespace, its descriptors became unreadable) or sock_diag failed.
+func (r *reader) readSockets(pids []int) (socks []SockReading, known bool) {
+	all, err := tcpSockets()
+	if err != nil {
+		return nil, false
+	}
+	seen := make(map[uint64]bool)
+	for _, pid := range pids {
+		inodes, err := socketInodes(pid)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // exited meanwhile
+		}
+		if err != nil || !r.sameNetns(pid) {
+			return nil, false
+		}
+		for _, ino := range inodes {
+			if k, ok := all[ino]; ok && !seen[ino] {
+				seen[ino] = true
+				socks = append(socks, k)
+			}
+		}
+	}
+	return socks, true
+}
+
+// netOf adds to snap the network figures of the processes pids: their own sockets', or their
+// namespaces'.
+func (r *reader) netOf(snap *Snapshot, pids []int) {
+	if r.sockets {
+		snap.SocketMode = true
+		snap.Sockets, snap.SocketsKnown = r.readSockets(pids)
+		return
+	}
+	snap.Net = r.readNet(pids)
+}
+
+// pids returns the processes of the target now: for a cgroup its members.
+func (r *reader) pids() ([]int, error) {
 	switch r.target.Kind {
 	case KindSelf:
-		pids = []int{r.self}
+		return []int{r.self}, nil
 	case KindPIDs, KindName:
 		procs, err := r.fs.AllProcs()
 		if err != nil {
-			return Snapshot{}, fmt.Errorf("monitor: listing processes: %w", err)
+			return nil, fmt.Errorf("monitor: listing processes: %w", err)
 		}
 		if r.target.Kind == KindPIDs {
-			pids = descendants(procs, r.target.PIDs)
-		} else {
-			pids = byName(procs, r.target.Name)
+			return descendants(procs, r.target.PIDs), nil
 		}
+		return byName(procs, r.target.Name), nil
 	case KindCgroup:
+		return readCgroupProcs(r.target.Cgroup)
+	}
+	return nil, nil
+}
+
+func (r *reader) read() (Snapshot, error) {
+	if r.target.Kind == KindCgroup {
 		return r.readCgroup()
+	}
+	pids, err := r.pids()
+	if err != nil {
+		return Snapshot{}, err
 	}
 	var snap Snapshot
 	for _, pid := range pids {
@@ -81,7 +168,7 @@ func (r *reader) read() (Snapshot, error) {
 			snap.Procs = append(snap.Procs, p)
 		}
 	}
-	snap.Net = r.readNet(pids)
+	r.netOf(&snap, pids)
 	return snap, nil
 }
 
@@ -166,7 +253,11 @@ func (r *reader) readProc(pid int) (ProcReading, bool) {
 	return out, true
 }
 
-// readNet reads /proc/PID/net/dev once per network namespace among pids.
+// readNet reads /proc/PID/net/dev once per network namespace among pids: the namespace's
+// interfaces, every process in it counted. It is what is left when the target's own sockets cannot
+// be read (ownSocketsReadable): Linux keeps no byte counters per process (rchar and wchar of
+// /proc/PID/io mix sockets with files and pipes), and the reports say the figure is namespace- or
+// host-wide.
 func (r *reader) readNet(pids []int) []NetReading {
 	var out []NetReading
 	seen := make(map[uint64]bool)
@@ -189,13 +280,14 @@ func (r *reader) readNet(pids []int) []NetReading {
 		}
 		seen[uint64(n.Inode)] = true
 		t := dev.Total()
-		out = append(out, NetReading{Namespace: uint64(n.Inode), Rx: t.RxBytes, Tx: t.TxBytes})
+		out = append(out, NetReading{Namespace: uint64(n.Inode), Host: n.Inode == HostNetNamespace, Rx: t.RxBytes, Tx: t.TxBytes})
 	}
 	return out
 }
 
 // readCgroup reads the cgroup's own counters (cpu.stat, memory.current, io.stat, pids.current) as
 // one ProcReading, and its member processes (cgroup.procs) for open files and network bytes.
+// Members that exited meanwhile are skipped.
 func (r *reader) readCgroup() (Snapshot, error) {
 	dir := r.target.Cgroup
 	cg, err := readCgroupFiles(dir)
@@ -233,7 +325,9 @@ func (r *reader) readCgroup() (Snapshot, error) {
 	if !cg.PidsKnown {
 		pr.Threads = threads // the pids controller is not enabled here
 	}
-	return Snapshot{Procs: []ProcReading{pr}, Net: r.readNet(members)}, nil
+	snap := Snapshot{Procs: []ProcReading{pr}}
+	r.netOf(&snap, members)
+	return snap, nil
 }
 
 // checkCgroupDir says whether dir is a cgroup v2 directory: a directory holding cgroup.controllers

@@ -4,17 +4,23 @@ package monitor
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // childEnv selects what a re-executed test binary does instead of running tests.
@@ -35,6 +41,9 @@ func TestMain(m *testing.M) {
 		return
 	case "parent":
 		parent()
+		return
+	case "tcp":
+		tcpChild()
 		return
 	}
 	os.Exit(m.Run())
@@ -397,4 +406,245 @@ func TestSamplerTargetExits(t *testing.T) {
 	if err != nil || x.Procs != 0 || x.RSS != 0 || x.CPUPercent != 0 {
 		t.Errorf("got %d procs, RSS %d, CPU %v%%, %v; want an empty sample and no error", x.Procs, x.RSS, x.CPUPercent, err)
 	}
+}
+
+// startNamed starts `sleep 60` through a symlink called name, so its comm is name; the process is
+// killed and reaped when the test ends, or by the caller through the returned command.
+func startNamed(t *testing.T, dir, name string) *exec.Cmd {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	link := filepath.Join(dir, name)
+	if _, err := os.Lstat(link); err != nil {
+		if err := os.Symlink(sleep, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(link, "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// A name target counts every process so named and gives their PIDs; the Series says how many there
+// were at least and at most, the first sample's PIDs, and when the set changed.
+func TestSamplerNamePIDs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	name := fmt.Sprintf("mpids%d", os.Getpid())
+	a, b := startNamed(t, dir, name), startNamed(t, dir, name)
+	s, err := NewSampler(Name(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(pids ...int) []int {
+		slices.Sort(pids)
+		return pids
+	}
+	var series Series
+	sample := func(want []int) Sample {
+		t.Helper()
+		x, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Procs != len(want) || !slices.Equal(x.PIDs, want) {
+			t.Fatalf("got %d processes, PIDs %v; want %d, %v", x.Procs, x.PIDs, len(want), want)
+		}
+		series.Add(x)
+		return x
+	}
+	sample(sorted(a.Process.Pid, b.Process.Pid))
+	sample(sorted(a.Process.Pid, b.Process.Pid)) // no change
+	c := startNamed(t, dir, name)
+	x2 := sample(sorted(a.Process.Pid, b.Process.Pid, c.Process.Pid))
+	_ = a.Process.Kill()
+	_ = a.Wait() // reaped: no zombie left with the name
+	x3 := sample(sorted(b.Process.Pid, c.Process.Pid))
+
+	sm := series.Summary()
+	want := []PIDChange{
+		{Time: x2.Time, Procs: 3, Started: []int{c.Process.Pid}},
+		{Time: x3.Time, Procs: 2, Exited: []int{a.Process.Pid}},
+	}
+	if sm.ProcsMin != 2 || sm.ProcsMax != 3 || !slices.Equal(sm.PIDs, sorted(a.Process.Pid, b.Process.Pid)) ||
+		sm.PIDChangesTotal != 2 || !reflect.DeepEqual(sm.PIDChanges, want) {
+		t.Errorf("got procs %d..%d, PIDs %v, %d changes %+v; want 2..3, the first two children, 2 changes %+v",
+			sm.ProcsMin, sm.ProcsMax, sm.PIDs, sm.PIDChangesTotal, sm.PIDChanges, want)
+	}
+}
+
+// tcpEnv gives the tcp child the address to dial, how many bytes to read and then to write.
+const tcpEnv = "MONITOR_TEST_TCP"
+
+// tcpChild dials the address in tcpEnv, reads exactly N bytes, writes M, and then holds the
+// connection open until the other end closes it (or childLife runs out).
+func tcpChild() {
+	var addr string
+	var n, m int
+	if _, err := fmt.Sscanf(os.Getenv(tcpEnv), "%s %d %d", &addr, &n, &m); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	c, err := net.DialTimeout("tcp", addr, childLife)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	_ = c.SetDeadline(time.Now().Add(childLife))
+	if _, err := io.ReadFull(c, make([]byte, n)); err != nil {
+		os.Exit(1)
+	}
+	if _, err := c.Write(bytes.Repeat([]byte{'x'}, m)); err != nil {
+		os.Exit(1)
+	}
+	_, _ = io.Copy(io.Discard, c)
+}
+
+// A process's network figures are its own TCP sockets' where they can be read: a child that
+// receives 300000 bytes and sends 7000 over loopback shows exactly those, not the namespace's
+// traffic (which counts both ends, and everything else on the machine).
+func TestSamplerOwnSockets(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	const in, out = 300000, 7000
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=tcp", fmt.Sprintf("%s=%s %d %d", tcpEnv, ln.Addr(), in, out))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(30 * time.Second))
+	c, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	s, err := NewSampler(PIDs(cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Sample(time.Now()); err != nil { // the baseline: connected, nothing sent
+		t.Fatal(err)
+	}
+	if _, err := c.Write(bytes.Repeat([]byte{'y'}, in)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, out)); err != nil { // the child read all and answered
+		t.Fatal(err)
+	}
+	x, err := s.Sample(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.NetKnown || !x.NetOwn || x.NetRx != in || x.NetTx != out {
+		t.Errorf("got net known %v, own %v, in %d, out %d bytes; want true, true, %d and %d: the child's own socket",
+			x.NetKnown, x.NetOwn, x.NetRx, x.NetTx, in, out)
+	}
+	var series Series
+	series.Add(x)
+	if got := series.Summary().NetScope; got != "own TCP sockets" {
+		t.Errorf("got scope %q; want own TCP sockets", got)
+	}
+	// a socket two processes hold (as after a fork) counts once: here the child listed twice
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{netns: ns}
+	if socks, known := r.readSockets([]int{cmd.Process.Pid, cmd.Process.Pid}); !known || len(socks) != 1 {
+		t.Errorf("got %d sockets (known %v); want the child's one connection once", len(socks), known)
+	}
+}
+
+// Where only the namespace can be read, the figures of a process in the host's own namespace are
+// said to be host-wide; the kernel names that namespace net:[4026531833] (0xEFFFFFF9) since
+// Linux 6.18.
+func TestSamplerNetScope(t *testing.T) {
+	t.Parallel()
+	ns, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Skip(err)
+	}
+	pfs, err := procfs.NewFS(procfs.DefaultMountPoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &reader{fs: pfs, target: Self(), self: os.Getpid()} // sockets not read: the namespace's
+	s := &Sampler{target: Self(), read: r.read}
+	sm := twoSamples(t, s)
+	host := ns == "net:[4026531833]"
+	want := map[bool]string{true: "host-wide", false: "netns-wide"}[host]
+	if got := sm.NetScope; got != want {
+		t.Errorf("in namespace %s: got scope %q; want %q", ns, got, want)
+	}
+}
+
+// A process in a network namespace of its own cannot have its sockets read (sock_diag shows only
+// the caller's namespace): its figures are the namespace's, and said to be netns-wide.
+func TestSamplerOtherNetns(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare on PATH")
+	}
+	// unshare execs the shell, which execs sleep: one PID, in the new namespace once it says so
+	cmd := exec.Command("unshare", "--net", "sh", "-c", "echo ready; exec sleep 60")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	pid := cmd.Process.Pid
+	if sc := bufio.NewScanner(out); !sc.Scan() || sc.Text() != "ready" {
+		t.Skipf("unshare --net did not run here (%v): no namespace of our own to test with", sc.Err())
+	}
+	ours, err1 := os.Readlink("/proc/self/ns/net")
+	theirs, err2 := os.Readlink(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err1 != nil || err2 != nil || ours == theirs {
+		t.Skipf("the child shares our network namespace (%s, %s): not allowed a new one", ours, theirs)
+	}
+	s, err := NewSampler(PIDs(pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := twoSamples(t, s)
+	if sm.NetScope != "netns-wide" || sm.NetRx.Samples != 1 || !slices.Equal(sm.PIDs, []int{pid}) {
+		t.Errorf("got scope %q, %d network samples, PIDs %v; want netns-wide, 1, [%d]", sm.NetScope, sm.NetRx.Samples, sm.PIDs, pid)
+	}
+}
+
+// twoSamples samples s twice, a baseline and an interval, and returns what a Series says of them.
+func twoSamples(t *testing.T, s *Sampler) Summary {
+	t.Helper()
+	var series Series
+	for range 2 {
+		x, err := s.Sample(time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		series.Add(x)
+	}
+	return series.Summary()
 }

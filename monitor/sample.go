@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -25,16 +26,55 @@ type ProcReading struct {
 }
 
 // NetReading is one network namespace's cumulative byte counters, summed over its interfaces
-// (loopback included, since a benchmark on one machine travels over it).
+// (loopback included, since a benchmark on one machine travels over it). They count every process
+// in the namespace, not only the target's: Linux keeps no byte counters per process.
 type NetReading struct {
 	Namespace uint64 // inode of the namespace, to tell several apart
-	Rx, Tx    uint64
+	// Host is true when the namespace is the machine's own (the initial one): the bytes are then
+	// those of the whole host.
+	Host   bool
+	Rx, Tx uint64
 }
 
-// Snapshot is everything one read of a target says.
+// HostNetNamespace is the inode of the initial network namespace, fixed since Linux 6.18
+// (PROC_NET_INIT_INO). Earlier kernels number it like any other namespace, from 0xF0000000 up, so
+// no namespace of theirs is mistaken for it: the host's own is then merely "netns-wide".
+const HostNetNamespace = 0xEFFFFFF9
+
+// The scopes of the network figures, as Summary.NetScope gives them.
+const (
+	// NetOwnSockets: the TCP payload of the sockets the target's processes held open at each
+	// sample, sent and received — its own traffic. Bytes of a connection opened and closed between
+	// two samples are not seen.
+	NetOwnSockets = "own TCP sockets"
+	// NetHostWide: every namespace read was the host's own; the bytes are the whole machine's.
+	NetHostWide = "host-wide"
+	// NetNamespaceWide: the bytes are those of the target's network namespace(s), every process
+	// in them counted (the host's own namespace on a kernel that does not say which that is).
+	NetNamespaceWide = "netns-wide"
+	// NetMixed: some samples had the target's own sockets, others its namespace (a Series fed
+	// by hand with both).
+	NetMixed = "own TCP sockets and netns-wide, mixed"
+)
+
+// SockReading is one TCP socket's cumulative payload byte counters: sent (retransmissions
+// included) and received, as the kernel keeps them per socket (tcp_info).
+type SockReading struct {
+	Inode          uint64 // names the socket across samples
+	Sent, Received uint64
+}
+
+// Snapshot is everything one read of a target says. Its network figures are either its own TCP
+// sockets' (Sockets, when SocketMode) or its network namespaces' (Net).
 type Snapshot struct {
 	Procs []ProcReading
 	Net   []NetReading // one per distinct network namespace of the processes read; nil if unreadable
+	// SocketMode says the target's network figures are those of its own TCP sockets: Sockets are
+	// the ones its processes held open, each once; SocketsKnown is false when some process's
+	// sockets could not be read this time.
+	SocketMode   bool
+	SocketsKnown bool
+	Sockets      []SockReading
 }
 
 // Sample is the figures of one interval for one target, summed over its processes. The first
@@ -44,6 +84,8 @@ type Sample struct {
 	Time     time.Time     `json:"time"`
 	Interval time.Duration `json:"interval_ns"` // since the previous sample; 0 for the first
 	Procs    int           `json:"procs"`       // processes counted (1 for a cgroup read as a whole)
+	// PIDs are the processes read, ascending; nil for a cgroup read as a whole.
+	PIDs []int `json:"pids,omitempty"`
 	// CPUPercent is CPU time used during the interval over the interval's length, in percent of
 	// one core: 200 means two cores busy.
 	CPUPercent float64 `json:"cpu_percent"`
@@ -58,9 +100,15 @@ type Sample struct {
 	DiskWrite      uint64 `json:"disk_write_bytes"`       // during the interval
 	DiskReadTotal  uint64 `json:"disk_read_total_bytes"`  // since the first sample
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"` // since the first sample
-	// NetKnown is false when no network namespace of the target could be read.
+	// NetOwn is true when the network figures are the target's own: the TCP payload of the sockets
+	// its processes held open (Snapshot.SocketMode). Otherwise they are its network namespaces',
+	// every process in them counted, and NetHost is true when every namespace read is the host's
+	// own (NetReading.Host): the figures are then the machine's. NetKnown is false when the
+	// figures could not be read, or this sample is the first of a new baseline.
 	NetKnown   bool   `json:"net_known"`
-	NetRx      uint64 `json:"net_rx_bytes"` // during the interval, over the target's network namespaces
+	NetOwn     bool   `json:"net_own"`
+	NetHost    bool   `json:"net_host"`
+	NetRx      uint64 `json:"net_rx_bytes"` // during the interval
 	NetTx      uint64 `json:"net_tx_bytes"`
 	NetRxTotal uint64 `json:"net_rx_total_bytes"` // since the first sample
 	NetTxTotal uint64 `json:"net_tx_total_bytes"`
@@ -82,7 +130,8 @@ type Sampler struct {
 	prevTime time.Time
 	prev     map[procKey]ProcReading
 	prevNet  map[uint64]NetReading
-	total    [4]uint64 // disk read, disk write, net rx, net tx since the first sample
+	prevSock map[uint64]SockReading // nil: no baseline of the sockets (the first read, or one failed)
+	total    [4]uint64              // disk read, disk write, net rx, net tx since the first sample
 }
 
 // Target returns what the sampler watches.
@@ -110,10 +159,11 @@ func (s *Sampler) Sample(now time.Time) (Sample, error) {
 //   - Disk bytes: the same per-process differences; absent (DiskKnown false) if any process's
 //     counters were unreadable.
 //   - Network bytes: differences per network namespace; a namespace seen for the first time is a
-//     new baseline.
+//     new baseline. For a target read by its own sockets, differences per socket (observeSockets).
 //   - RSS, threads and FDs: the levels now, summed.
+//   - PIDs: the processes read now; NetHost whether every namespace read is the host's.
 func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
-	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true}
+	out := Sample{Time: now, Procs: len(snap.Procs), DiskKnown: true, FDsKnown: true, PIDs: pidsOf(snap.Procs)}
 	if s.started {
 		out.Interval = now.Sub(s.prevTime)
 	}
@@ -145,13 +195,20 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 			out.DiskWrite += diff(p.WriteBytes, old.WriteBytes)
 		}
 	}
-	curNet := make(map[uint64]NetReading, len(snap.Net))
-	out.NetKnown = len(snap.Net) > 0
-	for _, n := range snap.Net {
-		curNet[n.Namespace] = n
-		if old, ok := s.prevNet[n.Namespace]; ok && s.started {
-			out.NetRx += diff(n.Rx, old.Rx)
-			out.NetTx += diff(n.Tx, old.Tx)
+	var curNet map[uint64]NetReading
+	if snap.SocketMode {
+		s.observeSockets(&out, snap)
+	} else {
+		curNet = make(map[uint64]NetReading, len(snap.Net))
+		out.NetKnown = len(snap.Net) > 0
+		out.NetHost = out.NetKnown
+		for _, n := range snap.Net {
+			curNet[n.Namespace] = n
+			out.NetHost = out.NetHost && n.Host
+			if old, ok := s.prevNet[n.Namespace]; ok && s.started {
+				out.NetRx += diff(n.Rx, old.Rx)
+				out.NetTx += diff(n.Tx, old.Tx)
+			}
 		}
 	}
 	if out.Interval > 0 {
@@ -167,6 +224,43 @@ func (s *Sampler) Observe(now time.Time, snap Snapshot) Sample {
 	out.DiskReadTotal, out.DiskWriteTotal = s.total[0], s.total[1]
 	out.NetRxTotal, out.NetTxTotal = s.total[2], s.total[3]
 	s.prev, s.prevNet, s.prevTime, s.started = cur, curNet, now, true
+	return out
+}
+
+// observeSockets sets the network figures of out from the target's own sockets: per socket, the
+// bytes now less those at the previous sample; a socket first seen after a baseline opened since,
+// so all its bytes count. A socket closed during the interval loses the bytes it moved since the
+// previous sample. The first read, and the first after one that failed, is a new baseline with no
+// figures.
+func (s *Sampler) observeSockets(out *Sample, snap Snapshot) {
+	out.NetOwn = true
+	if !snap.SocketsKnown {
+		s.prevSock = nil
+		return
+	}
+	cur := make(map[uint64]SockReading, len(snap.Sockets))
+	for _, k := range snap.Sockets {
+		cur[k.Inode] = k
+		if s.prevSock != nil {
+			old := s.prevSock[k.Inode] // zero for a socket opened since
+			out.NetRx += diff(k.Received, old.Received)
+			out.NetTx += diff(k.Sent, old.Sent)
+		}
+	}
+	out.NetKnown = s.prevSock != nil
+	s.prevSock = cur
+}
+
+// pidsOf returns the PIDs of procs, ascending; nil when there are none or the reading is a
+// cgroup's (PID 0).
+func pidsOf(procs []ProcReading) []int {
+	var out []int
+	for _, p := range procs {
+		if p.PID > 0 {
+			out = append(out, p.PID)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 
@@ -202,6 +296,9 @@ func (s *Sampler) Run(ctx context.Context, interval time.Duration, fn func(Sampl
 			return err
 		}
 		fn(x)
+		if ctx.Err() != nil {
+			return nil // ended by fn, or while sampling: no tick that is due as well is taken
+		}
 		select {
 		case <-ctx.Done():
 			return nil

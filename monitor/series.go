@@ -1,6 +1,9 @@
 package monitor
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // DefaultMaxSamples is how many samples a zero Series keeps: an hour at one sample a second.
 const DefaultMaxSamples = 3600
@@ -50,6 +53,33 @@ type Summary struct {
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
 	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
 	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
+	// NetScope says whose bytes NetRx and NetTx are: NetOwnSockets, NetHostWide, NetNamespaceWide,
+	// NetMixed, or "" when no sample had them.
+	NetScope string `json:"net_scope,omitempty"`
+
+	// ProcsMin and ProcsMax are the fewest and most processes a sample counted (1 for a cgroup read
+	// as a whole).
+	ProcsMin int `json:"procs_min"`
+	ProcsMax int `json:"procs_max"`
+	// PIDs are those of the first sample, ascending (none for a cgroup); PIDChanges the samples
+	// whose set of PIDs differed from the one before, the first MaxPIDChanges of them, and
+	// PIDChangesTotal how many there were in all.
+	PIDs            []int       `json:"pids,omitempty"`
+	PIDChanges      []PIDChange `json:"pid_changes,omitempty"`
+	PIDChangesTotal int         `json:"pid_changes_total,omitempty"`
+}
+
+// MaxPIDChanges bounds the changes of the set of PIDs a Summary keeps: a target that forks a
+// process per request changes at every sample.
+const MaxPIDChanges = 32
+
+// PIDChange is a sample whose processes differed from the previous sample's: the PIDs that
+// appeared (Started) and those gone (Exited), ascending, and how many processes it counted.
+type PIDChange struct {
+	Time    time.Time `json:"time"`
+	Procs   int       `json:"procs"`
+	Started []int     `json:"started,omitempty"`
+	Exited  []int     `json:"exited,omitempty"`
 }
 
 // rate accumulates a per-interval figure weighted by time.
@@ -104,6 +134,11 @@ type aggregates struct {
 	cpu, rd, wr, rx, tx                rate
 	rss, threads, fds                  level
 	rdTotal, wrTotal, rxTotal, txTotal uint64
+	netOwn, netNS, netNotHost          bool
+	procsMin, procsMax                 int
+	pids, lastPIDs                     []int
+	changes                            []PIDChange
+	changesTotal                       int
 }
 
 // Add records one sample.
@@ -141,7 +176,16 @@ func (s *Series) aggregate(x Sample) {
 	a := &s.agg
 	if s.n == 0 {
 		a.first = x.Time
+		a.procsMin, a.procsMax = x.Procs, x.Procs
+		a.pids = slices.Clone(x.PIDs)
+	} else if c, ok := pidChange(a.lastPIDs, x); ok {
+		a.changesTotal++
+		if len(a.changes) < MaxPIDChanges {
+			a.changes = append(a.changes, c)
+		}
 	}
+	a.lastPIDs = x.PIDs
+	a.procsMin, a.procsMax = min(a.procsMin, x.Procs), max(a.procsMax, x.Procs)
 	a.last = x.Time
 	a.rss.add(float64(x.RSS))
 	a.threads.add(float64(x.Threads))
@@ -160,6 +204,12 @@ func (s *Series) aggregate(x Sample) {
 		a.wrTotal += x.DiskWrite
 	}
 	if x.NetKnown {
+		if x.NetOwn {
+			a.netOwn = true
+		} else {
+			a.netNS = true
+			a.netNotHost = a.netNotHost || !x.NetHost
+		}
 		a.rx.add(float64(x.NetRx)/secs, x.Interval)
 		a.tx.add(float64(x.NetTx)/secs, x.Interval)
 		a.rxTotal += x.NetRx
@@ -177,21 +227,65 @@ func (s *Series) Samples() []Sample { return append([]Sample(nil), s.kept...) }
 func (s *Series) Summary() Summary {
 	a := s.agg
 	return Summary{
-		Samples:        s.n,
-		Duration:       a.last.Sub(a.first),
-		CPUPercent:     a.cpu.stat(),
-		RSS:            a.rss.stat(),
-		Threads:        a.threads.stat(),
-		FDs:            a.fds.stat(),
-		DiskRead:       a.rd.stat(),
-		DiskWrite:      a.wr.stat(),
-		NetRx:          a.rx.stat(),
-		NetTx:          a.tx.stat(),
-		DiskReadTotal:  a.rdTotal,
-		DiskWriteTotal: a.wrTotal,
-		NetRxTotal:     a.rxTotal,
-		NetTxTotal:     a.txTotal,
+		Samples:         s.n,
+		Duration:        a.last.Sub(a.first),
+		CPUPercent:      a.cpu.stat(),
+		RSS:             a.rss.stat(),
+		Threads:         a.threads.stat(),
+		FDs:             a.fds.stat(),
+		DiskRead:        a.rd.stat(),
+		DiskWrite:       a.wr.stat(),
+		NetRx:           a.rx.stat(),
+		NetTx:           a.tx.stat(),
+		DiskReadTotal:   a.rdTotal,
+		DiskWriteTotal:  a.wrTotal,
+		NetRxTotal:      a.rxTotal,
+		NetTxTotal:      a.txTotal,
+		NetScope:        a.netScope(),
+		ProcsMin:        a.procsMin,
+		ProcsMax:        a.procsMax,
+		PIDs:            slices.Clone(a.pids),
+		PIDChanges:      slices.Clone(a.changes),
+		PIDChangesTotal: a.changesTotal,
 	}
+}
+
+func (a *aggregates) netScope() string {
+	switch {
+	case a.netOwn && a.netNS:
+		return NetMixed
+	case a.netOwn:
+		return NetOwnSockets
+	case !a.netNS:
+		return ""
+	case a.netNotHost:
+		return NetNamespaceWide
+	}
+	return NetHostWide
+}
+
+// pidChange compares the PIDs of x with those of the sample before (both ascending); ok is false
+// when they are the same.
+func pidChange(before []int, x Sample) (c PIDChange, ok bool) {
+	i, j := 0, 0
+	for i < len(before) || j < len(x.PIDs) {
+		switch {
+		case j == len(x.PIDs) || i < len(before) && before[i] < x.PIDs[j]:
+			c.Exited = append(c.Exited, before[i])
+			i++
+		case i == len(before) || x.PIDs[j] < before[i]:
+			c.Started = append(c.Started, x.PIDs[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	if c.Started == nil && c.Exited == nil {
+		return PIDChange{}, false
+	}
+	c.Time, c.Procs = x.Time, x.Procs
+	return c, true
 }
 
 // SaturationPercent is the share of the CPU available to a process above which Saturated says it

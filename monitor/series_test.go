@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -29,12 +30,13 @@ func TestSeriesSummary(t *testing.T) {
 		NetTx:         Stat{Avg: 100, Peak: 400, Samples: 2}, // 400 bytes in 4 s
 		DiskReadTotal: 4000,
 		NetTxTotal:    400,
+		NetScope:      NetNamespaceWide, // NetHost false: not the host's namespace
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	var empty Series
-	if got := empty.Summary(); got != (Summary{}) {
+	if got := empty.Summary(); !reflect.DeepEqual(got, Summary{}) {
 		t.Errorf("got %+v for no samples; want the zero Summary", got)
 	}
 }

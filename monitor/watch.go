@@ -15,6 +15,10 @@ type Watch struct {
 	wg     sync.WaitGroup
 	start  time.Time
 
+	end     chan struct{} // closed by End
+	endOnce sync.Once
+	ended   chan struct{} // closed when the samples are over
+
 	samplers []*Sampler
 	series   []Series
 	errs     []error
@@ -52,12 +56,13 @@ type WatchResults struct {
 func StartWatch(interval, delay time.Duration, scraper *Scraper, samplers ...*Sampler) *Watch {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &Watch{cancel: cancel, samplers: samplers, series: make([]Series, len(samplers)),
-		errs: make([]error, len(samplers)), scraper: scraper}
+		errs: make([]error, len(samplers)), scraper: scraper, end: make(chan struct{}), ended: make(chan struct{})}
 	started := make(chan time.Time, 1)
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		if !sleep(ctx, delay) {
+		defer close(w.ended)
+		if !sleep(ctx, w.end, delay) {
 			close(started)
 			return
 		}
@@ -80,15 +85,24 @@ func StartWatch(interval, delay time.Duration, scraper *Scraper, samplers ...*Sa
 	return w
 }
 
-// sleep waits d unless ctx ends first; it reports whether d ran out.
-func sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits d unless ctx ends or end is closed first; it reports whether d ran out.
+func sleep(ctx context.Context, end <-chan struct{}, d time.Duration) bool {
 	if d <= 0 {
-		return ctx.Err() == nil
+		select {
+		case <-ctx.Done():
+			return false
+		case <-end:
+			return false
+		default:
+			return true
+		}
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
+		return false
+	case <-end:
 		return false
 	case <-t.C:
 		return true
@@ -103,19 +117,35 @@ func (w *Watch) sampleLoop(ctx context.Context, interval time.Duration, now time
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	last := now
+	final := func() {
+		// the last stretch up to the end of the load counts too, unless it is too short to say
+		// anything
+		if now := time.Now(); now.Sub(last) >= interval/minLastInterval {
+			w.sampleAll(now)
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			// the last stretch up to the end of the load counts too, unless it is too short to say
-			// anything
-			if now := time.Now(); now.Sub(last) >= interval/minLastInterval {
-				w.sampleAll(now)
-			}
+			final()
+			return
+		case <-w.end:
+			final()
 			return
 		case last = <-t.C:
 			w.sampleAll(last)
 		}
 	}
+}
+
+// End says the load has ended: the watch takes its last sample now, of the stretch since the
+// previous one (when it is at least a quarter of an interval), and no more; it returns once that
+// sample is taken. A load that ends this way is sampled before it lets go of its connections, so
+// the last interval still sees the sockets that carried its bytes. The scrapes go on until Stop.
+// It may be called from any goroutine, more than once, before or instead of Stop.
+func (w *Watch) End() {
+	w.endOnce.Do(func() { close(w.end) })
+	<-w.ended
 }
 
 func (w *Watch) sampleAll(now time.Time) {
@@ -155,7 +185,7 @@ func (w *Watch) scrapeLoop(ctx context.Context, interval time.Duration, now time
 }
 
 // Stop ends the sampling, takes a last sample of the stretch since the previous one (when it is at
-// least a quarter of an interval), and returns what the watch saw.
+// least a quarter of an interval) unless End took it, and returns what the watch saw.
 func (w *Watch) Stop() WatchResults {
 	w.cancel()
 	w.wg.Wait()

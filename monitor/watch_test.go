@@ -89,3 +89,43 @@ func TestWatchStoppedInDelay(t *testing.T) {
 			res.Targets[0].Summary.Samples, len(res.Metrics), hits.Load())
 	}
 }
+
+// End takes the last samples at once and returns when they are taken; Stop after it samples no
+// more. Called during the delay, it returns with no samples taken.
+func TestWatchEnd(t *testing.T) {
+	t.Parallel()
+	var reads atomic.Int64
+	first := make(chan struct{})
+	s := &Sampler{target: Self(), read: func() (Snapshot, error) {
+		if reads.Add(1) == 1 {
+			close(first)
+		}
+		return Snapshot{Procs: []ProcReading{{PID: 1}}}, nil
+	}}
+	w := StartWatch(time.Second, 0, nil, s)
+	select {
+	case <-first: // the baseline
+	case <-time.After(30 * time.Second):
+		t.Fatal("no baseline in 30 s")
+	}
+	// a stretch past a quarter of the interval, so that the last one is sampled; not a synchronisation
+	<-time.After(300 * time.Millisecond)
+	ended := time.Now()
+	w.End()
+	n := reads.Load()
+	w.End() // again: returns at once
+	res := w.Stop()
+	tr := res.Targets[0]
+	last := tr.Samples[len(tr.Samples)-1]
+	if got := reads.Load(); n < 2 || got != n || int64(tr.Summary.Samples) != n || last.Time.Before(ended) {
+		t.Errorf("got %d reads at End, %d after Stop, %d samples, the last at %v (End at %v); want the baseline and a last one taken by End, none after",
+			n, got, tr.Summary.Samples, last.Time, ended)
+	}
+
+	idle := &Sampler{target: Self(), read: func() (Snapshot, error) { t.Error("read during the delay"); return Snapshot{}, nil }}
+	w = StartWatch(time.Second, time.Hour, nil, idle)
+	w.End()
+	if res := w.Stop(); !res.Start.IsZero() || res.Targets[0].Summary.Samples != 0 {
+		t.Errorf("ended in the delay: got start %v, %d samples; want none", res.Start, res.Targets[0].Summary.Samples)
+	}
+}

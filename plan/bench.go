@@ -72,8 +72,16 @@ type Scenario struct {
 	Shell bool `json:"shell,omitempty"`
 	// Env is added to the command's environment, "NAME=value" each.
 	Env []string `json:"env,omitempty"`
-	// Timeout bounds the command's run; 0: no bound.
+	// Timeout bounds the command's run (and its Build's); 0: no bound.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Build, when set, is a command run once in Bench.Dir before a command scenario's runs (its
+	// test binary's compilation, say), timed apart, so that no target's wall time includes it.
+	Build []string `json:"build,omitempty"`
+	// BuildShell says Build is one string for /bin/sh -c.
+	BuildShell bool `json:"build_shell,omitempty"`
+	// Repeat is how many rounds a command scenario runs against the targets; each round reverses
+	// the order of the one before (a, b, then b, a) so that going first favours no target. 0 is 1.
+	Repeat int `json:"repeat,omitempty"`
 	// JUnit, when set, names the JUnit XML report the command writes — a file, or a glob for
 	// several (target/surefire-reports/TEST-*.xml), relative to Bench.Dir — whose test cases are
 	// counted instead of `go test -json` output. The command gets the file's path in EnvJUnit

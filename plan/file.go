@@ -404,7 +404,7 @@ func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
 	return t
 }
 
-var commandKeys = []string{"command", "env", "timeout", "junit"}
+var commandKeys = []string{"command", "env", "timeout", "junit", "build", "repeat"}
 
 var loadKeys = []string{
 	// requests
@@ -445,6 +445,10 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			s.Env = f.env(v, kp)
 		case "junit":
 			s.JUnit, s.JUnitRunDir = f.junit(v, kp)
+		case "build":
+			s.Build, s.BuildShell = f.command(v, kp)
+		case "repeat":
+			s.Repeat = f.count(v, kp)
 		case "timeout":
 			if isCmd {
 				s.Timeout = f.duration(v, kp)

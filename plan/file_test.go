@@ -47,6 +47,8 @@ scenarios:
     timeout: 10m
     env: {E2E: "1"}
     junit: reports/TEST-*.xml
+    build: [go, test, -c, -o, /dev/null, ./e2e]
+    repeat: 2
   pytest:
     command: pytest --junitxml="$RPCBENCH_JUNIT"
     junit: true
@@ -117,7 +119,8 @@ func TestReadFile(t *testing.T) {
 	if got, want := rp.Endpoints[0].URL, "http://127.0.0.1:18545/v0/entity?id={{randInt 1 9}}"; got != want {
 		t.Errorf("read URL on go: got %q; want %q", got, want)
 	}
-	if !e.IsCommand() || !e.Shell || e.Timeout != 10*time.Minute || !reflect.DeepEqual(e.Env, []string{"E2E=1"}) || e.JUnit != "reports/TEST-*.xml" || e.JUnitRunDir {
+	if !e.IsCommand() || !e.Shell || e.Timeout != 10*time.Minute || !reflect.DeepEqual(e.Env, []string{"E2E=1"}) || e.JUnit != "reports/TEST-*.xml" || e.JUnitRunDir ||
+		!reflect.DeepEqual(e.Build, []string{"go", "test", "-c", "-o", "/dev/null", "./e2e"}) || e.BuildShell || e.Repeat != 2 {
 		t.Errorf("e2e: got %+v", e)
 	}
 	if py := b.Scenarios[len(b.Scenarios)-1]; py.Name != "pytest" || py.JUnit != "" || !py.JUnitRunDir {
@@ -173,6 +176,10 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:6:15: scenarios.s.duration: "30" is not a duration: want e.g. 300ms, 30s, 5m or 1h30m`}},
 		{"a key of a command scenario in a load scenario's place", head + "  e2e:\n    command: go test\n    rate: 5\n", []string{
 			`p.yaml:6:5: scenarios.e2e.rate: unknown key "rate"; want one of: command, env, timeout`}},
+		{"repeat 0", head + "  e2e: {command: go test, repeat: 0}\n", []string{
+			`p.yaml:4:35: scenarios.e2e.repeat: "0": want a whole number of 1 or more`}},
+		{"build in a load scenario", head + "  s: {rate: 5, build: make}\n", []string{
+			`p.yaml:4:16: scenarios.s.build: unknown key "build"`}},
 		{"junit in a load scenario", head + "  s:\n    rate: 5\n    junit: r.xml\n", []string{
 			`p.yaml:6:5: scenarios.s.junit: unknown key "junit"; want one of: endpoints,`}},
 		{"an empty junit", head + "  e2e: {command: go test, junit: \"\"}\n", []string{

@@ -28,7 +28,14 @@ func Secret(name string) bool {
 
 // RedactURL returns u with its user-info and the values of its secret query parameters replaced
 // by Redacted. It works on text, so a URL that does not parse, or holds templates, is redacted too.
-func RedactURL(u string) string {
+func RedactURL(u string) string { return ReplaceURLSecrets(u, redact) }
+
+// redact is the replacement of every secret in what rpcbench writes out.
+func redact(string) string { return Redacted }
+
+// ReplaceURLSecrets returns u with its user-info and the values of its secret query parameters
+// each replaced by what with returns for it; RedactURL replaces them by Redacted.
+func ReplaceURLSecrets(u string, with func(secret string) string) string {
 	if i := strings.Index(u, "://"); i >= 0 {
 		rest := u[i+3:]
 		end := strings.IndexAny(rest, "/?#")
@@ -36,14 +43,16 @@ func RedactURL(u string) string {
 			end = len(rest)
 		}
 		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-			u = u[:i+3] + Redacted + rest[at:]
+			u = u[:i+3] + with(rest[:at]) + rest[at:]
 		}
 	}
-	return redactQuery(u)
+	return replaceQuerySecrets(u, with)
 }
 
 // redactQuery replaces the values of the secret parameters of the query in s (after its first "?").
-func redactQuery(s string) string {
+func redactQuery(s string) string { return replaceQuerySecrets(s, redact) }
+
+func replaceQuerySecrets(s string, with func(string) string) string {
 	q := strings.IndexByte(s, '?')
 	if q < 0 {
 		return s
@@ -55,8 +64,8 @@ func redactQuery(s string) string {
 	pairs := strings.Split(s[q+1:end], "&")
 	changed := false
 	for k, p := range pairs {
-		if name, _, ok := strings.Cut(p, "="); ok && Secret(name) {
-			pairs[k], changed = name+"="+Redacted, true
+		if name, value, ok := strings.Cut(p, "="); ok && Secret(name) {
+			pairs[k], changed = name+"="+with(value), true
 		}
 	}
 	if !changed {
@@ -67,7 +76,9 @@ func redactQuery(s string) string {
 
 // RedactHeaders returns h with the values of its secret headers replaced by Redacted; h itself is
 // not changed.
-func RedactHeaders(h []transport.Header) []transport.Header {
+func RedactHeaders(h []transport.Header) []transport.Header { return replaceHeaderSecrets(h, redact) }
+
+func replaceHeaderSecrets(h []transport.Header, with func(string) string) []transport.Header {
 	var out []transport.Header
 	for k, x := range h {
 		if !Secret(x.Name) {
@@ -76,7 +87,7 @@ func RedactHeaders(h []transport.Header) []transport.Header {
 		if out == nil {
 			out = append([]transport.Header(nil), h...)
 		}
-		out[k].Value = Redacted
+		out[k].Value = with(x.Value)
 	}
 	if out == nil {
 		return h
@@ -86,29 +97,64 @@ func RedactHeaders(h []transport.Header) []transport.Header {
 
 // RedactArg returns a command-line argument with the secrets a URL or a "Name: value" header in
 // it carries replaced by Redacted.
-func RedactArg(a string) string {
+func RedactArg(a string) string { return ReplaceArgSecrets(a, redact) }
+
+// ReplaceArgSecrets returns a command-line argument with each secret a URL or a "Name: value"
+// header in it carries replaced by what with returns for it; RedactArg replaces them by Redacted.
+func ReplaceArgSecrets(a string, with func(secret string) string) string {
 	if strings.Contains(a, "://") {
-		return RedactURL(a)
+		return ReplaceURLSecrets(a, with)
 	}
-	if name, _, ok := strings.Cut(a, ":"); ok && isToken(strings.TrimSpace(name)) && Secret(strings.TrimSpace(name)) {
-		return name + ": " + Redacted
+	if name, value, ok := strings.Cut(a, ":"); ok && isToken(strings.TrimSpace(name)) && Secret(strings.TrimSpace(name)) {
+		return name + ": " + with(strings.TrimSpace(value))
 	}
 	return a
+}
+
+// RedactArgs returns a copy of a command line with the secrets of each argument (RedactArg)
+// replaced by Redacted.
+func RedactArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = RedactArg(a)
+	}
+	return out
+}
+
+// Shown returns p as rpcbench writes it out: p.Redacted(), or p itself when the user asked for
+// the secrets (show: --show-secrets). Every command that writes a plan's requests goes through it.
+func (p Plan) Shown(show bool) Plan {
+	if show {
+		return p
+	}
+	return p.Redacted()
+}
+
+// ShownURL is u as rpcbench writes it out: RedactURL(u), or u itself when show.
+func ShownURL(u string, show bool) string {
+	if show {
+		return u
+	}
+	return RedactURL(u)
 }
 
 // Redacted returns a copy of p fit to write out: the values of secret headers and query
 // parameters and any user-info of its URLs replaced by Redacted (endpoint names, made from URLs,
 // too). The run itself uses p; reports, result files and live lines show p.Redacted(), unless the
 // user asks for the secrets (--show-secrets).
-func (p Plan) Redacted() Plan {
+func (p Plan) Redacted() Plan { return p.ReplaceSecrets(redact) }
+
+// ReplaceSecrets returns a copy of p with each secret Redacted hides replaced by what with returns
+// for it (with sees every secret the plan sends).
+func (p Plan) ReplaceSecrets(with func(secret string) string) Plan {
 	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
 	for i := range p.Endpoints {
 		e := &p.Endpoints[i]
-		e.URL = RedactURL(e.URL)
-		e.Name = redactQuery(e.Name)
-		e.Header = RedactHeaders(e.Header)
+		e.URL = ReplaceURLSecrets(e.URL, with)
+		e.Name = replaceQuerySecrets(e.Name, with)
+		e.Header = replaceHeaderSecrets(e.Header, with)
 	}
-	p.Traffic.Header = RedactHeaders(p.Traffic.Header)
-	p.Traffic.Base = RedactURL(p.Traffic.Base)
+	p.Traffic.Header = replaceHeaderSecrets(p.Traffic.Header, with)
+	p.Traffic.Base = ReplaceURLSecrets(p.Traffic.Base, with)
 	return p
 }

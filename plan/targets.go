@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -159,7 +160,7 @@ func (h *httpReader) readLine(s string) error {
 	method, url, err := parseRequestLine(s, h.base)
 	if err != nil {
 		if h.cur != nil {
-			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\", got %q", RedactURL(s))
+			return h.errorf("want a header \"Name: value\", \"@body-file\", a blank line or \"METHOD URL\"")
 		}
 		return h.errorf("%v", err)
 	}
@@ -212,14 +213,20 @@ func isHeaderLine(s string) bool {
 }
 
 // parseRequestLine reads "METHOD URL". The URL may hold templates (and so spaces within them).
+// Its errors quote no more of the line than the offending word (a URL, its secrets REDACTED): the
+// line may come from a file that is no target file at all, whose content is not to be printed.
 func parseRequestLine(s string, base urlBase) (method, url string, err error) {
 	method, url, _ = strings.Cut(s, " ")
 	url = base.join(strings.TrimSpace(url))
-	if !isToken(method) || url == "" {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q", RedactURL(s))
+	switch {
+	case !isToken(method):
+		return "", "", errors.New("want \"METHOD URL\": the line does not start with a method such as GET or POST")
+	case url == "":
+		return "", "", errors.New("want \"METHOD URL\": no URL after the method")
 	}
 	if err := checkTemplatedURL(url); err != nil {
-		return "", "", fmt.Errorf("want \"METHOD URL\", got %q: %v", RedactURL(s), err)
+		word, _, _ := strings.Cut(url, " ")
+		return "", "", fmt.Errorf("want \"METHOD URL\": URL %q: %v", RedactURL(word), err)
 	}
 	if url, err = base.retarget(url); err != nil {
 		return "", "", err

@@ -77,8 +77,8 @@ func TestReadTargetsJSON(t *testing.T) {
 func TestReadTargetsErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, format, in, want string }{
-		{"bad request line", "", "GET http://a/\n\nGTE /\n", `plan: targets.txt:3: want "METHOD URL", got "GTE /"`},
-		{"no URL", "", "GET\n", `targets.txt:1: want "METHOD URL", got "GET"`},
+		{"bad request line", "", "GET http://a/\n\nGTE /\n", `plan: targets.txt:3: want "METHOD URL": URL "/": the URL needs a scheme and a host`},
+		{"no URL", "", "GET\n", `targets.txt:1: want "METHOD URL": no URL after the method`},
 		{"host template", "", "GET http://{{pick \"a\" \"b\"}}/\n", "not in its scheme or host"},
 		{"space in URL", "", "GET http://a/b c\n", "holds a space"},
 		{"junk in entry", "", "GET http://a/\nnot a header\n", `targets.txt:2: want a header "Name: value"`},
@@ -97,7 +97,7 @@ func TestReadTargetsErrors(t *testing.T) {
 		{"json two objects", "", "{\"url\":\"http://a/\"} {}\n", "one JSON object per line"},
 		{"unknown format", "yaml", "GET http://a/\n", `format "yaml"`},
 		// a URL's user-info is a secret: the error shows it REDACTED
-		{"space in URL with user-info", "", "GET http://al:pw0rd@a/b c\n", `got "GET http://REDACTED@a/b c": the URL holds a space`},
+		{"space in URL with user-info", "", "GET http://al:pw0rd@a/b c\n", `URL "http://REDACTED@a/b": the URL holds a space`},
 		{"json bad url with user-info", "", "{\"url\":\"http://al:pw0rd@a/b c\"}\n", `url "http://REDACTED@a/b c": the URL holds a space`},
 	}
 	for _, tt := range tests {
@@ -206,4 +206,28 @@ func FuzzReadTargetsJSON(f *testing.F) {
 		`{"name":"n","weight":1.5,"url":"http://h/?a={{uuid}}"}`,
 		`{"url":"/"}`, `{`, "\n\n",
 	})
+}
+
+// A file that is no target file (a link to a password file, a key file) is refused naming its
+// line, quoting no more of it than the offending word, and no secret of a URL.
+func TestReadTargetsErrorsQuoteNoLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, where, hidden string }{
+		{"a password file", "root:x:0:0:root:/root:/bin/bash\n", "f:1:", "root"},
+		{"words", "SECRETLINE one two\n", "f:1:", "SECRETLINE"},
+		{"a netrc line", "machine host login bob password hunter2\n", "f:1:", "hunter2"},
+		{"a key alone", "sk-live-0123456789\n", "f:1:", "sk-live"},
+		{"a key after an entry", "GET http://a/\nsk-live-0123456789\n", "f:2:", "sk-live"},
+		{"a URL with a space and a password", "GET http://bob:hunter2@a/b c\n", "f:1:", "hunter2"},
+		{"a JSON target's relative URL with a key", "{\"url\":\"/x?api_key=hunter2\"}\n", "f:1:", "hunter2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ReadTargets("f", strings.NewReader(tt.in), "", t.TempDir())
+			if err == nil || !strings.Contains(err.Error(), tt.where) || strings.Contains(err.Error(), tt.hidden) {
+				t.Errorf("ReadTargets(%q): got %v; want an error naming %s without %q", tt.in, err, tt.where, tt.hidden)
+			}
+		})
+	}
 }

@@ -48,10 +48,15 @@ func callsText(b *strings.Builder, st *summary.Stats) {
 	if len(st.Calls) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nJSON-RPC calls (%s)\n", callsNote)
+	titledTable(b, fmt.Sprintf("JSON-RPC calls (%s)", callsNote), callsHeader, callsRows(st.Calls))
+}
+
+// titledTable writes title, then header and rows as columns aligned, indented by two spaces.
+func titledTable(b *strings.Builder, title string, header []string, rows [][]string) {
+	fmt.Fprintf(b, "\n%s\n", title)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  %s\t\n", strings.Join(callsHeader, "\t"))
-	for _, r := range callsRows(st.Calls) {
+	fmt.Fprintf(tw, "  %s\t\n", strings.Join(header, "\t"))
+	for _, r := range rows {
 		fmt.Fprintf(tw, "  %s\t\n", strings.Join(r, "\t"))
 	}
 	tw.Flush()
@@ -62,9 +67,15 @@ func callsMarkdown(b *strings.Builder, st *summary.Stats) {
 	if len(st.Calls) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nJSON-RPC calls (%s):\n\n", callsNote)
-	mdHeader(b, callsHeader...)
-	for _, r := range callsRows(st.Calls) {
+	mdTitledTable(b, fmt.Sprintf("JSON-RPC calls (%s)", callsNote), callsHeader, callsRows(st.Calls))
+}
+
+// mdTitledTable writes title, then a Markdown table of header and rows, the first cell of each row
+// escaped (a name the user chose).
+func mdTitledTable(b *strings.Builder, title string, header []string, rows [][]string) {
+	fmt.Fprintf(b, "\n%s:\n\n", title)
+	mdHeader(b, header...)
+	for _, r := range rows {
 		r[0] = mdCell(r[0])
 		mdRow(b, r...)
 	}

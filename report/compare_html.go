@@ -12,6 +12,9 @@ import (
 type compareTable struct {
 	Heads []compareHead
 	Rows  []compareRow
+	// Note says whether the runs' inputs differ and, when some run is of the open model, that its
+	// throughput is not judged.
+	Note string
 }
 
 // compareHead is a column: a run's letter and colour, or "B vs A".
@@ -65,6 +68,20 @@ func htmlCompare(c *compare.Comparison) *compareTable {
 			}
 			t.Rows = append(t.Rows, r)
 		}
+	}
+	for _, st := range c.Settings { // the inputs: shown, never coloured
+		r := compareRow{Figure: st.Name + " (input)"}
+		for i, v := range settingValues(st) {
+			r.Cells = append(r.Cells, compareCell{Text: v})
+			if i > 0 {
+				r.Cells = append(r.Cells, compareCell{Text: map[bool]string{true: "same", false: "differs"}[v == st.Values[0] || (v == "—" && st.Values[0] == "")]})
+			}
+		}
+		t.Rows = append(t.Rows, r)
+	}
+	t.Note = inputsLine(c.InputsNote) + "."
+	if n := judgedNote(c.Metrics); n != "" {
+		t.Note += " " + n
 	}
 	add("", c.Metrics)
 	for _, e := range c.Endpoints {

@@ -23,6 +23,10 @@ var csvRatios = []struct{ column, metric string }{
 // endpoint together), requests sent, ok and failed, answers per second, and latency p50, p90, p99
 // and max in milliseconds. labels name the runs (see compare.New).
 //
+// After a run's intervals comes a row per check the run made of its answers (see
+// summary.Check): endpoint "check: NAME", sent the answers the check judged, ok those it passed,
+// errors those it failed, the other columns empty.
+//
 // When a run has per-stage figures (summary.Summary.Stages), every row has four more columns: kind
 // ("interval", "stage" or "run"), the stage (of an interval: the stage it is assigned to), and
 // latency avg and p95; a row of kind stage follows the intervals for each stage and endpoint, its
@@ -75,6 +79,7 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 			}
 			cw.Write(append(row, empty...))
 		}
+		checksCSV(cw, names[i], &s.Stats, len(head)+len(extra), staged)
 		csvStages(cw, names[i], s, empty)
 		if extra != nil {
 			csvResourceRows(cw, s, names[i], lead, len(extra))

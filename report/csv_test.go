@@ -25,7 +25,7 @@ func load(t *testing.T, path string) *summary.Summary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := summary.OfFile(f, tl.Points)
+	s, err := summary.OfFile(f, tl.Points, false)
 	if err != nil {
 		t.Fatal(err)
 	}

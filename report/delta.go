@@ -109,13 +109,19 @@ func deltaCells(c compare.Change) []string {
 	return []string{deltaValue(c, c.Base), deltaValue(c, c.New), deltaChange(c), deltaP(c), c.Verdict()}
 }
 
-// deltaMethod says in a sentence how the differences were tested.
+// deltaMethod says in a sentence how the differences were tested, and when the throughput is not
+// judged, why.
 func deltaMethod(d *compare.Delta) string {
-	return fmt.Sprintf("Each difference is tested against the runs' own noise: a two-sided Mann–Whitney U test of the figure's per-interval values in the two runs, beyond the noise when P < %s.", compare.FormatP(d.Alpha))
+	s := fmt.Sprintf("Each difference is tested against the runs' own noise: a two-sided Mann–Whitney U test of the figure's per-interval values in the two runs, beyond the noise when P < %s.", compare.FormatP(d.Alpha))
+	if c, ok := d.Find("throughput"); ok && c.Better == compare.NotJudged {
+		s += " " + notJudged + " A gate on rps reads achieved/intended when the throughput is not judged."
+	}
+	return s
 }
 
 func textDelta(b *strings.Builder, d *compare.Delta, gates []compare.GateResult) {
 	fmt.Fprintf(b, "%s compared with %s\n\n", d.Labels[1], d.Labels[0])
+	textInputs(b, d.Labels[:], d.Settings, d.InputsNote)
 	head := []string{"figure", d.Labels[0], d.Labels[1], "change", "P", "verdict"}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  %s\n", strings.Join(head, "\t"))
@@ -142,7 +148,11 @@ func textDelta(b *strings.Builder, d *compare.Delta, gates []compare.GateResult)
 	if len(gates) == 0 {
 		return
 	}
-	b.WriteString("\nGates (--fail-on)\n")
+	b.WriteString("\nGates (--fail-on")
+	if len(gates) > 1 {
+		fmt.Fprintf(b, ", sharing the level %s by Holm's method", compare.FormatP(d.Alpha))
+	}
+	b.WriteString(")\n")
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, g := range gates {
 		verdict := "pass"
@@ -158,6 +168,7 @@ func textDelta(b *strings.Builder, d *compare.Delta, gates []compare.GateResult)
 }
 
 func markdownDelta(b *strings.Builder, d *compare.Delta, gates []compare.GateResult) {
+	mdInputs(b, d.Labels[:], d.Settings, d.InputsNote)
 	head := []string{"figure", mdCell(d.Labels[0]), mdCell(d.Labels[1]), "change", "P", "verdict"}
 	mdHeader(b, head...)
 	row := func(first []string, c compare.Change) {

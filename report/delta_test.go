@@ -10,20 +10,20 @@ import (
 	"github.com/rpcbench/rpcbench/summary"
 )
 
-// deltaRuns returns a base of 1000/s and 10 ms over four intervals and a new run, 10% slower and
+// deltaRuns returns a base of 1000/s and 10 ms over six intervals and a new run, 10% slower and
 // 20% later in every interval, with 0.5% errors, both with two endpoints.
 func deltaRuns() (base, next *summary.Summary) {
 	mk := func(rps, p99 float64, errs uint64, names ...string) *summary.Summary {
 		s := &summary.Summary{}
 		s.Throughput, s.Latency.P99, s.Latency.P50, s.Latency.P90, s.Latency.Max = rps, p99, p99/2, p99-1, p99+3
-		s.Requests.Sent, s.Requests.Errors = 4000, 4*errs
+		s.Requests.Sent, s.Requests.Errors = 6000, 6*errs
 		for _, n := range names {
 			e := summary.Endpoint{Name: n}
 			e.Throughput, e.Latency.P99, e.Latency.P50 = rps/2, p99, p99/2
-			e.Requests.Sent, e.Requests.Errors = 2000, 2*errs
+			e.Requests.Sent, e.Requests.Errors = 3000, 3*errs
 			s.Endpoints = append(s.Endpoints, e)
 		}
-		for i, d := range []float64{-1.5, -0.5, 0.5, 1.5} {
+		for i, d := range []float64{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5} {
 			for _, n := range append([]string{""}, names...) {
 				s.Timeline = append(s.Timeline, summary.Point{Start: float64(i), End: float64(i + 1), Endpoint: n, Sent: 1000, OK: 1000 - errs, Errors: errs, RPS: rps + d, P50: p99/2 + d/10, P90: p99 - 1 + d/10, P99: p99 + d/10, Max: p99 + 1 + d})
 			}
@@ -49,7 +49,8 @@ func TestRenderDelta(t *testing.T) {
 		}
 		golden(t, f.golden, []byte(b.String()))
 	}
-	// 4 intervals against 4, wholly apart: P = 2/C(8,4) = 2/70 = 0.029 < 0.05
+	// 6 intervals against 6, wholly apart: P = 2/C(12,6) = 2/924 = 0.0022, below 0.05/3, the level
+	// Holm's method gives the smallest P of three gates
 	var b strings.Builder
 	if err := RenderDelta(&b, d, results, "json"); err != nil {
 		t.Fatal(err)
@@ -73,8 +74,8 @@ func TestRenderDelta(t *testing.T) {
 		t.Errorf("got schema %q, failed %v, gates %+v; want %s, failed by the first gate only", got.Schema, got.Failed, got.Gates, DeltaSchema)
 	}
 	for _, c := range got.Delta.Changes {
-		if c.Name == "p99" && (c.Verdict != "worse" || c.Test.P != 2.0/70) {
-			t.Errorf("p99: got %q, P %v; want worse, P 2/70", c.Verdict, c.Test.P)
+		if c.Name == "p99" && (c.Verdict != "worse" || c.Test.P != 2.0/924) {
+			t.Errorf("p99: got %q, P %v; want worse, P 2/924", c.Verdict, c.Test.P)
 		}
 	}
 	var fe *FormatError

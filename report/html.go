@@ -129,11 +129,17 @@ type runView struct {
 	Endpoints                                   []endpointRow
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
+	Checks                                      []checkView
 	ConfigJSON                                  string
 	SLO                                         *sloView
 	StagesTitle                                 string
 	StageResources                              [][8]string // per stage and watched target
 	Stages                                      []stageRow
+
+	// Times are the whole run's latency and service time side by side, figure by figure; SendLag
+	// the send lag's p50, p99 and max in the open model ("" in the closed, which has no schedule).
+	Times   [][3]string
+	SendLag string
 }
 
 type endpointRow struct {
@@ -259,6 +265,15 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	}
 	r.Messages = s.ErrorMessages[:min(len(s.ErrorMessages), 10)]
 	r.MoreMessages, r.MoreRequests = s.Unlisted(10)
+	r.Checks = checksHTML(&s.Stats)
+	if s.Requests.Sent > 0 {
+		for _, row := range timeRows {
+			r.Times = append(r.Times, [3]string{row.name, fmtMs(row.v(&s.Latency)), fmtMs(row.v(&s.Service))})
+		}
+	}
+	if s.Config.Load.Model == plan.Open {
+		r.SendLag = sendLagText(s)
+	}
 	if b, err := json.MarshalIndent(configJSON(s.Config), "", "  "); err == nil {
 		r.ConfigJSON = string(b)
 	}

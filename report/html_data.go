@@ -16,7 +16,10 @@ type chartData struct {
 	Runs     []chartRun `json:"runs"`
 	Time     timeData   `json:"time"`
 	Spectrum []spectrum `json:"spectrum"`
-	Hist     histData   `json:"hist"`
+	// ServiceSpectrum is each run's service time spectrum (from the actual send), drawn beside
+	// its latency's.
+	ServiceSpectrum []spectrum `json:"service_spectrum"`
+	Hist            histData   `json:"hist"`
 	// Resources is what the resource monitor saw, when a run was monitored.
 	Resources *resourceChart `json:"resources,omitempty"`
 }
@@ -53,6 +56,10 @@ type timeSeriesR struct {
 	Max    []*float64 `json:"max"`
 	RPS    []*float64 `json:"rps"`
 	ErrRPS []*float64 `json:"err_rps"`
+	// SvcP50 and SvcP99 are the service time's percentiles, LagP99 the send lag's, per interval.
+	SvcP50 []*float64 `json:"svc_p50"`
+	SvcP99 []*float64 `json:"svc_p99"`
+	LagP99 []*float64 `json:"lag_p99"`
 }
 
 // spectrum is one run's percentile spectrum: X is 1/(1−p), Y the latency in ms at p.
@@ -86,7 +93,8 @@ func buildChartData(runs []*summary.Summary, names []string) chartData {
 	d := chartData{}
 	for i, s := range runs {
 		d.Runs = append(d.Runs, chartRun{Letter: runLetter(i), Label: runLabel(s, names[i]), Color: runColor(i)})
-		d.Spectrum = append(d.Spectrum, buildSpectrum(s))
+		d.Spectrum = append(d.Spectrum, buildSpectrum(s.LatencyHist, &s.Latency, s.Requests.Completed))
+		d.ServiceSpectrum = append(d.ServiceSpectrum, buildSpectrum(s.ServiceHist, &s.Service, s.Requests.Sent))
 	}
 	d.Time = buildTime(runs)
 	d.Hist = buildHist(runs)
@@ -113,7 +121,8 @@ func buildTime(runs []*summary.Summary) timeData {
 	for _, s := range runs {
 		n := len(xs)
 		r := timeSeriesR{P50: make([]*float64, n), P90: make([]*float64, n), P99: make([]*float64, n),
-			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n)}
+			Max: make([]*float64, n), RPS: make([]*float64, n), ErrRPS: make([]*float64, n),
+			SvcP50: make([]*float64, n), SvcP99: make([]*float64, n), LagP99: make([]*float64, n)}
 		var tail tailGap
 		for _, p := range s.Timeline {
 			if p.Endpoint != "" || inDrain(s, p) || tail.skip(p) {
@@ -126,6 +135,12 @@ func buildTime(runs []*summary.Summary) timeData {
 			}
 			if hasLatency(p) {
 				r.P50[i], r.P90[i], r.P99[i], r.Max[i] = num(p.P50), num(p.P90), num(p.P99), num(p.Max)
+			}
+			if p.SvcP99 > 0 {
+				r.SvcP50[i], r.SvcP99[i] = num(p.SvcP50), num(p.SvcP99)
+			}
+			if p.LagP99 > 0 {
+				r.LagP99[i] = num(p.LagP99)
 			}
 		}
 		td.Runs = append(td.Runs, r)
@@ -219,10 +234,10 @@ const spectrumSteps = 24
 // maxSpectrumX bounds the spectrum at the 99.9999th percentile.
 const maxSpectrumX = 1e6
 
-// buildSpectrum returns the percentile spectrum of s's latency, from its histogram when it has
-// one, else from the percentiles a JSON report keeps.
-func buildSpectrum(s *summary.Summary) spectrum {
-	h := s.LatencyHist
+// buildSpectrum returns the percentile spectrum of a run's latency or service time, from its
+// histogram h when it has one, else from its percentiles l (what a JSON report keeps) over count
+// values.
+func buildSpectrum(h *result.Histogram, l *summary.Percentiles, count uint64) spectrum {
 	if h != nil && h.TotalCount() > 0 {
 		n := float64(h.TotalCount())
 		var sp spectrum
@@ -243,8 +258,7 @@ func buildSpectrum(s *summary.Summary) spectrum {
 		}
 		return sp
 	}
-	l := s.Latency
-	n := float64(s.Requests.Completed)
+	n := float64(count)
 	if n == 0 {
 		return spectrum{}
 	}

@@ -35,17 +35,24 @@ type resourceRow struct {
 
 // resourceView is the Resources part of the page; nil when no run was monitored.
 type resourceView struct {
-	Head    []string
-	Rows    []resourceRow
-	Metrics []resourceRow // Target is the series, Cells its avg / peak
-	Charted bool          // some sample has a CPU figure: the CPU and memory charts are drawn
+	Head     []string
+	Rows     []resourceRow
+	Metrics  []resourceRow // Target is the series, Cells its avg / peak
+	Charted  bool          // some sample has a CPU figure: the CPU and memory charts are drawn
+	Changes  []string      // when the processes of a target changed (pidChangeLines)
+	NetWords string        // what the network columns count
 }
 
 func buildResources(runs []*summary.Summary) (*resourceView, *resourceChart) {
-	v := &resourceView{}
-	for _, c := range resourceCols {
-		v.Head = append(v.Head, c.name)
+	t := newResourceTable(allResources(runs...))
+	v := &resourceView{Head: t.head, NetWords: resourcesNetWords}
+	labels := []string(nil)
+	if len(runs) > 1 {
+		for i := range runs {
+			labels = append(labels, runLetter(i))
+		}
 	}
+	v.Changes = pidChangeLines(runs, labels)
 	var xs []float64
 	seen := map[float64]bool{}
 	addX := func(x float64) {
@@ -55,12 +62,9 @@ func buildResources(runs []*summary.Summary) (*resourceView, *resourceChart) {
 		}
 	}
 	for i, s := range runs {
-		for _, r := range s.Resources {
-			row := resourceRow{Run: runLetter(i), Color: runColor(i), Target: r.Target}
-			for _, c := range resourceCols {
-				row.Cells = append(row.Cells, c.cell(&r.Summary))
-			}
-			v.Rows = append(v.Rows, row)
+		for j := range s.Resources {
+			r := &s.Resources[j]
+			v.Rows = append(v.Rows, resourceRow{Run: runLetter(i), Color: runColor(i), Target: r.Target, Cells: t.cells(r)})
 			for _, x := range r.Samples {
 				if x.Interval > 0 {
 					addX(x.At.Seconds())

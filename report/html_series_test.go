@@ -48,6 +48,13 @@ func timelineSeries(runs []*summary.Summary) map[string]series {
 			put("chart-latency", name("p90"), p.End, p.P90)
 			put("chart-latency", name("p99"), p.End, p.P99)
 			put("chart-latency", name("max"), p.End, p.Max)
+			if p.SvcP99 > 0 {
+				put("chart-latency", name("service p50"), p.End, p.SvcP50)
+				put("chart-latency", name("service p99"), p.End, p.SvcP99)
+			}
+			if p.LagP99 > 0 {
+				put("chart-latency", name("send lag p99"), p.End, p.LagP99)
+			}
 			put("chart-throughput", name("answers/s"), p.End, p.RPS)
 			put("chart-throughput", name("errors/s"), p.End, float64(p.Errors)/(p.End-p.Start))
 		}
@@ -94,8 +101,16 @@ func (s series) put(label string, xs []float64, ys []*float64) {
 	s[label] = m
 }
 
+// putSome is put for a series that only some runs have: one without a value is left out.
+func (s series) putSome(label string, xs []float64, ys []*float64) {
+	if slices.ContainsFunc(ys, func(y *float64) bool { return y != nil }) {
+		s.put(label, xs, ys)
+	}
+}
+
 // The data the page charts over time is the runs' timelines, series by series: p90 is the p90 of
-// each interval, not another percentile's.
+// each interval, not another percentile's, and the service time and send lag beside the latency
+// are each interval's own.
 func TestHTMLSeriesFollowTheTimeline(t *testing.T) {
 	t.Parallel()
 	for _, runs := range [][]*summary.Summary{{runA()}, {runA(), runB()}} {
@@ -112,6 +127,9 @@ func TestHTMLSeriesFollowTheTimeline(t *testing.T) {
 			got["chart-latency"].put(name("p90"), d.Time.X, ts.P90)
 			got["chart-latency"].put(name("p99"), d.Time.X, ts.P99)
 			got["chart-latency"].put(name("max"), d.Time.X, ts.Max)
+			got["chart-latency"].putSome(name("service p50"), d.Time.X, ts.SvcP50)
+			got["chart-latency"].putSome(name("service p99"), d.Time.X, ts.SvcP99)
+			got["chart-latency"].putSome(name("send lag p99"), d.Time.X, ts.LagP99)
 			got["chart-throughput"].put(name("answers/s"), d.Time.X, ts.RPS)
 			got["chart-throughput"].put(name("errors/s"), d.Time.X, ts.ErrRPS)
 		}

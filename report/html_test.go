@@ -57,7 +57,8 @@ func testRun(seed uint64, secs int, rate int, base float64) *summary.Summary {
 				lat *= 8
 			}
 			e := result.Event{Endpoint: i % 2, Answered: true, Status: 200, BytesIn: 310, BytesOut: 120, Scheduled: true,
-				Latency: time.Duration(lat * float64(time.Millisecond)), Service: time.Duration(lat * 0.9 * float64(time.Millisecond))}
+				Latency: time.Duration(lat * float64(time.Millisecond)), Service: time.Duration(lat * 0.9 * float64(time.Millisecond)),
+				Lag: time.Duration(lat * 0.1 * float64(time.Millisecond))} // latency = send lag + service time
 			switch r := rng.IntN(400); {
 			case r == 0:
 				e.Status, e.Class = 500, result.Status
@@ -113,7 +114,7 @@ func TestHTMLContainsTheRun(t *testing.T) {
 	page := render(t, &s)
 	for _, want := range []string{
 		"<!DOCTYPE html>", "rpcbench v0.4.0-test", "2026-03-14 10:26:53 UTC",
-		"Latency over time", "Throughput and errors over time", "Latency by percentile", "Latency histogram",
+		"Latency and service time over time", "Throughput and errors over time", "Latency and service time by percentile", "Latency histogram",
 		"get item", "create item", "all endpoints", "the generator fell behind: a note that must show",
 		"Status codes", "Error classes", "timeout", "Configuration", "open model at 300 req/s",
 		"Permission is hereby granted", // uPlot's licence travels with it

@@ -31,6 +31,9 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 		c := compare.New(runs, labels)
 		markdownCompare(b, runs, c)
 		resourcesMarkdownRuns(b, runs, c.Labels)
+		for i, s := range runs {
+			checksMarkdown(b, &s.Stats, c.Labels[i])
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -100,6 +103,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 		}
 	}
 	callsMarkdown(b, &s.Stats)
+	checksMarkdown(b, &s.Stats, "")
 	if overWebSocket(&s.Stats) {
 		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
 		mdHeader(b, "outcome", "count")
@@ -145,9 +149,13 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 			head = append(head, mdCell(l)+" vs "+mdCell(c.Labels[0]))
 		}
 	}
+	mdInputs(b, c.Labels, c.Settings, c.InputsNote)
 	mdHeader(b, head...)
 	for _, m := range c.Metrics {
 		mdRow(b, mdCompareRow(m, m.Name)...)
+	}
+	if n := judgedNote(c.Metrics); n != "" {
+		fmt.Fprintf(b, "\n%s\n", n)
 	}
 	if len(c.Endpoints) > 0 {
 		b.WriteString("\nEndpoints:\n\n")
@@ -169,8 +177,25 @@ func markdownCompare(b *strings.Builder, runs []*summary.Summary, c *compare.Com
 	}
 }
 
+// mdInputs writes the runs' inputs as a table, and whether they differ.
+func mdInputs(b *strings.Builder, labels []string, settings []compare.Setting, note string) {
+	head := []string{"input"}
+	for _, l := range labels {
+		head = append(head, mdCell(l))
+	}
+	mdHeader(b, head...)
+	for _, st := range settings {
+		cells := settingValues(st)
+		for i := range cells {
+			cells[i] = mdCell(cells[i])
+		}
+		mdRow(b, append([]string{st.Name}, cells...)...)
+	}
+	fmt.Fprintf(b, "\n%s.\n\n", mdCell(inputsLine(note)))
+}
+
 // mdCompareRow is the cells of one compared figure: first, then each run's value and, after the
-// first run, its ratio to it, in bold when better.
+// first run, its ratio to it, in bold when better (never for a figure that is not judged).
 func mdCompareRow(m compare.Metric, first ...string) []string {
 	row := append([]string{}, first...)
 	for i := range m.Values {

@@ -10,20 +10,89 @@ import (
 	"github.com/rpcbench/rpcbench/summary"
 )
 
-// resourceCols are the figures of a monitored target, as the text and Markdown tables show them:
-// the average and the peak over the measured part.
+// resourceCols are the figures of a monitored target, as the text, Markdown and HTML tables show
+// them: the average and the peak over the measured part. The network ones are headed, or
+// followed, by whose bytes they are (resourceHead).
 var resourceCols = []struct {
 	name string
+	net  bool
 	cell func(sm *result.ResourceSummary) string
 }{
-	{"CPU", func(sm *result.ResourceSummary) string { return avgPeak(sm.CPUPercent, fmtPct) }},
-	{"memory (RSS)", func(sm *result.ResourceSummary) string { return avgPeak(sm.RSS, fmtBytes) }},
-	{"disk read/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskRead, fmtBytes) }},
-	{"disk write/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskWrite, fmtBytes) }},
-	{"net in/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.NetRx, fmtBytes) }},
-	{"net out/s", func(sm *result.ResourceSummary) string { return avgPeak(sm.NetTx, fmtBytes) }},
-	{"threads", func(sm *result.ResourceSummary) string { return avgPeak(sm.Threads, fmtCount) }},
-	{"open files", func(sm *result.ResourceSummary) string { return avgPeak(sm.FDs, fmtCount) }},
+	{"CPU", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.CPUPercent, fmtPct) }},
+	{"memory (RSS)", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.RSS, fmtBytes) }},
+	{"disk read/s", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskRead, fmtBytes) }},
+	{"disk write/s", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.DiskWrite, fmtBytes) }},
+	{"net in/s", true, func(sm *result.ResourceSummary) string { return avgPeak(sm.NetRx, fmtBytes) }},
+	{"net out/s", true, func(sm *result.ResourceSummary) string { return avgPeak(sm.NetTx, fmtBytes) }},
+	{"threads", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.Threads, fmtCount) }},
+	{"open files", false, func(sm *result.ResourceSummary) string { return avgPeak(sm.FDs, fmtCount) }},
+}
+
+// resourceTable is the head and rows (after the target) of a Resources table of rs: the
+// processes counted, then resourceCols. The network columns are headed "net in/s (host-wide)"
+// when every target with network figures has the same scope; otherwise each cell says its own.
+type resourceTable struct {
+	head         []string
+	scopeInCells bool
+}
+
+func newResourceTable(rs []*result.Resources) resourceTable {
+	scopes := map[string]bool{}
+	for _, r := range rs {
+		if sc := summary.NetScopeOf(*r); sc != "" {
+			scopes[sc] = true
+		}
+	}
+	t := resourceTable{head: []string{"processes"}, scopeInCells: len(scopes) > 1}
+	for _, c := range resourceCols {
+		name := c.name
+		if c.net && len(scopes) == 1 {
+			for sc := range scopes {
+				name += " (" + sc + ")"
+			}
+		}
+		t.head = append(t.head, name)
+	}
+	return t
+}
+
+func (t resourceTable) cells(r *result.Resources) []string {
+	out := []string{summary.ProcessesText(*r)}
+	for _, c := range resourceCols {
+		v := c.cell(&r.Summary)
+		if c.net && t.scopeInCells && v != "—" {
+			v += " (" + summary.NetScopeOf(*r) + ")"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// allResources returns the resources of every run, in order.
+func allResources(runs ...*summary.Summary) []*result.Resources {
+	var out []*result.Resources
+	for _, s := range runs {
+		for i := range s.Resources {
+			out = append(out, &s.Resources[i])
+		}
+	}
+	return out
+}
+
+// pidChangeLines says, for each target whose processes changed during the run, when and how.
+func pidChangeLines(runs []*summary.Summary, labels []string) []string {
+	var out []string
+	for i, s := range runs {
+		for _, r := range s.Resources {
+			if line := summary.PIDChangesText(r); line != "" {
+				if labels != nil {
+					line = labels[i] + ": " + line
+				}
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 func fmtPct(v float64) string   { return strconv.FormatFloat(v, 'f', 0, 64) + "%" }
@@ -37,7 +106,13 @@ func avgPeak(st result.ResourceStat, f func(float64) string) string {
 	return f(st.Avg) + " / " + f(st.Peak)
 }
 
-const resourcesTitle = "avg / peak over the measured part; CPU in % of one core, 200% is two cores busy; network: the target's whole network namespace"
+const resourcesTitle = "avg / peak over the measured part; CPU in % of one core, 200% is two cores busy; " + resourcesNetWords
+
+// resourcesNetWords says what the network columns count, whose scope heads them or follows each
+// figure.
+const resourcesNetWords = "network: own TCP sockets = the TCP payload of the connections the target held open at each sample " +
+	"(one opened and closed between two samples is missed); netns-wide = every process in its network namespace, " +
+	"host-wide = every process on the machine, where its own sockets cannot be read"
 
 // resourcesText writes the Resources section of the text report: one row per monitored target.
 func resourcesText(b *strings.Builder, s *summary.Summary) {
@@ -45,16 +120,10 @@ func resourcesText(b *strings.Builder, s *summary.Summary) {
 		return
 	}
 	fmt.Fprintf(b, "\nResources (%s)\n", resourcesTitle)
-	rows := [][]string{{"target"}}
-	for _, c := range resourceCols {
-		rows[0] = append(rows[0], c.name)
-	}
-	for _, r := range s.Resources {
-		row := []string{r.Target}
-		for _, c := range resourceCols {
-			row = append(row, c.cell(&r.Summary))
-		}
-		rows = append(rows, row)
+	t := newResourceTable(allResources(s))
+	rows := [][]string{append([]string{"target"}, t.head...)}
+	for i := range s.Resources {
+		rows = append(rows, append([]string{s.Resources[i].Target}, t.cells(&s.Resources[i])...))
 	}
 	widths := make([]int, len(rows[0]))
 	for _, row := range rows {
@@ -73,6 +142,9 @@ func resourcesText(b *strings.Builder, s *summary.Summary) {
 			}
 		}
 		b.WriteString("\n")
+	}
+	for _, line := range pidChangeLines([]*summary.Summary{s}, nil) {
+		b.WriteString("  " + line + "\n")
 	}
 	metricsText(b, s.Metrics)
 }
@@ -151,24 +223,29 @@ func resourcesMarkdownRuns(b *strings.Builder, runs []*summary.Summary, labels [
 	}
 	if res {
 		fmt.Fprintf(b, "\nResources (%s):\n\n", resourcesTitle)
+		t := newResourceTable(allResources(runs...))
 		head := []string{"target"}
 		if labels != nil {
 			head = []string{"run", "target"}
 		}
-		for _, c := range resourceCols {
-			head = append(head, c.name)
-		}
-		mdHeader(b, head...)
+		mdHeader(b, append(head, t.head...)...)
 		for i, s := range runs {
-			for _, r := range s.Resources {
+			for j := range s.Resources {
+				r := &s.Resources[j]
 				row := []string{mdCell(r.Target)}
 				if labels != nil {
 					row = []string{mdCell(labels[i]), mdCell(r.Target)}
 				}
-				for _, c := range resourceCols {
-					row = append(row, c.cell(&r.Summary))
+				for _, c := range t.cells(r) {
+					row = append(row, mdCell(c))
 				}
 				mdRow(b, row...)
+			}
+		}
+		if lines := pidChangeLines(runs, labels); len(lines) > 0 {
+			b.WriteString("\n")
+			for _, line := range lines {
+				b.WriteString("- " + mdCell(line) + "\n")
 			}
 		}
 	}
@@ -197,8 +274,11 @@ func resourcesMarkdownRuns(b *strings.Builder, runs []*summary.Summary, labels [
 // resourceCSVCols are the columns the CSV report adds when a run was monitored: each sample of
 // each target is a row of its own, its interval in start_s and end_s, the target in "target"; a
 // scrape of a target's metric series fills "target" with "metric NAME" and "value".
-var resourceCSVCols = []string{"target", "cpu_pct", "rss_bytes", "threads", "open_files",
-	"disk_read_bytes", "disk_write_bytes", "net_rx_bytes", "net_tx_bytes", "value"}
+// procs and pids are the processes the sample counted (pids space-separated; empty for a cgroup
+// read as a whole), net_scope whose bytes net_rx_bytes and net_tx_bytes are: host-wide or
+// netns-wide.
+var resourceCSVCols = []string{"target", "procs", "pids", "cpu_pct", "rss_bytes", "threads", "open_files",
+	"disk_read_bytes", "disk_write_bytes", "net_rx_bytes", "net_tx_bytes", "net_scope", "value"}
 
 // stageResourceCSVCols are the columns the CSV report adds after resourceCSVCols when a monitored
 // run has stages. Each stage and target has a row of kind "stage" (its stage in "stage", the
@@ -255,8 +335,8 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead, widt
 			if r.DiskReadS > 0 || r.DiskWriteS > 0 {
 				disk = [2]string{whole(r.DiskReadS), whole(r.DiskWriteS)}
 			}
-			row(st.StartS, st.EndS, strconv.Itoa(st.Index), r.Target, strconv.FormatFloat(r.CPUAvg, 'f', 1, 64), whole(r.RSSAvg),
-				"", "", "", "", "", "", "", // threads, open files, disk and network bytes, value: a sample's
+			row(st.StartS, st.EndS, strconv.Itoa(st.Index), r.Target, "", "", strconv.FormatFloat(r.CPUAvg, 'f', 1, 64), whole(r.RSSAvg),
+				"", "", "", "", "", "", "", "", // threads, open files, disk and network bytes, scope, value: a sample's
 				strconv.Itoa(r.Samples), strconv.FormatFloat(r.CPUPeak, 'f', 1, 64), strconv.FormatUint(r.RSSPeak, 10), disk[0], disk[1])
 		}
 	}
@@ -271,8 +351,16 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead, widt
 			if x.Interval > 0 {
 				cpu = strconv.FormatFloat(x.CPUPercent, 'f', 1, 64)
 			}
-			row((x.At - x.Interval).Seconds(), end, "", r.Target, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
-				optU(x.DiskRead), optU(x.DiskWrite), optU(x.NetRx), optU(x.NetTx), "")
+			pids := ""
+			if ps, ok := summary.PIDsAt(r, x.At); ok {
+				pids = strings.Trim(fmt.Sprint(ps), "[]") // space-separated
+			}
+			scope := ""
+			if x.NetRx != nil || x.NetTx != nil {
+				scope = summary.NetScopeOf(r)
+			}
+			row((x.At - x.Interval).Seconds(), end, "", r.Target, strconv.Itoa(x.Procs), pids, cpu, strconv.FormatUint(x.RSS, 10), strconv.Itoa(x.Threads), fds,
+				optU(x.DiskRead), optU(x.DiskWrite), optU(x.NetRx), optU(x.NetTx), scope, "")
 		}
 	}
 	if m := s.Metrics; m != nil {
@@ -282,7 +370,7 @@ func csvResourceRows(cw *csv.Writer, s *summary.Summary, name string, lead, widt
 					continue
 				}
 				at := x.At.Seconds()
-				row(at, at, "", "metric "+m.Series[j], "", "", "", "", "", "", "", "", f(*v))
+				row(at, at, "", "metric "+m.Series[j], "", "", "", "", "", "", "", "", "", "", "", f(*v))
 			}
 		}
 	}

@@ -153,18 +153,18 @@ func TestStageResourcesCSV(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	head := "run,start_s,end_s,endpoint,sent,ok,errors,rps,p50_ms,p90_ms,p99_ms,max_ms,kind,stage,avg_ms,p95_ms," +
-		"target,cpu_pct,rss_bytes,threads,open_files,disk_read_bytes,disk_write_bytes,net_rx_bytes,net_tx_bytes,value," +
+		"target,procs,pids,cpu_pct,rss_bytes,threads,open_files,disk_read_bytes,disk_write_bytes,net_rx_bytes,net_tx_bytes,net_scope,value," +
 		"samples,cpu_peak_pct,rss_peak_bytes,disk_read_bytes_per_s,disk_write_bytes_per_s"
 	// by hand: stage 2 of pid 42, CPU (20+40)/2 = 30, peak 40; RSS (1000+3000)/2 = 2000, peak 3000;
 	// read 0, write (500+1500) B / 2 s = 1000/s. The ramp: one sample, no disk moved (empty). Stage
 	// 4: CPU (60+80)/2 = 70, peak 80; RSS 7000, peak 8000; read 2048 B / 2 s = 1024/s, write 0.
 	want := []string{
-		"run,0,2,,,,,,,,,,stage,2,,,pid 42,30.0,2000,,,,,,,,2,40.0,3000,0,1000",
-		"run,0,2,,,,,,,,,,stage,2,,,rpcbench (self),10.0,4000,,,,,,,,1,10.0,4000,,",
-		"run,2,3,,,,,,,,,,stage,3,,,pid 42,90.0,5000,,,,,,,,1,90.0,5000,,",
-		"run,3,5,,,,,,,,,,stage,4,,,pid 42,70.0,7000,,,,,,,,2,80.0,8000,1024,0",
-		"run,0,0,,,,,,,,,,,,,,pid 42,,500,0,,,,,,,,,,,",
-		"run,0,1,,,,,,,,,,,,,,pid 42,20.0,1000,0,,0,500,,,,,,,,",
+		"run,0,2,,,,,,,,,,stage,2,,,pid 42,,,30.0,2000,,,,,,,,,2,40.0,3000,0,1000",
+		"run,0,2,,,,,,,,,,stage,2,,,rpcbench (self),,,10.0,4000,,,,,,,,,1,10.0,4000,,",
+		"run,2,3,,,,,,,,,,stage,3,,,pid 42,,,90.0,5000,,,,,,,,,1,90.0,5000,,",
+		"run,3,5,,,,,,,,,,stage,4,,,pid 42,,,70.0,7000,,,,,,,,,2,80.0,8000,1024,0",
+		"run,0,0,,,,,,,,,,,,,,pid 42,1,,,500,0,,,,,,,,,,,,",
+		"run,0,1,,,,,,,,,,,,,,pid 42,1,,20.0,1000,0,,0,500,,,,,,,,,",
 	}
 	if len(lines) != 1+3+9+4+6+1 || lines[0] != head {
 		t.Fatalf("got %d lines; want the header %q, 3 intervals, 9 stage rows, 4 rows of stage resources and 7 samples:\n%s", len(lines), head, b.String())

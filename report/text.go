@@ -38,6 +38,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 		grpcByMethod(b, s)
 	}
 	callsText(b, &s.Stats)
+	checksText(b, &s.Stats)
 	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)
@@ -119,11 +120,7 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	}
 	if s.Config.Load.Model == plan.Open {
 		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
-		fmt.Fprintf(b, "  %-11s p50 %s, p99 %s, max %s", "send lag", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
-		if sl := s.Config.Load.SendSlack; sl > 0 {
-			fmt.Fprintf(b, " (a send slack of %s allowed)", sl)
-		}
-		b.WriteString("\n")
+		fmt.Fprintf(b, "  %-11s %s\n", "send lag", sendLagText(s))
 	} else {
 		fmt.Fprintf(b, "  %-11s %s\n", "throughput", throughputText(s))
 	}
@@ -154,6 +151,35 @@ func batchSize(s *summary.Summary) int {
 	return s.Config.Endpoints[0].Calls
 }
 
+// sendLagText is the send lag of an open-model run: "p50 …, p99 …, max …", and the send slack
+// allowed when there is one.
+func sendLagText(s *summary.Summary) string {
+	t := fmt.Sprintf("p50 %s, p99 %s, max %s", fmtMs(s.SendLag.P50), fmtMs(s.SendLag.P99), fmtMs(s.SendLag.Max))
+	if sl := s.Config.Load.SendSlack; sl > 0 {
+		t += fmt.Sprintf(" (a send slack of %s allowed)", sl)
+	}
+	return t
+}
+
+// timeRows are the rows of the tables of latency beside service time (text and HTML): each
+// figure's name and how to read it from Percentiles.
+var timeRows = []struct {
+	name string
+	v    func(*summary.Percentiles) float64
+}{
+	{"min", func(p *summary.Percentiles) float64 { return p.Min }},
+	{"mean", func(p *summary.Percentiles) float64 { return p.Mean }},
+	{"stdev", func(p *summary.Percentiles) float64 { return p.Stdev }},
+	{"p50", func(p *summary.Percentiles) float64 { return p.P50 }},
+	{"p75", func(p *summary.Percentiles) float64 { return p.P75 }},
+	{"p90", func(p *summary.Percentiles) float64 { return p.P90 }},
+	{"p95", func(p *summary.Percentiles) float64 { return p.P95 }},
+	{"p99", func(p *summary.Percentiles) float64 { return p.P99 }},
+	{"p99.9", func(p *summary.Percentiles) float64 { return p.P999 }},
+	{"p99.99", func(p *summary.Percentiles) float64 { return p.P9999 }},
+	{"max", func(p *summary.Percentiles) float64 { return p.Max }},
+}
+
 func latencyTable(b *strings.Builder, s *summary.Summary) {
 	if s.Requests.Sent == 0 {
 		return
@@ -173,23 +199,7 @@ func latencyTable(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintln(tw, "\n\tlatency\tservice time\t")
 		fmt.Fprintln(tw, "\t(from intended send)\t(from actual send)\t")
 	}
-	rows := []struct {
-		name string
-		v    func(*summary.Percentiles) float64
-	}{
-		{"min", func(p *summary.Percentiles) float64 { return p.Min }},
-		{"mean", func(p *summary.Percentiles) float64 { return p.Mean }},
-		{"stdev", func(p *summary.Percentiles) float64 { return p.Stdev }},
-		{"p50", func(p *summary.Percentiles) float64 { return p.P50 }},
-		{"p75", func(p *summary.Percentiles) float64 { return p.P75 }},
-		{"p90", func(p *summary.Percentiles) float64 { return p.P90 }},
-		{"p95", func(p *summary.Percentiles) float64 { return p.P95 }},
-		{"p99", func(p *summary.Percentiles) float64 { return p.P99 }},
-		{"p99.9", func(p *summary.Percentiles) float64 { return p.P999 }},
-		{"p99.99", func(p *summary.Percentiles) float64 { return p.P9999 }},
-		{"max", func(p *summary.Percentiles) float64 { return p.Max }},
-	}
-	for _, r := range rows {
+	for _, r := range timeRows {
 		fmt.Fprintf(tw, "  %s\t", r.name)
 		for _, c := range cols {
 			fmt.Fprintf(tw, "%s\t", fmtMs(r.v(c)))

@@ -26,7 +26,7 @@ import (
 const (
 	FormatName  = "rpcbench.result"
 	FormatMajor = 1
-	FormatMinor = 1 // 1.1 adds the "resources" and "metrics" records
+	FormatMinor = 2 // 1.1 adds the "resources" and "metrics" records, 1.2 an endpoint's "checks"
 )
 
 // FormatVersion is the version this package writes, "major.minor".
@@ -177,6 +177,16 @@ type countsRec struct {
 	// Calls are the JSON-RPC calls inside batches by method and outcome (absent from files
 	// written before they were kept, which read as no calls).
 	Calls []callRec `json:"calls,omitempty"`
+	// Checks are the user's checks by name: answers passed and failed, and a sample of the failing
+	// values (absent from files written before they were kept, which read as none).
+	Checks []checkRec `json:"checks,omitempty"`
+}
+
+type checkRec struct {
+	Name    string   `json:"name"`
+	Passed  uint64   `json:"passed"`
+	Failed  uint64   `json:"failed"`
+	Samples []string `json:"failed_samples,omitempty"`
 }
 
 // streamRec is the JSON form of the streaming figures of Counts.
@@ -263,6 +273,10 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 			}
 			return a.Code < b.Code
 		})
+		for name, k := range c.Checks {
+			cr.Checks = append(cr.Checks, checkRec{name, k.Passed, k.Failed, k.Samples})
+		}
+		sort.Slice(cr.Checks, func(i, j int) bool { return cr.Checks[i].Name < cr.Checks[j].Name })
 		rec.Endpoints = append(rec.Endpoints, cr)
 	}
 	rec.SendLag = enc(iv.SendLag)

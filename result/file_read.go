@@ -77,6 +77,18 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 			}
 			c.Calls[CallKey{Method: k.Method, Outcome: o, Code: k.Code}] += k.Count
 		}
+		for _, k := range cr.Checks {
+			if len(k.Samples) > MaxCheckSamples {
+				return nil, fr.errorf("endpoint %d: check %q: %d failed samples; a check keeps at most %d", i, k.Name, len(k.Samples), MaxCheckSamples)
+			}
+			cc := c.Checks[k.Name]
+			cc.Passed += k.Passed
+			cc.Failed += k.Failed
+			for _, x := range k.Samples {
+				cc.Samples = addSample(cc.Samples, x)
+			}
+			c.Checks[k.Name] = cc
+		}
 		dec("latency", c.Latency, cr.Latency)
 		dec("service", c.Service, cr.Service)
 		dec("ttfb", c.TTFB, cr.TTFB)

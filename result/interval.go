@@ -110,6 +110,10 @@ type Counts struct {
 	// a batch of mixed methods is one endpoint, and these keep the figures of each method per call.
 	// Empty when no request was a batch.
 	Calls map[CallKey]uint64
+	// Checks counts, by name, the answers each of the user's checks passed and failed, with a
+	// sample of the values that failed; empty when the run had no checks.
+	Checks map[string]CheckCounts
+	sample []byte // recordCheck's buffer
 }
 
 // NewCounts returns empty Counts with their (sparse) histograms.
@@ -121,6 +125,7 @@ func newCounts(newHist func() *Histogram) *Counts {
 		Status:   map[int]uint64{},
 		Messages: map[ErrorKey]uint64{},
 		Calls:    map[CallKey]uint64{},
+		Checks:   map[string]CheckCounts{},
 		Latency:  newHist(),
 		Service:  newHist(),
 		TTFB:     newHist(),
@@ -157,6 +162,7 @@ func (c *Counts) Merge(o *Counts) {
 	for k, v := range o.Calls {
 		c.Calls[k] += v
 	}
+	c.mergeChecks(o)
 	c.Retried += o.Retried
 	c.RetriedGoAway += o.RetriedGoAway
 	c.BytesIn += o.BytesIn
@@ -200,7 +206,8 @@ func mergeHist(dst, src *Histogram) {
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
 	tl, ts, tt, st, ms, cs, ml, mg := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency, c.MsgGap
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg}
+	ck, sb := c.Checks, c.sample
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg, Checks: ck, sample: sb}
 	if ml != nil {
 		ml.Reset()
 	}
@@ -213,6 +220,7 @@ func (c *Counts) Reset() {
 	clear(st)
 	clear(ms)
 	clear(cs)
+	clear(ck)
 }
 
 // StatusCodes returns the status codes seen, in increasing order.

@@ -6,9 +6,13 @@ import "time"
 // that a report of the merged run can show each generator's rate and whether it kept up with its
 // share of the schedule. The zero value is a part that sent nothing.
 type Part struct {
-	Path    string `json:"path"`
-	Host    string `json:"host,omitempty"`
-	Segment string `json:"segment,omitempty"` // the execution segment it ran; empty: not split
+	Path string `json:"path"`
+	Host string `json:"host,omitempty"`
+	// MeasuredStart and Elapsed are its measured part's wall-clock start and length (its trailer's,
+	// or made up from its intervals when it was cut short): when it ran.
+	MeasuredStart time.Time     `json:"measured_start"`
+	Elapsed       time.Duration `json:"elapsed_ns"`
+	Segment       string        `json:"segment,omitempty"` // the execution segment it ran; empty: not split
 	// Intended, Attempted (sent, or failed before any byte was written) and Sent count its
 	// requests; Sending and SendSpan are its trailer's.
 	Intended  uint64        `json:"intended"`
@@ -30,7 +34,8 @@ type Part struct {
 func (f *File) part() Part {
 	r := f.Run()
 	p := Part{
-		Path: f.Path, Host: f.Header.Host, Segment: r.Segment, Intended: r.Intended,
+		Path: f.Path, Host: f.Header.Host, MeasuredStart: r.MeasuredStart, Elapsed: r.Elapsed,
+		Segment: r.Segment, Intended: r.Intended,
 		Sending: r.Sending, SendSpan: r.SendSpan, Procs: r.Procs, StartAt: r.StartAt, StartLate: r.StartLate,
 		Interrupted: r.Interrupted, CutShort: f.CutShort(),
 		LagP99: time.Duration(f.Total.SendLag.ValueAtQuantile(99)) * time.Microsecond,

@@ -51,6 +51,9 @@ type Event struct {
 	// Calls are the calls of a JSON-RPC batch, each as judged (Counts.Calls); nil for a request
 	// that is not a batch. Record reads them and keeps none.
 	Calls []Call
+	// Checks are the outcomes of the user's checks on the answer (Counts.Checks); nil when none
+	// judged it. Record reads them and keeps none.
+	Checks []CheckResult
 }
 
 // Exact is a failure message that is already short and stable, such as a check's name or
@@ -162,6 +165,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 	}
 	for _, k := range e.Calls {
 		c.Calls[k]++
+	}
+	for i := range e.Checks {
+		c.recordCheck(&e.Checks[i])
 	}
 	c.Retried += uint64(max(e.Retried, 0))
 	c.RetriedGoAway += uint64(max(e.RetriedGoAway, 0))

@@ -22,10 +22,25 @@ type Resources struct {
 	// SendLagP99 is, for the generator itself, the p99 send lag of each measured interval in
 	// milliseconds: a lag that keeps growing says the generator could not keep up.
 	SendLagP99 []float64 `json:"send_lag_p99_ms,omitempty"`
+	// PIDs are the processes the first sample counted, ascending (none for a cgroup, read as a
+	// whole); PIDChanges are the samples whose processes differed from the sample before (the
+	// first few), PIDChangesTotal how many did in all.
+	PIDs            []int       `json:"pids,omitempty"`
+	PIDChanges      []PIDChange `json:"pid_changes,omitempty"`
+	PIDChangesTotal int         `json:"pid_changes_total,omitempty"`
 	// Error says why sampling stopped before the run ended (the figures cover the samples before).
 	Error   string           `json:"error,omitempty"`
 	Summary ResourceSummary  `json:"summary"`
 	Samples []ResourceSample `json:"samples"`
+}
+
+// PIDChange is a sample whose processes differed from the sample before: At its time from the
+// measured start, Procs how many it counted, the PIDs that appeared and those gone.
+type PIDChange struct {
+	At      time.Duration `json:"at_ns"`
+	Procs   int           `json:"procs"`
+	Started []int         `json:"started,omitempty"`
+	Exited  []int         `json:"exited,omitempty"`
 }
 
 // ResourceStat is the average and the peak of one figure over the samples that had it; Samples 0
@@ -54,6 +69,16 @@ type ResourceSummary struct {
 	DiskWriteTotal uint64 `json:"disk_write_total_bytes"`
 	NetRxTotal     uint64 `json:"net_rx_total_bytes"`
 	NetTxTotal     uint64 `json:"net_tx_total_bytes"`
+	// NetScope says whose bytes the network figures are: "own TCP sockets" (the TCP payload of the
+	// connections the target held open at each sample), "host-wide" (the machine's own network
+	// namespace: every process on it) or "netns-wide" (the target's namespace, every process in
+	// it); empty when none was read, or in a file written before it was recorded, whose figures
+	// were the namespace's.
+	NetScope string `json:"net_scope,omitempty"`
+	// ProcsMin and ProcsMax are the fewest and most processes a sample counted (1 for a cgroup);
+	// both 0 in a file written before they were recorded.
+	ProcsMin int `json:"procs_min,omitempty"`
+	ProcsMax int `json:"procs_max,omitempty"`
 }
 
 // ResourceSample is one interval of one target. At is the end of the interval, from the measured

@@ -47,8 +47,8 @@ func TestResourcesRoundTrip(t *testing.T) {
 	if err := w.Close(Trailer{}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), `"version":"1.1"`) {
-		t.Errorf("header: got %q; want version 1.1", strings.SplitN(buf.String(), "\n", 2)[0])
+	if !strings.Contains(buf.String(), `"version":"1.2"`) {
+		t.Errorf("header: got %q; want version 1.2", strings.SplitN(buf.String(), "\n", 2)[0])
 	}
 	f, err := Read(bytes.NewReader(buf.Bytes()), "r.rb", nil)
 	if err != nil {

@@ -9,15 +9,16 @@ import (
 )
 
 // OfFile folds a result file (read with result.ReadFile or ReadMerged) into the Summary its run
-// printed at the end, with timeline as its Timeline and the resources the monitor saw.
-func OfFile(f *result.File, timeline []Point) (*Summary, error) {
+// printed at the end, with timeline as its Timeline and the resources the monitor saw. Its plan
+// is shown as plan.Plan.Shown(showSecrets) shows it: a file written with --show-secrets holds them.
+func OfFile(f *result.File, timeline []Point, showSecrets bool) (*Summary, error) {
 	var p plan.Plan
 	if len(f.Header.Config) > 0 {
 		if err := json.Unmarshal(f.Header.Config, &p); err != nil {
 			return nil, fmt.Errorf("%s: the header's config is not a plan: %v", f.Path, err)
 		}
 	}
-	s := New(Run{Plan: p, Version: f.Header.ToolVersion, Trailer: f.Run(), CutShort: f.CutShort(), Parts: f.Parts}, f.Total)
+	s := New(Run{Plan: p.Shown(showSecrets), Version: f.Header.ToolVersion, Trailer: f.Run(), CutShort: f.CutShort(), Parts: f.Parts}, f.Total)
 	s.SetTimeline(timeline)
 	if len(f.Resources) > 0 || f.Metrics != nil {
 		s.SetResources(f.Resources, f.Metrics)

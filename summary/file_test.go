@@ -42,7 +42,7 @@ func TestCutShortFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := summary.OfFile(f, nil)
+	s, err := summary.OfFile(f, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -109,6 +110,9 @@ type Stats struct {
 	// Calls are the JSON-RPC calls inside batches, method by method, call by call; none when no
 	// request was a batch.
 	Calls []MethodCalls `json:"calls,omitempty"`
+	// Checks are the user's checks, by name: how many answers each passed and failed, with a
+	// sample of the values that failed; none when the run had no checks.
+	Checks []Check `json:"checks,omitempty"`
 
 	LatencyHist *result.Histogram `json:"-"`
 	ServiceHist *result.Histogram `json:"-"`
@@ -176,6 +180,30 @@ func methodCalls(c *result.Counts, elapsed time.Duration) []MethodCalls {
 		}
 		out = append(out, *m)
 	}
+	return out
+}
+
+// Check is what one of the user's checks made of the answers. Passed + Failed are the answers that
+// reached the checks: an answer that failed before (no answer, a failing status, a JSON-RPC error)
+// is judged by none. Every check judges every answer that reaches them, so a request that failed
+// two checks counts in both; the request's own failure is counted once, under the first.
+// FailedSamples are distinct values it received when it failed (the value at its JSON path, or
+// the body), each cut to result.MaxSampleBytes (see result.Sample): all of them when there are
+// fewer than result.MaxCheckSamples, else that many of them.
+type Check struct {
+	Name          string   `json:"name"`
+	Passed        uint64   `json:"passed"`
+	Failed        uint64   `json:"failed"`
+	FailedSamples []string `json:"failed_samples,omitempty"`
+}
+
+// checks lists the check counts of c by name.
+func checks(c *result.Counts) []Check {
+	var out []Check
+	for name, k := range c.Checks {
+		out = append(out, Check{Name: name, Passed: k.Passed, Failed: k.Failed, FailedSamples: slices.Clone(k.Samples)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -447,6 +475,7 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 	})
 	st.ErrorMessages, st.MoreMessages = capMessages(st.ErrorMessages)
 	st.Calls = methodCalls(c, elapsed)
+	st.Checks = checks(c)
 	return st
 }
 

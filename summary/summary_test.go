@@ -206,12 +206,13 @@ func TestTimelinePoints(t *testing.T) {
 	var tl Timeline
 	tl.Add(iv, []string{"a", "b"})
 	want := []Point{
-		{Start: 2, End: 2.5, Sent: 102, OK: 100, Errors: 2, RPS: 202, P50: 0.51, P90: 0.91, P99: 1.0, Max: 1.5},
-		{Start: 2, End: 2.5, Endpoint: "a", Sent: 100, OK: 100, RPS: 200, P50: 0.5, P90: 0.9, P99: 0.99, Max: 1},
+		{Start: 2, End: 2.5, Sent: 102, OK: 100, Errors: 2, RPS: 202, P50: 0.51, P90: 0.91, P99: 1.0, Max: 1.5, SvcP50: 0.25, SvcP99: 0.495},
+		{Start: 2, End: 2.5, Endpoint: "a", Sent: 100, OK: 100, RPS: 200, P50: 0.5, P90: 0.9, P99: 0.99, Max: 1, SvcP50: 0.25, SvcP99: 0.495},
 		{Start: 2, End: 2.5, Endpoint: "b", Sent: 2, Errors: 2, RPS: 2, P50: 1.5, P90: 1.5, P99: 1.5, Max: 1.5},
 	}
 	// all together: 101 latencies 10, 20, …, 1000, 1500 µs; the p-th percentile is the
-	// ⌊1.01·p + 0.5⌋-th smallest: p50 the 51st (510), p90 the 91st (910), p99 the 100th (1000)
+	// ⌊1.01·p + 0.5⌋-th smallest: p50 the 51st (510), p90 the 91st (910), p99 the 100th (1000);
+	// service times 5, 10, …, 500 µs (a's only): p50 the 50th (250), p99 the 99th (495)
 	if len(tl.Points) != len(want) {
 		t.Fatalf("got %d points; want %d", len(tl.Points), len(want))
 	}

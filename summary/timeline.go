@@ -20,6 +20,13 @@ type Point struct {
 	P90      float64 `json:"p90_ms"`
 	P99      float64 `json:"p99_ms"`
 	Max      float64 `json:"max_ms"`
+	// SvcP50 and SvcP99 are the service time's (from the actual send), beside the latency's
+	// (from the intended send).
+	SvcP50 float64 `json:"service_p50_ms"`
+	SvcP99 float64 `json:"service_p99_ms"`
+	// LagP99 is the p99 send lag of the requests sent on a schedule in the interval (how late
+	// after their intended times they went out), for all endpoints together; 0 when none was.
+	LagP99 float64 `json:"send_lag_p99_ms,omitempty"`
 }
 
 // TimelineEndpoints is the most endpoints whose own points a Timeline keeps (unless Every): a run of
@@ -72,6 +79,13 @@ func point(iv *result.Interval, c *result.Counts, name string) Point {
 		p.P90 = ms(c.Latency.ValueAtQuantile(90))
 		p.P99 = ms(c.Latency.ValueAtQuantile(99))
 		p.Max = ms(c.Latency.Max())
+	}
+	if c.Service.TotalCount() > 0 {
+		p.SvcP50 = ms(c.Service.ValueAtQuantile(50))
+		p.SvcP99 = ms(c.Service.ValueAtQuantile(99))
+	}
+	if name == "" && iv.SendLag != nil && iv.SendLag.TotalCount() > 0 {
+		p.LagP99 = ms(iv.SendLag.ValueAtQuantile(99))
 	}
 	return p
 }

@@ -62,3 +62,30 @@ func TestTimelineEndpointsBound(t *testing.T) {
 		}
 	}
 }
+
+// Each point holds the interval's service time beside its latency, and the send lag of all
+// endpoints together in the point of all endpoints.
+func TestTimelineServiceAndSendLag(t *testing.T) {
+	t.Parallel()
+	iv := result.NewInterval(2)
+	iv.Start, iv.End = 0, time.Second
+	for i := range 10 { // endpoint 0: service 700 µs nine times and 900 µs once, latency 1.5 ms
+		c := iv.Endpoints[0]
+		c.Sent++
+		result.RecordDuration(c.Latency, 1500*time.Microsecond)
+		result.RecordDuration(c.Service, map[bool]time.Duration{true: 900, false: 700}[i == 9]*time.Microsecond)
+		result.RecordDuration(iv.SendLag, 300*time.Microsecond)
+	}
+	var tl Timeline
+	tl.Add(iv, []string{"a", "b"})
+	all, a, b := tl.Points[0], tl.Points[1], tl.Points[2]
+	if all.SvcP50 != 0.7 || all.SvcP99 != 0.9 || all.P50 != 1.5 || all.LagP99 != 0.3 {
+		t.Errorf("all endpoints: %+v; want service p50 0.7 and p99 0.9 ms, latency p50 1.5 ms, send lag p99 0.3 ms", all)
+	}
+	if a.SvcP50 != 0.7 || a.SvcP99 != 0.9 || a.LagP99 != 0 {
+		t.Errorf("endpoint a: %+v; want service p50 0.7 and p99 0.9 ms, no send lag of its own", a)
+	}
+	if b.SvcP50 != 0 || b.SvcP99 != 0 {
+		t.Errorf("endpoint b, which sent nothing: %+v; want no service time", b)
+	}
+}

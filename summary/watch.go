@@ -21,7 +21,11 @@ func ResourcesOf(tr monitor.WatchResult, label string, at func(time.Time) time.D
 		CPUPercent: stat(sm.CPUPercent), RSS: stat(sm.RSS), Threads: stat(sm.Threads), FDs: stat(sm.FDs),
 		DiskRead: stat(sm.DiskRead), DiskWrite: stat(sm.DiskWrite), NetRx: stat(sm.NetRx), NetTx: stat(sm.NetTx),
 		DiskReadTotal: sm.DiskReadTotal, DiskWriteTotal: sm.DiskWriteTotal, NetRxTotal: sm.NetRxTotal, NetTxTotal: sm.NetTxTotal,
-	}}
+		NetScope: sm.NetScope, ProcsMin: sm.ProcsMin, ProcsMax: sm.ProcsMax,
+	}, PIDs: sm.PIDs, PIDChangesTotal: sm.PIDChangesTotal}
+	for _, c := range sm.PIDChanges {
+		r.PIDChanges = append(r.PIDChanges, result.PIDChange{At: at(c.Time), Procs: c.Procs, Started: c.Started, Exited: c.Exited})
+	}
 	if tr.Err != nil {
 		r.Error = strings.TrimPrefix(tr.Err.Error(), "monitor: ")
 	}

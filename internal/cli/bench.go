@@ -79,10 +79,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
 		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
-			if !f.showSecrets {
-				np = np.Redacted()
-			}
-			out, err := newResultOut(filepath.Join(dir, resultName(id)), np, command)
+			out, err := newResultOut(filepath.Join(dir, resultName(id)), np.Shown(f.showSecrets), command)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -186,6 +183,11 @@ func dryRun(w io.Writer, b *plan.Bench) {
 	var total time.Duration
 	runs, unknown := 0, false
 	for _, s := range b.Scenarios {
+		if s.IsCommand() {
+			runs += max(1, s.Repeat) * len(b.Targets)
+			unknown = true
+			continue
+		}
 		for k := range s.Runs() {
 			d, ok := s.Length(k)
 			total += d * time.Duration(len(b.Targets))
@@ -212,6 +214,21 @@ func dryRun(w io.Writer, b *plan.Bench) {
 	tw.Flush()
 	fmt.Fprintln(w, "\nruns, in order:")
 	for _, s := range b.Scenarios {
+		if s.IsCommand() {
+			if len(s.Build) > 0 {
+				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, strings.Join(s.Build, " "))
+			}
+			for i, round := range benchrun.Rounds(s, b.Targets) {
+				for _, t := range round {
+					c := benchrun.CommandResult{Scenario: s.Name, Target: t.Name}
+					if s.Repeat > 1 {
+						c.Round = i + 1
+					}
+					fmt.Fprintf(w, "  %s: %s\n", c, s.Describe(0))
+				}
+			}
+			continue
+		}
 		for k := range s.Runs() {
 			for _, t := range b.Targets {
 				id := benchrun.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}

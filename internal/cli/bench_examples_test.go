@@ -45,6 +45,7 @@ func TestExampleCompareLabShort(t *testing.T) {
 		"step: 5s", "step: 300ms", "ramp: 2s", "ramp: 100ms", "duration: 5s", "duration: 300ms",
 		"127.0.0.1:18081", freeLoopback(t), "127.0.0.1:18082", freeLoopback(t),
 		"go test -json -count=1 ./e2e", `printf '{"Action":"pass","Test":"TestShort"}\n'`,
+		"go test -c -o /dev/null ./e2e", "echo built",
 	).Replace(text)
 	if short == text || strings.Contains(short, "18081") || strings.Contains(short, "./e2e") {
 		t.Fatal("examples/compare-lab.yaml changed: update the replacements of this test")
@@ -61,7 +62,8 @@ func TestExampleCompareLabShort(t *testing.T) {
 	if err := cmd.Run(); err != nil && (cmd.ProcessState.ExitCode() != ExitSLO || strings.Count(stderr.String(), "\n") != 1+strings.Count(stderr.String(), "SLO failed: p99<50ms")) {
 		t.Fatalf("bench: %v\n%s", err, stderr.String())
 	}
-	for _, w := range []string{"## connections · step 2/2: 50 connections", "| slow vs fast |", "| read | throughput |", "## rate", "| fast | 0 |"} {
+	for _, w := range []string{"## connections · step 2/2: 50 connections", "| slow vs fast |", "| read | throughput |", "## rate", "| fast | 0 |",
+		"build, before the runs and in no target's wall time: exit 0 in ", "| 2 | fast | 0 |", "2 rounds, in the order fast, slow, slow, fast"} {
 		if !strings.Contains(stdout.String(), w) {
 			t.Errorf("report lacks %q:\n%s", w, stdout.String())
 		}

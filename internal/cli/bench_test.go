@@ -147,6 +147,34 @@ scenarios:
 	}
 }
 
+// A command scenario's build comes first, then its rounds, each in the reverse order of the one
+// before; each round's runs count.
+func TestBenchDryRunCommandRounds(t *testing.T) {
+	t.Parallel()
+	name := writePlan(t, `targets:
+  a: {url: "http://127.0.0.1:1/"}
+  b: {url: "http://127.0.0.1:2/"}
+scenarios:
+  e2e: {build: make e2e, command: ./e2e, repeat: 2}
+`)
+	code, stdout, stderr := mainOut("bench", "--dry-run", name)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"2 targets, 1 scenarios, 4 runs", `
+runs, in order:
+  e2e build (timed apart): make e2e
+  e2e on a (round 1): command: ./e2e
+  e2e on b (round 1): command: ./e2e
+  e2e on b (round 2): command: ./e2e
+  e2e on a (round 2): command: ./e2e
+`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // A command's time limit is how long it may take, not how long it takes: "at least" leaves it out.
 func TestBenchDryRunCommandIsNoMinimum(t *testing.T) {
 	t.Parallel()
@@ -191,6 +219,8 @@ func TestBenchErrors(t *testing.T) {
 			"s on a: SLO failed: p50<1µs"},
 		{"a target that does not start", "targets:\n  a: {url: %q}\n  b: {url: \"http://127.0.0.1:1/\", command: \"exit 5\"}\nscenarios:\n  s: {requests: 1}\n", nil, ExitCannotStart,
 			"the command \"exit 5\" ended before the target was ready (exit status 5)"},
+		{"a target whose port is in use", "targets:\n  a: {url: %q, command: \"exec sleep 30\"}\nscenarios:\n  s: {requests: 1}\n", nil, ExitCannotStart,
+			"is in use before its command starts"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

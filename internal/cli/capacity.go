@@ -98,6 +98,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	cfg := capacity.Config{
 		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
 		Step: step, Warmup: warm, MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
+		ShowSecrets: f.output.showSecrets,
 	}
 	if err := cfg.Validate(); err != nil {
 		return fail(e, "capacity", usageError{strings.ReplaceAll(err.Error(), "capacity: ", "")}, ExitUsage)
@@ -128,7 +129,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "capacity", err, ExitCannotStart)
 	}
-	target := summary.Target(p)
+	target := summary.Target(p.Shown(f.output.showSecrets))
 	code = ExitOK
 	if err := capacity.Render(e.stdout, res, slo, target, f.format); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench capacity: writing the report: %v\n", err)

@@ -92,7 +92,7 @@ func runCompare(_ context.Context, e *env, args []string) int {
 	if err := checkOutput("-o", out); err != nil {
 		return fail(e, "compare", err, ExitUsage)
 	}
-	runs, err := loadRuns(files, false, false)
+	runs, err := loadRuns(files, false, false, false)
 	if err != nil {
 		return fail(e, "compare", err, ExitUsage)
 	}

@@ -41,7 +41,7 @@ type diffFlags struct {
 	headers                                 []transport.Header
 	ignore, unordered                       []jsondiff.Pattern
 	nullMissing, strictNumbers, keepMsgs    bool
-	stopAtFirst                             bool
+	stopAtFirst, showSecrets                bool
 	format, record, errors, log             string
 	rate                                    rateFlag
 	conns                                   int
@@ -63,6 +63,7 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.strictNumbers, "strict-numbers", false, "compare numbers as written (default: \"0x1a\", \"26\" and 26 are one integer)")
 	fs.BoolVar(&f.keepMsgs, "keep-messages", false, "compare JSON-RPC error messages too (default: codes only)")
 	fs.BoolVar(&f.stopAtFirst, "stop-at-first", false, "stop at the first request whose answers differ")
+	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write the URLs' passwords and key-like query values into the report, --record, --errors and --log as they are, instead of REDACTED")
 	fs.Var(choiceFlag{&f.format, []string{"text", "json", "markdown", "html"}}, "format", "report `format` on stdout: text, json, markdown, html (one self-contained page)")
 	fs.StringVar(&f.record, "record", "", "write every request and all its answers to `FILE`, one JSON line each")
 	fs.StringVar(&f.errors, "errors", "", "write each request whose answers differ, with the differences, to `FILE`, one JSON line each")
@@ -93,14 +94,22 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 		Rules: jsondiff.Options{Ignore: f.ignore, Unordered: f.unordered, NullIsMissing: f.nullMissing,
 			StrictNumbers: f.strictNumbers, KeepErrorMessages: f.keepMsgs},
 	}
-	tally := diff.NewTally(urls, reference)
+	// the report and the files name the servers by their URLs, secrets REDACTED
+	shown := make([]string, len(urls))
+	for i, u := range urls {
+		shown[i] = plan.ShownURL(u, f.showSecrets)
+	}
+	if reference == urls[0] {
+		reference = shown[0]
+	}
+	tally := diff.NewTally(shown, reference)
 	stopped := ""
 	runErr := diff.Run(ctx, cfg, reqs, func(r *diff.Result) error {
 		tally.Add(r)
 		if f.stopAtFirst && !r.Equal() {
 			stopped = "first difference"
 		}
-		return files.write(urls, r)
+		return files.write(shown, r)
 	})
 	if cerr := files.close(); runErr == nil && cerr != nil {
 		runErr = cerr
@@ -179,10 +188,10 @@ func (f *diffFlags) corpus(e *env, urls []string) ([]diff.Request, string, error
 func checkDiffURL(u string) error {
 	scheme, rest, ok := strings.Cut(u, "://")
 	if !ok || rest == "" {
-		return usagef("URL %q: want scheme://host:port/, e.g. http://127.0.0.1:18545/", u)
+		return usagef("URL %q: want scheme://host:port/, e.g. http://127.0.0.1:18545/", plan.RedactURL(u))
 	}
 	if _, err := transport.ProtocolFor(strings.ToLower(scheme)); err != nil {
-		return usagef("URL %q: %v", u, err)
+		return usagef("URL %q: %v", plan.RedactURL(u), err)
 	}
 	return nil
 }

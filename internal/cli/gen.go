@@ -41,6 +41,7 @@ func runGen(ctx context.Context, e *env, args []string) int {
 	fs.IntVar(&g.StoragePages, "storage-pages", gen.DefaultStoragePages, "debug_storageRangeAt: `N` pages per contract and block")
 	fs.IntVar(&g.StoragePageSize, "storage-page-size", gen.DefaultStoragePageSize, "debug_storageRangeAt: `N` slots per page")
 	fs.Var(positiveDurationFlag{durationFlag{&g.Timeout}}, "timeout", "time limit of one request (default 30s)")
+	fs.BoolVar(&g.ShowSecrets, "show-secrets", false, "write the key-like query values of --url (api_key=…) into the target files as they are, instead of REDACTED")
 	fs.Var(appended(&g.Header, plan.ParseHeader), "H", "request header `\"Name: value\"` sent to the node, not written (repeatable)")
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
@@ -103,7 +104,7 @@ func genFlags(g *gen.Ethereum, pos []string, to, methods string, rate float64) e
 	case g.URL == "":
 		return usagef("--url: want the node's URL, e.g. --url http://127.0.0.1:18545/")
 	case !strings.HasPrefix(g.URL, "http://") && !strings.HasPrefix(g.URL, "https://"):
-		return usagef("--url %q: want http://host:port/ or https://…", g.URL)
+		return usagef("--url %q: want http://host:port/ or https://…", plan.RedactURL(g.URL))
 	case g.Out == "":
 		return usagef("--out: want the directory to write the corpus into, e.g. --out corpus")
 	case g.StoragePages < 1 || g.StoragePageSize < 1:
@@ -167,7 +168,7 @@ func runGenJSONRPC(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, 
 			bad = append(bad, "--"+f.Name)
 		}
 	})
-	g := gen.JSONRPC{URL: eth.URL, Header: eth.Header, Out: eth.Out, Rate: rate, Timeout: eth.Timeout, StepsFile: steps}
+	g := gen.JSONRPC{URL: eth.URL, ShowSecrets: eth.ShowSecrets, Header: eth.Header, Out: eth.Out, Rate: rate, Timeout: eth.Timeout, StepsFile: steps}
 	var err error
 	switch {
 	case len(bad) > 0:
@@ -177,7 +178,7 @@ func runGenJSONRPC(ctx context.Context, e *env, fs *flag.FlagSet, pos []string, 
 	case g.URL == "":
 		err = usagef("--url: want the node's URL, e.g. --url http://127.0.0.1:18545/")
 	case !strings.HasPrefix(g.URL, "http://") && !strings.HasPrefix(g.URL, "https://"):
-		err = usagef("--url %q: want http://host:port/ or https://…", g.URL)
+		err = usagef("--url %q: want http://host:port/ or https://…", plan.RedactURL(g.URL))
 	case steps == "":
 		err = usagef("--steps: want the steps file, e.g. --steps steps.yaml")
 	case g.Out == "":

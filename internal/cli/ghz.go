@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/grpcx"
 )
 
 func init() {
@@ -232,6 +234,9 @@ func runGHZ(ctx context.Context, e *env, args []string) int {
 	}
 	var g grpcFlags
 	opts, closeGRPC, code, err := g.prepare(ctx, prep.Plan, false)
+	if errors.Is(err, grpcx.ErrServerTLS) { // ghz names plaintext by a flag, not by a scheme
+		err = errors.New(strings.Replace(err.Error(), "use grpcs://", "leave out --insecure", 1))
+	}
 	if err != nil {
 		return fail(e, "ghz", err, code)
 	}

@@ -125,14 +125,18 @@ func TestGHZMutualTLS(t *testing.T) {
 	if n := len(tenants); n != 10 || <-tenants != "7" {
 		t.Errorf("the server saw %d calls (and metadata x-tenant of the first as printed); want 10 with x-tenant 7", n)
 	}
-	for name, extra := range map[string][]string{
-		"no --cname":    {"--cacert", f("ca.pem"), "--cert", f("client.pem"), "--key", f("client-key.pem")},
-		"no client key": {"--cacert", f("ca.pem"), "--cname", "items.test"},
-		"no --cacert":   {"--cname", "items.test", "--cert", f("client.pem"), "--key", f("client-key.pem")},
+	for name, tc := range map[string]struct {
+		extra []string
+		why   string // what the message says of the cause
+	}{
+		"no --cname":    {[]string{"--cacert", f("ca.pem"), "--cert", f("client.pem"), "--key", f("client-key.pem")}, "doesn't contain any IP SANs"},
+		"no client key": {[]string{"--cacert", f("ca.pem"), "--cname", "items.test"}, "the server requires a client certificate, and none was given: remote error: tls: certificate required"},
+		"no --cacert":   {[]string{"--cname", "items.test", "--cert", f("client.pem"), "--key", f("client-key.pem")}, "certificate signed by unknown authority"},
+		"plaintext":     {[]string{"--insecure"}, "the server speaks TLS: leave out --insecure"},
 	} {
-		code, _, stderr := mainOut(append(append(args, extra...), addr)...)
-		if code != ExitCannotStart || !strings.Contains(stderr, "cannot connect") {
-			t.Errorf("%s: exit %d, stderr %q; want %d and cannot connect", name, code, stderr, ExitCannotStart)
+		code, _, stderr := mainOut(append(append(args, tc.extra...), addr)...)
+		if code != ExitCannotStart || !strings.Contains(stderr, "cannot connect") || !strings.Contains(stderr, tc.why) {
+			t.Errorf("%s: exit %d, stderr %q; want %d, cannot connect: %s", name, code, stderr, ExitCannotStart, tc.why)
 		}
 	}
 }

@@ -30,7 +30,7 @@ type monitorFlags struct {
 
 func (f *monitorFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.pids, nonEmpty), "monitor-pid", "watch process `PID` and its children each interval: CPU, memory, disk, network, threads, open files (repeatable; 12,34 sums two)")
-	fs.Var(appended(&f.processes, nonEmpty), "monitor-process", "watch every process whose command is `NAME` (repeatable)")
+	fs.Var(appended(&f.processes, nonEmpty), "monitor-process", "watch every process whose command is `NAME`; the reports say how many matched, their PIDs and when that changed (repeatable)")
 	fs.Var(appended(&f.cgroups, nonEmpty), "monitor-cgroup", "watch a cgroup v2 `DIR`, e.g. /sys/fs/cgroup/system.slice/x.service (repeatable)")
 	fs.Var(appended(&f.containers, nonEmpty), "monitor-container", "watch container `NAME` through its cgroup (needs docker or podman on PATH; repeatable)")
 	fs.StringVar(&f.metrics, "monitor-metrics", "", "scrape the target's Prometheus metrics at `URL` each interval (with --monitor-series)")
@@ -166,12 +166,23 @@ func containerCgroup(name string) (string, error) {
 	return dir, nil
 }
 
-// options returns the observer that keeps the generator's send lag per measured interval.
+// options returns the observer that keeps the generator's send lag per measured interval, and the
+// one that takes the monitor's last sample at the run's last tick, while the connections that
+// carried the load are still open (their sockets are what the network figures read).
 func (m *monitorRun) options() []engine.Option {
 	if m == nil || len(m.targets) == 0 {
 		return nil
 	}
-	return []engine.Option{engine.WithSendLagP99(&m.lag)}
+	return []engine.Option{engine.WithSendLagP99(&m.lag), engine.WithObserver(endWatchAtFinal(&m.watch))}
+}
+
+// endWatchAtFinal returns the observer that ends *w (monitor.Watch.End) at the run's last tick.
+func endWatchAtFinal(w **monitor.Watch) engine.Observer {
+	return func(t *engine.Tick) {
+		if t.Final && *w != nil {
+			(*w).End()
+		}
+	}
 }
 
 // start begins sampling after the warm-up, every interval of the plan.
@@ -217,9 +228,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 // monitoring returns what o asks to watch; with nothing asked, the generator itself.
 func (o outputs) monitoring() *monitorRun {
 	if o.monitor != nil {
-		if !o.showSecrets {
-			o.monitor.url = plan.RedactURL(o.monitor.url)
-		}
+		o.monitor.url = plan.ShownURL(o.monitor.url, o.showSecrets)
 		return o.monitor
 	}
 	m, err := (*monitorFlags)(nil).prepare()

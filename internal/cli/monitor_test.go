@@ -183,6 +183,12 @@ func TestRunMonitorChild(t *testing.T) {
 	}
 	for _, r := range s.Resources[:2] {
 		checkChildFigures(t, r, c1-c0, q)
+		// the child alone, all run long, read by its own sockets (it shares our namespace)
+		if len(r.PIDs) != 1 || r.PIDs[0] != c.pid || r.Summary.ProcsMin != 1 || r.Summary.ProcsMax != 1 ||
+			r.PIDChangesTotal != 0 || r.Summary.NetScope != "own TCP sockets" {
+			t.Errorf("%s: got PIDs %v, %d..%d processes, %d changes, network %q; want [%d], 1..1, none, own TCP sockets",
+				r.Target, r.PIDs, r.Summary.ProcsMin, r.Summary.ProcsMax, r.PIDChangesTotal, r.Summary.NetScope, c.pid)
+		}
 	}
 	self := s.Resources[2]
 	if !self.Self || self.Cores < 1 || self.Summary.RSS.Avg <= 0 || len(self.SendLagP99) == 0 {
@@ -198,7 +204,8 @@ func TestRunMonitorChild(t *testing.T) {
 		t.Errorf("result file: got %d resources (%+v); want the 3 of the report", len(f.Resources), f.Resources)
 	}
 	code, text, stderr := mainOut("report", out)
-	if code != ExitOK || !strings.Contains(text, "\nResources (") || !strings.Contains(text, "  process "+c.name+" ") {
+	if code != ExitOK || !strings.Contains(text, "\nResources (") || !strings.Contains(text, "  process "+c.name+" ") ||
+		!strings.Contains(text, fmt.Sprintf(" 1 (pid %d) ", c.pid)) || !strings.Contains(text, " net in/s (own TCP sockets) ") {
 		t.Errorf("report: exit %d, got:\n%s%s\nwant a Resources section naming process %s", code, text, stderr, c.name)
 	}
 	_, md, _ := mainOut("report", "--format", "markdown", out)

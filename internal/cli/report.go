@@ -27,7 +27,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format markdown before.rb after.rb     one table, the runs side by side with ratios
   rpcbench report --label before --label after a.rb b.rb   both runs, then the second against the first, per endpoint too
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
-  rpcbench report --merge host1.rb host2.rb                add up runs spread over several machines
+  rpcbench report --merge host1.rb host2.rb                add up one run spread over machines (run at the same time)
   rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log
@@ -52,14 +52,15 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
 	var pcts percentilesFlag
 	pcts.define(fs)
-	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms), e.g. a run spread over machines")
-	fs.BoolVar(&force, "force", false, "render all the same: files whose figures contradict each other (under a warning), and with --merge runs of different targets, models or endpoints")
+	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms): the parts of a run made at the same time by several machines, or the segments of one plan")
+	fs.BoolVar(&force, "force", false, "render all the same: files whose figures contradict each other (under a warning), and with --merge runs of different targets, models or endpoints that ran at the same time (never one run after another)")
 	var labels []string
 	fs.Var(appended(&labels, runLabel), "label", "name the runs `NAME` instead of by their file names (repeatable: one per file, in order; one with --merge)")
 	var slo plan.SLO
 	defineSLO(fs, &slo)
-	var ramps bool
+	var ramps, showSecrets bool
 	defineStageRamps(fs, &ramps)
+	fs.BoolVar(&showSecrets, "show-secrets", false, "write the secrets a result file holds (one written by run --show-secrets) as they are, instead of REDACTED")
 	files, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -94,12 +95,17 @@ func runReport(ctx context.Context, e *env, args []string) int {
 			return fail(e, "report", err, ExitUsage)
 		}
 	}
-	runs, err := loadRuns(files, merge, ramps)
+	runs, err := loadRuns(files, merge, ramps, showSecrets)
 	if err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
 	if err := checkConsistent(e, "report", runs, force); err != nil {
 		return fail(e, "report", err, ExitUsage)
+	}
+	if merge && segs == nil {
+		if err := checkTogether(runs[0].file.Parts); err != nil {
+			return fail(e, "report", err, ExitUsage)
+		}
 	}
 	if segs != nil {
 		runs[0].sum.Notes = append(runs[0].sum.Notes, segs.note())
@@ -226,7 +232,7 @@ func checkMergeable(files []string, force bool) error {
 		var what string
 		switch {
 		case h.Target != firstTarget:
-			what = fmt.Sprintf("target %s, where %s has %s", h.Target, files[0], firstTarget)
+			what = fmt.Sprintf("target %s, where %s has %s", plan.RedactURL(h.Target), files[0], plan.RedactURL(firstTarget))
 		case p.Load.Model != first.Load.Model:
 			what = fmt.Sprintf("the %s model, where %s has the %s model", p.Load.Model, files[0], first.Load.Model)
 		case !sameEndpoints(p.Endpoints, first.Endpoints):
@@ -237,6 +243,36 @@ func checkMergeable(files []string, force bool) error {
 		return usagef("--merge: %s has %s: merging adds up parts of one run; give --force to add them up all the same", path, what)
 	}
 	return nil
+}
+
+// checkTogether refuses to add up whole runs (not execution segments of one plan) that did not run
+// at the same time: --merge makes one run of the load several generators made together, and two
+// runs one after the other never made their added-up load (1000/s, then 2000/s, is not 3000/s).
+// The files must share an instant of their measured parts; --force does not lift this.
+func checkTogether(parts []result.Part) error {
+	if len(parts) < 2 {
+		return nil
+	}
+	last, first := 0, 0 // the part that started last, and the one that ended first
+	for i, p := range parts {
+		if p.MeasuredStart.After(parts[last].MeasuredStart) {
+			last = i
+		}
+		if p.MeasuredStart.Add(p.Elapsed).Before(parts[first].MeasuredStart.Add(parts[first].Elapsed)) {
+			first = i
+		}
+	}
+	end := parts[first].MeasuredStart.Add(parts[first].Elapsed)
+	if parts[last].MeasuredStart.Before(end) {
+		return nil
+	}
+	span := func(p result.Part) string {
+		return fmt.Sprintf("%s ran %s–%s", p.Path, p.MeasuredStart.UTC().Format("15:04:05.000"), p.MeasuredStart.Add(p.Elapsed).UTC().Format("15:04:05.000 UTC"))
+	}
+	x, y := parts[first].Path, parts[last].Path
+	return usagef("--merge: %s and %s, one after the other: --merge adds up the parts of one run that several generators made at the same time "+
+		"(runs started together, or the segments of one plan: --segment K/N --start-at TIME); to compare the runs: rpcbench compare %s %s",
+		span(parts[first]), span(parts[last]), x, y)
 }
 
 // sameEndpoints reports whether two plans send the same kinds of request: names, methods and URLs.
@@ -280,7 +316,8 @@ func readHeader(path string) (result.Header, plan.Plan, error) {
 }
 
 // loadRuns reads each file into a run, or all of them into one with merge.
-func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
+// Their plans are shown as plan.Plan.Shown(showSecrets) shows them.
+func loadRuns(files []string, merge, ramps, showSecrets bool) ([]loaded, error) {
 	if merge {
 		var tl summary.Timeline
 		var st stagesOfFile
@@ -292,7 +329,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summary.OfFile(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points, showSecrets)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +353,7 @@ func loadRuns(files []string, merge, ramps bool) ([]loaded, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := summary.OfFile(f, tl.Points)
+		s, err := summary.OfFile(f, tl.Points, showSecrets)
 		if err != nil {
 			return nil, err
 		}

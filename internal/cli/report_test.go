@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -135,17 +137,43 @@ func liveLines(t *testing.T, path string) []liveLine {
 	return out
 }
 
-// TestReportMergeAddsUp merges two runs' files: counts add up exactly.
+// runTogether runs each command line at once, sharing one start instant (--start-at, 1 s from now),
+// as generators on several machines do, and returns each run's stdout.
+func runTogether(t *testing.T, runs ...[]string) []string {
+	t.Helper()
+	at := time.Now().Add(time.Second).UTC().Format(time.RFC3339Nano)
+	out := make([]string, len(runs))
+	var wg sync.WaitGroup
+	for i, args := range runs {
+		wg.Go(func() {
+			code, stdout, stderr := mainOut(append([]string{"run", "--start-at", at}, args...)...)
+			if code != ExitOK {
+				t.Errorf("run %v: exit %d\n%s", args, code, stderr)
+			}
+			out[i] = stdout
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	return out
+}
+
+// TestReportMergeAddsUp merges two runs made at the same time: counts add up exactly.
 func TestReportMergeAddsUp(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.rb"), filepath.Join(dir, "b.rb")
+	srvA, srvB := startLab(t, lab.Config{}), startLab(t, lab.Config{ErrorRate: 0.1, Seed: 1})
+	outs := runTogether(t,
+		[]string{"--rate", "200", "--duration", "1s", "--quiet", "--format", "json", "--out", a, srvA.URL() + "/r"},
+		[]string{"--rate", "200", "--duration", "1s", "--quiet", "--format", "json", "--out", b, srvB.URL() + "/r"})
 	var sa, sb summary.Summary
-	// One after the other: labRun may stop the test, which only the test's goroutine may do.
-	if err := json.Unmarshal([]byte(labRun(t, lab.Config{}, "--format", "json", "--out", a)), &sa); err != nil {
+	if err := json.Unmarshal([]byte(outs[0]), &sa); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal([]byte(labRun(t, lab.Config{ErrorRate: 0.1, Seed: 1}, "--format", "json", "--out", b)), &sb); err != nil {
+	if err := json.Unmarshal([]byte(outs[1]), &sb); err != nil {
 		t.Fatal(err)
 	}
 
@@ -469,24 +497,24 @@ func TestOutputsOfTheirOwn(t *testing.T) {
 	}
 }
 
-// --merge adds up parts of one run: the same file twice is refused, and files of another target or
-// load model unless --force.
+// --merge adds up parts of one run: the same file twice is refused, files of another target or
+// load model unless --force, and runs made one after the other even with --force.
 func TestReportMergeRefusesOtherRuns(t *testing.T) {
 	t.Parallel()
 	a, b := startLab(t, lab.Config{}), startLab(t, lab.Config{})
 	dir := t.TempDir()
-	write := func(name string, args ...string) string {
-		t.Helper()
-		path := filepath.Join(dir, name)
-		if code, _, stderr := mainOut(append([]string{"run", "--quiet", "--out", path}, args...)...); code != ExitOK {
-			t.Fatalf("run %v: exit %d\n%s", args, code, stderr)
-		}
-		return path
+	path := func(name string) string { return filepath.Join(dir, name) }
+	open1, open2, other, closed := path("open1.rb"), path("open2.rb"), path("other.rb"), path("closed.rb")
+	runTogether(t,
+		[]string{"--quiet", "--out", open1, "--rate", "100", "--requests", "5", a.URL()},
+		[]string{"--quiet", "--out", open2, "--rate", "100", "--requests", "5", a.URL()},
+		[]string{"--quiet", "--out", other, "--rate", "100", "--requests", "5", b.URL()},
+		[]string{"--quiet", "--out", closed, "--connections", "1", "--requests", "5", a.URL()})
+	// made after the others had ended: the runs one after the other a README once added up
+	later := path("later.rb")
+	if code, _, stderr := mainOut("run", "--quiet", "--out", later, "--rate", "100", "--requests", "5", a.URL()); code != ExitOK {
+		t.Fatalf("run later.rb: exit %d\n%s", code, stderr)
 	}
-	open1 := write("open1.rb", "--rate", "100", "--requests", "5", a.URL())
-	open2 := write("open2.rb", "--rate", "100", "--requests", "5", a.URL())
-	other := write("other.rb", "--rate", "100", "--requests", "5", b.URL())
-	closed := write("closed.rb", "--connections", "1", "--requests", "5", a.URL())
 	for _, tc := range []struct {
 		name  string
 		files []string
@@ -498,6 +526,9 @@ func TestReportMergeRefusesOtherRuns(t *testing.T) {
 		{"another target", []string{open1, other}, false, "has target " + b.URL()},
 		{"another target, forced", []string{open1, other}, true, ""},
 		{"another model", []string{open1, closed}, false, "has the closed model, where " + open1 + " has the open model"},
+		{"one run after another", []string{open1, later}, false, "one after the other: --merge adds up the parts of one run"},
+		{"one run after another, forced", []string{later, open2, open1}, true, later + " ran "},
+		{"one run after another, compare instead", []string{open1, later}, false, "to compare the runs: rpcbench compare " + open1 + " " + later},
 	} {
 		args := []string{"report", "--merge", "--format", "json"}
 		if tc.force {

@@ -99,13 +99,22 @@ func (f *grpcFlags) prepare(ctx context.Context, p plan.Plan, keepBody bool) ([]
 			case ctx.Err() != nil:
 				return nil, nil, ExitInterrupted, err
 			case errors.Is(err, grpcx.ErrConnect):
-				return nil, nil, ExitCannotStart, errors.New(grpcMessage(err))
+				return nil, nil, ExitCannotStart, connectError{grpcMessage(err), err}
 			}
 			return nil, nil, ExitUsage, usageError{grpcMessage(err)}
 		}
 	}
 	return []engine.Option{engine.WithTransport(tr)}, func() { tr.Close() }, ExitOK, nil
 }
+
+// connectError is the failure to connect of prepare: msg says it to a user, err is the cause.
+type connectError struct {
+	msg string
+	err error
+}
+
+func (e connectError) Error() string { return e.msg }
+func (e connectError) Unwrap() error { return e.err }
 
 // grpcMessage is err's message without the package prefixes, which say nothing to a user.
 func grpcMessage(err error) string {

@@ -81,8 +81,9 @@ func TestRunGRPCStatusCodes(t *testing.T) {
 	if r := read.Requests; r.OK != 10 || r.Errors != 10 || r.Completed != 20 {
 		t.Errorf("get: requests %+v; want 10 ok, 10 failed, 20 completed", r)
 	}
-	if got := failures(read.Stats); got["status: grpc NotFound"] != 10 || len(got) != 1 {
-		t.Errorf("get: failures %v; want status: grpc NotFound 10", got)
+	// the server's message, its numbers blanked: one cause for the 10 ids
+	if got := failures(read.Stats); got[`status: grpc NotFound: items: no item with id "item-N"`] != 10 || len(got) != 1 {
+		t.Errorf(`get: failures %v; want status: grpc NotFound: items: no item with id "item-N" 10`, got)
 	}
 
 	// two methods in one run: the text report breaks the codes down by method

@@ -246,7 +246,7 @@ func TestRunTrafficUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"malformed target", []string{"run", "--targets", bad}, `targets.txt:3: want "METHOD URL", got "GTE /"`},
+		{"malformed target", []string{"run", "--targets", bad}, `targets.txt:3: want "METHOD URL": URL "/": the URL needs a scheme and a host`},
 		{"missing targets file", []string{"run", "--targets", filepath.Join(dir, "nope")}, "no such file"},
 		{"URL and targets", []string{"run", "--targets", good, "http://127.0.0.1:1/"}, "a URL and --targets"},
 		{"bad endpoint", []string{"run", "--endpoint", "get=GET /x"}, "--endpoint:"},

@@ -294,9 +294,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []string) outputs {
 	command := append([]string{"run"}, args...)
 	if !f.showSecrets {
-		for i, a := range command {
-			command[i] = plan.RedactArg(a)
-		}
+		command = plan.RedactArgs(command)
 	}
 	return outputs{format: format, reportFile: reportFile, quiet: quiet, out: f.out, outLog: f.outLog, live: f.live, html: f.html, log: f.log,
 		command: command, tables: report.Options{Percentiles: f.pcts.v}, showSecrets: f.showSecrets, stageRamps: f.stageRamps}
@@ -336,12 +334,7 @@ func (o outputs) cmd() string {
 }
 
 // shown returns the plan as the outputs show it: redacted unless the user asked for the secrets.
-func (o outputs) shown(p plan.Plan) plan.Plan {
-	if o.showSecrets {
-		return p
-	}
-	return p.Redacted()
-}
+func (o outputs) shown(p plan.Plan) plan.Plan { return p.Shown(o.showSecrets) }
 
 // saving holds the files a run writes as it goes.
 type saving struct {

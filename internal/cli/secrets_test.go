@@ -1,71 +1,218 @@
 package cli
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
+// The secrets of the requests the tests send: an Authorization header, a key-like header, a URL's
+// password and an api_key query value.
+var testSecrets = []string{"s3cr3tBearer", "t0kenValue", "pw0rdSecret", "k3yValue"}
+
+// secretHeaders are the -H flags that carry two of testSecrets.
+var secretHeaders = []string{"-H", "Authorization: Bearer s3cr3tBearer", "-H", "X-Api-Token: t0kenValue"}
+
+// withSecrets returns base (http://HOST:PORT/…) with the password and the api_key of testSecrets.
+func withSecrets(base, path string) string {
+	return strings.Replace(strings.TrimSuffix(base, "/"), "http://", "http://alice:pw0rdSecret@", 1) + path + "?api_key=k3yValue&page=1"
+}
+
+// checkSecrets fails t for each of testSecrets text holds (want false) or lacks (want true).
+func checkSecrets(t *testing.T, what, text string, want bool) {
+	t.Helper()
+	for _, sec := range testSecrets {
+		if strings.Contains(text, sec) != want {
+			t.Errorf("%s: holds %q: %v; want %v", what, sec, !want, want)
+		}
+	}
+}
+
 // Secrets never reach what rpcbench writes: an Authorization header, a key-like header, a URL's
-// password and an api_key query value are REDACTED in every report format, the result file, the
-// HTML page, the live lines, a report re-rendered from the file and the error of a bad URL — unless
-// --show-secrets.
+// password and an api_key query value are REDACTED by every command that writes requests, in
+// every format it prints, every file it writes and its messages, unless --show-secrets. Each case
+// runs one command in one format against a loopback server; its stdout, its stderr and every
+// file it wrote are read.
 func TestSecretsRedactedEverywhere(t *testing.T) {
 	t.Parallel()
 	srv := startLab(t, lab.Config{})
-	secrets := []string{"s3cr3tBearer", "t0kenValue", "pw0rdSecret", "k3yValue"}
-	url := strings.Replace(srv.URL(), "http://", "http://alice:pw0rdSecret@", 1) + "/a?api_key=k3yValue&page=1"
-	dir := t.TempDir()
-	rb, html, live := filepath.Join(dir, "run.rb"), filepath.Join(dir, "run.html"), filepath.Join(dir, "live.jsonl")
-	check := func(what, text string, wantSecrets bool) {
-		t.Helper()
-		for _, sec := range secrets {
-			if strings.Contains(text, sec) != wantSecrets {
-				t.Errorf("%s: holds %q: %v; want %v", what, sec, !wantSecrets, wantSecrets)
+	node := diffNode(t, ethrpc.Config{Seed: 3, Blocks: 4, TxPerBlock: 1})
+	url, nodeURL := withSecrets(srv.URL(), "/a"), withSecrets(node, "/")
+	src := t.TempDir()
+	// result files that hold the secrets, for report and compare
+	shown := []string{filepath.Join(src, "a.rb"), filepath.Join(src, "b.rb")}
+	for _, f := range shown {
+		code, _, stderr := mainOut(append(append([]string{"run", "--show-secrets", "--requests", "3", "--connections", "1", "--quiet", "--out", f}, secretHeaders...), url)...)
+		if code != ExitOK {
+			t.Fatalf("run --show-secrets: exit %d\n%s", code, stderr)
+		}
+		b, _ := os.ReadFile(f)
+		for _, sec := range []string{"s3cr3tBearer", "t0kenValue", "k3yValue"} { // the password goes as Basic authorization
+			if !strings.Contains(string(b), sec) {
+				t.Fatalf("the result file of run --show-secrets lacks %q", sec)
 			}
 		}
 	}
-	args := []string{"run", "--requests", "3", "--connections", "1", "--quiet", "-H", "Authorization: Bearer s3cr3tBearer",
-		"-H", "X-Api-Token: t0kenValue", "--out", rb, "--html", html, "--live", live, "--format", "json", url}
-	code, stdout, stderr := mainOut(args...)
-	if code != ExitOK {
-		t.Fatalf("run: exit %d\n%s", code, stderr)
+	calls := writeFile(t, src, "calls.jsonl", "{\"method\":\"eth_blockNumber\"}\n{\"method\":\"eth_chainId\"}\n")
+	benchPlan := writeFile(t, src, "plan.yaml", `targets:
+  lab:
+    url: `+url+`
+scenarios:
+  load:
+    requests: 3
+    connections: 1
+    header: {Authorization: Bearer s3cr3tBearer, X-Api-Token: t0kenValue}
+  search:
+    header: {Authorization: Bearer s3cr3tBearer, X-Api-Token: t0kenValue}
+    capacity: {slo: "p99<1s", start: 50, max: 100, step: 200ms, warmup: 0s, max_steps: 2}
+`)
+	type tcase struct {
+		name string
+		args func(dir string) []string
+		// redacted: the output names the requests, so REDACTED stands in it somewhere
+		redacted bool
 	}
-	check("run's JSON report", stdout, false)
-	check("run's stderr", stderr, false)
-	for _, f := range []string{rb, html, live} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	var cases []tcase
+	add := func(name string, redacted bool, args func(dir, format string) []string, formats ...string) {
+		for _, f := range formats {
+			cases = append(cases, tcase{name + " --format " + f, func(dir string) []string { return args(dir, f) }, redacted})
 		}
-		check(filepath.Base(f), string(b), false)
 	}
-	if !strings.Contains(stdout, "REDACTED") {
-		t.Errorf("run's JSON report says nothing was redacted:\n%.400s", stdout)
-	}
-	for _, format := range []string{"text", "json", "csv", "markdown", "html", "hgrm"} {
-		code, out, stderr := mainOut("report", "--format", format, rb)
-		if code != ExitOK {
-			t.Fatalf("report --format %s: exit %d\n%s", format, code, stderr)
+	add("run", true, func(dir, f string) []string {
+		return append(append([]string{"run", "--requests", "3", "--connections", "1", "--quiet", "--format", f, "--out", filepath.Join(dir, "run.rb"),
+			"--html", filepath.Join(dir, "run.html"), "--live", filepath.Join(dir, "live.jsonl"), "--report-file", filepath.Join(dir, "report."+f)}, secretHeaders...), url)
+	}, "text", "json", "csv", "markdown", "html")
+	capArgs := []string{"capacity", "--slo", "p99<1s", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0", "--max-steps", "2", "--quiet"}
+	add("capacity", true, func(dir, f string) []string {
+		ext := map[string]string{"text": "txt", "markdown": "md"}[f]
+		if ext == "" {
+			ext = f
 		}
-		check("report --format "+format, out, false)
+		return append(append(append(capArgs, "--format", f, "--report-file", filepath.Join(dir, "capacity."+ext)), secretHeaders...), url)
+	}, "text", "json", "markdown", "html")
+	add("bench", true, func(dir, f string) []string {
+		return []string{"bench", "--quiet", "--format", f, "--out-dir", filepath.Join(dir, "run"), benchPlan}
+	}, "text", "json", "markdown", "html")
+	add("diff", true, func(dir, f string) []string {
+		return append(append([]string{"diff", "--calls", calls, "--format", f, "--record", filepath.Join(dir, "record.jsonl"),
+			"--errors", filepath.Join(dir, "errors.jsonl"), "--log", filepath.Join(dir, "log.csv")}, secretHeaders...), nodeURL, nodeURL)
+	}, "text", "json", "markdown", "html")
+	add("report", true, func(dir, f string) []string {
+		return []string{"report", "--format", f, "-o", filepath.Join(dir, "report"), shown[0]}
+	}, "text", "json", "markdown", "html")
+	add("report", false, func(dir, f string) []string { return []string{"report", "--format", f, shown[0]} }, "csv", "hgrm", "hlog")
+	add("report of two", true, func(dir, f string) []string { return []string{"report", "--format", f, shown[0], shown[1]} }, "text", "json", "markdown", "html")
+	add("compare", false, func(dir, f string) []string { return []string{"compare", "--format", f, shown[0], shown[1]} }, "text", "json", "markdown")
+	cases = append(cases, tcase{"gen ethereum (target files)", func(dir string) []string {
+		return append([]string{"gen", "ethereum", "--url", nodeURL, "--from", "1", "--to", "2", "--methods", "eth_getBlockByNumber", "--out", filepath.Join(dir, "corpus")}, secretHeaders...)
+	}, true})
+	cases = append(cases, tcase{"gen ethereum (a node that does not answer)", func(dir string) []string {
+		return []string{"gen", "ethereum", "--url", withSecrets("http://127.0.0.1:1/", "/"), "--from", "1", "--to", "2", "--timeout", "2s", "--out", filepath.Join(dir, "corpus")}
+	}, false})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			args := c.args(dir)
+			code, stdout, stderr := mainOut(args...)
+			if code != ExitOK && !strings.Contains(c.name, "does not answer") {
+				t.Fatalf("%q: exit %d\n%s", args, code, stderr)
+			}
+			all := stdout + stderr
+			checkSecrets(t, "stdout", stdout, false)
+			checkSecrets(t, "stderr", stderr, false)
+			err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				b, err := os.ReadFile(path)
+				checkSecrets(t, path[len(dir):], string(b), false)
+				all += string(b)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.redacted && !strings.Contains(all, "REDACTED") {
+				t.Errorf("%q: no output says REDACTED; want the requests named with their secrets REDACTED:\n%.600s", args, stdout)
+			}
+		})
 	}
-	// a bad URL's error
-	bad := strings.Replace(url, srv.URL()[len("http://"):], "127.0.0.1:99999", 1)
-	code, _, stderr = mainOut("run", "--requests", "1", bad)
-	if code != ExitUsage {
-		t.Errorf("bad URL: exit %d; want %d", code, ExitUsage)
-	}
-	check("a bad URL's error", stderr, false)
-	// asked for (the URL's password goes as Basic authorization, base64-encoded)
-	secrets = []string{"s3cr3tBearer", "t0kenValue", "k3yValue"}
-	code, stdout, stderr = mainOut("run", "--show-secrets", "--requests", "1", "--quiet", "-H", "Authorization: Bearer s3cr3tBearer",
-		"-H", "X-Api-Token: t0kenValue", "--format", "json", url)
+}
+
+// The secrets asked for: run, report, capacity, diff and gen --show-secrets write them.
+func TestSecretsShownWhenAsked(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{})
+	node := diffNode(t, ethrpc.Config{Seed: 3, Blocks: 4, TxPerBlock: 1})
+	url := withSecrets(srv.URL(), "/a")
+	dir := t.TempDir()
+	rb := filepath.Join(dir, "run.rb")
+	// the URL's password goes as Basic authorization, base64-encoded: not in a report as it is
+	code, stdout, stderr := mainOut(append(append([]string{"run", "--show-secrets", "--requests", "1", "--quiet", "--format", "json", "--out", rb}, secretHeaders...), url)...)
 	if code != ExitOK {
 		t.Fatalf("run --show-secrets: exit %d\n%s", code, stderr)
 	}
-	check("run --show-secrets' JSON report", stdout, true)
+	for what, out := range map[string]string{"run --show-secrets": stdout} {
+		for _, sec := range []string{"s3cr3tBearer", "t0kenValue", "k3yValue"} {
+			if !strings.Contains(out, sec) {
+				t.Errorf("%s: lacks %q", what, sec)
+			}
+		}
+	}
+	code, stdout, _ = mainOut("report", "--show-secrets", "--format", "json", rb)
+	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
+		t.Errorf("report --show-secrets: exit %d; want the file's secrets:\n%.400s", code, stdout)
+	}
+	code, stdout, stderr = mainOut(append(append([]string{"capacity", "--show-secrets", "--slo", "p99<1s", "--start", "50", "--max", "50", "--step", "200ms",
+		"--step-warmup", "0", "--max-steps", "1", "--quiet", "--format", "json"}, secretHeaders...), url)...)
+	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
+		t.Errorf("capacity --show-secrets: exit %d; want the secrets:\n%.400s%s", code, stdout, stderr)
+	}
+	search := writeFile(t, dir, "search.yaml", `targets:
+  lab:
+    url: `+url+`
+scenarios:
+  search:
+    header: {Authorization: Bearer s3cr3tBearer}
+    capacity: {slo: "p99<1s", start: 50, max: 50, step: 200ms, warmup: 0s, max_steps: 1}
+`)
+	code, stdout, stderr = mainOut("bench", "--show-secrets", "--quiet", "--format", "json", "--out-dir", filepath.Join(dir, "bench"), search)
+	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
+		t.Errorf("bench --show-secrets of a capacity search: exit %d; want the secrets in its steps:\n%.400s%s", code, stdout, stderr)
+	}
+	nodeURL := withSecrets(node, "/")
+	calls := writeFile(t, dir, "calls.jsonl", "{\"method\":\"eth_blockNumber\"}\n")
+	code, stdout, stderr = mainOut("diff", "--show-secrets", "--calls", calls, nodeURL, nodeURL)
+	if code != ExitOK || !strings.Contains(stdout, "pw0rdSecret") || !strings.Contains(stdout, "k3yValue") {
+		t.Errorf("diff --show-secrets: exit %d; want the URLs as given:\n%s%s", code, stdout, stderr)
+	}
+	corpus := filepath.Join(dir, "corpus")
+	code, _, stderr = mainOut("gen", "ethereum", "--show-secrets", "--url", nodeURL, "--from", "1", "--to", "1", "--methods", "eth_getBlockByNumber", "--out", corpus)
+	if b, _ := os.ReadFile(filepath.Join(corpus, "eth_getBlockByNumber.jsonl")); code != ExitOK || !strings.Contains(string(b), "k3yValue") {
+		t.Errorf("gen --show-secrets: exit %d; want the api_key in the target file:\n%s%s", code, b, stderr)
+	}
+}
+
+// A bad URL's error names it with its secrets REDACTED.
+func TestSecretsRedactedInErrors(t *testing.T) {
+	t.Parallel()
+	bad := withSecrets("http://127.0.0.1:99999/", "/a")
+	for _, args := range [][]string{
+		{"run", "--requests", "1", bad},
+		{"capacity", "--slo", "p99<1s", bad},
+		{"diff", "--jsonrpc", "eth_chainId", bad, "ftp" + strings.TrimPrefix(bad, "http")},
+		{"gen", "ethereum", "--url", "ftp" + strings.TrimPrefix(bad, "http"), "--out", t.TempDir()},
+	} {
+		code, _, stderr := mainOut(args...)
+		if code != ExitUsage {
+			t.Errorf("%s: exit %d; want %d\n%s", args[0], code, ExitUsage, stderr)
+		}
+		checkSecrets(t, args[0]+"'s error", stderr, false)
+	}
 }

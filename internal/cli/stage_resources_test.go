@@ -36,7 +36,7 @@ func TestStageResources(t *testing.T) {
 	}
 	code, csv, stderr := mainOut("report", "--format", "csv", out)
 	pid := fmt.Sprintf("pid %d", os.Getpid())
-	stages := regexp.MustCompile(`(?m)^run\.rb,[0-9.]+,[0-9.]+,,,,,,,,,,stage,([0-9]+),,,([^,]+),[0-9.]+,[0-9]+,,,,,,,,[0-9]+,[0-9.]+,[0-9]+,`).FindAllStringSubmatch(csv, -1)
+	stages := regexp.MustCompile(`(?m)^run\.rb,[0-9.]+,[0-9.]+,,,,,,,,,,stage,([0-9]+),,,([^,]+),,,[0-9.]+,[0-9]+,,,,,,,,,[0-9]+,[0-9.]+,[0-9]+,`).FindAllStringSubmatch(csv, -1)
 	var got []string
 	for _, m := range stages {
 		got = append(got, m[1]+" "+m[2])

@@ -9,6 +9,13 @@
   // tell the percentiles apart by dash.
   var PCT_COLOR = { p50: "#0072B2", p90: "#009E73", p99: "#E69F00", max: "#D55E00" };
   var PCT_DASH = { p50: null, p90: [10, 4], p99: [4, 3], max: [1, 3] };
+  // Beside the latency (from the intended send): the service time (from the actual send) and the
+  // send lag (how late the generator sent), per interval.
+  var BESIDE = [
+    { key: "svc_p50", label: "service p50", color: "#56B4E9", dash: [6, 3] },
+    { key: "svc_p99", label: "service p99", color: "#CC79A7", dash: [6, 3] },
+    { key: "lag_p99", label: "send lag p99", color: "#000000", dash: [2, 2] }
+  ];
   var charts = [];
   window.rpcbenchCharts = charts; // for tests and for poking at in the console
 
@@ -106,6 +113,7 @@
     var t = data.time;
     var ys = [];
     t.runs.forEach(function (r) { PCT.forEach(function (k) { ys.push(r[k]); }); });
+    var beside = BESIDE.filter(function (b) { return hasData(t.runs.map(function (r) { return r[b.key]; })); });
     if (!t.x || !t.x.length || !hasData(ys)) {
       empty("chart-latency", "This result has no timeline: it was saved without per-interval records.");
       return;
@@ -121,6 +129,14 @@
           value: function (u, v) { return fmtMs(v); }
         });
         d.push(t.runs[i][k]);
+      });
+      beside.forEach(function (b) {
+        series.push({
+          label: runName(run, b.label), stroke: multi ? run.color : b.color, width: 1.5, dash: b.dash,
+          spanGaps: true, points: { show: false }, show: !multi || b.key === "svc_p99",
+          value: function (u, v) { return fmtMs(v); }
+        });
+        d.push(t.runs[i][b.key]);
       });
     });
     make("chart-latency", function (log) { return {
@@ -165,20 +181,25 @@
 
   // Percentile spectrum: x = 1/(1−p) on a log axis, as HdrHistogram's plots draw it.
   (function () {
-    var tables = [];
-    data.spectrum.forEach(function (s) { if (s.x && s.x.length) tables.push([s.x, s.y]); });
-    if (!tables.length) {
+    var svc = data.service_spectrum || [];
+    var all = data.spectrum.concat(svc);
+    if (!all.some(function (s) { return s.x && s.x.length; })) {
       empty("chart-spectrum", "No latencies were recorded.");
       return;
     }
-    var d = uPlot.join(data.spectrum.map(function (s) { return s.x && s.x.length ? [s.x, s.y] : [[1], [null]]; }));
+    var d = uPlot.join(all.map(function (s) { return s.x && s.x.length ? [s.x, s.y] : [[1], [null]]; }));
     var series = [{ label: "percentile", value: function (u, v) { return pctLabel(v, 1); } }];
     runs.forEach(function (run) {
       series.push({ label: runName(run, "latency"), stroke: run.color, width: 2, spanGaps: true, points: { show: false },
         value: function (u, v) { return fmtMs(v); } });
     });
+    // the service time of each run, dashed in the run's colour (sky blue beside one run's latency)
+    svc.forEach(function (s, i) {
+      series.push({ label: runName(runs[i], "service time"), stroke: multi ? runs[i].color : "#56B4E9", width: 2, dash: [6, 3],
+        spanGaps: true, points: { show: false }, value: function (u, v) { return fmtMs(v); } });
+    });
     var xmax = 1;
-    data.spectrum.forEach(function (s) { if (s.x && s.x.length) xmax = Math.max(xmax, s.x[s.x.length - 1]); });
+    all.forEach(function (s) { if (s.x && s.x.length) xmax = Math.max(xmax, s.x[s.x.length - 1]); });
     var top = Math.pow(10, Math.max(1, Math.ceil(Math.log10(xmax) - 1e-9)));
     make("chart-spectrum", function (log) { return {
       series: series.map(copy),

@@ -11,8 +11,11 @@
 // answer's body is kept for checks (Options.KeepBody).
 //
 // An Outcome's Status is the gRPC status code (0 for OK). A call that fails with a status is of
-// class Status with the message "grpc CODE" ("grpc NotFound"), so reports count failures by code;
-// DeadlineExceeded is a timeout, and a connection refused is refused, unsent. BytesIn and BytesOut
+// class Status with the message "grpc CODE: sample" (`grpc NotFound: items: no item with id "N"`): the
+// code, and the server's status message with its numbers blanked out and cut at 80 bytes, so
+// reports count failures by code and cause; DeadlineExceeded is a timeout, and a connection refused
+// is refused, unsent. A call on a connection whose server allows no stream (MAX_CONCURRENT_STREAMS
+// 0) waits for one until its time limit: a timeout, unsent (ErrNoStreams). BytesIn and BytesOut
 // count the messages and their 5-byte gRPC prefixes, not the HTTP/2 frames and headers around them.
 // A connection's set-up is reported once, by the call that opened it: Connect is the TCP connect,
 // TLS the rest of the set-up until the connection was ready (the TLS and HTTP/2 handshakes).

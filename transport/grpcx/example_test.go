@@ -52,5 +52,5 @@ func Example() {
 	fmt.Println(out.Class, out.Status, out.Err)
 	// Output:
 	// ok 0 1
-	// status 5 grpc NotFound
+	// status 5 grpc NotFound: items: no item with id "N"
 }

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -42,6 +44,8 @@ const (
 	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
 	// that a service's large answers are measured rather than refused by the client.
 	MaxAnswer = 256 << 20
+	// DefaultMaxBody is the MaxBody of a zero Options: the largest answer kept for checks.
+	DefaultMaxBody = 16 << 20
 )
 
 // Options configure a Transport. The zero value is ready: one connection, default time limits,
@@ -67,8 +71,13 @@ type Options struct {
 	// TLS is the base of grpcs connections' TLS settings (roots, client certificate, server
 	// name); nil: the system's roots and the URL's host. InsecureSkipVerify applies either way.
 	TLS *tls.Config
-	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body.
+	// KeepBody puts each answer, decoded to JSON (protojson), in Outcome.Body. Without it an
+	// answer is counted, not copied.
 	KeepBody bool
+	// MaxBody bounds an answer kept (KeepBody), in bytes: a longer one fails with class too-large
+	// (ErrAnswerTooLarge), refused by its length prefix before it is read. 0 means DefaultMaxBody;
+	// at most MaxAnswer.
+	MaxBody int64
 	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
 	Resolver *Resolver
 	// MaxBodies is how many distinct bodies each method keeps marshalled; a body beyond them is
@@ -124,6 +133,9 @@ type Transport struct {
 	targets  map[targetKey]*target
 	closed   atomic.Bool
 	frames   sync.Pool
+	// statusErrs are the failure messages made of the servers' status messages (statusError).
+	statusMu   sync.RWMutex
+	statusErrs map[statusKey]error
 }
 
 type targetKey struct{ scheme, host string }
@@ -151,6 +163,9 @@ type slot struct {
 	errMu    sync.Mutex
 	dialErr  error // the last dial's failure
 	connect  time.Duration
+	// maxStreams is the SETTINGS_MAX_CONCURRENT_STREAMS of the server of the connection dialled
+	// last (see watchConn); -1 until it says one.
+	maxStreams atomic.Int64
 }
 
 // method is one resolved method and its request bodies, marshalled: bodies for a unary method,
@@ -178,10 +193,18 @@ func New(opts Options) *Transport {
 	if opts.MaxBodies <= 0 {
 		opts.MaxBodies = DefaultMaxBodies
 	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	opts.MaxBody = min(opts.MaxBody, MaxAnswer)
 	t := &Transport{
-		opts:     opts,
-		callOpts: []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
-		targets:  map[targetKey]*target{},
+		opts:       opts,
+		callOpts:   []grpc.CallOption{grpc.ForceCodecV2(rawCodec{})},
+		targets:    map[targetKey]*target{},
+		statusErrs: map[statusKey]error{},
+	}
+	if opts.KeepBody {
+		t.callOpts = append(t.callOpts, grpc.MaxCallRecvMsgSize(int(opts.MaxBody)))
 	}
 	t.frames.New = func() any { return new(frame) }
 	return t
@@ -233,7 +256,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	if m.streams() {
-		t.stream(ctx, callCtx, cancel, cc, m, r, out)
+		t.stream(ctx, callCtx, cancel, s, cc, m, r, out)
 		return
 	}
 	req := t.frames.Get().(*frame)
@@ -245,14 +268,22 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	if len(r.Header) > 0 {
 		callCtx = withMetadata(callCtx, r.Header)
 	}
-	res := t.frames.Get().(*frame)
+	res := t.answerFrame(callCtx)
 	defer t.putFrame(res, false)
 	out.BytesOut = int64(len(req.b) + frameHeader)
 	out.Sent = time.Now()
 	err = cc.Invoke(callCtx, m.path, req, res, t.callOpts...)
+	t.finish(ctx, s, m, res, err, out)
+}
+
+// finish fills out from the end of a unary call on s: err is Invoke's, res holds the answer.
+func (t *Transport) finish(ctx context.Context, s *slot, m *method, res *frame, err error, out *transport.Outcome) {
+	if err == nil && res.late {
+		err = errLate
+	}
 	if err == nil {
 		out.Answered = true
-		out.BytesIn = int64(len(res.b) + frameHeader)
+		out.BytesIn = int64(res.n + frameHeader)
 		if t.opts.KeepBody {
 			if out.Body, err = m.decode(res.b, out.Body[:0]); err != nil {
 				out.Class, out.Err = result.Protocol, err
@@ -260,7 +291,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		}
 		return
 	}
-	t.fail(ctx, err, out)
+	t.fail(ctx, s, err, out)
 }
 
 // Prepare does, before a run, what the first call of r would: it opens a connection to r's server,
@@ -288,6 +319,9 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 		}
 	}
 	m := tg.method(ctx, cc, r.Path)
+	if m.err != nil && tg.prep.noStreams() { // reflection waited for a stream that could not open
+		return fmt.Errorf("grpcx: %s://%s: %w: %w", r.Scheme, r.Host, ErrConnect, ErrNoStreams)
+	}
 	if m.err != nil {
 		return m.err
 	}
@@ -298,6 +332,20 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	_, _, err = m.body(r.Body, nil, t.opts.MaxBodies)
 	return err
 }
+
+// answerFrame returns a frame to read the answers of a call with ctx into: one that only counts
+// them unless they are kept, and then stops copying one at ctx's deadline.
+func (t *Transport) answerFrame(ctx context.Context) *frame {
+	f := t.frames.Get().(*frame)
+	f.drop, f.n, f.late, f.deadline = !t.opts.KeepBody, 0, false, time.Time{}
+	if t.opts.KeepBody {
+		f.deadline, _ = ctx.Deadline()
+	}
+	return f
+}
+
+// errLate is the failure of a call whose answer, kept, was still being copied at its deadline.
+var errLate = status.Error(codes.DeadlineExceeded, "grpcx: the answer was still being copied at the call's deadline")
 
 // putFrame recycles f. A request's b points to a marshalled body of a method or into scratch: it
 // is dropped, lest the frame's next use, reading an answer into b, write over a kept body.
@@ -312,20 +360,33 @@ func (t *Transport) putFrame(f *frame, request bool) {
 	t.frames.Put(f)
 }
 
-// fail fills out from a call's error.
-func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome) {
+// fail fills out from the error of a call on s's connection.
+func (t *Transport) fail(ctx context.Context, s *slot, err error, out *transport.Outcome) {
 	st, ok := status.FromError(err)
 	if !ok {
 		out.Class, out.Err = classify(ctx, ctx, err), err
 		return
 	}
 	c := st.Code()
+	if s.noStreams() && (c == codes.DeadlineExceeded || ctx.Err() != nil) {
+		// No stream could open: the call waited for one until its end, and was never sent.
+		out.Sent = time.Time{}
+		out.Class, out.Err = result.Timeout, ErrNoStreams
+		if ctx.Err() != nil {
+			out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
+		}
+		return
+	}
 	out.Status = int(c)
 	switch {
 	case ctx.Err() != nil: // the run ended, not the call
 		out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
 	case c == codes.DeadlineExceeded:
 		out.Class, out.Err = result.Timeout, CodeError(c)
+	case c == codes.ResourceExhausted && t.opts.KeepBody && strings.HasPrefix(st.Message(), tooLargePrefix):
+		// grpc-go's own refusal of an answer over MaxCallRecvMsgSize, read no further
+		out.Status = 0
+		out.Class, out.Err = result.TooLarge, t.tooLarge(st.Message())
 	case c == codes.Unavailable && strings.Contains(st.Message(), "connection refused"):
 		out.Class, out.Err = result.Refused, err
 		out.Sent = time.Time{} // the call never left: there was no connection to send it on
@@ -333,8 +394,68 @@ func (t *Transport) fail(ctx context.Context, err error, out *transport.Outcome)
 		out.Class, out.Err = result.Reset, err
 	default:
 		out.Answered = true
-		out.Class, out.Err = result.Status, CodeError(c)
+		out.Class, out.Err = result.Status, t.statusError(c, st.Message())
 	}
+}
+
+// maxMessage bounds the sample of a server's status message kept in a failure's message, in bytes.
+const maxMessage = 80
+
+// maxStatusErrs bounds the failure messages a Transport keeps made, so that a server failing every
+// call alike costs no allocation per call, whatever number of distinct messages it sends.
+const maxStatusErrs = 64
+
+type statusKey struct {
+	c   codes.Code
+	msg string
+}
+
+// statusError returns the failure message of a status from the server: its code and a sample of
+// its message, numbers blanked out (result.Normalize) and cut at maxMessage bytes, so that failures
+// are counted by code and cause: "grpc NotFound: items: no item with id "item-N"".
+func (t *Transport) statusError(c codes.Code, msg string) error {
+	if msg == "" {
+		return CodeError(c)
+	}
+	k := statusKey{c, msg}
+	t.statusMu.RLock()
+	e, ok := t.statusErrs[k]
+	t.statusMu.RUnlock()
+	if ok {
+		return e
+	}
+	sample := result.Normalize(strings.Join(strings.Fields(msg), " "))
+	if len(sample) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(sample[cut]) {
+			cut--
+		}
+		sample = sample[:cut] + "…"
+	}
+	e = result.Exact(CodeError(c).Error() + ": " + sample)
+	t.statusMu.Lock()
+	if len(t.statusErrs) < maxStatusErrs {
+		t.statusErrs[k] = e
+	}
+	t.statusMu.Unlock()
+	return e
+}
+
+// ErrAnswerTooLarge is the failure of an answer to be kept that is longer than Options.MaxBody.
+var ErrAnswerTooLarge = errors.New("grpcx: answer larger than the limit on kept answers")
+
+// tooLargePrefix begins grpc-go's message for an answer over the call's MaxCallRecvMsgSize:
+// "grpc: received message larger than max (LEN vs. MAX)".
+const tooLargePrefix = "grpc: received message larger than max ("
+
+// tooLarge is the failure of an answer over MaxBody, from grpc-go's message msg, which gives its
+// length.
+func (t *Transport) tooLarge(msg string) error {
+	n, _, _ := strings.Cut(strings.TrimPrefix(msg, tooLargePrefix), " ")
+	if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+		return fmt.Errorf("%w (%d bytes)", ErrAnswerTooLarge, t.opts.MaxBody)
+	}
+	return fmt.Errorf("%w (%d bytes): an answer of %s bytes", ErrAnswerTooLarge, t.opts.MaxBody, n)
 }
 
 // lostConnection reports whether the message of an Unavailable status is grpc-go's own, for a
@@ -364,6 +485,8 @@ func classify(ctx, callCtx context.Context, err error) result.Class {
 		return transport.Classify(ctx.Err())
 	case callCtx.Err() != nil:
 		return result.Timeout
+	case errors.Is(err, ErrServerTLS):
+		return result.TLS
 	}
 	return transport.Classify(err)
 }
@@ -486,10 +609,17 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 		out.Conn.Failed = true
 		cc.Close()
 		s.errMu.Lock()
-		if s.dialErr != nil && ctx.Err() == nil {
-			err = s.dialErr
-		}
+		dialErr := s.dialErr
 		s.errMu.Unlock()
+		switch {
+		case ctx.Err() != nil:
+		case strings.EqualFold(k.scheme, "grpc") && errors.Is(dialErr, errBeforeSettings) && speaksTLS(ctx, k.host, t.opts.ConnectTimeout):
+			// accepted, then closed before any byte: as a TLS server closes on a plaintext client
+			err = ErrServerTLS
+			s.setErr(err)
+		case dialErr != nil:
+			err = dialErr
+		}
 		return nil, err
 	}
 	s.cc.Store(cc)
@@ -503,7 +633,7 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 // dial makes the connection of s, which gRPC dials through s so that the time and failure of the
 // dial are known.
 func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
-	creds := insecure.NewCredentials()
+	creds := recordingCreds{insecure.NewCredentials(), s, false, false}
 	if strings.EqualFold(k.scheme, "grpcs") {
 		host, _, err := net.SplitHostPort(k.host)
 		if err != nil {
@@ -517,7 +647,8 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 			c.ServerName = host
 		}
 		c.InsecureSkipVerify = c.InsecureSkipVerify || t.opts.InsecureSkipVerify //nolint:gosec // the user asked
-		creds = recordingCreds{credentials.NewTLS(c), s}
+		hasCert := len(c.Certificates) > 0 || c.GetClientCertificate != nil
+		creds = recordingCreds{credentials.NewTLS(c), s, true, hasCert}
 	}
 	d := net.Dialer{Timeout: t.opts.ConnectTimeout}
 	dialer := func(ctx context.Context, addr string) (net.Conn, error) {
@@ -526,6 +657,7 @@ func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 		s.errMu.Lock()
 		s.dialErr, s.connect = err, time.Since(start)
 		s.errMu.Unlock()
+		s.maxStreams.Store(-1)
 		if err != nil {
 			return nil, err
 		}
@@ -645,22 +777,24 @@ func (m *method) decode(b, dst []byte) ([]byte, error) {
 }
 
 // recordingCreds keeps the failure of a TLS handshake in the slot, so that the call that waited
-// for the connection can tell a certificate problem from the rest.
+// for the connection can tell a certificate problem from the rest, and hands grpc-go the
+// connection watched (watchConn).
 type recordingCreds struct {
 	credentials.TransportCredentials
-	s *slot
+	s       *slot
+	tls     bool // the credentials make TLS connections
+	hasCert bool // with a client certificate
 }
 
 func (c recordingCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := c.TransportCredentials.ClientHandshake(ctx, authority, raw)
 	if err != nil {
-		c.s.errMu.Lock()
-		c.s.dialErr = err
-		c.s.errMu.Unlock()
+		c.s.setErr(tlsAlert(err, c.hasCert))
+		return conn, info, err
 	}
-	return conn, info, err
+	return &watchConn{Conn: conn, s: c.s, tls: c.tls, hasCert: c.hasCert}, info, nil
 }
 
 func (c recordingCreds) Clone() credentials.TransportCredentials {
-	return recordingCreds{c.TransportCredentials.Clone(), c.s}
+	return recordingCreds{c.TransportCredentials.Clone(), c.s, c.tls, c.hasCert}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/internal/testnet"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/items"
@@ -45,8 +47,8 @@ func TestReflectionItems(t *testing.T) {
 		t.Fatalf("GetItem of a missing id: got class %v status %d answered %v opened %v (%v); want status 5, answered, on the open connection",
 			out.Class, out.Status, out.Answered, out.Opened, out.Err)
 	}
-	if x, ok := out.Err.(result.Exact); !ok || x != "grpc NotFound" {
-		t.Errorf("GetItem err: got %#v; want result.Exact(\"grpc NotFound\")", out.Err)
+	if x, ok := out.Err.(result.Exact); !ok || x != `grpc NotFound: items: no item with id "nope"` {
+		t.Errorf("GetItem err: got %#v; want result.Exact(`grpc NotFound: items: no item with id \"nope\"`)", out.Err)
 	}
 	if transport.GRPC.Success(out.Status) {
 		t.Errorf("status %d counted as a success", out.Status)
@@ -204,14 +206,24 @@ func TestStatusCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"3", 3, "grpc InvalidArgument"},
-		{"14", 14, "grpc Unavailable"},
-		{"1", 1, "grpc Canceled"}, // from the server, not the run: a status like any other
-		{"16", 16, "grpc Unauthenticated"},
+		{"3", 3, "grpc InvalidArgument: failing as asked"},
+		{"14", 14, "grpc Unavailable: failing as asked"},
+		{"1", 1, "grpc Canceled: failing as asked"}, // from the server, not the run: a status like any other
+		{"16", 16, "grpc Unauthenticated: failing as asked"},
+		// "13 long": a message of 4 lines, each "line N of 4, with its number 1234567", blanked to
+		// "line N of N, with its number N" (30 bytes), joined by spaces and cut at 80 bytes: 2·31 and
+		// the first 18 of the third, and "…"
+		{"13 long", 13, "grpc Internal: line N of N, with its number N line N of N, with its number N line N of N, with …"},
+		{"2 empty", 2, "grpc Unknown"}, // no message: the code alone
 	} {
 		out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Fail", `{"id":"`+tc.id+`"}`))
 		if out.Class != result.Status || out.Status != tc.code || out.Err == nil || out.Err.Error() != tc.msg {
 			t.Errorf("Fail %s: got class %v status %d err %v; want status, %d, %q", tc.id, out.Class, out.Status, out.Err, tc.code, tc.msg)
+		}
+		// an answer: the request went out and the server's status came back
+		// the message is field 1 (a byte of tag, a byte of length, the id) behind the 5-byte prefix
+		if want := int64(5 + 2 + len(tc.id)); !out.Answered || out.Sent.IsZero() || out.BytesOut != want || out.BytesIn != 0 {
+			t.Errorf("Fail %s: got answered %v sent %v, %d bytes out, %d in; want answered, sent, %d out, 0 in", tc.id, out.Answered, out.Sent, out.BytesOut, out.BytesIn, want)
 		}
 	}
 }
@@ -256,10 +268,32 @@ func TestTLS(t *testing.T) {
 	if out.Class != result.TLS || !out.Sent.IsZero() || !out.Conn.Failed {
 		t.Errorf("grpcs, verification on: got class %v sent %v conn %+v (%v); want tls, unsent, a failed connection", out.Class, out.Sent, out.Conn, out.Err)
 	}
-	// Plaintext gRPC to a TLS server fails too; it must not be a success.
+	// Plaintext gRPC to a TLS server fails, saying so, at every call.
 	plain := newTransport(t, grpcx.Options{ConnectTimeout: 2 * time.Second})
-	if out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`)); out.Class == result.OK {
-		t.Errorf("grpc to a TLS server: got ok; want a failure")
+	for i := range 2 {
+		out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`))
+		if out.Class != result.TLS || !out.Sent.IsZero() || !errors.Is(out.Err, grpcx.ErrServerTLS) || out.Err.Error() != "grpcx: the server speaks TLS: use grpcs://" {
+			t.Errorf("grpc to a TLS server, call %d: got class %v sent %v err %v; want tls, unsent, \"the server speaks TLS: use grpcs://\"", i, out.Class, out.Sent, out.Err)
+		}
+	}
+	// A server that accepts and closes, speaking no TLS, is not said to speak it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	out = do(t, plain, request("grpc", ln.Addr().String(), "/rpz.ItemService/CreateItem", `{}`))
+	if out.Class != result.Reset || errors.Is(out.Err, grpcx.ErrServerTLS) || !strings.Contains(out.Err.Error(), "closed the connection before its HTTP/2 settings") {
+		t.Errorf("grpc to a server that closes at once: got class %v (%v); want reset, closed before its settings", out.Class, out.Err)
 	}
 }
 
@@ -350,5 +384,143 @@ func TestLargeAnswer(t *testing.T) {
 	out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"big"}`))
 	if out.Class != result.OK || out.BytesIn < payload {
 		t.Errorf("a 5 MiB answer: got class %v, %d bytes in (%v); want ok, over %d bytes", out.Class, out.BytesIn, out.Err, payload)
+	}
+}
+
+// A call refused after its connection was up (the server went away; gRPC dials again on the
+// call) failed before sending, as one refused at the first connect: no Sent time.
+func TestRefusedAfterConnected(t *testing.T) {
+	t.Parallel()
+	addr := testnet.ReservedAddr(t)
+	es := newEchoServerOn(t, addr)
+	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), ConnectTimeout: 5 * time.Second})
+	r := request("grpc", addr, "/echo.Echo/Echo", `{}`)
+	if out := do(t, tr, r); out.Class != result.OK {
+		t.Fatalf("Echo: %v %v", out.Class, out.Err)
+	}
+	es.srv.Stop()
+	// A call may still go out on the closing connection before the client sees it close (class
+	// reset); the first that does not is the refused one.
+	for i := range 20 {
+		out := do(t, tr, r)
+		if out.Class == result.Reset {
+			continue
+		}
+		if out.Class != result.Refused || !out.Sent.IsZero() || out.Answered || out.BytesIn != 0 {
+			t.Errorf("call %d after the server went away: got class %v sent %v answered %v (%v); want refused, unsent, unanswered", i, out.Class, out.Sent, out.Answered, out.Err)
+		}
+		return
+	}
+	t.Errorf("20 calls after the server went away: all reset; want a refusal")
+}
+
+// With Spread, a connection carries Spread calls before another opens: of 3 calls held in flight
+// at once, spread 2 puts the third on a second connection, spread 3 all on one.
+func TestSpreadFillsBeforeOpening(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		spread int
+		want   int64
+	}{{2, 2}, {3, 1}} {
+		es := newEchoServer(t)
+		tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), Conns: 4, Spread: tc.spread, Timeout: 10 * time.Second})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan transport.Outcome, 3)
+		for i := range 3 {
+			go func() {
+				var out transport.Outcome
+				tr.Do(ctx, request("grpc", es.addr, "/echo.Echo/Block", `{}`), &out)
+				done <- out
+			}()
+			select { // the call is on the server, counted in flight on its connection
+			case <-es.blocked:
+			case out := <-done:
+				t.Fatalf("spread %d, call %d ended: %v %v", tc.spread, i, out.Class, out.Err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("spread %d, call %d did not reach the server within 10 s", tc.spread, i)
+			}
+		}
+		got := es.accepts.Load()
+		cancel()
+		for range 3 {
+			<-done
+		}
+		if got != tc.want {
+			t.Errorf("spread %d, 3 calls in flight: got %d connections; want %d", tc.spread, got, tc.want)
+		}
+	}
+}
+
+// A server whose SETTINGS allow no concurrent stream: no call can open one, so each waits until
+// its time limit and fails unsent (class timeout, no service time), saying why; a streaming call
+// alike.
+func TestNoStreams(t *testing.T) {
+	t.Parallel()
+	s := faults.H2NoStreams(t)
+	res := streamResolver(t)
+	for _, tc := range []struct {
+		name string
+		opts grpcx.Options
+		path string
+	}{
+		{"unary", grpcx.Options{Resolver: echoResolver(t)}, "/echo.Echo/Echo"},
+		{"server-streaming", grpcx.Options{Resolver: res}, "/stream.Stream/Count"},
+	} {
+		tc.opts.Timeout = 300 * time.Millisecond
+		tr := newTransport(t, tc.opts)
+		if err := tr.Prepare(context.Background(), request("grpc", s.Addr, tc.path, `{"id":"1"}`)); err != nil {
+			t.Errorf("%s: Prepare: %v; want nil (the method from a .proto file: no stream needed)", tc.name, err)
+		}
+		for i := range 2 {
+			out := do(t, tr, request("grpc", s.Addr, tc.path, `{"id":"1"}`))
+			if out.Class != result.Timeout || !out.Sent.IsZero() || out.Answered || out.Status != 0 || !errors.Is(out.Err, grpcx.ErrNoStreams) ||
+				!strings.Contains(out.Err.Error(), "MAX_CONCURRENT_STREAMS 0") {
+				t.Errorf("%s, call %d: got class %v sent %v answered %v status %d (%v); want timeout, unsent, unanswered, status 0, naming MAX_CONCURRENT_STREAMS 0",
+					tc.name, i, out.Class, out.Sent, out.Answered, out.Status, out.Err)
+			}
+		}
+	}
+	// Prepare asks reflection, which needs a stream: it fails as a connection does, saying why.
+	tr := newTransport(t, grpcx.Options{Timeout: 300 * time.Millisecond})
+	err := tr.Prepare(context.Background(), request("grpc", s.Addr, "/echo.Echo/Echo", `{}`))
+	if !errors.Is(err, grpcx.ErrConnect) || !errors.Is(err, grpcx.ErrNoStreams) {
+		t.Errorf("Prepare by reflection: got %v; want ErrConnect and ErrNoStreams", err)
+	}
+}
+
+// An answer kept for checks is bounded by MaxBody: a longer one fails as too-large, its length
+// named, refused before it is read; one within the bound is kept. Without KeepBody the same answer
+// is only counted, whatever MaxBody says.
+func TestMaxBody(t *testing.T) {
+	t.Parallel()
+	// the answer: field 1 "max" (1+1+3 bytes) and field 2 of 2000 bytes (1 + a 2-byte length +
+	// 2000): 2008 bytes, behind the 5-byte prefix
+	es := newEchoServer(t)
+	r := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"max"}`)
+	r.Header = []transport.Header{{Name: "x-name", Value: strings.Repeat("n", 2000)}}
+	for _, tc := range []struct {
+		name    string
+		opts    grpcx.Options
+		class   result.Class
+		bytesIn int64
+	}{
+		{"kept, over", grpcx.Options{KeepBody: true, MaxBody: 2007}, result.TooLarge, 0},
+		{"kept, at the bound", grpcx.Options{KeepBody: true, MaxBody: 2008}, result.OK, 2013},
+		{"counted", grpcx.Options{MaxBody: 100}, result.OK, 2013},
+	} {
+		tc.opts.Resolver = echoResolver(t)
+		out := do(t, newTransport(t, tc.opts), r)
+		if out.Class != tc.class || out.BytesIn != tc.bytesIn || out.Sent.IsZero() {
+			t.Errorf("%s: got class %v, %d bytes in, sent %v (%v); want %v, %d bytes in, sent", tc.name, out.Class, out.BytesIn, out.Sent, out.Err, tc.class, tc.bytesIn)
+		}
+		switch {
+		case tc.class == result.TooLarge && (out.Answered || out.Status != 0 || !errors.Is(out.Err, grpcx.ErrAnswerTooLarge) ||
+			out.Err.Error() != "grpcx: answer larger than the limit on kept answers (2007 bytes): an answer of 2008 bytes"):
+			t.Errorf("%s: got answered %v status %d err %v; want unanswered, status 0, naming the limit and the answer's length", tc.name, out.Answered, out.Status, out.Err)
+		case tc.opts.KeepBody && tc.class == result.OK && len(out.Body) < 2000:
+			t.Errorf("%s: kept %d bytes of JSON; want the answer, over 2000", tc.name, len(out.Body))
+		case !tc.opts.KeepBody && len(out.Body) != 0:
+			t.Errorf("%s: kept %d bytes; want none", tc.name, len(out.Body))
+		}
 	}
 }

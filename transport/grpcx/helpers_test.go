@@ -2,9 +2,11 @@ package grpcx_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -70,6 +72,9 @@ func echoResolver(t testing.TB) *grpcx.Resolver {
 type echoServer struct {
 	addr    string
 	accepts atomic.Int64
+	// blocked gets a value each time a Block call has reached the server (dropped when full).
+	blocked chan struct{}
+	srv     *grpc.Server
 }
 
 type countingListener struct {
@@ -87,11 +92,17 @@ func (l countingListener) Accept() (net.Conn, error) {
 
 func newEchoServer(t testing.TB) *echoServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return newEchoServerOn(t, "127.0.0.1:0")
+}
+
+// newEchoServerOn serves echo.Echo on addr, a loopback host:port.
+func newEchoServerOn(t testing.TB, addr string) *echoServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	es := &echoServer{addr: ln.Addr().String()}
+	es := &echoServer{addr: ln.Addr().String(), blocked: make(chan struct{}, 16)}
 	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
 		m, _ := grpc.MethodFromServerStream(stream)
 		in := new(rpzpb.GetItemRequest)
@@ -107,17 +118,34 @@ func newEchoServer(t testing.TB) *echoServer {
 			}
 			return stream.SendMsg(out)
 		case "/echo.Echo/Block":
+			select {
+			case es.blocked <- struct{}{}:
+			default:
+			}
 			<-stream.Context().Done()
 			return stream.Context().Err()
 		case "/echo.Echo/Fail":
+			// "5": status 5, "failing as asked"; "5 long": four lines of message; "5 empty": none
+			id, how, _ := strings.Cut(in.GetId(), " ")
 			var c int
-			for _, d := range in.GetId() {
+			for _, d := range id {
 				c = c*10 + int(d-'0')
+			}
+			switch how {
+			case "long":
+				var b strings.Builder
+				for i := 1; i <= 4; i++ {
+					fmt.Fprintf(&b, "line %d of 4, with its number 1234567\n", i)
+				}
+				return status.Error(codes.Code(c), b.String())
+			case "empty":
+				return status.Error(codes.Code(c), "")
 			}
 			return status.Error(codes.Code(c), "failing as asked")
 		}
 		return status.Errorf(codes.Unimplemented, "no method %s", m)
 	}))
+	es.srv = srv
 	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
 	t.Cleanup(srv.Stop)
 	return es

@@ -101,8 +101,8 @@ func TestReflectionV1Alpha(t *testing.T) {
 
 	tr := newTransport(t, grpcx.Options{})
 	out := do(t, tr, request("grpc", ln.Addr().String(), "/rpz.ItemService/GetItem", `{"id":"x"}`))
-	if out.Class != result.Status || out.Status != 12 || out.Err.Error() != "grpc Unimplemented" {
-		t.Errorf("GetItem: got class %v status %d (%v); want status 12, grpc Unimplemented", out.Class, out.Status, out.Err)
+	if out.Class != result.Status || out.Status != 12 || out.Err.Error() != "grpc Unimplemented: method GetItem not implemented" {
+		t.Errorf("GetItem: got class %v status %d (%v); want status 12, grpc Unimplemented: method GetItem not implemented", out.Class, out.Status, out.Err)
 	}
 }
 

@@ -110,8 +110,8 @@ func listInput(d protoreflect.MessageDescriptor) bool {
 // StreamCount answers or lasted StreamDuration, when the call ends it (and counts it answered).
 // out.FirstByte is when the first answer arrived, MsgsOut and MsgsIn count the messages, MsgGaps
 // holds the times between answers, and with KeepBody out.Body holds the answers in JSON, one a
-// line. cancel ends the call's context.
-func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFunc, cc *grpc.ClientConn, m *method, r *transport.Request, out *transport.Outcome) {
+// line. cancel ends the call's context; s is cc's slot.
+func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFunc, s *slot, cc *grpc.ClientConn, m *method, r *transport.Request, out *transport.Outcome) {
 	msgs, err := m.messages(r.Body, t.opts.MaxBodies)
 	if err != nil {
 		out.Class, out.Err = result.Other, err
@@ -132,7 +132,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 	}
 	cs, err := cc.NewStream(streamCtx, desc, m.path, t.callOpts...)
 	if err != nil {
-		t.fail(ctx, err, out)
+		t.fail(ctx, s, err, out)
 		return
 	}
 	var sent, sentBytes int64
@@ -183,10 +183,10 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		go func() { sendErr <- send() }()
 	} else if err := send(); err != nil && !errors.Is(err, io.EOF) {
 		out.MsgsOut, out.BytesOut = sent, sentBytes
-		t.fail(ctx, err, out)
+		t.fail(ctx, s, err, out)
 		return
 	}
-	res := t.frames.Get().(*frame)
+	res := t.answerFrame(callCtx)
 	defer t.putFrame(res, false)
 	if t.opts.KeepBody {
 		out.Body = out.Body[:0]
@@ -194,7 +194,10 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 	var rerr error
 	var last time.Time // when the previous answer arrived
 	for {
-		if rerr = cs.RecvMsg(res); rerr != nil {
+		if rerr = cs.RecvMsg(res); rerr == nil && res.late {
+			rerr = errLate
+		}
+		if rerr != nil {
 			break
 		}
 		now := time.Now()
@@ -208,7 +211,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 			out.MsgLatencies = append(out.MsgLatencies, now.Sub(out.Sent.Add(t.dueOffset(int(out.MsgsIn)))))
 		}
 		out.MsgsIn++
-		out.BytesIn += int64(len(res.b) + frameHeader)
+		out.BytesIn += int64(res.n + frameHeader)
 		if t.opts.KeepBody {
 			if out.Body, err = m.decode(res.b, out.Body); err != nil {
 				rerr = err
@@ -239,7 +242,7 @@ func (t *Transport) stream(ctx, callCtx context.Context, cancel context.CancelFu
 		out.Answered = true
 		out.Class, out.Err = result.Protocol, err
 	default:
-		t.fail(ctx, rerr, out)
+		t.fail(ctx, s, rerr, out)
 	}
 }
 

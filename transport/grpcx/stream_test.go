@@ -44,6 +44,16 @@ message In {
 }
 `
 
+// streamResolver compiles streamProto from a file of the test.
+func streamResolver(t testing.TB) *grpcx.Resolver {
+	t.Helper()
+	r, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
+	if err != nil {
+		t.Fatalf("FromProto: %v", err)
+	}
+	return r
+}
+
 // newStreamServer serves stream.Stream on loopback; hung gets a value each time Hang has sent its
 // message.
 func newStreamServer(t testing.TB, hung chan<- struct{}) (string, *grpc.Server) {
@@ -121,10 +131,7 @@ func newStreamServer(t testing.TB, hung chan<- struct{}) (string, *grpc.Server) 
 func TestStreams(t *testing.T) {
 	t.Parallel()
 	addr, _ := newStreamServer(t, nil)
-	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamResolver(t)
 	tr := newTransport(t, grpcx.Options{Resolver: res, KeepBody: true})
 	for _, tc := range []struct {
 		name        string
@@ -181,10 +188,7 @@ func TestStreams(t *testing.T) {
 // that came before; one whose server goes away mid-stream fails class reset.
 func TestStreamCutShort(t *testing.T) {
 	t.Parallel()
-	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamResolver(t)
 	hung := make(chan struct{}, 1)
 	addr, srv := newStreamServer(t, hung)
 	r := &transport.Request{Scheme: "grpc", Host: addr, Path: []byte("/stream.Stream/Hang"), Body: []byte(`{"id":"1"}`)}
@@ -219,10 +223,7 @@ func TestStreamCutShort(t *testing.T) {
 func TestStreamRate(t *testing.T) {
 	t.Parallel()
 	addr, _ := newStreamServer(t, nil)
-	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamResolver(t)
 	tr := newTransport(t, grpcx.Options{Resolver: res, StreamRate: 1000})
 	body := []byte(strings.Repeat(`{"id":"1"}`+"\n", 5))
 	for _, tc := range []struct {
@@ -238,9 +239,21 @@ func TestStreamRate(t *testing.T) {
 		if took < 4*time.Millisecond {
 			t.Errorf("%s: the call took %v; want at least 4ms, until its last message was due", tc.method, took)
 		}
-		for i, d := range out.MsgLatencies {
-			if d < 0 {
-				t.Errorf("%s: latency %d is %v; want ≥ 0", tc.method, i, d)
+		if tc.latencies == 0 {
+			continue
+		}
+		if len(out.MsgGaps) != 4 || out.FirstByte.IsZero() {
+			t.Fatalf("%s: first answer at %v, %d gaps between answers; want a first answer and 4 gaps", tc.method, out.FirstByte, len(out.MsgGaps))
+		}
+		// Answer k arrived at FirstByte plus the gaps before it; its message was due k ms after
+		// Sent: its latency is the one, less the other.
+		arrived := out.FirstByte.Sub(out.Sent)
+		for k, d := range out.MsgLatencies {
+			if k > 0 {
+				arrived += out.MsgGaps[k-1]
+			}
+			if want := arrived - time.Duration(k)*time.Millisecond; d < want-time.Nanosecond || d > want+time.Nanosecond {
+				t.Errorf("%s: latency %d is %v; want %v (arrived %v after the start, due at %d ms)", tc.method, k, d, want, arrived, k)
 			}
 		}
 	}
@@ -253,10 +266,7 @@ func TestStreamRate(t *testing.T) {
 func TestStreamCountAndDuration(t *testing.T) {
 	t.Parallel()
 	addr, _ := newStreamServer(t, make(chan struct{}, 1)) // Hang is called once
-	res, err := grpcx.FromProto(context.Background(), nil, writeFile(t, t.TempDir(), "stream.proto", streamProto))
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := streamResolver(t)
 	for _, tc := range []struct {
 		name        string
 		opts        grpcx.Options

@@ -116,6 +116,7 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		ConnectTimeout:     c.ConnectTimeout,
 		InsecureSkipVerify: c.InsecureSkipVerify,
 		KeepBody:           c.KeepBody,
+		MaxBody:            c.MaxBody,
 		StreamRate:         c.StreamRate,
 		StreamCount:        c.StreamCount,
 		StreamDuration:     c.StreamDuration,

@@ -154,7 +154,7 @@ const k8sRunExamples = `  rpcbench k8s run --parallelism 8 --image registry.exam
   rpcbench k8s run --parallelism 4 --image IMAGE -- --rate 4000 --duration 1m http://checkout.shop.svc:8080/   (needs a cluster)`
 
 func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string) int {
-	fs := cli.NewFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job\nstays (kubectl delete job NAME).", k8sRunExamples)
+	fs := cli.NewFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap, the Secret and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job\nstays (kubectl delete job NAME).", k8sRunExamples)
 	var j k8sJobFlags
 	j.define(fs)
 	var kf kubeFlags
@@ -175,7 +175,7 @@ func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []stri
 		return cli.Fail(e, "k8s run", err, cli.ExitUsage)
 	}
 	kf.namespace = o.Namespace
-	if _, _, err := k8s.Manifests(o); err != nil {
+	if _, _, _, err := k8s.Manifests(o); err != nil {
 		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
 	if err := cli.MakeRunDir(orDefault(&dir, o.Name)); err != nil {
@@ -187,12 +187,15 @@ func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []stri
 	}
 	o.Namespace = ns
 	o.StartAt = time.Now().Add(j.startIn).UTC() // from when the Job is made
-	cm, job, err := k8s.Manifests(o)
+	cm, secret, job, err := k8s.Manifests(o)
 	if err != nil {
 		return cli.Fail(e, "k8s run", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
-	if err := c.Apply(ctx, cm, job); err != nil {
+	if err := c.Apply(ctx, cm, secret, job); err != nil {
 		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
+	}
+	if note := secretNote(o); note != "" {
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: %s\n", note)
 	}
 	fmt.Fprintf(e.Stderr(), "rpcbench k8s run: Job %s/%s: %d generators start at %s\n", ns, o.Name, o.Parallelism, o.StartAt.Format(time.RFC3339))
 	told := map[string]bool{}

@@ -2,6 +2,7 @@ package k8scmd
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func runK8s(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string)
 var k8sNameRE = regexp.MustCompile(`[^a-z0-9-]+`)
 
 func runK8sJob(e *cli.Env, args []string) int {
-	fs := cli.NewFlagSet(e, "k8s job", "k8s job [flags] PLAN.yaml\n   or: rpcbench k8s job [flags] -- RUN-FLAGS… [URL]\n\nWrite an Indexed Job, and a ConfigMap of the plan file and its files, that runs one scenario of\nPLAN.yaml against one target (or `rpcbench run RUN-FLAGS`) split over --parallelism pods: pod I runs\n--segment-index I/N, every pod starts at one instant (--start-in from now) and writes its result\nfile into its log (for rpcbench k8s collect) or to the PersistentVolumeClaim --results-claim (for\nrpcbench report --merge). It prints the manifests: apply them with kubectl, or use rpcbench k8s run.", k8sExamples)
+	fs := cli.NewFlagSet(e, "k8s job", "k8s job [flags] PLAN.yaml\n   or: rpcbench k8s job [flags] -- RUN-FLAGS… [URL]\n\nWrite an Indexed Job, and a ConfigMap of the plan file and its files, that runs one scenario of\nPLAN.yaml against one target (or `rpcbench run RUN-FLAGS`) split over --parallelism pods: pod I runs\n--segment-index I/N, every pod starts at one instant (--start-in from now) and writes its result\nfile into its log (for rpcbench k8s collect) or to the PersistentVolumeClaim --results-claim (for\nrpcbench report --merge). It prints the manifests: apply them with kubectl, or use rpcbench k8s run.\nSecrets of the run (secret headers, URL user-info, key-like query values) go into a Secret the pods\nread, not into the ConfigMap or the Job.", k8sExamples)
 	var j k8sJobFlags
 	j.define(fs)
 	own, runArgs, split := splitAtDashes(args)
@@ -75,11 +76,11 @@ func runK8sJob(e *cli.Env, args []string) int {
 	if err != nil {
 		return cli.Fail(e, "k8s job", err, cli.ExitUsage)
 	}
-	cm, job, err := k8s.Manifests(o)
+	cm, secret, job, err := k8s.Manifests(o)
 	if err != nil {
 		return cli.Fail(e, "k8s job", cli.Usagef("%s", k8sFlagNames(err)), cli.ExitUsage)
 	}
-	y, err := k8s.YAML(cm, job)
+	y, err := k8s.YAML(cm, secret, job)
 	if err != nil {
 		return cli.Fail(e, "k8s job", err, cli.ExitCannotStart)
 	}
@@ -99,8 +100,78 @@ func runK8sJob(e *cli.Env, args []string) int {
 			then += " --namespace " + o.Namespace
 		}
 	}
+	if note := secretNote(o); note != "" {
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s job: %s\n", note)
+	}
 	fmt.Fprintf(e.Stderr(), "rpcbench k8s job: %d generators start at %s; then: %s\n", o.Parallelism, o.StartAt.Format(time.RFC3339), then)
 	return cli.ExitOK
+}
+
+// secretEnv is the prefix of the environment variables that carry a run's secrets to the pods.
+const secretEnv = "RPCBENCH_SECRET_"
+
+// secretArgs returns args with each secret they carry (plan.ReplaceArgSecrets: a secret header's
+// value, a URL's user-info, a key-like query value) replaced by $(RPCBENCH_SECRET_K), which
+// Kubernetes expands from the container's environment, and those secrets by variable name.
+func secretArgs(args []string) ([]string, map[string]string) {
+	secrets := map[string]string{}
+	named := map[string]string{} // value → variable: a secret given twice is one variable
+	env := func(v string) string {
+		if named[v] == "" {
+			named[v] = secretEnv + strconv.Itoa(len(named)+1)
+			secrets[named[v]] = v
+		}
+		return "$(" + named[v] + ")"
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") && !strings.Contains(name, ":") {
+			out[i] = name + "=" + plan.ReplaceArgSecrets(value, env) // -H=NAME: VALUE
+			continue
+		}
+		out[i] = plan.ReplaceArgSecrets(a, env)
+	}
+	if len(secrets) == 0 {
+		return out, nil
+	}
+	return out, secrets
+}
+
+// holdsSecrets reports whether a file has a line that reads as a secret header or a URL with a
+// secret (what plan.RedactArg hides).
+func holdsSecrets(b []byte) bool {
+	for line := range strings.Lines(string(b)) {
+		if line = strings.TrimSpace(line); plan.RedactArg(line) != line {
+			return true
+		}
+	}
+	return false
+}
+
+// sendsSecrets reports whether a run of p sends a secret (one plan.Plan.Redacted hides), its
+// setup included.
+func sendsSecrets(prep *plan.Prepared) bool {
+	found := false
+	for ; prep != nil; prep = prep.Setup {
+		prep.Plan.ReplaceSecrets(func(s string) string { found = true; return s })
+	}
+	return found
+}
+
+// secretNote says where the secrets of the Job's run went, or "" when it has none.
+func secretNote(o k8s.Options) string {
+	var said []string
+	if len(o.Secrets) > 0 {
+		what, them := fmt.Sprintf("the %d secrets of the run's flags are", len(o.Secrets)), "them"
+		if len(o.Secrets) == 1 {
+			what, them = "the secret of the run's flags is", "it"
+		}
+		said = append(said, fmt.Sprintf("%s in the Secret %s, which the pods read into their environment (%s1…); their arguments name %s as $(%s1)…", what, o.Name, secretEnv, them, secretEnv))
+	}
+	if len(o.Files) > 0 && o.FilesSecret {
+		said = append(said, fmt.Sprintf("the run's files hold secrets: they are in the Secret %s, mounted at %s, not in a ConfigMap", o.Name, k8s.PlanDir))
+	}
+	return strings.Join(said, "; ")
 }
 
 // k8sJobFlags are the flags of `k8s job` and `k8s run` that make the manifests.
@@ -120,13 +191,13 @@ func (j *k8sJobFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&o.Parallelism, "parallelism", 0, "`N` generators: pods at once, one segment each")
 	fs.StringVar(&o.Image, "image", "", "the `IMAGE` of the pods, whose entrypoint is rpcbench")
 	fs.StringVar(&o.Namespace, "namespace", "", "the `NAMESPACE` of the Job (default: kubectl's)")
-	fs.StringVar(&o.Name, "name", "", "the `NAME` of the Job, its ConfigMap and its result files (default: rpcbench-SCENARIO-TARGET of a plan file, rpcbench-HOST of a URL)")
+	fs.StringVar(&o.Name, "name", "", "the `NAME` of the Job, its ConfigMap, its Secret and its result files (default: rpcbench-SCENARIO-TARGET of a plan file, rpcbench-HOST of a URL)")
 	fs.StringVar(&o.ResultsClaim, "results-claim", "", "the PersistentVolumeClaim `PVC` the pods write their result files to (ReadWriteMany when they spread over nodes); default: each pod prints its result file into its log, for rpcbench k8s collect")
 	fs.Var(cli.PositiveDuration(&j.startIn), "start-in", "start every pod's schedule this long after now: time to schedule the pods and pull the image")
 	fs.StringVar(&o.CPU, "cpu", k8s.DefaultCPU, "each pod's CPU request and limit (`QUANTITY`)")
 	fs.StringVar(&o.Memory, "memory", k8s.DefaultMemory, "each pod's memory request and limit (`QUANTITY`)")
 	fs.IntVar(&o.Retries, "retries", k8s.DefaultRetries, "start a failed pod again up to `N` times (not after a usage error)")
-	fs.Func("file", "put `FILE` (a target, data or body file) into the Job's ConfigMap, at "+k8s.PlanDir+"/BASENAME in the pods (repeatable)", func(f string) error {
+	fs.Func("file", "put `FILE` (a target, data or body file) into the Job's ConfigMap (its Secret when it holds a secret header or URL), at "+k8s.PlanDir+"/BASENAME in the pods (repeatable)", func(f string) error {
 		j.files = append(j.files, f)
 		return nil
 	})
@@ -155,7 +226,7 @@ func (j *k8sJobFlags) options(e *cli.Env, pos, runArgs []string, split bool) (k8
 		if o.Name == "" {
 			o.Name = defaultJobName(url)
 		}
-		o.Args = append([]string{"run"}, runArgs...)
+		o.Args, o.Secrets = secretArgs(append([]string{"run"}, runArgs...))
 	default:
 		return o, cli.Usagef("want a plan file (PLAN.yaml), or the run's flags and URL after --, e.g. -- --rate 1000 --duration 1m URL")
 	}
@@ -172,6 +243,7 @@ func (j *k8sJobFlags) options(e *cli.Env, pos, runArgs []string, split bool) (k8
 				return o, cli.Usagef("--file %s: a file named %s is in the ConfigMap already", f, filepath.Base(f))
 			}
 			o.Files[filepath.Base(f)] = b
+			o.FilesSecret = o.FilesSecret || holdsSecrets(b)
 		}
 	}
 	o.StartAt = time.Now().Add(j.startIn).UTC()
@@ -199,7 +271,14 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 	if err := benchrun.Check(one, nil); err != nil {
 		return cli.Usagef("%s", strings.ReplaceAll(err.Error(), "plan: ", ""))
 	}
-	o.Files = files
+	prep, err := plan.Prepare(s.PlanFor(t, k, b.Dir), nil)
+	if err != nil { // Check prepared it already
+		return err
+	}
+	o.Files, o.FilesSecret = files, sendsSecrets(prep)
+	for _, b := range files {
+		o.FilesSecret = o.FilesSecret || holdsSecrets(b)
+	}
 	o.Args = []string{"run", "--plan", k8s.PlanDir + "/" + filepath.Base(file), "--scenario", s.Name, "--target", t.Name}
 	if len(s.Steps) > 0 {
 		o.Args = append(o.Args, "--step", strconv.Itoa(k+1))
@@ -243,6 +322,9 @@ func defaultJobName(url string) string {
 		host = rest
 	}
 	host, _, _ = strings.Cut(host, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:] // no user-info in a name
+	}
 	host, _, _ = strings.Cut(host, ":")
 	return dnsName("rpcbench-" + host)
 }
@@ -256,6 +338,23 @@ func dnsName(s string) string {
 		return "rpcbench"
 	}
 	return name
+}
+
+// insideDir returns an error when path, its links followed, is not in dir (its links followed): a
+// link beside a plan file to a file elsewhere, which would put that file into the ConfigMap.
+func insideDir(dir, path string) error {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return errors.New("a link to a file outside the plan file's directory")
+	}
+	return nil
 }
 
 // planFiles returns the files of a plan file's run for a Job's ConfigMap: the plan file itself and
@@ -282,7 +381,11 @@ func planFiles(planFile string, s plan.Scenario, extra []string) (map[string][]b
 		if filepath.IsAbs(name) || strings.ContainsAny(filepath.ToSlash(name), "/") {
 			return nil, cli.Usagef("%s: scenario %s reads %s: a Job's pods find the plan's files beside it in %s, so want a file in the plan file's directory named without a directory", planFile, s.Name, name, k8s.PlanDir)
 		}
-		if err := add(planFile, filepath.Join(filepath.Dir(planFile), name)); err != nil {
+		path := filepath.Join(filepath.Dir(planFile), name)
+		if err := insideDir(filepath.Dir(planFile), path); err != nil {
+			return nil, cli.Usagef("%s: scenario %s reads %s, %v: a Job's ConfigMap takes the plan's own files only; copy the file beside the plan file", planFile, s.Name, name, err)
+		}
+		if err := add(planFile, path); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,8 @@ package k8scmd
 
 import (
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -142,4 +144,140 @@ func TestK8sJobPlanFileBadInput(t *testing.T) {
 		{"a file in a directory", append(ok, nested), []string{"reads data/users.csv", "named without a directory"}},
 		{"two plan files", append(ok, broken, two), []string{"want a plan file (PLAN.yaml)"}},
 	})
+}
+
+// A link beside the plan file to a file outside its directory is refused, as ../ and absolute
+// names are: it would put that file into the ConfigMap. The error names the link and prints none
+// of the file. A link to a file beside the plan file is taken.
+func TestK8sJobPlanFileLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir := filepath.Join(root, "plan")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	outside := writeFile(t, root, "secret.http", "GET http://127.0.0.1:1/\nAuthorization: Bearer 0utsideSecret\n")
+	planFile := writeFile(t, dir, "shop.yaml", "targets:\n  a:\n    url: http://127.0.0.1:1/\nscenarios:\n  cart:\n    targets_file: cart.http\n    rate: 10\n    duration: 1s\n")
+	link := filepath.Join(dir, "cart.http")
+	for _, to := range []string{filepath.Join("..", "secret.http"), outside} {
+		os.Remove(link)
+		if err := os.Symlink(to, link); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "2", "--image", "img", planFile)
+		if code != cli.ExitUsage || stdout != "" {
+			t.Errorf("a link to %s: exit %d; want %d and no manifest:\n%s", to, code, cli.ExitUsage, stdout)
+		}
+		if !strings.Contains(stderr, "reads cart.http, a link to a file outside the plan file's directory") || strings.Contains(stderr, "0utsideSecret") {
+			t.Errorf("a link to %s: stderr %q; want the link named as leaving the directory, and none of the file", to, stderr)
+		}
+	}
+	writeFile(t, dir, "real.http", "GET http://127.0.0.1:1/cart\n")
+	os.Remove(link)
+	if err := os.Symlink("real.http", link); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "2", "--image", "img", planFile)
+	var cm corev1.ConfigMap
+	if code != cli.ExitOK || yaml.UnmarshalStrict([]byte(strings.Split(stdout, "---\n")[0]), &cm) != nil || cm.Data["cart.http"] != "GET http://127.0.0.1:1/cart\n" {
+		t.Errorf("a link to a file beside the plan: exit %d; want the file in the ConfigMap as cart.http, got %v\n%s", code, cm.Data, stderr)
+	}
+}
+
+// The secrets of a Job's run (a secret header's value, a URL's user-info, a key-like query value)
+// go into a Secret: the Job's arguments name them as $(RPCBENCH_SECRET_K), which Kubernetes
+// expands from the container's environment, read from the Secret (secretKeyRef). The Job holds
+// none of them, and its arguments, expanded as Kubernetes expands them, are the run's flags.
+func TestK8sJobSecretsInASecret(t *testing.T) {
+	t.Parallel()
+	secrets := []string{"s3cr3tBearer", "t0kenValue", "pw0rdSecret", "k3yValue"}
+	url := "http://alice:pw0rdSecret@127.0.0.1:1/a?api_key=k3yValue&page=1"
+	runArgs := []string{"--rate", "10", "--duration", "1s", "-H", "Authorization: Bearer s3cr3tBearer", "-H=X-Api-Token: t0kenValue", url}
+	code, stdout, stderr := mainOut(append([]string{"k8s", "job", "--parallelism", "2", "--image", "img", "--"}, runArgs...)...)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	docs := strings.Split(stdout, "---\n")
+	var secret corev1.Secret
+	var job batchv1.Job
+	if len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil || secret.Kind != "Secret" {
+		t.Fatalf("want a Secret and a Job that decode strictly:\n%s", stdout)
+	}
+	for _, s := range secrets {
+		if strings.Contains(docs[1], s) || strings.Contains(stderr, s) {
+			t.Errorf("the Job or stderr holds %q:\n%s\n%s", s, docs[1], stderr)
+		}
+	}
+	if strings.Contains(job.Name, "alice") || secret.Name != job.Name {
+		t.Errorf("Job %s, Secret %s; want one name, without the URL's user", job.Name, secret.Name)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	fromSecret := map[string]string{}
+	for _, ev := range c.Env {
+		if ref := ev.ValueFrom.SecretKeyRef; ref != nil && ref.Name == secret.Name {
+			fromSecret[ev.Name] = string(secret.Data[ref.Key])
+		}
+	}
+	if len(fromSecret) != 4 {
+		t.Errorf("environment from the Secret %v; want 4 variables: the header values, the user-info and the key", fromSecret)
+	}
+	var expanded []string
+	for _, a := range c.Args[1 : 1+len(runArgs)] {
+		for name, v := range fromSecret {
+			a = strings.ReplaceAll(a, "$("+name+")", v)
+		}
+		expanded = append(expanded, a)
+	}
+	if c.Args[0] != "run" || !slices.Equal(expanded, runArgs) {
+		t.Errorf("the pods' arguments, expanded from the Secret:\n%q\nwant the run's flags:\n%q", expanded, runArgs)
+	}
+	if !strings.Contains(stderr, "the 4 secrets of the run's flags are in the Secret "+job.Name) {
+		t.Errorf("stderr does not say where the secrets are:\n%s", stderr)
+	}
+
+	// a plan file that sends secrets: its files go into the Secret, mounted where the ConfigMap was
+	dir := t.TempDir()
+	planFile := writeFile(t, dir, "shop.yaml", "targets:\n  a:\n    url: http://alice:pw0rdSecret@127.0.0.1:1/\nscenarios:\n  cart:\n    targets_file: cart.http\n    rate: 10\n    duration: 1s\n")
+	writeFile(t, dir, "cart.http", "GET /cart?api_key=k3yValue\nAuthorization: Bearer s3cr3tBearer\n")
+	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", planFile)
+	if code != cli.ExitOK {
+		t.Fatalf("a plan file: exit %d\n%s", code, stderr)
+	}
+	docs = strings.Split(stdout, "---\n")
+	secret, job = corev1.Secret{}, batchv1.Job{}
+	if len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil || secret.Kind != "Secret" {
+		t.Fatalf("a plan file that sends secrets: want a Secret and a Job, no ConfigMap:\n%s", stdout)
+	}
+	if string(secret.Data["shop.yaml"]) != readFile(t, planFile) || len(secret.Data) != 2 {
+		t.Errorf("the Secret holds %d files; want the plan file and cart.http", len(secret.Data))
+	}
+	vol := job.Spec.Template.Spec.Volumes
+	if len(vol) != 1 || vol[0].Secret == nil || vol[0].Secret.SecretName != job.Name || job.Spec.Template.Spec.Containers[0].VolumeMounts[0].MountPath != k8s.PlanDir {
+		t.Errorf("volumes %+v; want the Secret %s mounted at %s", vol, job.Name, k8s.PlanDir)
+	}
+	for _, s := range secrets {
+		if strings.Contains(docs[1], s) {
+			t.Errorf("the Job holds %q", s)
+		}
+	}
+	if !strings.Contains(stderr, "the run's files hold secrets: they are in the Secret "+job.Name+", mounted at /etc/rpcbench, not in a ConfigMap") {
+		t.Errorf("stderr does not say where the files are:\n%s", stderr)
+	}
+
+	// a --file that holds a secret header goes into the Secret too, beside the flags' secrets; the
+	// pods' volume holds the files alone
+	targets := writeFile(t, dir, "targets.http", "GET http://127.0.0.1:1/\nAuthorization: Bearer s3cr3tBearer\n")
+	code, stdout, stderr = mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--file", targets, "--", "--rate", "10", "-H", "X-Api-Token: t0kenValue", "--targets", k8s.PlanDir+"/targets.http")
+	docs = strings.Split(stdout, "---\n")
+	secret, job = corev1.Secret{}, batchv1.Job{}
+	if code != cli.ExitOK || len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[0]), &secret) != nil || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil ||
+		secret.Kind != "Secret" || strings.Contains(docs[1], "s3cr3tBearer") || strings.Contains(docs[1], "t0kenValue") {
+		t.Fatalf("--file with a secret header: exit %d; want a Secret of it and a Job without it:\n%s%s", code, stdout, stderr)
+	}
+	if len(secret.Data) != 2 || string(secret.Data["RPCBENCH_SECRET_1"]) != "t0kenValue" {
+		t.Errorf("the Secret's keys %v; want targets.http and RPCBENCH_SECRET_1", slices.Sorted(maps.Keys(secret.Data)))
+	}
+	if vol := job.Spec.Template.Spec.Volumes; len(vol) != 1 || vol[0].Secret == nil || len(vol[0].Secret.Items) != 1 || vol[0].Secret.Items[0].Key != "targets.http" {
+		t.Errorf("volumes %+v; want the Secret's file targets.http alone in %s", vol, k8s.PlanDir)
+	}
 }

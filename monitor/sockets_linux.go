@@ -1,0 +1,154 @@
+//go:build linux
+
+package monitor
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The TCP byte counters of one socket, as the kernel's sock_diag netlink interface gives them in
+// struct tcp_info: tcpi_bytes_sent (payload sent, retransmissions included; Linux 4.19) and
+// tcpi_bytes_received (payload received in order; Linux 4.1).
+var (
+	offBytesSent     = int(unsafe.Offsetof(unix.TCPInfo{}.Bytes_sent))
+	offBytesReceived = int(unsafe.Offsetof(unix.TCPInfo{}.Bytes_received))
+)
+
+// Layout of the inet_diag structures (linux/inet_diag.h), a stable ABI.
+const (
+	sizeofInetDiagReqV2 = 56 // family, protocol, ext, pad, states, inet_diag_sockid (48 bytes)
+	sizeofInetDiagMsg   = 72 // family, state, timer, retrans, sockid, expires, rqueue, wqueue, uid, inode
+	offDiagMsgInode     = 68
+	inetDiagInfo        = 2 // INET_DIAG_INFO: the tcp_info attribute
+)
+
+// tcpSockets dumps every TCP socket of this process's network namespace, IPv4 and IPv6, through
+// sock_diag, and returns the byte counters of each by its inode. Sockets without an inode (in
+// TIME_WAIT, or not yet accepted) are left out.
+func tcpSockets() (map[uint64]SockReading, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("sock_diag: %w", err)
+	}
+	defer unix.Close(fd)
+	// a reply that never comes is a failed read, not a sampler stuck for the rest of the run
+	tv := unix.Timeval{Sec: 2}
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return nil, fmt.Errorf("sock_diag: %w", err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return nil, fmt.Errorf("sock_diag: %w", err)
+	}
+	out := make(map[uint64]SockReading)
+	for i, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		if err := dumpTCP(fd, family, uint32(i+1), out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func dumpTCP(fd int, family uint8, seq uint32, out map[uint64]SockReading) error {
+	req := make([]byte, unix.SizeofNlMsghdr+sizeofInetDiagReqV2)
+	ne := binary.NativeEndian
+	ne.PutUint32(req[0:], uint32(len(req)))
+	ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	ne.PutUint32(req[8:], seq)
+	body := req[unix.SizeofNlMsghdr:]
+	body[0], body[1], body[2] = family, unix.IPPROTO_TCP, 1<<(inetDiagInfo-1)
+	ne.PutUint32(body[4:], ^uint32(0)) // every state
+	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return fmt.Errorf("sock_diag: %w", err)
+	}
+	buf := make([]byte, 1<<16)
+	for {
+		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if err != nil {
+			return fmt.Errorf("sock_diag: %w", err)
+		}
+		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
+		if err != nil {
+			return fmt.Errorf("sock_diag: %w", err)
+		}
+		for _, m := range msgs {
+			switch m.Header.Type {
+			case unix.NLMSG_DONE:
+				return nil
+			case unix.NLMSG_ERROR:
+				if len(m.Data) >= 4 {
+					if errno := -int32(ne.Uint32(m.Data)); errno != 0 {
+						return fmt.Errorf("sock_diag: %w", syscall.Errno(errno))
+					}
+				}
+				return errors.New("sock_diag: error reply")
+			case unix.SOCK_DIAG_BY_FAMILY:
+				if s, ok := parseDiagMsg(m.Data); ok {
+					out[s.Inode] = s
+				}
+			}
+		}
+	}
+}
+
+// parseDiagMsg reads one inet_diag_msg and its tcp_info attribute; ok is false for a socket with
+// no inode or a tcp_info too short to hold the byte counters (a kernel before 4.19).
+func parseDiagMsg(b []byte) (SockReading, bool) {
+	if len(b) < sizeofInetDiagMsg {
+		return SockReading{}, false
+	}
+	ne := binary.NativeEndian
+	inode := uint64(ne.Uint32(b[offDiagMsgInode:]))
+	if inode == 0 {
+		return SockReading{}, false
+	}
+	for a := b[sizeofInetDiagMsg:]; len(a) >= unix.SizeofRtAttr; {
+		l, typ := int(ne.Uint16(a[0:])), ne.Uint16(a[2:])
+		if l < unix.SizeofRtAttr || l > len(a) {
+			break
+		}
+		if typ == inetDiagInfo {
+			info := a[unix.SizeofRtAttr:l]
+			if len(info) < offBytesSent+8 || len(info) < offBytesReceived+8 {
+				return SockReading{}, false
+			}
+			return SockReading{Inode: inode, Sent: ne.Uint64(info[offBytesSent:]), Received: ne.Uint64(info[offBytesReceived:])}, true
+		}
+		a = a[min(len(a), (l+unix.NLA_ALIGNTO-1)&^(unix.NLA_ALIGNTO-1)):]
+	}
+	return SockReading{}, false
+}
+
+// socketInodes returns the inodes of the sockets pid holds open, from the links in /proc/PID/fd.
+// A descriptor closed while reading is skipped; an unreadable directory (another user's process)
+// is an error.
+func socketInodes(pid int) ([]uint64, error) {
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []uint64
+	for _, e := range ents {
+		link, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue // closed meanwhile
+		}
+		if s, ok := strings.CutPrefix(link, "socket:["); ok {
+			if n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out, nil
+}
