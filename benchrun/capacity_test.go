@@ -87,15 +87,15 @@ func TestCapacityMonitorsSteps(t *testing.T) {
 scenarios:
   cap:
     interval: 100ms
-    capacity: {slo: "errors<1%%", start: 20, max: 40, step: 300ms, warmup: 0s}
+    capacity: {slo: "errors<1%%", start: 20, max: 40, step: 300ms, warmup: 0s, confirm: 2}
 `, addr, os.Args[0], helperEnv, addr))
 	out, err := Run(context.Background(), bench, Options{})
 	if err != nil || out.TargetErr != nil || len(out.Capacity) != 1 || out.Capacity[0].Result == nil {
 		t.Fatalf("%v %v %+v", err, out.TargetErr, out.Capacity)
 	}
 	steps := out.Capacity[0].Result.Steps
-	if len(steps) != 4 {
-		t.Fatalf("steps: got %d; want 4 (20/s, and 40/s three times)", len(steps))
+	if len(steps) != 3 {
+		t.Fatalf("steps: got %d; want 3 (20/s, and 40/s twice: confirm: 2)", len(steps))
 	}
 	for _, st := range steps {
 		p, ok := primary(st.Summary)
