@@ -46,7 +46,7 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	}
 	cfg := capacity.Config{
 		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
-		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Files: o.Files, Version: o.Version,
+		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Confirmations: c.Confirmations, Files: o.Files, Version: o.Version,
 		ShowSecrets: o.ShowSecrets,
 		OnStep: func(st capacity.Step) {
 			w.stop(st.Summary, st.Summary.StartedAt)

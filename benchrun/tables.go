@@ -200,13 +200,13 @@ func bytesText(n float64) string {
 	return fmt.Sprintf("%.1f %s", n, units[i])
 }
 
-// capacityTable puts the searches of one capacity scenario side by side: each target's highest
-// rate that met the objective, its p99 there, the first rate that failed, and the capacity against
-// the first target's in words.
+// capacityTable puts the searches of one capacity scenario side by side: each target's range —
+// the highest rate whose runs all met the objective (its p99 and CPU there) and the lowest whose
+// runs all failed — and the capacity against the first target's in words.
 func capacityTable(rs []CapacityResult) *table {
 	t := &table{
-		title: "Capacity compared (the highest rate that met " + rs[0].SLO.String() + ")",
-		head:  []string{"target", "max sustainable/s", "p99 there", "CPU there", "first failure/s", "steps", "vs " + rs[0].Target},
+		title: "Capacity compared (the highest rate at which every run met " + rs[0].SLO.String() + ")",
+		head:  []string{"target", "max sustainable/s", "p99 there", "CPU there", "every run failed at/s", "steps", "vs " + rs[0].Target},
 		right: []bool{false, true, true, true, true, true, false},
 	}
 	best := func(r CapacityResult) (float64, bool) {
@@ -238,8 +238,8 @@ func capacityTable(rs []CapacityResult) *table {
 		switch {
 		case res.AtMax:
 			row[4] = "none up to the max"
-		case res.FirstFail > 0:
-			row[4] = rateText(res.FirstFail)
+		case res.High > 0:
+			row[4] = rateText(res.High)
 		}
 		t.rows = append(t.rows, row)
 	}

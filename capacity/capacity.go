@@ -1,9 +1,12 @@
 // Package capacity searches the highest arrival rate at which a service still meets a
 // service-level objective: it runs a plan's requests at one constant rate after another — rising
 // geometrically until a step fails, then bisecting between the last rate that passed and the first
-// that failed — each step with a warm-up outside its figures and a measured window, judged against
-// the SLO. A step that collapses (most requests failing, or latency far past the objective) is cut
-// short. It is built on engine: each step is what `rpcbench run --rate R` would run.
+// that failed — each step with a warm-up outside its figures and a measured window long enough for
+// the percentiles it is judged on. A step that collapses (most requests failing, or latency far
+// past the objective) is cut short. One step decides nothing at the edge: the search then repeats
+// the rates at both ends of its range until each end has Confirmations runs that all agree, and
+// answers with the range between them. It is built on engine: each step is what
+// `rpcbench run --rate R` would run.
 package capacity
 
 import (
@@ -28,7 +31,12 @@ const (
 	DefaultPrecision = 0.05
 	DefaultStep      = 10 * time.Second
 	DefaultWarmup    = 2 * time.Second
-	DefaultMaxSteps  = 30
+	DefaultMaxSteps  = 40
+	// DefaultConfirmations is how many runs at one rate must all pass (or all fail) for the
+	// rate to end the answer's range.
+	DefaultConfirmations = 3
+	// maxLengthening bounds how many times Step a step is lengthened to hold those answers.
+	maxLengthening = 10
 	// collapseErrors is the share of failed requests in one interval that cuts a step short.
 	collapseErrors = 0.5
 	// collapseLatency is how many times the loosest latency objective an interval's p50 may reach
@@ -60,8 +68,12 @@ type Config struct {
 	// Step is the measured length of each step; Warmup is sent first, at the step's rate, outside
 	// its figures. Defaults DefaultStep and DefaultWarmup.
 	Step, Warmup time.Duration
-	// MaxSteps bounds the number of steps; default DefaultMaxSteps.
+	// MaxSteps bounds the number of steps, repeats included; default DefaultMaxSteps.
 	MaxSteps int
+	// Confirmations is how many runs at one rate must all pass for it to be the answer's lower
+	// end (the max sustainable rate), or all fail for it to be its upper end; default
+	// DefaultConfirmations. 1: a single step decides.
+	Confirmations int
 	// Files reads the files the plan names (engine.WithFiles); nil: the operating system's.
 	Files fs.FS
 	// Version is the tool version recorded in each step's summary.
@@ -93,8 +105,16 @@ type Step struct {
 	// Collapsed is true when the step was cut short: most requests failing, or latency far past
 	// the objective.
 	Collapsed bool `json:"collapsed,omitempty"`
-	// Phase is "rise" for the geometric steps and "bisect" for the steps between.
+	// Phase is "rise" for the geometric steps, "bisect" for the steps between and "confirm" for
+	// the repeats of a rate already run.
 	Phase string `json:"phase"`
+	// FewSamples is true when the step had fewer answers than the latency percentiles it is
+	// judged on need (see Config.Step): it passed or failed on them, but confirms nothing.
+	FewSamples bool `json:"few_samples,omitempty"`
+	// Answers is how many answers the step had; Needed how many its latency percentiles need
+	// (0: it is judged on no percentile).
+	Answers uint64 `json:"answers"`
+	Needed  uint64 `json:"needed,omitempty"`
 	// Interrupted is true for a step that an interruption cut short: its figures are kept, but
 	// it is not judged.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -104,12 +124,19 @@ type Step struct {
 type Result struct {
 	// Steps are the steps in the order they ran.
 	Steps []Step
-	// Best is the highest rate that passed, nil when none did (even the lowest rate tried failed).
+	// Best is the max sustainable rate: the highest rate of which Confirmations runs all passed
+	// (with enough samples), below High; nil when no rate was so confirmed. Of its runs, Best is
+	// the one with the highest p99.
 	Best *Step
-	// FirstFail is the lowest rate that failed, 0 when none did (the service met the SLO at Max).
+	// High is the lowest rate of which Confirmations runs all failed, above Best; 0 when none
+	// was so confirmed. The capacity lies between Best's rate and High.
+	High float64
+	// FirstFail is the lowest rate at which a run failed, 0 when none did.
 	FirstFail float64
-	// AtMax is true when the search stopped at Max with every step passing.
+	// AtMax is true when Max is the confirmed Best: the capacity may be higher.
 	AtMax bool
+	// Confirmations is the runs each end of the range needed (Config.Confirmations).
+	Confirmations int
 	// Interrupted is true when ctx ended the search: the steps so far are kept.
 	Interrupted bool
 }
@@ -134,13 +161,9 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 			return nil, err
 		}
 	}
-	s := &search{c: c, prep: prep, res: &Result{}}
+	s := &search{c: c, prep: prep, res: &Result{Confirmations: c.Confirmations}, need: answersNeeded(c.SLO)}
 	s.run(ctx)
-	for i := range s.res.Steps {
-		if st := &s.res.Steps[i]; st.Pass && (s.res.Best == nil || st.Rate > s.res.Best.Rate) {
-			s.res.Best = st
-		}
-	}
+	s.conclude()
 	return s.res, nil
 }
 
@@ -168,6 +191,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps
+	}
+	if c.Confirmations == 0 {
+		c.Confirmations = DefaultConfirmations
 	}
 	return c
 }
@@ -199,6 +225,9 @@ func (c Config) Validate() error {
 	if c.MaxSteps < 1 {
 		bad("max steps %d: want 1 or more", c.MaxSteps)
 	}
+	if c.Confirmations < 1 || c.Confirmations > 20 {
+		bad("confirmations %d: want 1 to 20 runs", c.Confirmations)
+	}
 	return errors.Join(errs...)
 }
 
@@ -207,16 +236,26 @@ type search struct {
 	c    Config
 	prep *plan.Prepared
 	res  *Result
+	need uint64 // answers a step needs for the SLO's latency percentiles (answersNeeded)
 }
 
-// run rises from Start by Factor until a step fails (or Max passes), then bisects.
+// run rises from Start by Factor until a step fails (or Max passes), then bisects, then settles
+// the two ends of the range.
 func (s *search) run(ctx context.Context) {
-	lo, hi := 0.0, 0.0 // highest passing, lowest failing rate; 0: none yet
+	lo, hi, ok := s.bisect(ctx)
+	if ok && lo > 0 {
+		s.settle(ctx, lo, hi)
+	}
+}
+
+// bisect is the search by single steps: it returns the highest rate that passed and the lowest
+// that failed (0: none), ok false when the search must stop.
+func (s *search) bisect(ctx context.Context) (lo, hi float64, ok bool) {
 	rate := s.c.Start
 	for {
 		st, ok := s.step(ctx, rate, "rise")
 		if !ok {
-			return
+			return lo, hi, false
 		}
 		if !st.Pass {
 			hi = rate
@@ -224,8 +263,7 @@ func (s *search) run(ctx context.Context) {
 		}
 		lo = rate
 		if rate >= s.c.Max {
-			s.res.AtMax = true
-			return
+			return lo, 0, true
 		}
 		rate = math.Min(rate*s.c.Factor, s.c.Max)
 	}
@@ -233,7 +271,7 @@ func (s *search) run(ctx context.Context) {
 		for rate = hi / s.c.Factor; rate >= 0.01; rate /= s.c.Factor {
 			st, ok := s.step(ctx, rate, "rise")
 			if !ok {
-				return
+				return lo, hi, false
 			}
 			if st.Pass {
 				lo = rate
@@ -242,11 +280,46 @@ func (s *search) run(ctx context.Context) {
 			hi = rate
 		}
 		if lo == 0 {
-			return
+			return 0, hi, true
 		}
 	}
 	for hi/lo-1 > s.c.Precision {
 		mid := math.Sqrt(lo * hi) // the geometric middle: rates span orders of magnitude
+		st, ok := s.step(ctx, mid, "bisect")
+		if !ok {
+			return lo, hi, false
+		}
+		if st.Pass {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, hi, true
+}
+
+// settle repeats the ends of the range found by single steps, lo (passed) and hi (failed; 0:
+// none, lo is Max), until each has Confirmations runs that agree. An end whose runs disagree is
+// unsettled and inside the range: the lower end moves down, the upper end up, by a small step
+// (below, above). While the
+// settled ends are further apart than Precision, it bisects between them again — unless the
+// middle was run already, its verdicts mixed.
+func (s *search) settle(ctx context.Context, lo, hi float64) {
+	for {
+		var ok bool
+		if lo, ok = s.end(ctx, lo, true, s.below); !ok {
+			return
+		}
+		if hi, ok = s.end(ctx, hi, false, s.above); !ok {
+			return
+		}
+		if lo == 0 || hi == 0 || hi/lo-1 <= s.c.Precision {
+			return
+		}
+		mid := math.Sqrt(lo * hi)
+		if _, runs := s.runsAt(mid, true); runs > 0 {
+			return
+		}
 		st, ok := s.step(ctx, mid, "bisect")
 		if !ok {
 			return
@@ -259,6 +332,111 @@ func (s *search) run(ctx context.Context) {
 	}
 }
 
+// end settles one end of the range: rate, confirmed (its runs all pass, or all fail), or moved by
+// next while its runs disagree; 0 when no rate is left. ok is false when the search must stop.
+func (s *search) end(ctx context.Context, rate float64, pass bool, next func(float64) float64) (float64, bool) {
+	for rate > 0 {
+		all, ok := s.confirm(ctx, rate, pass)
+		if !ok || all {
+			return rate, ok
+		}
+		rate = next(rate)
+	}
+	return 0, true
+}
+
+// confirm runs rate until it has Confirmations runs, or one of them disagrees with pass: all is
+// true when every run agreed; ok is false when the search must stop.
+func (s *search) confirm(ctx context.Context, rate float64, pass bool) (all, ok bool) {
+	for {
+		agree, runs := s.runsAt(rate, pass)
+		switch {
+		case agree < runs:
+			return false, true
+		case runs >= s.c.Confirmations:
+			return true, true
+		}
+		phase := "confirm"
+		if runs == 0 {
+			phase = "rise"
+		}
+		if _, ok := s.step(ctx, rate, phase); !ok {
+			return false, false
+		}
+	}
+}
+
+// runsAt counts the judged runs at rate, and those of them that confirm pass (a pass, or a
+// failure): a run with too few answers confirms nothing, unless it collapsed.
+func (s *search) runsAt(rate float64, pass bool) (agree, runs int) {
+	for _, st := range s.res.Steps {
+		if st.Rate != rate || st.Interrupted {
+			continue
+		}
+		runs++
+		if st.Pass == pass && (st.Collapsed || !st.FewSamples) {
+			agree++
+		}
+	}
+	return agree, runs
+}
+
+// below is the next rate under rate for the lower end: the highest run below it that passed,
+// if it is within a step of 2·Precision, else a new rate that step below; 0 when the rate would
+// be too low to hold the answers a step needs.
+func (s *search) below(rate float64) float64 {
+	next := rate / (1 + 2*s.c.Precision)
+	for _, st := range s.res.Steps {
+		if st.Pass && st.Rate < rate && st.Rate > next {
+			next = st.Rate
+		}
+	}
+	if next < 0.01 || float64(s.need) > next*maxLengthening*s.c.Step.Seconds() {
+		return 0
+	}
+	return next
+}
+
+// above is the next rate over rate for the upper end: the lowest run above it that failed, if it
+// is within a step of 2·Precision, else a new rate that step above, up to Max; 0 above Max.
+func (s *search) above(rate float64) float64 {
+	if rate >= s.c.Max {
+		return 0
+	}
+	next := math.Min(rate*(1+2*s.c.Precision), s.c.Max)
+	for _, st := range s.res.Steps {
+		if !st.Pass && !st.Interrupted && st.Rate > rate && st.Rate < next {
+			next = st.Rate
+		}
+	}
+	return next
+}
+
+// conclude sets the result's range from the runs alone: High is the lowest rate whose
+// Confirmations runs all failed, Best the highest below it whose runs all passed.
+func (s *search) conclude() {
+	r, k := s.res, s.c.Confirmations
+	settled := func(rate float64, pass bool) bool {
+		agree, runs := s.runsAt(rate, pass)
+		return runs >= k && agree == runs
+	}
+	for _, st := range r.Steps {
+		if !st.Interrupted && (r.High == 0 || st.Rate < r.High) && settled(st.Rate, false) {
+			r.High = st.Rate
+		}
+	}
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if st.Interrupted || r.High > 0 && st.Rate >= r.High || !settled(st.Rate, true) {
+			continue
+		}
+		if r.Best == nil || st.Rate > r.Best.Rate || st.Rate == r.Best.Rate && st.Summary.Latency.P99 > r.Best.Summary.Latency.P99 {
+			r.Best = st
+		}
+	}
+	r.AtMax = r.Best != nil && r.High == 0 && r.Best.Rate >= s.c.Max
+}
+
 // step runs one rate and records it; ok is false when the search must stop (interrupted, or out
 // of steps).
 func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bool) {
@@ -268,12 +446,14 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 	}
 	p := *s.prep
 	p.Plan.Load.Rate = rate
+	p.Plan.Load.Duration = s.length(rate)
 	sum, collapsed, err := s.runStep(ctx, &p)
 	if err != nil {
 		s.res.Interrupted = true
 		return Step{}, false
 	}
-	st := Step{Rate: rate, Summary: sum, Collapsed: collapsed, Phase: phase}
+	st := Step{Rate: rate, Summary: sum, Collapsed: collapsed, Phase: phase, Answers: sum.Requests.Completed, Needed: s.need}
+	st.FewSamples = !collapsed && st.Answers < s.need
 	pass := true
 	if s.c.Judge != nil {
 		pass, st.Why = s.c.Judge(sum)
@@ -296,6 +476,27 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 		s.c.OnStep(st)
 	}
 	return st, true
+}
+
+// percentileAnswers is how many answers a step needs for each latency percentile it is judged on:
+// ten above the percentile (p99: 1,000 answers, p50: 20).
+var percentileAnswers = map[string]uint64{"p50": 20, "p75": 40, "p90": 100, "p95": 200, "p99": 1000, "p999": 10000, "p9999": 100000}
+
+// answersNeeded is the most answers the latency percentiles of slo need (percentileAnswers);
+// 0 when it has none.
+func answersNeeded(slo plan.SLO) uint64 {
+	var n uint64
+	for _, o := range slo {
+		n = max(n, percentileAnswers[o.Metric])
+	}
+	return n
+}
+
+// length is the measured length of a step at rate: Step, or longer, up to maxLengthening times
+// Step, for the step to hold the answers its percentiles need.
+func (s *search) length(rate float64) time.Duration {
+	d := time.Duration(math.Ceil(float64(s.need) / rate * float64(time.Second)))
+	return min(max(d, s.c.Step), maxLengthening*s.c.Step)
 }
 
 // runStep runs one step, cutting it short when it collapses.

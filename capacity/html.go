@@ -131,27 +131,30 @@ var htmlPage = template.Must(template.New("capacity").Parse(`<!DOCTYPE html>
 <h1>Capacity of {{.Target}}</h1>
 <p>Objective: <code>{{.SLO}}</code></p>
 <p><strong>{{.Answer}}</strong></p>
+{{range .Warnings}}<p><strong>warning:</strong> {{.}}</p>
+{{end}}
 {{if .Chart}}<figure class="chart"><figcaption>Latency against rate <small>p50 and p99 of each step, log scales; filled: the step met the objective, hollow: it did not</small></figcaption>{{.Chart}}</figure>{{end}}
-<table><thead><tr><th>step</th><th>rate/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th><th>verdict</th></tr></thead><tbody>
-{{range .Rows}}<tr><td>{{.Step}}</td><td>{{.Rate}}</td><td>{{.Achieved}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Errors}}</td><td>{{.Verdict}}</td></tr>
+<table><thead><tr><th>step</th><th>rate/s</th><th>achieved/s</th><th>p50 ms</th><th>p99 ms</th><th>errors</th>{{if .Watched}}<th>CPU of {{.Watched}} <small>avg, % of one core</small></th>{{end}}<th>verdict</th></tr></thead><tbody>
+{{range .Rows}}<tr><td>{{.Step}}</td><td>{{.Rate}}</td><td>{{.Achieved}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Errors}}</td>{{if $.Watched}}<td>{{.CPU}}</td>{{end}}<td>{{.Verdict}}</td></tr>
 {{end}}</tbody></table>
 </main></body></html>
 `))
 
 type htmlRow struct {
-	Step                                      int
-	Rate, Achieved, P50, P99, Errors, Verdict string
+	Step                                           int
+	Rate, Achieved, P50, P99, Errors, CPU, Verdict string
 }
 
 func renderHTML(w io.Writer, r *Result, slo plan.SLO, target string) error {
 	var rs []htmlRow
 	for i, x := range rows(r) {
-		rs = append(rs, htmlRow{i + 1, x.rate, x.achieved, x.p50, x.p99, x.errors, x.verdict})
+		rs = append(rs, htmlRow{i + 1, x.rate, x.achieved, x.p50, x.p99, x.errors, x.cpu, x.verdict})
 	}
 	return htmlPage.Execute(w, struct {
-		Target, SLO, Answer string
-		CSS                 template.CSS
-		Chart               template.HTML
-		Rows                []htmlRow
-	}{target, slo.String(), r.Answer(), template.CSS(report.HTMLStyle()), chart(r, slo), rs})
+		Target, SLO, Answer, Watched string
+		Warnings                     []string
+		CSS                          template.CSS
+		Chart                        template.HTML
+		Rows                         []htmlRow
+	}{target, slo.String(), r.Answer(), r.watched(), r.Warnings(), template.CSS(report.HTMLStyle()), chart(r, slo), rs})
 }

@@ -25,9 +25,11 @@ type ScenarioCapacity struct {
 	Warmup   time.Duration `json:"warmup,omitempty"`
 	NoWarmup bool          `json:"no_warmup,omitempty"`
 	MaxSteps int           `json:"max_steps,omitempty"`
+	// Confirmations is how many runs at one rate must agree for it to end the answer's range.
+	Confirmations int `json:"confirm,omitempty"`
 }
 
-var capacityKeys = []string{"slo", "start", "max", "factor", "precision", "step", "warmup", "max_steps"}
+var capacityKeys = []string{"slo", "start", "max", "factor", "precision", "step", "warmup", "max_steps", "confirm"}
 
 func (f *fileReader) capacity(n *yaml.Node, path string) *ScenarioCapacity {
 	c := &ScenarioCapacity{}
@@ -68,6 +70,10 @@ func (f *fileReader) capacity(n *yaml.Node, path string) *ScenarioCapacity {
 			c.NoWarmup = c.Warmup == 0
 		case "max_steps":
 			c.MaxSteps = f.count(v, kp)
+		case "confirm":
+			if c.Confirmations = f.count(v, kp); c.Confirmations > 20 {
+				f.errorf(v, kp, "%d: want 1 to 20 runs", c.Confirmations)
+			}
 		}
 	})
 	if c.Start > 0 && c.Max > 0 && c.Max < c.Start {

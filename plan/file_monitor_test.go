@@ -33,7 +33,7 @@ scenarios:
   cap:
     path: /x
     connections: 100
-    capacity: {start: 200, max: 20000, step: 5s, warmup: 0s, factor: 1.5, precision: 0.1, max_steps: 12}
+    capacity: {start: 200, max: 20000, step: 5s, warmup: 0s, factor: 1.5, precision: 0.1, max_steps: 12, confirm: 5}
   cap2:
     capacity: {slo: "errors<1%"}
 `))
@@ -52,7 +52,7 @@ scenarios:
 		t.Errorf("outside monitor: got %+v; want nothing watched", m)
 	}
 	c := b.Scenarios[0].Capacity
-	wantCap := &ScenarioCapacity{SLO: b.Scenarios[0].Plan.SLO, Start: 200, Max: 20000, Step: 5 * time.Second, NoWarmup: true, Factor: 1.5, Precision: 0.1, MaxSteps: 12}
+	wantCap := &ScenarioCapacity{SLO: b.Scenarios[0].Plan.SLO, Start: 200, Max: 20000, Step: 5 * time.Second, NoWarmup: true, Factor: 1.5, Precision: 0.1, MaxSteps: 12, Confirmations: 5}
 	if !reflect.DeepEqual(c, wantCap) || c.SLO.String() != "p99<50ms" {
 		t.Errorf("capacity: got %+v; want %+v (the file's slo)", c, wantCap)
 	}
@@ -100,6 +100,10 @@ func TestReadFileMonitorErrors(t *testing.T) {
 			`scenarios.s.capacity: max 5/s is below start 10/s`},
 		{"capacity factor", "targets: {a: {url: http://x/}}\nslo: p99<1s\nscenarios:\n  s:\n    capacity: {factor: 1}\n",
 			`scenarios.s.capacity.factor: 1: want a ratio above 1`},
+		{"capacity confirm", "targets: {a: {url: http://x/}}\nslo: p99<1s\nscenarios:\n  s:\n    capacity: {confirm: 21}\n",
+			`m.yaml:5:25: scenarios.s.capacity.confirm: 21: want 1 to 20 runs`},
+		{"capacity confirm none", "targets: {a: {url: http://x/}}\nslo: p99<1s\nscenarios:\n  s:\n    capacity: {confirm: 0}\n",
+			`scenarios.s.capacity.confirm: "0": want a whole number of 1 or more`},
 		{"capacity unknown key", "targets: {a: {url: http://x/}}\nslo: p99<1s\nscenarios:\n  s:\n    capacity: {rate: 1}\n",
 			`scenarios.s.capacity.rate: unknown key "rate"; want one of: slo, start, max`},
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
@@ -22,7 +23,9 @@ const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://
   rpcbench capacity --slo 'p99<20ms' --start 1000 --max 50000 --step 5s --step-warmup 1s http://127.0.0.1:8080/
   rpcbench capacity --slo 'p99<50ms' --format markdown --report-file capacity.md 'http://127.0.0.1:8080/v0/entity?id={{randInt 0 9999}}'
   rpcbench capacity --slo 'p99<50ms' --report-file capacity.html http://127.0.0.1:8080/   latency against rate: the knee
-  rpcbench capacity --slo 'p99<100ms,errors<0.1%' --jsonrpc eth_blockNumber http://127.0.0.1:18545/`
+  rpcbench capacity --slo 'p99<100ms,errors<0.1%' --jsonrpc eth_blockNumber http://127.0.0.1:18545/
+  rpcbench capacity --slo 'p99<50ms' --monitor-pid 4242 http://127.0.0.1:8080/   the target's CPU at each step and at the answer
+  rpcbench capacity --slo 'p99<50ms' --confirm 5 http://127.0.0.1:8080/   each end of the range: 5 runs that agree`
 
 // capacityDecides are the flags of run that capacity decides itself (its help leaves them out).
 var capacityDecides = map[string]string{
@@ -33,7 +36,7 @@ var capacityDecides = map[string]string{
 }
 
 func runCapacity(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet(e, "capacity", "capacity [flags] URL\n\nFind the highest arrival rate at which the service still meets an SLO: constant-rate steps\nrising geometrically from --start until one fails, then bisecting, each with a warm-up outside\nits figures; a step that collapses is cut short. The request flags are those of run.", capacityExamples)
+	fs := newFlagSet(e, "capacity", "capacity [flags] URL\n\nFind the highest arrival rate at which the service still meets an SLO: constant-rate steps\nrising geometrically from --start until one fails, then bisecting, each with a warm-up outside\nits figures and long enough for the percentiles judged; a step that collapses is cut short.\nThen each end of the range is repeated until --confirm runs agree: the answer is the range\nbetween the highest rate whose runs all passed and the lowest whose runs all failed.\nThe request and --monitor-* flags are those of run.", capacityExamples)
 	f := &runFlags{format: "text"}
 	f.define(fs)
 	var (
@@ -44,6 +47,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		step      = capacity.DefaultStep
 		warm      = capacity.DefaultWarmup
 		maxSteps  = capacity.DefaultMaxSteps
+		confirm   = capacity.DefaultConfirmations
 	)
 	fs.Var(&start, "start", "first rate tried (`RATE`, default 100/s)")
 	fs.Var(&maxRate, "max", "highest rate tried (`RATE`, default 1000000/s)")
@@ -51,7 +55,8 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs.Float64Var(&precision, "precision", precision, "stop bisecting when the failing rate is within this share above the passing one")
 	fs.Var(positiveDurationFlag{durationFlag{&step}}, "step", "measured length of each step")
 	fs.Var(durationFlag{&warm}, "step-warmup", "warm-up of each step, at its rate, outside its figures (0: none)")
-	fs.IntVar(&maxSteps, "max-steps", maxSteps, "most steps to run")
+	fs.IntVar(&maxSteps, "max-steps", maxSteps, "most steps to run, repeats included")
+	fs.IntVar(&confirm, "confirm", confirm, "runs at one rate that must all pass (or all fail) for it to end the answer's range (1: one step decides)")
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -72,6 +77,8 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		err = usagef("--slo: give the objective each rate must meet, e.g. --slo 'p99<50ms,errors<1%%'")
 	case len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()):
 		err = usagef("want one URL, got %d arguments (or --targets, --endpoint)", len(pos))
+	case confirm < 1 || confirm > 20:
+		err = usagef("--confirm %d: want 1 to 20 runs", confirm)
 	case !validCapacityFormat(f.format):
 		err = usagef("--format %s: capacity writes %s", f.format, strings.Join(capacity.Formats, ", "))
 	}
@@ -90,11 +97,8 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	p.Load = plan.Load{Connections: f.conns, Interval: f.interval}
 	cfg := capacity.Config{
 		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
-		Step: step, Warmup: warm, MaxSteps: maxSteps, Files: plan.OSFiles(e.stdin), Version: Version(),
+		Step: step, Warmup: warm, MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
 		ShowSecrets: f.output.showSecrets,
-	}
-	if !f.quiet {
-		cfg.OnStep = func(st capacity.Step) { fmt.Fprintln(e.stderr, "rpcbench capacity:", st.Line()) }
 	}
 	if err := cfg.Validate(); err != nil {
 		return fail(e, "capacity", usageError{strings.ReplaceAll(err.Error(), "capacity: ", "")}, ExitUsage)
@@ -102,7 +106,26 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if _, err := prepare(e, p); err != nil { // bad files and plans are usage errors, named by flag
 		return fail(e, "capacity", err, ExitUsage)
 	}
+	mon, err := f.monitor.prepare()
+	if err != nil {
+		return fail(e, "capacity", err, ExitUsage)
+	}
+	if !f.output.showSecrets {
+		mon.url = plan.RedactURL(mon.url)
+	}
+	// the monitor watches each step as run watches its run: started as the step starts, past its
+	// warm-up, stopped when it ends, what it saw added to the step's summary
+	watched := plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}}
+	cfg.OnStep = func(st capacity.Step) {
+		mon.stop(st.Summary, st.Summary.StartedAt)
+		if !f.quiet {
+			fmt.Fprintln(e.stderr, "rpcbench capacity:", st.Line())
+		}
+		mon.start(watched) // the next step starts when this returns
+	}
+	mon.start(watched)
 	res, err := capacity.Search(ctx, cfg)
+	mon.stop(nil, time.Time{})
 	if err != nil {
 		return fail(e, "capacity", err, ExitCannotStart)
 	}

@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rpcbench/rpcbench/monitor"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -16,10 +21,12 @@ func TestCapacityCommand(t *testing.T) {
 	t.Cleanup(func() { srv.Close() })
 	url := srv.URL() + "/"
 
-	// every rate up to --max passes: 50/s, then 100/s, and the search stops there
+	// every rate up to --max passes: 50/s, then 100/s, repeated twice to confirm it, and the
+	// search stops there
 	code, stdout, stderr := mainOut("capacity", "--slo", "errors<1%", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0", "--quiet", url)
-	if code != ExitOK || !strings.Contains(stdout, "max sustainable: 100/s") || !strings.Contains(stdout, "raise --max") || strings.Count(stdout, " pass\n") != 2 {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, two passing steps and 100/s as the answer", code, stdout, stderr)
+	if code != ExitOK || !strings.Contains(stdout, "max sustainable: at least 100/s, the highest tried (3 of 3 runs passed, ") || !strings.Contains(stdout, "raise --max") ||
+		strings.Count(stdout, " pass\n") != 2 || strings.Count(stdout, " pass (repeat)\n") != 2 {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0, two passing steps, two passing repeats and 100/s as the answer", code, stdout, stderr)
 	}
 
 	// an objective nothing meets: exit 1, and each step on the progress line
@@ -40,6 +47,8 @@ func TestCapacityCommand(t *testing.T) {
 		{[]string{"capacity", "--slo", "p99<1s", "--start-at", "+1s", url}, "--start-at: capacity chooses it"},
 		{[]string{"capacity", "--slo", "p99<1s", "--format", "csv", url}, "--format csv: capacity writes text, markdown, json, html"},
 		{[]string{"capacity", "--slo", "p99<1s", "--start", "10", "--max", "5", url}, "max rate 5"},
+		{[]string{"capacity", "--slo", "p99<1s", "--confirm", "0", url}, "--confirm 0: want 1 to 20 runs"},
+		{[]string{"capacity", "--slo", "p99<1s", "--monitor-pid", "x", url}, "--monitor-pid x: want a process ID"},
 		{[]string{"capacity", "--slo", "p99<1s", "--targets", "/nonexistent/t.http"}, "--targets:"},
 		{[]string{"capacity", "--slo", "p99<1s"}, "want one URL"},
 	} {
@@ -67,5 +76,48 @@ func TestCapacityHelpLeavesOutRefusedFlags(t *testing.T) {
 		if !strings.Contains(help, "\n  "+name+" ") && !strings.Contains(help, "\n  "+name+"\n") {
 			t.Errorf("help capacity lacks %s", name)
 		}
+	}
+}
+
+// With --monitor-pid, each step watches the target — here this process, which serves the lab —
+// and the answer gives its CPU at the max sustainable rate.
+func TestCapacityShowsTheTargetsCPUAtTheAnswer(t *testing.T) {
+	t.Parallel()
+	if _, err := monitor.NewSampler(monitor.Self()); err != nil {
+		t.Skip(err)
+	}
+	srv, err := lab.New(lab.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	pid := strconv.Itoa(os.Getpid())
+	code, stdout, stderr := mainOut("capacity", "--slo", "errors<1%", "--start", "50", "--max", "50", "--confirm", "2", "--step", "400ms", "--step-warmup", "0",
+		"--interval", "100ms", "--monitor-pid", pid, "--quiet", "--format", "json", srv.URL()+"/")
+	var doc struct {
+		Answer string
+		Steps  []struct {
+			Report struct{ Resources []result.Resources }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != ExitOK {
+		t.Fatalf("exit %d, %v\nstdout:\n%s\nstderr:\n%s", code, err, stdout, stderr)
+	}
+	if len(doc.Steps) != 2 {
+		t.Fatalf("%d steps; want 2 (50/s and its repeat)", len(doc.Steps))
+	}
+	for i, st := range doc.Steps {
+		var watched *result.Resources
+		for j, r := range st.Report.Resources {
+			if r.Target == "pid "+pid {
+				watched = &st.Report.Resources[j]
+			}
+		}
+		if watched == nil || watched.Summary.CPUPercent.Samples < 2 {
+			t.Errorf("step %d: resources %+v; want pid %s sampled at least twice over 400 ms at 100 ms", i, st.Report.Resources, pid)
+		}
+	}
+	if want := "; CPU of pid " + pid + " at 50/s: "; !strings.Contains(doc.Answer, want) || !strings.HasSuffix(doc.Answer, " peak of one core") {
+		t.Errorf("answer %q; want it to end with %q… peak of one core", doc.Answer, want)
 	}
 }

@@ -69,7 +69,7 @@ scenarios:
     header: {Authorization: Bearer s3cr3tBearer, X-Api-Token: t0kenValue}
   search:
     header: {Authorization: Bearer s3cr3tBearer, X-Api-Token: t0kenValue}
-    capacity: {slo: "p99<1s", start: 50, max: 100, step: 200ms, warmup: 0s, max_steps: 2}
+    capacity: {slo: "errors<1%", start: 50, max: 100, step: 200ms, warmup: 0s, max_steps: 4}
 `)
 	type tcase struct {
 		name string
@@ -87,7 +87,7 @@ scenarios:
 		return append(append([]string{"run", "--requests", "3", "--connections", "1", "--quiet", "--format", f, "--out", filepath.Join(dir, "run.rb"),
 			"--html", filepath.Join(dir, "run.html"), "--live", filepath.Join(dir, "live.jsonl"), "--report-file", filepath.Join(dir, "report."+f)}, secretHeaders...), url)
 	}, "text", "json", "csv", "markdown", "html")
-	capArgs := []string{"capacity", "--slo", "p99<1s", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0", "--max-steps", "2", "--quiet"}
+	capArgs := []string{"capacity", "--slo", "errors<1%", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0", "--max-steps", "2", "--confirm", "1", "--quiet"}
 	add("capacity", true, func(dir, f string) []string {
 		ext := map[string]string{"text": "txt", "markdown": "md"}[f]
 		if ext == "" {
@@ -169,8 +169,8 @@ func TestSecretsShownWhenAsked(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
 		t.Errorf("report --show-secrets: exit %d; want the file's secrets:\n%.400s", code, stdout)
 	}
-	code, stdout, stderr = mainOut(append(append([]string{"capacity", "--show-secrets", "--slo", "p99<1s", "--start", "50", "--max", "50", "--step", "200ms",
-		"--step-warmup", "0", "--max-steps", "1", "--quiet", "--format", "json"}, secretHeaders...), url)...)
+	code, stdout, stderr = mainOut(append(append([]string{"capacity", "--show-secrets", "--slo", "errors<1%", "--start", "50", "--max", "50", "--step", "200ms",
+		"--step-warmup", "0", "--max-steps", "1", "--confirm", "1", "--quiet", "--format", "json"}, secretHeaders...), url)...)
 	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {
 		t.Errorf("capacity --show-secrets: exit %d; want the secrets:\n%.400s%s", code, stdout, stderr)
 	}
@@ -180,7 +180,7 @@ func TestSecretsShownWhenAsked(t *testing.T) {
 scenarios:
   search:
     header: {Authorization: Bearer s3cr3tBearer}
-    capacity: {slo: "p99<1s", start: 50, max: 50, step: 200ms, warmup: 0s, max_steps: 1}
+    capacity: {slo: "errors<1%", start: 50, max: 50, step: 200ms, warmup: 0s, max_steps: 3}
 `)
 	code, stdout, stderr = mainOut("bench", "--show-secrets", "--quiet", "--format", "json", "--out-dir", filepath.Join(dir, "bench"), search)
 	if code != ExitOK || !strings.Contains(stdout, "s3cr3tBearer") || !strings.Contains(stdout, "k3yValue") {

@@ -12,7 +12,7 @@ import (
 
 // shortWriteup cuts a write-up's lengths, levels and sizes to a short form that still runs every
 // scenario against every target: steps of 300 ms, 100 ms ramps and warm-ups, a few connections, low
-// rates, small prefills and chains, 3 capacity steps, its e2e suite replaced by one test event.
+// rates, small prefills and chains, 3 capacity steps each deciding alone, its e2e suite replaced by one test event.
 var shortWriteup = []struct {
 	re   *regexp.Regexp
 	with string
@@ -22,7 +22,7 @@ var shortWriteup = []struct {
 	{regexp.MustCompile(`steps: \[50, 100, 200, 500\]`), "steps: [5, 10]"},
 	{regexp.MustCompile(`steps: \[300, 1000, 2000\]`), "steps: [50, 100]"},
 	{regexp.MustCompile(`\brate: 2000\b`), "rate: 200"},
-	{regexp.MustCompile(`max_steps: \d+`), "max_steps: 3"},
+	{regexp.MustCompile(`max_steps: \d+`), "max_steps: 3, confirm: 1"},
 	{regexp.MustCompile(`--prefill 100000\b`), "--prefill 1000"},
 	{regexp.MustCompile(`randInt 0 99999\b`), "randInt 0 999"},
 	{regexp.MustCompile(`"limit":1000\b`), `"limit":50`},
