@@ -153,7 +153,7 @@ func TestCompareUsageErrors(t *testing.T) {
 // compare's flags have examples in its help and in the README, as printed.
 func TestCompareFlagsHaveExamples(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
+	docs := allUserDocs(t)
 	_, help, _ := mainOut("help", "compare")
 	examples, _, _ := strings.Cut(help, "\nFlags:")
 	for _, flag := range []string{"--fail-on", "--alpha", "--format", "-o"} {
@@ -161,8 +161,8 @@ func TestCompareFlagsHaveExamples(t *testing.T) {
 		if !line.MatchString(examples) {
 			t.Errorf("help compare: got no example with %s; want one", flag)
 		}
-		if !line.MatchString(readme) {
-			t.Errorf("README.md: got no rpcbench compare command with %s; want one", flag)
+		if !line.MatchString(docs) {
+			t.Errorf("README.md and docs/: got no rpcbench compare command with %s; want one", flag)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func TestDiffTwoNodes(t *testing.T) {
 }
 
 // A target file's requests go to each URL; the repository's fixtures pass against the built-in
-// node as the README starts it.
+// node as docs/diff-and-corpora.md starts it.
 func TestDiffTargetsAndFixtures(t *testing.T) {
 	t.Parallel()
 	a := diffNode(t, ethrpc.Config{})

@@ -68,15 +68,15 @@ func TestGenBadFlags(t *testing.T) {
 	})
 }
 
-// gen jsonrpc makes the calls of the example steps file, as the README prints it, against the
-// README's node (serve jsonrpc's defaults); bad steps files are usage errors with their line.
+// gen jsonrpc makes the calls of the example steps file, as docs/diff-and-corpora.md prints it, against the
+// node of that page (serve jsonrpc's defaults); bad steps files are usage errors with their line.
 func TestGenJSONRPC(t *testing.T) {
 	t.Parallel()
 	a := diffNode(t, ethrpc.Config{})
 	dir := filepath.Join(t.TempDir(), "corpus")
 	steps := filepath.Join("..", "..", "examples", "gen", "steps.yaml")
 	code, stdout, stderr := mainOut("gen", "jsonrpc", "--url", a, "--steps", steps, "--rate", "2000", "--out", dir)
-	// blocks 1 to 20 of seed 0 hold 207 transactions (as the README's gen ethereum summary says):
+	// blocks 1 to 20 of seed 0 hold 207 transactions (as the gen ethereum summary of docs/diff-and-corpora.md says):
 	// the head, the head block and 20 more, 207 transactions, the first 50 senders' balances
 	for _, want := range []string{"steps 1 to 5, 5 of 5 written; 279 requests sent, 279 written",
 		"eth_blockNumber           1 ", "eth_getBlockByNumber      21 ", "eth_getTransactionByHash  207 ", "eth_getBalance            50 "} {

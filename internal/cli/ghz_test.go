@@ -248,19 +248,13 @@ func newCert(t *testing.T, dir, name string, parent *x509.Certificate, parentKey
 	return cert, key
 }
 
-// The README's gRPC commands work as printed: each `rpcbench run` and `rpcbench ghz` line of its
-// gRPC section runs against `serve items` (plaintext for run, TLS for ghz, as the README starts
-// them), with the port of the test's server, paths from the repository's root, and at most 200
+// The gRPC commands of the docs (docs/grpc.md) work as printed: each `rpcbench run` and
+// `rpcbench ghz` line of the gRPC section runs against `serve items` (plaintext for run, TLS for
+// ghz, as the page starts them), with the port of the test's server, paths from the repository's root, and at most 200
 // calls instead of thousands or seconds.
 func TestReadmeGRPCExamples(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
-	start := strings.Index(readme, "### gRPC\n")
-	if start < 0 {
-		t.Fatal("README.md has no gRPC section")
-	}
-	section := readme[start+1:]
-	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]] // to the next heading
+	page, section := docSection(t, "gRPC\n")
 	plain := startItems(t, items.Config{})
 	secure := startItems(t, items.Config{TLS: true})
 	_, securePort, _ := net.SplitHostPort(secure.GRPCAddr())
@@ -275,7 +269,7 @@ func TestReadmeGRPCExamples(t *testing.T) {
 		}
 	}
 	if len(cmds) < 4 {
-		t.Fatalf("found %d run and ghz commands in the README's gRPC section; want at least 4", len(cmds))
+		t.Fatalf("found %d run and ghz commands in the gRPC section of %s; want at least 4", len(cmds), page)
 	}
 	for _, args := range cmds {
 		shown := strings.Join(args, " ")

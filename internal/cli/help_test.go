@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,7 +15,7 @@ import (
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files in testdata from the command's output")
 
-// Help spells long flags with two dashes, as the README and every example type them; one letter
+// Help spells long flags with two dashes, as the README, the docs and every example type them; one letter
 // flags (-X, -H) keep one.
 func TestHelpFlagsHaveTwoDashes(t *testing.T) {
 	t.Parallel()
@@ -66,53 +67,75 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// A newcomer runs the README top to bottom, and the services it starts in the background (&) stay
-// up: each needs an address of its own, or the later one fails to listen (and, with LAB=$!, the
-// commands after it watch a process that is gone).
-func TestReadmeServicesHaveAddressesOfTheirOwn(t *testing.T) {
+// A newcomer runs a page top to bottom — README.md or a page of docs/ — and then another, and the
+// services each starts in the background (&) stay up: each needs an address no other line of any
+// page starts a service on, or the later one fails to listen (and, with LAB=$!, the commands after
+// it watch a process that is gone). Every page that starts one says, after the last, how to stop
+// them (kill).
+func TestDocsServicesHaveAddressesOfTheirOwn(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
-	listening := map[string]string{} // address → the line that holds it
+	listening := map[string]string{} // address → the page and line that holds it
+	stops := regexp.MustCompile(`kill [%$]`)
 	started := 0
-	for _, block := range strings.Split(readme, "```sh\n")[1:] {
-		block = block[:strings.Index(block, "```")]
-		for line := range strings.Lines(strings.ReplaceAll(block, "\\\n", " ")) {
-			cmd := strings.TrimSpace(strings.SplitN(line, " #", 2)[0])
-			if !strings.HasPrefix(cmd, "rpcbench serve ") || !strings.HasSuffix(cmd, "&") {
-				continue
+	for _, d := range userDocs(t) {
+		last := -1 // where the page's last service started with & ends
+		for off := 0; ; {
+			i := strings.Index(d.text[off:], "```sh\n")
+			if i < 0 {
+				break
 			}
-			started++
-			words := strings.Fields(strings.TrimSuffix(cmd, "&"))
-			for i, w := range words[:len(words)-1] {
-				if w != "--addr" && w != "--grpc-addr" {
+			off += i + len("```sh\n")
+			block := d.text[off:]
+			block = block[:strings.Index(block, "```")]
+			cur := 0
+			for line := range strings.Lines(strings.ReplaceAll(block, "\\\n", " ")) {
+				cmd := strings.TrimSpace(strings.SplitN(line, " #", 2)[0])
+				if !strings.HasPrefix(cmd, "rpcbench serve ") || !strings.HasSuffix(cmd, "&") {
 					continue
 				}
-				if prev, ok := listening[words[i+1]]; ok {
-					t.Errorf("README.md: %q listens on %s, which %q started before it still holds", cmd, words[i+1], prev)
+				started++
+				if at := strings.Index(block[cur:], cmd); at >= 0 { // where it ends, for the stop
+					cur += at + len(cmd)
+					last = off + cur
+				} else {
+					last = off + len(block)
 				}
-				listening[words[i+1]] = cmd
+				words := strings.Fields(strings.TrimSuffix(cmd, "&"))
+				for i, w := range words[:len(words)-1] {
+					if w != "--addr" && w != "--grpc-addr" {
+						continue
+					}
+					if prev, ok := listening[words[i+1]]; ok {
+						t.Errorf("%s: %q listens on %s, which %s started before it", d.path, cmd, words[i+1], prev)
+					}
+					listening[words[i+1]] = fmt.Sprintf("%s (%q)", d.path, cmd)
+				}
 			}
 		}
+		if last >= 0 && !stops.MatchString(d.text[last:]) {
+			t.Errorf("%s starts services in the background and says after the last nothing of how to stop them (kill %%N, kill $!); want it to", d.path)
+		}
 	}
-	if started < 5 {
-		t.Errorf("README.md: found %d services started with &; want the README's (at least 5)", started)
+	if started < 12 {
+		t.Errorf("README.md and docs/: found %d services started with &; want the pages' (at least 12)", started)
 	}
 }
 
-// The README and the run help give commands a newcomer can run as printed: an install line that
+// README.md and the docs give commands a newcomer can run as printed: an install line that
 // works from a checkout, no port an Ethereum node holds, and no --rate/--requests run that takes
 // minutes (N requests at R/s take N/R seconds, whatever the tool says).
-func TestReadmeCommandsAsPrinted(t *testing.T) {
+func TestDocsCommandsAsPrinted(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	_, help, _ := mainOut("help", "run")
 	rateRequests := regexp.MustCompile(`--rate (\S+) .*--requests (\d+)`)
-	for name, text := range map[string]string{"README.md": string(readme), "help run": help} {
+	latest := regexp.MustCompile(`\S*rpcbench\S*@latest`) // another module's @latest is published
+	texts := map[string]string{"help run": help}
+	for _, d := range userDocs(t) {
+		texts[d.path] = d.text
+	}
+	for name, text := range texts {
 		for i, line := range strings.Split(text, "\n") {
-			if strings.Contains(line, "@latest") {
+			if latest.MatchString(line) {
 				t.Errorf("%s:%d: %q installs a module not published; want go install ./cmd/rpcbench", name, i+1, line)
 			}
 			if strings.Contains(line, "127.0.0.1:8545") {
@@ -134,13 +157,11 @@ func TestReadmeCommandsAsPrinted(t *testing.T) {
 	}
 }
 
-// Every flag has an example in its command's help, and the README shows it where a user looks.
+// Every flag has an example in its command's help, and README.md or a page of docs/ shows it
+// where a user looks.
 func TestFlagsHaveExamples(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	docs := allUserDocs(t)
 	tests := []struct {
 		help []string
 		flag string
@@ -183,8 +204,8 @@ func TestFlagsHaveExamples(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(examples) {
 			t.Errorf("%v: got no example with %s; want one", tt.help, tt.flag)
 		}
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).Match(readme) {
-			t.Errorf("README.md: got no %q command with %s; want one", cmd, tt.flag)
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(docs) {
+			t.Errorf("README.md and docs/: got no %q command with %s; want one", cmd, tt.flag)
 		}
 	}
 }

@@ -98,17 +98,12 @@ func TestReportGoBenchLeavesResultFiles(t *testing.T) {
 	}
 }
 
-// The README's Go benchmark section works as printed: its rpcbench commands run on two files of
+// The Go benchmark section of the docs (docs/reports.md) works as printed: its rpcbench commands run on two files of
 // go test -bench output (the hand-written ones, under the names the go test lines give them), and
 // the output it shows is the report of those files.
 func TestREADMEGoBench(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
-	_, sec, ok := strings.Cut(readme, "### Go benchmarks beside load results\n")
-	if !ok {
-		t.Fatal("README.md has no Go benchmark section")
-	}
-	sec, _, _ = strings.Cut(sec, "\n## ")
+	page, sec := docSection(t, "Go benchmarks beside load results\n")
 	dir := t.TempDir()
 	for name, src := range map[string]string{"old.txt": oldBenchFile, "new.txt": newBenchFile} {
 		b, err := os.ReadFile(src)
@@ -136,15 +131,15 @@ func TestREADMEGoBench(t *testing.T) {
 		ran++
 	}
 	if ran < 3 {
-		t.Errorf("ran %d report commands of the README's Go benchmark section; want 3", ran)
+		t.Errorf("ran %d report commands of the Go benchmark section of %s; want 3", ran, page)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "bench.html")); err != nil {
-		t.Errorf("the README's html command wrote no page: %v", err)
+		t.Errorf("%s: the html command wrote no page: %v", page, err)
 	}
 	_, shown, _ := strings.Cut(sec, "gobench/testdata/old.txt gobench/testdata/new.txt`):\n\n```\n")
 	shown, _, _ = strings.Cut(shown, "```\n")
 	_, got, _ := cliRun(t, "report", oldBenchFile, newBenchFile)
 	if shown != got {
-		t.Errorf("the README shows:\n%s\nthe report of the two files is:\n%s", shown, got)
+		t.Errorf("%s shows:\n%s\nthe report of the two files is:\n%s", page, shown, got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -182,19 +181,13 @@ func TestRunH2UsageErrors(t *testing.T) {
 	}
 }
 
-// The README's HTTP/2 and TLS commands work as printed: each `rpcbench run` line of its section
+// The HTTP/2 and TLS commands of the docs (docs/grpc.md) work as printed: each `rpcbench run` line of its section
 // runs against `serve items` as the section starts it (plain, self-signed TLS, and TLS with
 // certificates from a CA made here for items.internal), with the test's ports and files and 200
 // requests; the report names the protocol the comment says.
 func TestReadmeHTTP2Examples(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
-	start := strings.Index(readme, "### HTTP/2 and TLS\n")
-	if start < 0 {
-		t.Fatal("README.md has no HTTP/2 and TLS section")
-	}
-	section := readme[start+1:]
-	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]]
+	page, section := docSection(t, "HTTP/2 and TLS\n")
 	dir := t.TempDir()
 	ca, caKey := newCert(t, dir, "ca", nil, nil, "")
 	newCert(t, dir, "server", ca, caKey, "items.internal")
@@ -214,7 +207,7 @@ func TestReadmeHTTP2Examples(t *testing.T) {
 		}
 	}
 	if len(cmds) < 4 {
-		t.Fatalf("found %d run commands in the README's HTTP/2 section; want at least 4", len(cmds))
+		t.Fatalf("found %d run commands in the HTTP/2 section of %s; want at least 4", len(cmds), page)
 	}
 	for _, line := range cmds {
 		cmd, comment, _ := strings.Cut(line, " #")

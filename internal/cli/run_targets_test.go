@@ -279,7 +279,7 @@ func TestExamplesWork(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// the examples aim at 127.0.0.1:8081 (rpcbench serve kv in the README); aim them at the test's server
+		// the examples aim at 127.0.0.1:8081 (rpcbench serve kv in docs/requests.md); aim them at the test's server
 		writeFile(t, dir, name, strings.ReplaceAll(string(b), "http://127.0.0.1:8081", rec.URL))
 	}
 	for _, args := range [][]string{

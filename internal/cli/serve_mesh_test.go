@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -232,22 +231,16 @@ func TestServeMeshHelp(t *testing.T) {
 	}
 }
 
-// The README's MeshRPC commands work as printed: each `rpcbench run` of the section runs against a
+// The MeshRPC commands of the docs (docs/serve.md) work as printed: each `rpcbench run` of the section runs against a
 // mesh of the transport its serve line names, at the test's addresses, with chains of 20 hops
 // instead of 1,000 and 20 requests; both endpoints answer every request.
 func TestReadmeMeshRPCExamples(t *testing.T) {
 	t.Parallel()
-	readme := readRepoFile(t, "README.md")
-	start := strings.Index(readme, "### The MeshRPC figure")
-	if start < 0 {
-		t.Fatal("README.md has no MeshRPC section")
-	}
-	section := readme[start+1:]
-	section = section[:regexp.MustCompile(`\n##+ `).FindStringIndex(section)[0]]
+	page, section := docSection(t, "The MeshRPC figure")
 	addrs := map[string]string{}
 	for _, tc := range []struct {
 		tr         mesh.Transport
-		http, grpc string // the README's addresses
+		http, grpc string // the page's addresses
 	}{{mesh.HTTP, "127.0.0.1:8090", ""}, {mesh.H2C, "127.0.0.1:8091", ""}, {mesh.GRPC, "127.0.0.1:8092", "127.0.0.1:9092"}} {
 		m, err := mesh.Start(mesh.Config{Transport: tc.tr})
 		if err != nil {
@@ -290,6 +283,6 @@ func TestReadmeMeshRPCExamples(t *testing.T) {
 		}
 	}
 	if runs != 3 {
-		t.Errorf("found %d run commands in the MeshRPC section; want 3, one per transport", runs)
+		t.Errorf("found %d run commands in the MeshRPC section of %s; want 3, one per transport", runs, page)
 	}
 }

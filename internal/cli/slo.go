@@ -12,7 +12,7 @@ import (
 	"github.com/rpcbench/rpcbench/summary"
 )
 
-// exitCodesHelp is the table of exit codes, as the help and the README give it.
+// exitCodesHelp is the table of exit codes, as the help and docs/load.md give it.
 const exitCodesHelp = `Exit codes:
   0  the run completed (and met its --slo objectives)
   1  an --slo objective was missed, or no request succeeded (compare: a --fail-on gate failed)

@@ -88,10 +88,19 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// Every flag has an example in its command's help, and the README shows it where a user looks.
+// Every flag has an example in its command's help, and README.md or a page of docs/ shows it
+// where a user looks.
 func TestFlagsHaveExamples(t *testing.T) {
 	t.Parallel()
-	readme := readFile(t, filepath.Join("..", "..", "..", "README.md"))
+	root := filepath.Join("..", "..", "..")
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("the pages of docs/: %v (found %d)", err, len(pages))
+	}
+	docs := readFile(t, filepath.Join(root, "README.md"))
+	for _, p := range pages {
+		docs += "\n" + readFile(t, p)
+	}
 	for _, tt := range []struct {
 		help []string
 		flag string
@@ -105,8 +114,8 @@ func TestFlagsHaveExamples(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(examples) {
 			t.Errorf("%v: got no example with %s; want one", tt.help, tt.flag)
 		}
-		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(readme) {
-			t.Errorf("README.md: got no %q command with %s; want one", cmd, tt.flag)
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(cmd) + `.*` + tt.flag + ` `).MatchString(docs) {
+			t.Errorf("README.md and docs/: got no %q command with %s; want one", cmd, tt.flag)
 		}
 	}
 }

@@ -4,10 +4,10 @@
 # the run within 10 % (+1 MB) of the largest of the first quarter (the first tenth, warm-up, left
 # out), with the least-squares slope beside it.
 #
-#   bench/soak.sh                                  1 h at 1,000/s
-#   bench/soak.sh --duration 300 --rate 2000       shorter, faster
+#   scripts/soak.sh                                  1 h at 1,000/s
+#   scripts/soak.sh --duration 300 --rate 2000       shorter, faster
 set -euo pipefail
-# shellcheck source=bench/lib.sh
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 duration=3600 rate=1000 interval=10

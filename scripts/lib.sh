@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034 # the variables set here are read by the scripts that source it
-# Shared by the bench/ scripts: where the peers live, how to build rpcbench, and the targets
+# Shared by the comparison scripts (compare.sh, install.sh, soak.sh): where the peers live, how to build rpcbench, and the targets
 # (nginx, rpcbench serve lab, rpcbench serve items) started on 127.0.0.1 and stopped on exit.
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -7,7 +7,7 @@ REPO_DIR=$(cd "$BENCH_DIR/.." && pwd)
 TOOLS=${RPCBENCH_TOOLS:-$BENCH_DIR/.tools}
 export PATH="$TOOLS/bin:$PATH"
 
-# Pinned versions of the peers (see bench/README.md for why these).
+# Pinned versions of the peers (see scripts/README.md for why these).
 VEGETA_VERSION=v12.12.0
 BOMBARDIER_VERSION=v1.2.6
 FORTIO_VERSION=v1.68.2
@@ -109,7 +109,7 @@ start_nginx() {
 	local nginx dir port
 	nginx=$(command -v nginx || true)
 	[[ -n $nginx ]] || nginx=/usr/sbin/nginx
-	[[ -x $nginx ]] || die "nginx not found: run bench/install.sh as root, or install nginx"
+	[[ -x $nginx ]] || die "nginx not found: run scripts/install.sh as root, or install nginx"
 	port=$(free_port)
 	dir=$WORK/nginx-$port
 	mkdir -p "$dir"
@@ -174,7 +174,7 @@ start_items() {
 # Sets GRPC_ADDR and TARGET_PID.
 start_fortio_ping() {
 	local port gport log
-	have fortio || die "fortio not found: run bench/install.sh fortio"
+	have fortio || die "fortio not found: run scripts/install.sh fortio"
 	port=$(free_port)
 	gport=$(free_port)
 	log=$WORK/fortio-$gport.log

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Installs the load generators rpcbench is compared with, at pinned versions, into bench/.tools
+# Installs the load generators rpcbench is compared with, at pinned versions, into scripts/.tools
 # (or $RPCBENCH_TOOLS). Safe to run again: what is installed already is kept. Prints what it could
 # not install and carries on, so that a comparison runs with the peers that are there.
 #
-#   bench/install.sh            all peers
-#   bench/install.sh oha k6     only these (apt: the Debian packages)
+#   scripts/install.sh            all peers
+#   scripts/install.sh oha k6     only these (apt: the Debian packages)
 set -euo pipefail
-# shellcheck source=bench/lib.sh
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mkdir -p "$TOOLS/bin" "$TOOLS/stamps"

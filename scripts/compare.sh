@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Runs rpcbench and the peers bench/install.sh installed against the same targets, each generator
+# Runs rpcbench and the peers scripts/install.sh installed against the same targets, each generator
 # pinned to GEN_CPU and the target to TARGET_CPU, and prints Markdown tables side by side: the
 # generator's CPU time (user+sys) and maximum resident set from /usr/bin/time, rates and latency from
 # each tool's own output.
 set -euo pipefail
-# shellcheck source=bench/lib.sh
+# shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 usage() {
 	cat <<'USAGE'
-Usage: bench/compare.sh [options]
+Usage: scripts/compare.sh [options]
 
 Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,stall):
   closed   closed loop: C busy connections for D against nginx
@@ -41,7 +41,7 @@ Options:
   -h, --help               this text
 
 Environment: GEN_CPU (default 0) and TARGET_CPU (default 1) choose the cores; RPCBENCH a binary
-to use instead of building ./cmd/rpcbench; RPCBENCH_TOOLS where bench/install.sh put the peers;
+to use instead of building ./cmd/rpcbench; RPCBENCH_TOOLS where scripts/install.sh put the peers;
 WRK2 a wrk2 binary (wrk2 is in no package registry; without it bombardier is the fixed-rate
 reference). h2load is Debian's nghttp2-client.
 USAGE
@@ -89,8 +89,8 @@ done
 for s in ${scenarios//,/ }; do
 	case $s in closed | rate | memory | grpc | h2c | stall) ;; *) log "compare.sh: unknown scenario $s (closed, rate, memory, grpc, h2c, stall)"; exit 2 ;; esac
 done
-have jq || die "compare.sh needs jq (bench/install.sh installs it)"
-[[ -x /usr/bin/time ]] || die "compare.sh needs GNU time as /usr/bin/time (bench/install.sh installs it)"
+have jq || die "compare.sh needs jq (scripts/install.sh installs it)"
+[[ -x /usr/bin/time ]] || die "compare.sh needs GNU time as /usr/bin/time (scripts/install.sh installs it)"
 have taskset || die "compare.sh needs taskset (util-linux)"
 
 bench_init
@@ -117,7 +117,7 @@ for t in ${tools:-${all_tools[*]}}; do
 	if tool_path "$t" >/dev/null; then
 		selected+=("$t")
 	elif [[ -n $tools ]]; then
-		log "compare.sh: $t not found (bench/install.sh installs the peers); left out"
+		log "compare.sh: $t not found (scripts/install.sh installs the peers); left out"
 	fi
 done
 ((${#selected[@]})) || die "compare.sh: no generator found"
@@ -533,8 +533,8 @@ cat "$report"
 
 if ((doc)); then
 	docfile=$REPO_DIR/docs/performance.md
-	begin='<!-- bench/compare.sh: begin -->'
-	end='<!-- bench/compare.sh: end -->'
+	begin='<!-- scripts/compare.sh: begin -->'
+	end='<!-- scripts/compare.sh: end -->'
 	if ! grep -qF "$begin" "$docfile" || ! grep -qF "$end" "$docfile"; then
 		die "compare.sh --doc: $docfile has no lines $begin and $end to write between"
 	fi
