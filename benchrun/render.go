@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
+	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -378,13 +380,11 @@ func orderLine(cs []CommandResult) string {
 
 // ratioWords says how a wall time compares with the base's: "2.1× longer", "1.5× shorter".
 func ratioWords(d, base time.Duration) string {
-	switch {
-	case d <= 0 || base <= 0:
+	if d <= 0 || base <= 0 {
 		return ""
-	case d >= base:
-		return fmt.Sprintf("%.2f× longer", float64(d)/float64(base))
 	}
-	return fmt.Sprintf("%.2f× shorter", float64(base)/float64(d))
+	twoDecimals := func(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) }
+	return compare.Times(float64(d)/float64(base), twoDecimals, "longer", "shorter")
 }
 
 type benchJSON struct {

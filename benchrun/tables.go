@@ -161,20 +161,10 @@ func RatioWords(v, base float64, noun string) string {
 		return "n/a (" + noun + ": base 0)"
 	case compare.FormatRatio(r) == "1.0" || r < 1 && r > 0 && compare.FormatRatio(1/r) == "1.0":
 		return "same " + noun
-	case r > 1:
-		return timesText(r) + "× more " + noun
 	case r == 0:
 		return "no " + noun
 	}
-	return timesText(1/r) + "× less " + noun
-}
-
-// timesText writes a ratio above 1 as people say it: "1.5", "2.7", "11", "150".
-func timesText(r float64) string {
-	if r >= 10 {
-		return strconv.FormatFloat(math.Round(r), 'f', 0, 64)
-	}
-	return strconv.FormatFloat(r, 'f', 1, 64)
+	return compare.Times(r, compare.SpokenRatio, "more "+noun, "less "+noun)
 }
 
 func avgPeak(st result.ResourceStat, f func(float64) string) string {

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/report/style"
 )
 
 // The chart's size and margins, in SVG units.
@@ -156,5 +156,5 @@ func renderHTML(w io.Writer, r *Result, slo plan.SLO, target string) error {
 		CSS                          template.CSS
 		Chart                        template.HTML
 		Rows                         []htmlRow
-	}{target, slo.String(), r.Answer(), r.watched(), r.Warnings(), template.CSS(report.HTMLStyle()), chart(r, slo), rs})
+	}{target, slo.String(), r.Answer(), r.watched(), r.Warnings(), template.CSS(style.CSS), chart(r, slo), rs})
 }

@@ -23,8 +23,10 @@ func TestParsePath(t *testing.T) {
 		{"$", string(doc), true},
 		{"result.missing", "", false},
 		{"result.transactions[2]", "", false},
-		{"result.n.x", "", false}, // a step into a number
-		{"list.x", "", false},     // a member of an array
+		{"result.n.x", "", false},  // a step into a number
+		{"list.x", "", false},      // a member of an array
+		{`result["n"]`, "5", true}, // a quoted name, as diff's paths take it
+		{"result.*", "", false},    // no wildcard: a member named *
 	} {
 		p, err := ParsePath(tc.path)
 		if err != nil {

@@ -4,7 +4,7 @@
 // checks do. A Verifier gathers them and plugs into the engine (engine.WithVerifier); each failure
 // is counted by name in the report.
 //
-// It sits between transport and result in the flow: it reads a transport.Outcome and returns a
-// result.Class. Nothing in it runs unless a Verifier is given, so a run without checks pays
-// nothing for them (the engine keeps answer bodies only for a Verifier).
+// It sits between transport and result in the flow: it reads the result.Outcome a transport
+// reports and returns a result.Class. Nothing in it runs unless a Verifier is given, so a run
+// without checks pays nothing for them (the engine keeps answer bodies only for a Verifier).
 package check

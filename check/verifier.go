@@ -8,7 +8,6 @@ import (
 	"github.com/rpcbench/rpcbench/internal/jsonscan"
 
 	"github.com/rpcbench/rpcbench/result"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Statuses is a set of expected status codes (100 to 999). The zero value is the default set:
@@ -84,7 +83,7 @@ type Verifier struct {
 
 // statusOK judges the status of an answer: by the expected statuses for a protocol whose answers
 // carry HTTP statuses, else (and with none expected) as the protocol counts success.
-func (v *Verifier) statusOK(r *transport.Request, status int) bool {
+func (v *Verifier) statusOK(r *result.Request, status int) bool {
 	if v.Status.some && (r.Protocol == "" || r.Protocol.HTTPStatus()) {
 		return v.Status.Has(status)
 	}
@@ -92,7 +91,7 @@ func (v *Verifier) statusOK(r *transport.Request, status int) bool {
 }
 
 // Verify judges one answer.
-func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
+func (v *Verifier) Verify(r *result.Request, out *result.Outcome) (result.Class, error) {
 	return v.verify(r, out, nil, nil)
 }
 
@@ -105,7 +104,7 @@ func (v *Verifier) Verify(r *transport.Request, out *transport.Outcome) (result.
 // received. With judge false the request has failed already (no answer, a transport error): it
 // judges nothing and appends the calls unanswered. It allocates nothing beyond Verify for methods
 // among Methods and for checks that pass.
-func (v *Verifier) VerifyDetail(r *transport.Request, out *transport.Outcome, judge bool, d *result.Detail) (result.Class, error) {
+func (v *Verifier) VerifyDetail(r *result.Request, out *result.Outcome, judge bool, d *result.Detail) (result.Class, error) {
 	start := len(d.Calls)
 	if v.JSONRPC && jsonscan.KindOf(r.Body) == jsonscan.Array {
 		d.Calls = appendCalls(d.Calls, r.Body, v.Methods)
@@ -119,7 +118,7 @@ func (v *Verifier) VerifyDetail(r *transport.Request, out *transport.Outcome, ju
 
 // verify judges out; with d it runs every check and appends their outcomes to d.Checks, without
 // it stops at the first check that fails.
-func (v *Verifier) verify(r *transport.Request, out *transport.Outcome, calls []result.Call, d *result.Detail) (result.Class, error) {
+func (v *Verifier) verify(r *result.Request, out *result.Outcome, calls []result.Call, d *result.Detail) (result.Class, error) {
 	if !v.statusOK(r, out.Status) {
 		return result.Status, nil
 	}

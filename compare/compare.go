@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -163,9 +162,9 @@ func (m Metric) Phrase(i int) string {
 	case SameRatio(r):
 		return "same " + m.phrase
 	case m.Better == HigherIsBetter && r > 1:
-		return fmt.Sprintf("%s× more %s", FormatRatio(r), m.phrase)
+		return Times(r, FormatRatio, "more "+m.phrase, "")
 	}
-	return fmt.Sprintf("%s× the %s", FormatRatio(r), m.phrase)
+	return Times(r, FormatRatio, "the "+m.phrase, "")
 }
 
 // SameRatio reports whether FormatRatio shows r as 1: "1.0" or "1.00" (0.995 to 1.05), a ratio too

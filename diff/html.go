@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/rpcbench/rpcbench/jsondiff"
-	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/report/style"
 )
 
 //go:embed assets/report.tmpl
@@ -40,7 +40,7 @@ type htmlLatency struct {
 // mismatches with each difference's path, kind and both values (clipped to 300 bytes).
 func WriteHTML(w io.Writer, r Report) error {
 	p := htmlPage{Report: r, Verdict: r.Verdict(), Bad: r.Different > 0 || r.Failed > 0 || r.Requests == 0,
-		CSS: template.CSS(report.HTMLStyle()), AllMismatches: len(r.Mismatches) + r.More}
+		CSS: template.CSS(style.CSS), AllMismatches: len(r.Mismatches) + r.More}
 	for k := range r.Servers {
 		p.Letters = append(p.Letters, serverLetter(k))
 	}

@@ -222,7 +222,7 @@ func (c *comparer) object(p Path, a, b map[string]any) {
 			hasA = hasA && va != nil
 			hasB = hasB && vb != nil
 		}
-		c.value(p.child(k), va, vb, hasA, hasB)
+		c.value(p.Child(k), va, vb, hasA, hasB)
 	}
 }
 
@@ -236,7 +236,7 @@ func (c *comparer) array(p Path, a, b []any) {
 		n = min(len(a), len(b))
 	}
 	for i := range n {
-		c.value(p.elem(i), at(a, i), at(b, i), i < len(a), i < len(b))
+		c.value(p.Elem(i), at(a, i), at(b, i), i < len(a), i < len(b))
 	}
 }
 
@@ -292,11 +292,11 @@ func repeats(v any) Repeated {
 func (c *comparer) multiset(p Path, a, b []any) {
 	used := make([]bool, len(b))
 	for j := range b {
-		used[j] = c.ignored(p.elem(j))
+		used[j] = c.ignored(p.Elem(j))
 	}
 	var left []int
 	for i, x := range a {
-		if c.ignored(p.elem(i)) {
+		if c.ignored(p.Elem(i)) {
 			continue
 		}
 		found := false
@@ -304,7 +304,7 @@ func (c *comparer) multiset(p Path, a, b []any) {
 			if used[j] {
 				continue
 			}
-			if c.equal(p.elem(i), x, y) {
+			if c.equal(p.Elem(i), x, y) {
 				used[j], found = true, true
 				break
 			}
@@ -314,11 +314,11 @@ func (c *comparer) multiset(p Path, a, b []any) {
 		}
 	}
 	for _, i := range left {
-		c.add(p.elem(i), Missing, a[i], nil, true, false)
+		c.add(p.Elem(i), Missing, a[i], nil, true, false)
 	}
 	for j, u := range used {
 		if !u {
-			c.add(p.elem(j), Extra, nil, b[j], false, true)
+			c.add(p.Elem(j), Extra, nil, b[j], false, true)
 		}
 	}
 }

@@ -165,6 +165,8 @@ func TestParsePattern(t *testing.T) {
 		{`result["a.b"]`, `result["a.b"]`},
 		{"*.hash", "*.hash"},
 		{"$", "$"},
+		{"a[0]b", "a[0].b"}, // as checks have always read it
+		{`x"y`, `["x\"y"]`},
 	}
 	for _, tt := range good {
 		p, err := ParsePattern(tt.in)
@@ -179,7 +181,7 @@ func TestParsePattern(t *testing.T) {
 		{"a[x]", "an index of 0 or more"},
 		{"a[1", "want ']'"},
 		{"$x", "'.' or '[' after '$'"},
-		{"a[0]b", "'.' or '[' after a step"},
+		{"a]", "at column 2: want a member name, '.' or '['"},
 		{`a b`, "quote it"},
 	}
 	for _, tt := range bad {
@@ -191,7 +193,7 @@ func TestParsePattern(t *testing.T) {
 
 func TestPatternMatch(t *testing.T) {
 	t.Parallel()
-	path := Path{}.child("result").elem(3).child("hash")
+	path := Path{}.Child("result").Elem(3).Child("hash")
 	tests := []struct {
 		pat  string
 		want bool

@@ -29,23 +29,23 @@ func (p Pattern) selectFrom(v []byte, i int, out *[]json.RawMessage) error {
 		return nil
 	}
 	switch {
-	case s.isIdx && v[0] == '[':
+	case s.IsIndex && v[0] == '[':
 		var elems []json.RawMessage
 		if err := json.Unmarshal(v, &elems); err != nil {
 			return err
 		}
-		if !s.any {
-			if s.index >= len(elems) {
+		if !s.Any {
+			if s.Index >= len(elems) {
 				return nil
 			}
-			elems = elems[s.index : s.index+1]
+			elems = elems[s.Index : s.Index+1]
 		}
 		for _, e := range elems {
 			if err := p.selectFrom(e, i+1, out); err != nil {
 				return err
 			}
 		}
-	case !s.isIdx && v[0] == '{':
+	case !s.IsIndex && v[0] == '{':
 		dec := json.NewDecoder(bytes.NewReader(v))
 		if _, err := dec.Token(); err != nil { // {
 			return err
@@ -59,13 +59,13 @@ func (p Pattern) selectFrom(v []byte, i int, out *[]json.RawMessage) error {
 			if err := dec.Decode(&val); err != nil {
 				return err
 			}
-			if !s.any && t.(string) != s.key {
+			if !s.Any && t.(string) != s.Key {
 				continue
 			}
 			if err := p.selectFrom(val, i+1, out); err != nil {
 				return err
 			}
-			if !s.any {
+			if !s.Any {
 				return nil // the first of repeated names, as elsewhere
 			}
 		}
@@ -74,11 +74,4 @@ func (p Pattern) selectFrom(v []byte, i int, out *[]json.RawMessage) error {
 }
 
 // Wild reports whether p has a wildcard (* or [*]), so that it may select more than one value.
-func (p Pattern) Wild() bool {
-	for _, s := range p.steps {
-		if s.any {
-			return true
-		}
-	}
-	return false
-}
+func (p Pattern) Wild() bool { return p.steps.Wild() }

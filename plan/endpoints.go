@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // Order says how requests pick their entry (target or endpoint) when no weights are given.
@@ -43,7 +43,7 @@ type Traffic struct {
 	Weights map[string]float64 `json:"weights,omitempty"`
 	// Header is added to every request of the endpoints, the target file and the setup file that
 	// lacks a header of its name (as -H adds to each entry of a target file).
-	Header []transport.Header `json:"header,omitempty"`
+	Header []result.RequestHeader `json:"header,omitempty"`
 	// Base, when set, is the URL that the relative URLs of the target and setup files
 	// ("GET /v0/items", see JoinURL) are relative to; a plan file sets it to each target's URL.
 	// Their absolute URLs must then name Base's scheme and host, so that a run against a target

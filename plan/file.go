@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
-	"github.com/rpcbench/rpcbench/transport"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -289,8 +289,8 @@ func (f *fileReader) env(n *yaml.Node, path string) []string {
 }
 
 // headers reads headers as a mapping (Name: value) or a list of "Name: value" texts.
-func (f *fileReader) headers(n *yaml.Node, path string) []transport.Header {
-	var out []transport.Header
+func (f *fileReader) headers(n *yaml.Node, path string) []result.RequestHeader {
+	var out []result.RequestHeader
 	if n.Kind == yaml.SequenceNode || n.Kind == yaml.ScalarNode {
 		for i, s := range f.strings(n, path) {
 			h, err := ParseHeader(s)
@@ -489,7 +489,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 		case "checks":
 			p.Checks = f.checks(v, kp)
 		case "protocol":
-			p.Protocol = transport.Protocol(f.str(v, kp))
+			p.Protocol = result.Proto(f.str(v, kp))
 		case "model":
 			l.Model = Model(f.choice(v, kp, string(Open), string(Closed)))
 		case "rate":
@@ -665,8 +665,8 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 }
 
 // tls reads {cacert, cert, key, server_name, min_version}.
-func (f *fileReader) tls(n *yaml.Node, path string) transport.TLSFiles {
-	var t transport.TLSFiles
+func (f *fileReader) tls(n *yaml.Node, path string) result.TLSFiles {
+	var t result.TLSFiles
 	f.mapping(n, path, []string{"cacert", "cert", "key", "server_name", "min_version"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {

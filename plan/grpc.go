@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // GRPC says where a gRPC run finds its methods' message types: .proto files compiled at run time
@@ -123,7 +123,7 @@ func (p Plan) validateGRPC() []error {
 		proto = p.defaultProtocol()
 	}
 	g := p.GRPC
-	if !g.IsZero() && proto != "" && proto != transport.GRPC {
+	if !g.IsZero() && proto != "" && proto != result.GRPC {
 		bad("proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC, not with protocol %s", proto)
 	}
 	if g.StreamCount < 0 {
@@ -151,7 +151,7 @@ func (p Plan) validateGRPC() []error {
 		if (p.TLS.Cert == "") != (p.TLS.Key == "") {
 			bad("a client certificate and its key go together: give both files or neither")
 		}
-		if _, ok := transport.TLSVersions[p.TLS.MinVersion]; p.TLS.MinVersion != "" && !ok {
+		if _, ok := result.TLSVersions[p.TLS.MinVersion]; p.TLS.MinVersion != "" && !ok {
 			bad("TLS version %q: want 1.2 or 1.3", p.TLS.MinVersion)
 		}
 	}

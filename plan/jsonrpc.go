@@ -16,7 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // Call is one JSON-RPC 2.0 call: a method and its params, as a calls file line holds it
@@ -125,13 +125,13 @@ func ParseCalls(r io.Reader, name string) ([]Call, error) {
 // method. Batches of more than one call whose calls have different names are one endpoint,
 // "batch of N". Each endpoint is a POST with Content-Type application/json (unless header sets
 // one) and the first call of its kind as its body, so that a saved report shows what was sent.
-func JSONRPCEndpoints(url string, header []transport.Header, calls []Call, batch int) ([]Endpoint, error) {
+func JSONRPCEndpoints(url string, header []result.RequestHeader, calls []Call, batch int) ([]Endpoint, error) {
 	if err := checkCalls(calls, batch); err != nil {
 		return nil, err
 	}
-	h := append([]transport.Header(nil), header...)
+	h := append([]result.RequestHeader(nil), header...)
 	if !hasHeader(h, "Content-Type") {
-		h = append(h, transport.Header{Name: "Content-Type", Value: "application/json"})
+		h = append(h, result.RequestHeader{Name: "Content-Type", Value: "application/json"})
 	}
 	names, first := callNames(calls, batch)
 	eps := make([]Endpoint, len(names))
@@ -218,7 +218,7 @@ func callNames(calls []Call, batch int) (names []string, first []int) {
 	return names, first
 }
 
-func hasHeader(h []transport.Header, name string) bool {
+func hasHeader(h []result.RequestHeader, name string) bool {
 	for _, x := range h {
 		if strings.EqualFold(x.Name, name) {
 			return true
@@ -233,7 +233,7 @@ func hasHeader(h []transport.Header, name string) bool {
 // reusing its memory, so that steady state does not allocate. The zero value is not usable: build
 // it with NewJSONRPCSource. It is safe for concurrent use.
 type JSONRPCSource struct {
-	base      []transport.Request // per endpoint: everything but the body
+	base      []result.Request // per endpoint: everything but the body
 	calls     []rpcCall
 	weights   *aliasTable // nil: the calls in turn
 	batch     uint64
@@ -278,7 +278,7 @@ func NewJSONRPCSource(endpoints []Endpoint, calls []Call, batch int) (*JSONRPCSo
 			return nil, fmt.Errorf("plan: endpoint %d: %w", k+1, err)
 		}
 		idx[names[k]] = k
-		s.base = append(s.base, transport.Request{Endpoint: k, Method: e.Method, Scheme: u.Scheme, Host: u.Host,
+		s.base = append(s.base, result.Request{Endpoint: k, Method: e.Method, Scheme: u.Scheme, Host: u.Host,
 			Path: []byte(u.RequestURI()), Header: e.Header})
 	}
 	for _, c := range calls {
@@ -325,7 +325,7 @@ func appendCall(dst []byte, c Call, id uint64) []byte {
 
 // Fill implements Source. The call is picked by the id, not by i, so that the calls keep their
 // turns in the warm-up of the closed model too (where every i is 0).
-func (s *JSONRPCSource) Fill(_ uint64, r *transport.Request) error {
+func (s *JSONRPCSource) Fill(_ uint64, r *result.Request) error {
 	last := s.next.Add(s.batch) // ids last-batch+1 … last
 	id := last - s.batch + 1
 	state := r.SourceState

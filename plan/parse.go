@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // ParseRate reads a rate as "5000" or "5000/s" (per second), "300/m" (per minute), "10/h" (per
@@ -75,14 +75,14 @@ func ParseStages(s string) ([]schedule.Stage, error) {
 }
 
 // ParseHeader reads a header as "Name: value".
-func ParseHeader(s string) (transport.Header, error) {
+func ParseHeader(s string) (result.RequestHeader, error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || !isToken(name) {
-		return transport.Header{}, fmt.Errorf("%q is not a header; use e.g. \"Content-Type: application/json\"", s)
+		return result.RequestHeader{}, fmt.Errorf("%q is not a header; use e.g. \"Content-Type: application/json\"", s)
 	}
 	if strings.ContainsAny(value, "\r\n") {
-		return transport.Header{}, fmt.Errorf("header %q: the value holds a line break", name)
+		return result.RequestHeader{}, fmt.Errorf("header %q: the value holds a line break", name)
 	}
-	return transport.Header{Name: name, Value: strings.TrimSpace(value)}, nil
+	return result.RequestHeader{Name: name, Value: strings.TrimSpace(value)}, nil
 }

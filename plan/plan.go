@@ -11,7 +11,6 @@ import (
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // MaxSendSlack bounds Load.SendSlack: beyond it the slack would be the figure measured.
@@ -44,7 +43,7 @@ type Plan struct {
 	HTTP    HTTP    `json:"http"`
 	// Protocol is how the requests travel (http1, h2, h2c, grpc, ws); empty means the default of
 	// the first endpoint's URL scheme (http1 for http and https, ws for ws and wss).
-	Protocol transport.Protocol `json:"protocol,omitempty"`
+	Protocol result.Proto `json:"protocol,omitempty"`
 	// JSONRPC, when it has calls, sends JSON-RPC 2.0 calls to the URL of the one endpoint.
 	JSONRPC JSONRPC `json:"jsonrpc,omitzero"`
 	// Checks judge the answers beyond their status.
@@ -55,16 +54,16 @@ type Plan struct {
 	GRPC GRPC `json:"grpc,omitzero"`
 	// TLS names the CA certificates, client certificate and server name of TLS connections; the
 	// zero value verifies servers by the system's roots. gRPC only, so far.
-	TLS transport.TLSFiles `json:"tls,omitzero"`
+	TLS result.TLSFiles `json:"tls,omitzero"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".
 type Endpoint struct {
-	Name   string             `json:"name,omitempty"`
-	Method string             `json:"method,omitempty"` // default GET
-	URL    string             `json:"url"`
-	Header []transport.Header `json:"header,omitempty"`
-	Body   []byte             `json:"body,omitempty"`
+	Name   string                 `json:"name,omitempty"`
+	Method string                 `json:"method,omitempty"` // default GET
+	URL    string                 `json:"url"`
+	Header []result.RequestHeader `json:"header,omitempty"`
+	Body   []byte                 `json:"body,omitempty"`
 	// Weight is the endpoint's share of the requests, relative to the other endpoints' weights;
 	// when every weight is 0 the endpoints take turns (see Traffic.Order).
 	Weight float64 `json:"weight,omitempty"`

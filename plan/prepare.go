@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/check"
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // SetupConnections is the number of connections of a setup phase (closed model).
@@ -126,7 +126,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		return nil, err
 	}
 	p = p.Normalized()
-	if p.Protocol == transport.WS && !p.JSONRPC.On() && !allHaveBodies(p.Endpoints) {
+	if p.Protocol == result.WS && !p.JSONRPC.On() && !allHaveBodies(p.Endpoints) {
 		return nil, fmt.Errorf("plan: %s: a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE (the plan's JSON-RPC calls)", RedactURL(p.Endpoints[0].URL))
 	}
 	var data *Data
@@ -287,7 +287,7 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 // Traffic.Base and Traffic.RewriteHost); without one ("") every URL is taken as written. header is
 // added to every entry that lacks a header of its name. Prepare reads a plan's target and setup
 // files with it.
-func LoadTargets(fsys fs.FS, name, format, base string, rewriteHost bool, header []transport.Header) (*Targets, error) {
+func LoadTargets(fsys fs.FS, name, format, base string, rewriteHost bool, header []result.RequestHeader) (*Targets, error) {
 	if fsys == nil {
 		fsys = OSFiles(nil)
 	}
@@ -311,7 +311,7 @@ func LoadTargets(fsys fs.FS, name, format, base string, rewriteHost bool, header
 }
 
 // withHeaders adds to hs the headers of extra whose names hs lacks.
-func withHeaders(hs, extra []transport.Header) []transport.Header {
+func withHeaders(hs, extra []result.RequestHeader) []result.RequestHeader {
 outer:
 	for _, x := range extra {
 		for _, h := range hs {

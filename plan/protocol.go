@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // schemeOf returns the scheme of a URL, templates and all: what comes before "://".
@@ -31,7 +31,7 @@ func lowerScheme(u string) string {
 // basicAuth moves the user-info of u (http://user:pass@host/) into an Authorization header, as
 // curl sends it: Basic, the user and password unescaped. A header of that name given already wins;
 // the user-info leaves the URL either way, so that it is never sent as part of the host.
-func basicAuth(u string, h []transport.Header) (string, []transport.Header) {
+func basicAuth(u string, h []result.RequestHeader) (string, []result.RequestHeader) {
 	i := strings.Index(u, "://")
 	if i < 0 {
 		return u, h
@@ -59,24 +59,24 @@ func basicAuth(u string, h []transport.Header) (string, []transport.Header) {
 	if v, err := url.PathUnescape(pass); err == nil {
 		pass = v
 	}
-	auth := transport.Header{Name: "Authorization", Value: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
-	return stripped, append(append([]transport.Header(nil), h...), auth)
+	auth := result.RequestHeader{Name: "Authorization", Value: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
+	return stripped, append(append([]result.RequestHeader(nil), h...), auth)
 }
 
 // defaultProtocol returns the protocol the first endpoint's URL scheme calls for, or "" when it
 // has none that a transport serves (Validate says so). A plan whose URLs are all https:// takes h2,
 // which speaks HTTP/2 to a server whose ALPN chooses it and HTTP/1.1 to the others, as curl and
 // browsers do; one that mixes http:// and https:// takes HTTP/1.1.
-func (p Plan) defaultProtocol() transport.Protocol {
+func (p Plan) defaultProtocol() result.Proto {
 	if len(p.Endpoints) == 0 {
 		return ""
 	}
-	proto, err := transport.ProtocolFor(schemeOf(p.Endpoints[0].URL))
+	proto, err := result.ProtocolFor(schemeOf(p.Endpoints[0].URL))
 	if err != nil {
 		return ""
 	}
-	if proto == transport.HTTP1 && !slices.ContainsFunc(p.Endpoints, func(e Endpoint) bool { return !strings.EqualFold(schemeOf(e.URL), "https") }) {
-		return transport.H2
+	if proto == result.HTTP1 && !slices.ContainsFunc(p.Endpoints, func(e Endpoint) bool { return !strings.EqualFold(schemeOf(e.URL), "https") }) {
+		return result.H2
 	}
 	return proto
 }
@@ -96,7 +96,7 @@ func (p Plan) validateProtocol() []error {
 		return []error{fmt.Errorf("plan: protocol %q: want http1, h2, h2c, grpc or ws", proto)}
 	}
 	var errs []error
-	if p.HTTP.Streams > 0 && proto != transport.H2 && proto != transport.H2C && proto != transport.GRPC {
+	if p.HTTP.Streams > 0 && proto != result.H2 && proto != result.H2C && proto != result.GRPC {
 		errs = append(errs, fmt.Errorf("plan: streams per connection go with HTTP/2 (h2, h2c) and gRPC, not with protocol %s", proto))
 	}
 	for i, e := range p.Endpoints {
@@ -104,12 +104,12 @@ func (p Plan) validateProtocol() []error {
 		if s == "" || proto.Serves(s) {
 			continue
 		}
-		if _, err := transport.ProtocolFor(s); err != nil {
+		if _, err := result.ProtocolFor(s); err != nil {
 			continue // a scheme nothing serves: the URL's own check says so
 		}
 		errs = append(errs, fmt.Errorf("plan: endpoint %d: URL %q: protocol %s does not carry %s:// URLs; one run speaks one protocol: run them apart", i+1, RedactURL(e.URL), proto, s))
 	}
-	if proto == transport.WS && len(errs) == 0 {
+	if proto == result.WS && len(errs) == 0 {
 		for i, e := range p.Endpoints[1:] {
 			if e.URL != p.Endpoints[0].URL {
 				errs = append(errs, fmt.Errorf("plan: endpoint %d: WebSocket endpoints must share one URL, got %s and %s; run them apart", i+2, p.Endpoints[0].URL, e.URL))

@@ -3,7 +3,7 @@ package plan
 import (
 	"strings"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // Redacted is what a secret is replaced with in what rpcbench writes out.
@@ -76,16 +76,18 @@ func replaceQuerySecrets(s string, with func(string) string) string {
 
 // RedactHeaders returns h with the values of its secret headers replaced by Redacted; h itself is
 // not changed.
-func RedactHeaders(h []transport.Header) []transport.Header { return replaceHeaderSecrets(h, redact) }
+func RedactHeaders(h []result.RequestHeader) []result.RequestHeader {
+	return replaceHeaderSecrets(h, redact)
+}
 
-func replaceHeaderSecrets(h []transport.Header, with func(string) string) []transport.Header {
-	var out []transport.Header
+func replaceHeaderSecrets(h []result.RequestHeader, with func(string) string) []result.RequestHeader {
+	var out []result.RequestHeader
 	for k, x := range h {
 		if !Secret(x.Name) {
 			continue
 		}
 		if out == nil {
-			out = append([]transport.Header(nil), h...)
+			out = append([]result.RequestHeader(nil), h...)
 		}
 		out[k].Value = with(x.Value)
 	}

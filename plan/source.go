@@ -4,20 +4,20 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // Source fills in the request for each arrival. Implementations are safe for concurrent use; each
 // sender owns its Request, and Fill may keep buffers in it between calls.
 type Source interface {
 	// Fill sets r to the request of arrival i. An error stops the run (e.g. data ran out).
-	Fill(i uint64, r *transport.Request) error
+	Fill(i uint64, r *result.Request) error
 }
 
 // StaticSource sends the plan's endpoints in turn, unchanged: arrival i gets endpoint i mod n.
 // Build it with NewStaticSource; it is immutable and safe for concurrent use.
 type StaticSource struct {
-	reqs []transport.Request
+	reqs []result.Request
 }
 
 // NewStaticSource prepares the endpoints of a Normalized, valid plan.
@@ -28,7 +28,7 @@ func NewStaticSource(endpoints []Endpoint) (*StaticSource, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plan: endpoint %d: %w", i+1, err)
 		}
-		s.reqs = append(s.reqs, transport.Request{
+		s.reqs = append(s.reqs, result.Request{
 			Endpoint: i,
 			Method:   e.Method,
 			Scheme:   u.Scheme,
@@ -42,7 +42,7 @@ func NewStaticSource(endpoints []Endpoint) (*StaticSource, error) {
 }
 
 // Fill implements Source.
-func (s *StaticSource) Fill(i uint64, r *transport.Request) error {
+func (s *StaticSource) Fill(i uint64, r *result.Request) error {
 	*r = s.reqs[i%uint64(len(s.reqs))]
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // The formats of target files, as vegeta reads them.
@@ -402,7 +402,7 @@ func jsonEntry(text []byte, base urlBase) (Endpoint, error) {
 			if strings.ContainsAny(v, "\r\n") {
 				return Endpoint{}, fmt.Errorf("header %s: the value holds a line break", k)
 			}
-			e.Header = append(e.Header, transport.Header{Name: k, Value: v})
+			e.Header = append(e.Header, result.RequestHeader{Name: k, Value: v})
 		}
 	}
 	return e, nil

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Inputs are the files a plan names, already read (the plan holds only their names). The zero
@@ -88,7 +88,7 @@ func NewSource(p Plan, in Inputs) (Source, error) {
 	if s.weights == nil && !s.random && s.static() {
 		st := &StaticSource{}
 		for _, c := range s.entries {
-			st.reqs = append(st.reqs, transport.Request{
+			st.reqs = append(st.reqs, result.Request{
 				Endpoint: c.endpoint, Method: c.method, Scheme: c.scheme, Host: c.host,
 				Path: c.path.segs0(), Header: c.header, Body: c.body.segs0(),
 			})
@@ -121,9 +121,9 @@ type entry struct {
 	endpoint             int
 	method, scheme, host string
 	path                 *Template
-	header               []transport.Header // the values of static headers
-	hdrT                 []*Template        // per header: nil when static
-	body                 *Template          // nil for no body
+	header               []result.RequestHeader // the values of static headers
+	hdrT                 []*Template            // per header: nil when static
+	body                 *Template              // nil for no body
 	uses                 uses
 }
 
@@ -195,12 +195,12 @@ func (s *templateSource) static() bool {
 type senderState struct {
 	g                *gen
 	path, body, hbuf []byte
-	hdrs             []transport.Header
+	hdrs             []result.RequestHeader
 	ends             []int
 }
 
 // Fill implements Source. It returns an error wrapping ErrDataExhausted when unique data ran out.
-func (s *templateSource) Fill(i uint64, r *transport.Request) error {
+func (s *templateSource) Fill(i uint64, r *result.Request) error {
 	st, _ := r.SourceState.(*senderState)
 	if st == nil {
 		st = &senderState{g: newGen(s.seed, s.streams.Add(1))}
@@ -246,7 +246,7 @@ func (s *templateSource) Fill(i uint64, r *transport.Request) error {
 // renderHeaders renders e's header values into the sender's buffer. The values are strings that
 // share the buffer's memory (no copy): they stay valid until the next Fill overwrites it, which
 // the Request's contract allows (a Transport keeps no reference after Do).
-func (st *senderState) renderHeaders(e *entry) []transport.Header {
+func (st *senderState) renderHeaders(e *entry) []result.RequestHeader {
 	st.hbuf, st.ends = st.hbuf[:0], st.ends[:0]
 	for j, h := range e.header {
 		if t := e.hdrT[j]; t != nil {
@@ -263,7 +263,7 @@ func (st *senderState) renderHeaders(e *entry) []transport.Header {
 		if end := st.ends[j]; end > start {
 			v = unsafe.String(&st.hbuf[start], end-start)
 		}
-		st.hdrs = append(st.hdrs, transport.Header{Name: h.Name, Value: v})
+		st.hdrs = append(st.hdrs, result.RequestHeader{Name: h.Name, Value: v})
 		start = st.ends[j]
 	}
 	return st.hdrs

@@ -42,7 +42,7 @@ func htmlRatio(ms []compare.Metric, name string, i int) string {
 	if !ok || math.IsNaN(m.Ratios[i]) {
 		return ""
 	}
-	return compare.FormatRatio(m.Ratios[i]) + "× A"
+	return compare.Times(m.Ratios[i], compare.FormatRatio, "A", "")
 }
 
 func htmlCompare(c *compare.Comparison) *compareTable {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/gobench"
+	"github.com/rpcbench/rpcbench/report/style"
 )
 
 //go:embed assets/gobench.tmpl
@@ -47,7 +48,7 @@ type goBenchCell struct{ Text, Class string }
 // goBenchHTML writes t as one self-contained page in the style of the load report: a table per
 // package and unit, significant changes coloured as better or worse.
 func goBenchHTML(w io.Writer, t *gobench.Table) error {
-	p := goBenchPage{Title: "Go benchmarks: " + strings.Join(t.Labels, " vs "), Labels: t.Labels, Legend: goBenchLegend(t), Notes: t.Notes, PageCSS: template.CSS(pageCSS)}
+	p := goBenchPage{Title: "Go benchmarks: " + strings.Join(t.Labels, " vs "), Labels: t.Labels, Legend: goBenchLegend(t), Notes: t.Notes, PageCSS: template.CSS(style.CSS)}
 	for _, l := range goBenchConfig(t) {
 		k, v, _ := strings.Cut(l, ": ")
 		p.Config = append(p.Config, struct{ Key, Value string }{k, v})

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 // grpcStatuses reports whether the statuses are gRPC's, which a Summary names ("OK", "NotFound")
@@ -48,7 +48,7 @@ func statusOrder(status map[string]uint64) []string {
 // grpcByMethod writes the status codes of each method of a gRPC run with several: a line per
 // method, "rpz.ItemService/GetItem  OK 120, NotFound 80".
 func grpcByMethod(b *strings.Builder, s *summary.Summary) {
-	if s.Config.Protocol != transport.GRPC || !grpcStatuses(s.Status) {
+	if s.Config.Protocol != result.GRPC || !grpcStatuses(s.Status) {
 		return
 	}
 	b.WriteString("\ngRPC status codes by method\n")
@@ -70,7 +70,7 @@ func grpcByMethod(b *strings.Builder, s *summary.Summary) {
 
 // mdGRPCByMethod is grpcByMethod in Markdown: a table of methods by status code.
 func mdGRPCByMethod(b *strings.Builder, s *summary.Summary) {
-	if len(s.Endpoints) < 2 || s.Config.Protocol != transport.GRPC || !grpcStatuses(s.Status) {
+	if len(s.Endpoints) < 2 || s.Config.Protocol != result.GRPC || !grpcStatuses(s.Status) {
 		return
 	}
 	codes := statusOrder(s.Status)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/report/style"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -31,8 +32,6 @@ var (
 	uplotLicense string
 	//go:embed assets/html_report.js
 	pageJS string
-	//go:embed assets/html_report.css
-	pageCSS string
 	//go:embed assets/html_report.tmpl
 	pageTmpl string
 )
@@ -86,7 +85,7 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	p.LibJS = template.JS("/*! uPlot, inlined; its licence:\n\n" + uplotLicense + "*/\n" + uplotJS)
 	p.LibCSS = template.CSS(uplotCSS)
 	p.PageJS = template.JS(pageJS + "\n" + resourcesJS)
-	p.PageCSS = template.CSS(pageCSS)
+	p.PageCSS = template.CSS(style.CSS)
 	return pageTemplate.Execute(w, p)
 }
 

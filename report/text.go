@@ -15,7 +15,6 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
-	"github.com/rpcbench/rpcbench/transport"
 )
 
 var fmtMs = summary.FormatMs
@@ -68,9 +67,9 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load = fmt.Sprintf("closed model, %d connections", l.Connections)
 	}
 	switch p := s.Config.Protocol; p {
-	case transport.H2:
+	case result.H2:
 		load += ", HTTP/2 where the server's ALPN chose it (h2)"
-	case transport.H2C:
+	case result.H2C:
 		load += ", HTTP/2 over cleartext (h2c)"
 	}
 	if n := s.Config.HTTP.Streams; n > 0 {
@@ -375,7 +374,7 @@ func wsOutcomes(st *summary.Stats) (map[string]uint64, []string) {
 }
 
 // successStatus reports whether code is 2xx or 3xx, the 101 of WebSocket answers, or gRPC's OK.
-func successStatus(code string) bool { return transport.SuccessName(code) }
+func successStatus(code string) bool { return result.SuccessName(code) }
 
 // nonOK writes wrk's "Non-2xx or 3xx responses" line, split by status class, when there are any.
 func nonOK(b *strings.Builder, st *summary.Stats) {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/result"
 )
 
 // nameStatuses names the status codes of s as its plan's protocol names them (transport's
@@ -15,7 +15,7 @@ func nameStatuses(s *Summary, p plan.Plan) {
 	if proto == "" {
 		proto = p.Normalized().Protocol
 	}
-	if proto != transport.GRPC {
+	if proto != result.GRPC {
 		return
 	}
 	name := func(st *Stats) {

@@ -1,102 +1,38 @@
 package transport
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rpcbench/rpcbench/result"
 )
 
-// Protocol names how requests travel. A plan names one (or takes the default of its URLs'
-// scheme); the engine makes the transport registered for it.
-type Protocol string
+// Protocol names how requests travel; see result.Proto, where the protocols, their URL schemes
+// and their status words are defined for every package, the reports' included.
+type Protocol = result.Proto
 
 // The protocols rpcbench knows. A protocol is usable once a package has registered a Maker for it
 // (transport/protocols registers every one this module has).
 const (
-	HTTP1 Protocol = "http1" // HTTP/1.1 over TCP or TLS: http://, https://
-	H2    Protocol = "h2"    // HTTP/2 over TLS, chosen by ALPN: https://
-	H2C   Protocol = "h2c"   // HTTP/2 over cleartext TCP, with prior knowledge: http://
-	GRPC  Protocol = "grpc"  // gRPC over HTTP/2: grpc://, grpcs://
-	WS    Protocol = "ws"    // JSON-RPC messages over WebSocket: ws://, wss://
+	HTTP1 = result.HTTP1 // HTTP/1.1 over TCP or TLS: http://, https://
+	H2    = result.H2    // HTTP/2 over TLS, chosen by ALPN: https://
+	H2C   = result.H2C   // HTTP/2 over cleartext TCP, with prior knowledge: http://
+	GRPC  = result.GRPC  // gRPC over HTTP/2: grpc://, grpcs://
+	WS    = result.WS    // JSON-RPC messages over WebSocket: ws://, wss://
 )
 
-// protocols holds what each protocol is: the URL schemes it serves, whether it is their default
-// protocol, and whether its answers carry HTTP status codes.
-var protocols = []struct {
-	p       Protocol
-	schemes []string
-	def     bool
-	http    bool
-}{
-	{HTTP1, []string{"http", "https"}, true, true},
-	{H2, []string{"https"}, false, true},
-	{H2C, []string{"http"}, false, true},
-	{GRPC, []string{"grpc", "grpcs"}, true, false},
-	{WS, []string{"ws", "wss"}, true, false},
-}
-
 // ErrNoTransport is returned for a protocol or URL scheme that no transport serves.
-var ErrNoTransport = errors.New("no transport")
+var ErrNoTransport = result.ErrNoTransport
 
-// ProtocolFor returns the protocol a URL scheme calls for by default: HTTP/1.1 for http and https,
-// WebSocket for ws and wss, gRPC for grpc and grpcs. The scheme is matched without regard to case.
-func ProtocolFor(scheme string) (Protocol, error) {
-	s := strings.ToLower(scheme)
-	for _, d := range protocols {
-		if d.def && slices.Contains(d.schemes, s) {
-			return d.p, nil
-		}
-	}
-	return "", fmt.Errorf("%w for scheme %q: want http, https, ws, wss, grpc or grpcs", ErrNoTransport, scheme)
-}
+// ProtocolFor returns the protocol a URL scheme calls for by default (result.ProtocolFor).
+func ProtocolFor(scheme string) (Protocol, error) { return result.ProtocolFor(scheme) }
 
-// Serves reports whether p can carry requests to URLs of scheme (h2 only https, h2c only http).
-func (p Protocol) Serves(scheme string) bool {
-	for _, d := range protocols {
-		if d.p == p {
-			return slices.Contains(d.schemes, strings.ToLower(scheme))
-		}
-	}
-	return false
-}
-
-// Known reports whether p is one of the protocols above.
-func (p Protocol) Known() bool {
-	for _, d := range protocols {
-		if d.p == p {
-			return true
-		}
-	}
-	return false
-}
-
-// HTTPStatus reports whether answers of p carry HTTP status codes, which a user may judge
-// (--expect-status): HTTP/1.1 and HTTP/2 do; a WebSocket message carries the 101 of its
-// connection's upgrade, a gRPC call its own status code.
-func (p Protocol) HTTPStatus() bool {
-	for _, d := range protocols {
-		if d.p == p {
-			return d.http
-		}
-	}
-	return false
-}
-
-// Success reports whether an answer of p with the given status is a success when the user has not
-// said otherwise: an HTTP 2xx or 3xx (as wrk and vegeta count them); for WebSocket, every message
-// that arrived (its status is its connection's 101); for gRPC, status 0 (OK).
-func (p Protocol) Success(status int) bool {
-	switch p {
-	case WS:
-		return status == 101
-	case GRPC:
-		return status == 0
-	}
-	return status >= 200 && status < 400
-}
+// SuccessName reports whether a status named by Protocol.StatusName is a success when the user has
+// not said otherwise (result.SuccessName).
+func SuccessName(name string) bool { return result.SuccessName(name) }
 
 // Config is what a transport is made from, whatever its protocol: the plan's time limits,
 // connections and TLS settings.

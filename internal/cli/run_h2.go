@@ -36,7 +36,7 @@ func (f *h2Flags) apply(p *plan.Plan) error {
 	p.HTTP.Streams = f.streams
 	p.TLS.MinVersion = f.tlsMin
 	if !p.TLS.IsZero() {
-		if _, err := p.TLS.Config(false); err != nil {
+		if _, err := transport.TLSConfig(p.TLS, false); err != nil {
 			return usagef("TLS: %v", err) // a file that cannot be read, or holds no certificate
 		}
 	}

@@ -31,7 +31,7 @@ func tlsConfig(c transport.Config) (*tls.Config, error) {
 	if c.TLS.IsZero() {
 		return nil, nil
 	}
-	return c.TLS.Config(c.InsecureSkipVerify)
+	return transport.TLSConfig(c.TLS, c.InsecureSkipVerify)
 }
 
 // HTTP1 makes the HTTP/1.1 transport: a pool capped at c.Conns connections.
@@ -128,7 +128,7 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		o.Spread = c.Streams
 	}
 	if !c.TLS.IsZero() {
-		tc, err := c.TLS.Config(c.InsecureSkipVerify)
+		tc, err := transport.TLSConfig(c.TLS, c.InsecureSkipVerify)
 		if err != nil {
 			return nil, fmt.Errorf("grpcx: %w", err)
 		}
