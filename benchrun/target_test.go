@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -107,11 +106,7 @@ scenarios:
 	if err != nil || out.TargetErr != nil {
 		t.Fatal(err, out.TargetErr)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, _ := strconv.Atoi(string(b))
+	server := helperPID(t, pidFile)
 	if len(out.Runs) != 1 || out.Runs[0].Summary == nil {
 		t.Fatalf("runs: got %+v", out.Runs)
 	}
@@ -155,15 +150,7 @@ scenarios:
 	if err != nil || out.TargetErr != nil {
 		t.Fatal(err, out.TargetErr)
 	}
-	pid := func(f string) int {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := strconv.Atoi(string(b))
-		return n
-	}
-	a, b := pid(pidA), pid(pidB)
+	a, b := helperPID(t, pidA), helperPID(t, pidB)
 	comm := filepath.Base(os.Args[0])
 	comm = comm[:min(len(comm), 15)] // the kernel keeps 15 bytes of it
 	if len(out.Runs) != 2 {
