@@ -171,6 +171,7 @@ func (w *watching) stop(s *summary.Summary, measuredStart time.Time) {
 		}
 		rs = append(rs, r)
 	}
+	summary.MarkListeners(context.Background(), rs, res.Targets, s.Config)
 	var mt *result.Metrics
 	if w.scraper != nil {
 		mt = summary.MetricsOf(w.url, w.raw, w.series, res, at)

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,15 +52,7 @@ scenarios:
 	if err != nil || out.TargetErr != nil {
 		t.Fatal(err, out.TargetErr)
 	}
-	pid := func(f string) int {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, _ := strconv.Atoi(string(b))
-		return n
-	}
-	a, b := pid(pidA), pid(pidB)
+	a, b := helperPID(t, pidA), helperPID(t, pidB)
 	want := [][]string{
 		{fmt.Sprintf("command, pid %d", a), SelfLabel},
 		{fmt.Sprintf("command, pid %d", b), fmt.Sprintf("big's command, pid %d", a), SelfLabel},

@@ -66,6 +66,18 @@ func (o *Outcome) Groups() []Group {
 	return gs
 }
 
+// Invalid lists the runs of scenarios with require_valid that their validity verdict found
+// invalid, each with its reasons.
+func (o *Outcome) Invalid() []string {
+	var out []string
+	for _, m := range o.Runs {
+		if m.Err == nil && m.TargetEnded == "" && m.Summary != nil && m.Summary.Config.RequireValid && !m.Summary.Validity.Valid {
+			out = append(out, fmt.Sprintf("%s: invalid (require_valid): %s", m.RunID, strings.Join(m.Summary.Validity.Reasons, "; ")))
+		}
+	}
+	return out
+}
+
 // Failures lists what failed: each run's failed objectives, each run that could not start, each
 // command that did not exit 0 or whose JUnit XML reports could not be read, a target that could
 // not start.

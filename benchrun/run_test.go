@@ -36,6 +36,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// helperPID returns the PID a helper wrote to its $HELPER_PID_FILE, file.
+func helperPID(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatalf("%s: %q is not a PID", file, b)
+	}
+	return n
+}
+
 func serveHelper(addr string) int {
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM)

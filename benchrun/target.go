@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,7 +190,7 @@ func answers(ctx context.Context, u string) bool {
 
 // dialable reports whether the host and port of u take a TCP connection.
 func dialable(ctx context.Context, u string) bool {
-	c, err := dial(ctx, u)
+	c, err := monitor.DialURL(ctx, u)
 	if err != nil {
 		return false
 	}
@@ -199,42 +198,11 @@ func dialable(ctx context.Context, u string) bool {
 	return true
 }
 
-// dial connects to the host and port of u (the scheme's port when u names none), within a second.
-func dial(ctx context.Context, u string) (net.Conn, error) {
-	pu, err := url.Parse(u)
-	if err != nil {
-		return nil, err
-	}
-	port := pu.Port()
-	if port == "" {
-		port = "80"
-		if pu.Scheme == "https" || pu.Scheme == "wss" {
-			port = "443"
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	var d net.Dialer
-	return d.DialContext(ctx, "tcp", net.JoinHostPort(pu.Hostname(), port))
-}
-
-// answerAt returns the address that takes connections at the host and port of u: the one host
-// name resolved to; nil when none does.
-func answerAt(ctx context.Context, u string) *net.TCPAddr {
-	c, err := dial(ctx, u)
-	if err != nil {
-		return nil
-	}
-	defer c.Close()
-	addr, _ := c.RemoteAddr().(*net.TCPAddr)
-	return addr
-}
-
 // portFree checks that no one takes connections at t's URL yet, before its command starts:
 // otherwise the command (a server) could not bind its port, and the runs would measure what holds
 // it. The error names the port and, where the system tells (Linux), the processes that listen on it.
 func portFree(ctx context.Context, t plan.BenchTarget) error {
-	addr := answerAt(ctx, t.URL)
+	addr := monitor.AnswerAt(ctx, t.URL)
 	if addr == nil {
 		return nil
 	}
@@ -244,7 +212,7 @@ func portFree(ctx context.Context, t plan.BenchTarget) error {
 // heldBy says which processes of this machine listen at addr, as ", held by pid 12 (name)"; ""
 // when addr is not this machine's or the system does not tell.
 func heldBy(addr *net.TCPAddr) string {
-	if !local(addr.IP) {
+	if !monitor.Local(addr.IP) {
 		return ""
 	}
 	l, err := monitor.Listeners(addr.IP, addr.Port)
@@ -264,31 +232,14 @@ func heldBy(addr *net.TCPAddr) string {
 	return ""
 }
 
-// local reports whether ip is a loopback address or one of this machine's interfaces'.
-func local(ip net.IP) bool {
-	if ip.IsLoopback() {
-		return true
-	}
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return false
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
-			return true
-		}
-	}
-	return false
-}
-
 // answering returns the processes to watch of a started target: those of its command's process
 // tree that listen on its URL's port — the ones that answer — else the command itself (where the
 // system does not tell, or nothing listens there). note says so when the port is held by processes
 // outside the command's tree.
 func answering(ctx context.Context, p *process, t plan.BenchTarget) (pids []int, note string) {
 	root := p.cmd.Process.Pid
-	addr := answerAt(ctx, t.URL)
-	if addr == nil || !local(addr.IP) {
+	addr := monitor.AnswerAt(ctx, t.URL)
+	if addr == nil || !monitor.Local(addr.IP) {
 		return []int{root}, ""
 	}
 	l, err := monitor.Listeners(addr.IP, addr.Port)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -107,11 +106,7 @@ scenarios:
 	if err != nil || out.TargetErr != nil {
 		t.Fatal(err, out.TargetErr)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	server, _ := strconv.Atoi(string(b))
+	server := helperPID(t, pidFile)
 	if len(out.Runs) != 1 || out.Runs[0].Summary == nil {
 		t.Fatalf("runs: got %+v", out.Runs)
 	}
@@ -122,5 +117,61 @@ scenarios:
 	want := []string{fmt.Sprintf("command, pid %d", server), SelfLabel}
 	if !slices.Equal(watched, want) {
 		t.Errorf("watched: got %q; want %q (the server, pid %d; not the shell that started it)", watched, want, server)
+	}
+}
+
+// A target whose runs watch another target's command, not its own, answers from a process that is
+// not watched: its runs are invalid, naming both; the other target's runs, watching the command
+// that answers them, are not.
+func TestRunVerdictNamesTheProcessThatAnswered(t *testing.T) {
+	t.Parallel()
+	if _, err := monitor.Listeners(net.IPv4(127, 0, 0, 1), 1); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	addrA, addrB := freeAddr(t), freeAddr(t)
+	pidA, pidB := filepath.Join(dir, "a.pid"), filepath.Join(dir, "b.pid")
+	bench := readBench(t, dir, fmt.Sprintf(`targets:
+  big:
+    url: http://%s/
+    command: [%q]
+    env: {%s: %q, HELPER_PID_FILE: %q}
+    ready_timeout: 1m
+  small:
+    url: http://%s/
+    command: [%q]
+    env: {%s: %q, HELPER_PID_FILE: %q}
+    ready_timeout: 1m
+    monitor: {command: false, targets: [big]}
+scenarios:
+  read: {requests: 20, connections: 1, interval: 100ms}
+`, addrA, os.Args[0], helperEnv, addrA, pidA, addrB, os.Args[0], helperEnv, addrB, pidB))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil || out.TargetErr != nil {
+		t.Fatal(err, out.TargetErr)
+	}
+	a, b := helperPID(t, pidA), helperPID(t, pidB)
+	comm := filepath.Base(os.Args[0])
+	comm = comm[:min(len(comm), 15)] // the kernel keeps 15 bytes of it
+	if len(out.Runs) != 2 {
+		t.Fatalf("runs: got %d; want 2", len(out.Runs))
+	}
+	for _, m := range out.Runs {
+		if m.Summary == nil {
+			t.Fatalf("%s: %v", m.RunID, m.Err)
+		}
+		var answered []string
+		for _, r := range m.Summary.Validity.Reasons {
+			if strings.Contains(r, "answered from") {
+				answered = append(answered, r)
+			}
+		}
+		var want []string
+		if m.Target == "small" {
+			want = []string{fmt.Sprintf("the target answered from pid %d (%s) on %s, not from the monitored process(es): big's command, pid %d", b, comm, addrB, a)}
+		}
+		if !slices.Equal(answered, want) {
+			t.Errorf("%s: reasons naming who answered: got %q; want %q", m.RunID, answered, want)
+		}
 	}
 }

@@ -156,29 +156,45 @@ func TestOneCPUChild(t *testing.T) {
 	fmt.Println(string(b))
 }
 
-// startOnOneCPU starts cmd with its threads allowed on one CPU only: the child inherits the CPU set
-// of the thread that forks it, so this goroutine's thread is pinned for the fork and set free after.
+// startOnOneCPU starts cmd with its threads allowed on one CPU only: the first this process may
+// use.
 func startOnOneCPU(cmd *exec.Cmd) error {
+	_, err := startOnCPU(cmd, 0)
+	return err
+}
+
+// startOnCPU starts cmd with its threads allowed on one CPU only, the nth (from 0) of those this
+// process may use, and returns that CPU's number; -1 when it could not be pinned (no affinity here,
+// or fewer CPUs): cmd then runs on any. The child inherits the CPU set of the thread that forks it,
+// so this goroutine's thread is pinned for the fork and set free after.
+func startOnCPU(cmd *exec.Cmd, nth int) (int, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var was unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &was); err != nil {
-		return cmd.Start() // no affinity here: GOMAXPROCS=1 alone
+		return -1, cmd.Start() // no affinity here: GOMAXPROCS=1 alone
 	}
-	var one unix.CPUSet
-	for c := range 1024 {
+	cpu := -1
+	for c, seen := 0, 0; c < 1024 && cpu < 0; c++ {
 		if was.IsSet(c) {
-			one.Set(c)
-			break
+			if seen == nth {
+				cpu = c
+			}
+			seen++
 		}
 	}
+	if cpu < 0 {
+		return -1, cmd.Start()
+	}
+	var one unix.CPUSet
+	one.Set(cpu)
 	if err := unix.SchedSetaffinity(0, &one); err != nil {
-		return cmd.Start()
+		return -1, cmd.Start()
 	}
 	err := cmd.Start()
 	if rerr := unix.SchedSetaffinity(0, &was); rerr != nil {
 		// this thread stays pinned: leave it to the runtime to end it rather than reuse it
 		runtime.LockOSThread()
 	}
-	return err
+	return cpu, err
 }

@@ -326,8 +326,9 @@ func (f *fileReader) name(k *yaml.Node, path string) bool {
 
 func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 	var slo SLO
+	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
@@ -339,6 +340,8 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 			scen = v
 		case "slo":
 			slo = f.slo(v, key)
+		case "require_valid":
+			valid = f.boolean(v, key)
 		}
 	})
 	f.checkMonitors(b)
@@ -347,7 +350,7 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 			if !f.name(k, joinKey("scenarios", name)) {
 				return
 			}
-			s := f.scenario(name, v, slo)
+			s := f.scenario(name, v, slo, valid)
 			b.Scenarios = append(b.Scenarios, s)
 			if len(b.Targets) > 0 && !s.IsCommand() {
 				f.check(k, joinKey("scenarios", name), s, b.Targets[0])
@@ -416,12 +419,12 @@ var loadKeys = []string{
 	// travel
 	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
 	// judging
-	"slo",
+	"slo", "require_valid",
 	// a capacity search instead of a load
 	"capacity",
 }
 
-func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
+func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Scenario {
 	s := Scenario{Name: name}
 	path := joinKey("scenarios", name)
 	known, isCmd := loadKeys, false
@@ -432,7 +435,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			}
 		}
 	}
-	s.Plan.SLO = slo
+	s.Plan.SLO, s.Plan.RequireValid = slo, valid
 	var top Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
@@ -544,6 +547,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			p.TLS = f.tls(v, kp)
 		case "slo":
 			p.SLO = f.slo(v, kp)
+		case "require_valid":
+			p.RequireValid = f.boolean(v, kp)
 		case "capacity":
 			s.Capacity = f.capacity(v, kp)
 		}

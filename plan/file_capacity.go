@@ -92,6 +92,11 @@ func (f *fileReader) checkCapacity(n *yaml.Node, path string, s *Scenario) {
 	if len(s.Steps) > 0 || l.Rate > 0 || len(l.Stages) > 0 || l.Duration > 0 || l.Warmup > 0 || l.Requests > 0 || l.Model != "" {
 		f.errorf(n, path, "capacity: sets the rate and length of each step: drop model, rate, stages, steps, duration, warmup and requests (connections caps the connections)")
 	}
+	for i := 0; n.Kind == yaml.MappingNode && i < len(n.Content); i += 2 {
+		if n.Content[i].Value == "require_valid" {
+			f.errorf(n.Content[i], path+".require_valid", "a capacity search judges each step by its SLO alone, not by the validity verdict: drop require_valid here")
+		}
+	}
 	if len(c.SLO) == 0 {
 		c.SLO = s.Plan.SLO
 	}

@@ -336,3 +336,44 @@ func TestReadFileTLS(t *testing.T) {
 		t.Errorf("min_version 1.1: got %v; want an error naming the key", err)
 	}
 }
+
+// require_valid at the top of the file holds for every load scenario, and a scenario's own
+// require_valid replaces it, as --require-valid would for that scenario's runs.
+func TestReadFileRequireValid(t *testing.T) {
+	t.Parallel()
+	const text = `targets: {a: {url: http://127.0.0.1:1/}}
+require_valid: true
+scenarios:
+  kept: {rate: 10, duration: 1s}
+  relaxed: {rate: 10, duration: 1s, require_valid: false}
+`
+	b, err := ReadFile("p.yaml", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, s := range b.Scenarios {
+		got[s.Name] = s.PlanFor(b.Targets[0], 0, b.Dir).RequireValid
+	}
+	if want := map[string]bool{"kept": true, "relaxed": false}; !reflect.DeepEqual(got, want) {
+		t.Errorf("require_valid of each scenario's plan: got %v; want %v", got, want)
+	}
+	b, err = ReadFile("p.yaml", strings.NewReader("targets: {a: {url: http://127.0.0.1:1/}}\nscenarios:\n  s: {rate: 10, duration: 1s, require_valid: true}\n  t: {rate: 10, duration: 1s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Scenarios[0].Plan.RequireValid || b.Scenarios[1].Plan.RequireValid {
+		t.Errorf("a scenario's own require_valid: got s %v, t %v; want true, false (the default)", b.Scenarios[0].Plan.RequireValid, b.Scenarios[1].Plan.RequireValid)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"targets: {a: {url: http://127.0.0.1:1/}}\nrequire_valid: yes please\nscenarios:\n  s: {rate: 1}\n",
+			`p.yaml:2:16: require_valid: want true or false, got "yes please"`},
+		{"targets: {a: {url: http://127.0.0.1:1/}}\nslo: p99<1s\nscenarios:\n  s:\n    capacity: {start: 10}\n    require_valid: true\n",
+			`p.yaml:6:5: scenarios.s.require_valid: a capacity search judges each step by its SLO alone, not by the validity verdict: drop require_valid here`},
+	} {
+		_, err := ReadFile("p.yaml", strings.NewReader(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v; want %q", c.text, err, c.want)
+		}
+	}
+}

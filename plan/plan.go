@@ -50,6 +50,9 @@ type Plan struct {
 	Checks Checks `json:"checks,omitzero"`
 	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.
 	SLO SLO `json:"slo,omitempty"`
+	// RequireValid fails the run when its validity verdict finds it invalid: exit 5 of `run`
+	// (a plan file's require_valid, as --require-valid).
+	RequireValid bool `json:"require_valid,omitempty"`
 	// GRPC says where gRPC's message types come from (see GRPC); the zero value asks the server.
 	GRPC GRPC `json:"grpc,omitzero"`
 	// TLS names the CA certificates, client certificate and server name of TLS connections; the

@@ -35,6 +35,13 @@ type Resources struct {
 	PIDs            []int       `json:"pids,omitempty"`
 	PIDChanges      []PIDChange `json:"pid_changes,omitempty"`
 	PIDChangesTotal int         `json:"pid_changes_total,omitempty"`
+	// Listeners are, for processes watched by PID or by name, the processes of this machine that
+	// listened on the port of the run's target URL (each endpoint's) when the load ended: those that
+	// answered it, each marked Watched when it was one of this target's processes.
+	// ListenersHidden counts the sockets listening there whose process this user may not see. None
+	// when not looked up: a cgroup, a target on another machine, a system that does not tell.
+	Listeners       []Listener `json:"listeners,omitempty"`
+	ListenersHidden int        `json:"listeners_hidden,omitempty"`
 	// Error says why sampling stopped before the run ended (the figures cover the samples before).
 	Error   string           `json:"error,omitempty"`
 	Summary ResourceSummary  `json:"summary"`
@@ -50,6 +57,15 @@ type HostCPU struct {
 	OthersPercent ResourceStat `json:"others_cpu_percent"`
 	StealPercent  ResourceStat `json:"steal_percent"`
 	Running       ResourceStat `json:"procs_running"`
+}
+
+// Listener is a process that listened on the target's port (Addr, ip:port), by PID and command
+// name; Watched when it was one of the watched processes (or below one).
+type Listener struct {
+	Addr    string `json:"addr"`
+	PID     int    `json:"pid"`
+	Comm    string `json:"comm"`
+	Watched bool   `json:"watched"`
 }
 
 // GCPauses counts the generator's garbage-collection pauses. The longest lasted at least MaxLowMs

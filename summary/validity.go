@@ -48,7 +48,9 @@ type Validity struct {
 //     histogram bucket of the longest pause);
 //   - too few latencies for the percentiles the reports show: p needs 100/(100−p) of them (p99
 //     100, p99.9 1,000, p99.99 10,000);
-//   - requests failed because the machine ran out of local ports or file descriptors.
+//   - requests failed because the machine ran out of local ports or file descriptors;
+//   - the target answered from a process of this machine that no monitored target (by PID, with
+//     the processes below, or by name) counted (see MarkListeners).
 func Judge(s *Summary) Validity {
 	v := Validity{Reasons: []string{}, Caveats: []string{}}
 	behind := fellBehind(s)
@@ -81,6 +83,11 @@ func Judge(s *Summary) Validity {
 	}
 	if why := exhausted(s.ErrorMessages); why != "" {
 		v.Reasons = append(v.Reasons, why)
+	}
+	if why, caveat := answeredElsewhere(s.Resources); why != "" {
+		v.Reasons = append(v.Reasons, why)
+	} else if caveat != "" {
+		v.Caveats = append(v.Caveats, caveat)
 	}
 	v.Valid = len(v.Reasons) == 0
 	return v

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -126,8 +127,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "rpcbench bench: %v\n", err)
 		code = ExitCannotStart
 	}
-	failures := out.Failures()
-	for _, f := range failures {
+	failures, invalid := out.Failures(), out.Invalid()
+	for _, f := range append(slices.Clone(failures), invalid...) {
 		fmt.Fprintf(e.stderr, "rpcbench bench: %s\n", f)
 	}
 	switch {
@@ -140,6 +141,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return code
 	case len(failures) > 0:
 		return ExitSLO
+	case len(invalid) > 0:
+		return ExitInvalid
 	}
 	return ExitOK
 }

@@ -217,6 +217,7 @@ func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
 		}
 		rs = append(rs, r)
 	}
+	summary.MarkListeners(context.Background(), rs, w.Targets, s.Config)
 	var mt *result.Metrics
 	if m.scraper != nil {
 		mt = summary.MetricsOf(m.url, m.rawURL, m.series, w, at)

@@ -34,9 +34,9 @@ const (
 )
 
 // TestMonitorChild is not a test: re-executed with monitorChildEnv set, the test binary serves the
-// lab service on loopback, holds childMiB of memory, keeps childShare of one core busy, and
-// answers each line on stdin with its own CPU time in nanoseconds (getrusage), until stdin closes
-// or a minute has passed.
+// lab service on loopback, holds childMiB of memory, keeps childShare of one core busy (idle with
+// monitorChildEnv=idle), and answers each line on stdin with its own CPU time in nanoseconds
+// (getrusage), until stdin closes or a minute has passed.
 func TestMonitorChild(t *testing.T) {
 	if os.Getenv(monitorChildEnv) == "" {
 		return
@@ -64,6 +64,10 @@ func TestMonitorChild(t *testing.T) {
 	fmt.Println(srv.URL())
 	// each slice: busy while behind childShare of it by the process's own CPU clock, asleep while
 	// ahead; no debt carried over, so a starved slice is not made up by a burst in the next
+	if os.Getenv(monitorChildEnv) == "idle" {
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); {
 		t0, c0 := time.Now(), childCPU()
 		for time.Since(t0) < childSlice {
@@ -101,6 +105,12 @@ type monitorChild struct {
 // its command name is not the test's) and waits for its URL.
 func startMonitorChild(t *testing.T) *monitorChild {
 	t.Helper()
+	return startChild(t, "1")
+}
+
+// startChild starts the child with monitorChildEnv=mode ("idle": it uses no CPU).
+func startChild(t *testing.T, mode string) *monitorChild {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +121,7 @@ func startMonitorChild(t *testing.T) *monitorChild {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(link, "-test.run=^TestMonitorChild$")
-	cmd.Env = append(os.Environ(), monitorChildEnv+"=1")
+	cmd.Env = append(os.Environ(), monitorChildEnv+"="+mode)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

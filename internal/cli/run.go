@@ -370,8 +370,12 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	if code != ExitOK {
 		return code
 	}
-	if o.requireValid && !s.Validity.Valid {
-		fmt.Fprintf(e.stderr, "rpcbench %s: the run is invalid (--require-valid): %s\n", o.cmd(), strings.Join(s.Validity.Reasons, "; "))
+	if (o.requireValid || s.Config.RequireValid) && !s.Validity.Valid {
+		by := "--require-valid"
+		if !o.requireValid {
+			by = "require_valid of the plan file"
+		}
+		fmt.Fprintf(e.stderr, "rpcbench %s: the run is invalid (%s): %s\n", o.cmd(), by, strings.Join(s.Validity.Reasons, "; "))
 		return ExitInvalid
 	}
 	if v := verdict(e.stderr, o.cmd(), s); !o.noVerdict {

@@ -290,7 +290,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	f.pcts.define(fs)
 	defineStageRamps(fs, &f.stageRamps)
 	defineRequestLog(fs, &f.log)
-	fs.BoolVar(&f.requireValid, "require-valid", false, "exit 5 when the run is invalid: the generator fell behind or saturated its CPU, another process took its CPU while it fell behind, a GC pause, too few samples for the percentiles shown, ports or files ran out (the report's first line says which)")
+	fs.BoolVar(&f.requireValid, "require-valid", false, "exit 5 when the run is invalid: the generator fell behind or saturated its CPU, another process took its CPU while it fell behind, a GC pause, too few samples for the percentiles shown, ports or files ran out, the target answered from a process not monitored (the report's first line says which)")
 }
 
 // outputs gathers where a run's figures go, for execute.
