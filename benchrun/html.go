@@ -68,6 +68,10 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 					groupHTML(w, g)
 				}
 			}
+			if t := aloneTable(s, o.Bench.Targets, o.Groups()); t != nil {
+				fmt.Fprintf(w, "<h2>%s: each alone</h2>\n", html.EscapeString(s.Name))
+				t.write(w, "html")
+			}
 		}
 	}
 	for _, f := range o.Failures() {

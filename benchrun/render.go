@@ -215,6 +215,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 				t.write(w, format)
 			}
 		}
+		if t := aloneTable(s, o.Bench.Targets, o.Groups()); t != nil {
+			sep()
+			heading(s.Name + ": each alone")
+			t.write(w, format)
+		}
 	}
 	if o.TargetErr != nil {
 		sep()

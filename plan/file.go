@@ -87,6 +87,16 @@ type fileReader struct {
 	errs []error
 	// monNodes are the monitor.targets nodes by target name, for the errors of checkMonitors.
 	monNodes map[string]*yaml.Node
+	// loads are the load: keys of the endpoints and calls of the scenario being read.
+	loads []partLoad
+}
+
+// partLoad is the load: of an endpoint or a call: its own level when run alone.
+type partLoad struct {
+	name  string
+	level float64
+	node  *yaml.Node
+	path  string
 }
 
 func (f *fileReader) errorf(n *yaml.Node, key, format string, a ...any) {
@@ -419,6 +429,8 @@ var loadKeys = []string{
 	"slo",
 	// a capacity search instead of a load
 	"capacity",
+	// each endpoint or call alone instead of the mix
+	"alone",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
@@ -433,6 +445,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 		}
 	}
 	s.Plan.SLO = slo
+	f.loads = nil
 	var top Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
@@ -546,6 +559,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			p.SLO = f.slo(v, kp)
 		case "capacity":
 			s.Capacity = f.capacity(v, kp)
+		case "alone":
+			s.Alone = f.boolean(v, kp)
 		}
 	})
 	if topSet {
@@ -557,7 +572,52 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 	}
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
+	f.alone(n, path, &s)
 	return s
+}
+
+// alone checks what goes with alone: and reads the parts' own loads into s.Loads.
+func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
+	p := &s.Plan
+	if s.Alone {
+		switch {
+		case s.Capacity != nil:
+			f.errorf(n, joinKey(path, "alone"), "a capacity search runs the mix: drop alone: or capacity:")
+		case p.Traffic.Targets != "" || p.JSONRPC.CallsFile != "":
+			f.errorf(n, joinKey(path, "alone"), "runs each endpoint or call of the plan alone: give them in endpoints: or jsonrpc.calls:, not in targets_file or calls_file")
+		case len(p.JSONRPC.Calls) == 0:
+			for i, e := range p.Endpoints {
+				if e.Name == "" {
+					f.errorf(n, fmt.Sprintf("%s.endpoints[%d]", path, i), "no name: with alone: each endpoint names its own runs, e.g. {name: get, path: /v0/entity?id=1}")
+				}
+			}
+		}
+	}
+	for _, pl := range f.loads {
+		switch {
+		case !s.Alone:
+			f.errorf(pl.node, pl.path, "the level of %s's run alone: give alone: true too", pl.name)
+		case len(p.Load.Stages) > 0:
+			f.errorf(pl.node, pl.path, "the scenario's stages set the load of every run: drop load: or stages:")
+		case pl.level <= 0:
+			f.errorf(pl.node, pl.path, "want a level above 0")
+		case s.partModel() == Closed && (pl.level != float64(int(pl.level)) || pl.level > MaxConnections):
+			f.errorf(pl.node, pl.path, "%v connections: want a whole number up to %d", pl.level, MaxConnections)
+		case s.Loads[pl.name] > 0:
+			f.errorf(pl.node, pl.path, "%s has a load already: give it once", pl.name)
+		default:
+			if s.Loads == nil {
+				s.Loads = map[string]float64{}
+			}
+			s.Loads[pl.name] = pl.level
+		}
+	}
+	f.loads = nil
+}
+
+// load reads the load: of an endpoint or call named name: its level when run alone.
+func (f *fileReader) load(n *yaml.Node, path, name string) {
+	f.loads = append(f.loads, partLoad{name: name, level: f.number(n, path), node: n, path: path})
 }
 
 // steps checks what goes with steps.
@@ -631,7 +691,7 @@ func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
 	return out
 }
 
-var endpointKeys = []string{"name", "method", "path", "header", "body", "weight"}
+var endpointKeys = []string{"name", "method", "path", "header", "body", "weight", "load"}
 
 func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 	if n.Kind != yaml.SequenceNode {
@@ -642,6 +702,7 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 	for i, c := range n.Content {
 		kp := fmt.Sprintf("%s[%d]", path, i)
 		var e Endpoint
+		var load *yaml.Node
 		f.mapping(c, kp, endpointKeys, func(key string, k, v *yaml.Node) {
 			ep := joinKey(kp, key)
 			switch key {
@@ -657,8 +718,13 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 				e.Body = []byte(f.str(v, ep))
 			case "weight":
 				e.Weight = f.number(v, ep)
+			case "load":
+				load = v
 			}
 		})
+		if load != nil {
+			f.load(load, joinKey(kp, "load"), endpointLabel(e))
+		}
 		out = append(out, e)
 	}
 	return out
@@ -709,7 +775,8 @@ func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {
 
 func (f *fileReader) call(n *yaml.Node, path string) Call {
 	var c Call
-	f.mapping(n, path, []string{"method", "params", "name", "weight"}, func(key string, k, v *yaml.Node) {
+	var load *yaml.Node
+	f.mapping(n, path, []string{"method", "params", "name", "weight", "load"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
 		case "method":
@@ -718,6 +785,8 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 			c.Name = f.str(v, kp)
 		case "weight":
 			c.Weight = f.number(v, kp)
+		case "load":
+			load = v
 		case "params":
 			var x any
 			if err := v.Decode(&x); err != nil {
@@ -734,6 +803,9 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 	})
 	if err := c.Validate(); err != nil && resolve(n).Kind == yaml.MappingNode {
 		f.errorf(n, path, "%v", err)
+	}
+	if load != nil {
+		f.load(load, joinKey(path, "load"), c.label())
 	}
 	return c
 }
