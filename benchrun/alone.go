@@ -1,6 +1,7 @@
 package benchrun
 
 import (
+	"github.com/rpcbench/rpcbench/report"
 	"math"
 	"slices"
 
@@ -8,15 +9,27 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 )
 
-// aloneFigures are the figures of the table of a scenario run part by part (alone: true).
-var aloneFigures = []string{"throughput", "error rate", "p50", "p99"}
+// aloneFigures are the default figures of the table of a scenario run part by part (alone: true).
+var aloneFigures = []string{"rps", "errors", "p50", "p99"}
 
-// aloneTable puts side by side the steps of scenario s run with alone: true — each endpoint or
+// statsOf returns the figures of the side-by-side tables of scenario s of b: opt's
+// (report.Options.Stats, from --stats) when set, else the scenario's stats, else the plan's.
+func statsOf(b *plan.Bench, s plan.Scenario, opt report.Options) []string {
+	if len(opt.Stats) > 0 {
+		return opt.Stats
+	}
+	return b.StatsOf(s)
+}
+
+// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s run with alone: true — each endpoint or
 // call by itself at each level — a row per step and figure, a column per target and, after the
 // first, its ratio to the first; nil when s is not run part by part or nothing of it ran.
-func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group) *table {
+func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) *table {
 	if !s.Alone {
 		return nil
+	}
+	if len(stats) == 0 {
+		stats = aloneFigures
 	}
 	names := make([]string, len(targets))
 	for i, t := range targets {
@@ -32,12 +45,10 @@ func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group) *ta
 		if len(sums) == 0 {
 			continue
 		}
-		c := compare.New(sums, labels)
+		c := compare.NewStats(sums, labels, stats)
 		var ms []compare.Metric
 		for _, m := range c.Metrics {
-			if slices.Contains(aloneFigures, m.Name) {
-				ms = append(ms, spread(m, labels, names))
-			}
+			ms = append(ms, spread(m, labels, names))
 		}
 		for k, row := range figures(names, ms, "").rows {
 			label := ""

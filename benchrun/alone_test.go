@@ -103,4 +103,24 @@ scenarios:
 			t.Errorf("report lacks %q:\n%s", w, text.String())
 		}
 	}
+	// the plan's stats: are the figures of every side-by-side table, in every format
+	out.Bench.Stats = []string{"requests", "p95"}
+	for format, want := range map[string][]string{
+		"markdown": {"| get alone | requests | 12 | 12 | same requests |", "|  | p95 |", "| requests | 12 | 12 |"},
+		"html":     {"<tr><td>requests</td><td class=\"n\">12</td>", "<td>p95</td>"},
+		"json":     {`"name": "requests"`, `"name": "p95"`},
+	} {
+		var b bytes.Buffer
+		if err := Render(&b, out, format, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s with stats: [requests, p95]: lacks %q:\n%s", format, w, b.String())
+			}
+		}
+		if format == "markdown" && strings.Contains(b.String(), "throughput") {
+			t.Errorf("%s with stats: [requests, p95]: shows the throughput, not asked for", format)
+		}
+	}
 }

@@ -126,3 +126,35 @@ func TestAloneErrors(t *testing.T) {
 		}
 	}
 }
+
+// stats: is read for the plan and per scenario, a scenario's own list first; a bad name is an
+// error at its line naming the names a table shows.
+func TestReadStats(t *testing.T) {
+	t.Parallel()
+	b, err := ReadFile("plan.yaml", strings.NewReader(`targets:
+  t: {url: http://127.0.0.1:1/}
+stats: [p50, p95, mean, stdev]
+scenarios:
+  a: {rate: 10, duration: 1s}
+  b: {rate: 10, duration: 1s, stats: "requests, rps"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(b.StatsOf(b.Scenarios[0]), ","); got != "p50,p95,mean,stdev" {
+		t.Errorf("scenario a: %s; want the plan's p50,p95,mean,stdev", got)
+	}
+	if got := strings.Join(b.StatsOf(b.Scenarios[1]), ","); got != "requests,rps" {
+		t.Errorf("scenario b: %s; want its own requests,rps", got)
+	}
+	for body, want := range map[string]string{
+		"stats: [p50, avg]\n": `plan.yaml:3:8: stats: "avg" is not a statistic a table shows; want some of rps, requests, errors, min, mean, stdev, p50`,
+		"stats: [p50, p50]\n": `"p50" is given twice`,
+		"stats: []\n":         "stats: empty: want some of",
+	} {
+		_, err := ReadFile("plan.yaml", strings.NewReader("targets:\n  t: {url: http://127.0.0.1:1/}\n"+body+"scenarios:\n  a: {rate: 10}\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want an error with %q", body, err, want)
+		}
+	}
+}

@@ -21,6 +21,18 @@ type Bench struct {
 	Targets []BenchTarget `json:"targets"`
 	// Scenarios are what is run against every target, in the order of the file.
 	Scenarios []Scenario `json:"scenarios"`
+	// Stats are the figures of the report's side-by-side tables (names of StatNames) for every
+	// scenario without stats of its own; nil: the tables' defaults.
+	Stats []string `json:"stats,omitempty"`
+}
+
+// StatsOf returns the figures of the side-by-side tables of scenario s: its own stats, else the
+// plan's; nil for the defaults.
+func (b *Bench) StatsOf(s Scenario) []string {
+	if len(s.Stats) > 0 {
+		return s.Stats
+	}
+	return b.Stats
 }
 
 // BenchTarget is one implementation under test: where it answers, and optionally the command that
@@ -101,6 +113,8 @@ type Scenario struct {
 	// rate (open model) or connections (closed) of that part's one run, in place of the
 	// scenario's or its steps' levels.
 	Loads map[string]float64 `json:"loads,omitempty"`
+	// Stats are the figures of this scenario's side-by-side tables (see Bench.Stats).
+	Stats []string `json:"stats,omitempty"`
 }
 
 // The environment a command scenario and a target command get.

@@ -337,7 +337,7 @@ func (f *fileReader) name(k *yaml.Node, path string) bool {
 func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 	var slo SLO
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "stats"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
@@ -349,6 +349,8 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 			scen = v
 		case "slo":
 			slo = f.slo(v, key)
+		case "stats":
+			b.Stats = f.stats(v, key)
 		}
 	})
 	f.checkMonitors(b)
@@ -431,6 +433,8 @@ var loadKeys = []string{
 	"capacity",
 	// each endpoint or call alone instead of the mix
 	"alone",
+	// the figures of the report's side-by-side tables
+	"stats",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
@@ -561,6 +565,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO) Scenario {
 			s.Capacity = f.capacity(v, kp)
 		case "alone":
 			s.Alone = f.boolean(v, kp)
+		case "stats":
+			s.Stats = f.stats(v, kp)
 		}
 	})
 	if topSet {
@@ -613,6 +619,19 @@ func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
 		}
 	}
 	f.loads = nil
+}
+
+// stats reads a list of StatNames: [p50, p95, mean] or "p50,p95,mean".
+func (f *fileReader) stats(n *yaml.Node, path string) []string {
+	list := f.strings(n, path)
+	st, err := ParseStats(list)
+	if err != nil {
+		f.errorf(n, path, "%v", err)
+	}
+	if len(st) == 0 && err == nil {
+		f.errorf(n, path, "empty: want some of %s, e.g. [p50, p95, p99, mean, stdev, requests, rps]", strings.Join(StatNames, ", "))
+	}
+	return st
 }
 
 // load reads the load: of an endpoint or call named name: its level when run alone.

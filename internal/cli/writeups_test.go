@@ -82,13 +82,13 @@ func TestWriteupsShort(t *testing.T) {
 	env = append(env, "ITERATIONS=100")
 	// what each report must hold: the figures examples/writeups/README.md maps
 	want := map[string][]string{
-		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |",
+		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |", "|  | p95 |",
 			"Resources compared", "| daemon | node's command, pid "},
 		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
-		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
+		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |",
-			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |"},
+			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
 		"items-http.yaml": {"## read", "| https vs http |"},
 		"items-grpc.yaml": {"## read", "| grpcs vs grpc |"},
 	}
