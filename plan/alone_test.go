@@ -158,3 +158,23 @@ scenarios:
 		}
 	}
 }
+
+// One run of a scenario with alone (run --plan, k8s job) is one of its steps: each part at each
+// level; none is chosen for the caller.
+func TestAloneSelect(t *testing.T) {
+	t.Parallel()
+	b, err := ReadFile("plan.yaml", strings.NewReader(aloneYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, _, err := b.Select("kv", "", 0); err == nil || err.Error() != "step: scenario kv has 2 steps (put alone, get alone at its own 1 connection): say which, from 1 to 2" {
+		t.Errorf("no step chosen: %v; want the two steps named", err)
+	}
+	if _, _, _, _, err := b.Select("kv", "", 3); err == nil || !strings.Contains(err.Error(), "has steps 1 to 2") {
+		t.Errorf("step 3: %v; want steps 1 to 2", err)
+	}
+	p, _, _, k, err := b.Select("methods", "", 5)
+	if err != nil || k != 4 || len(p.JSONRPC.Calls) != 1 || p.JSONRPC.Calls[0].Method != "eth_call" || p.Load.Rate != 1000 {
+		t.Errorf("methods step 5: %v, run %d, calls %v at %v/s; want eth_call alone at 1000/s", err, k, p.JSONRPC.Calls, p.Load.Rate)
+	}
+}
