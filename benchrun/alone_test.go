@@ -122,5 +122,12 @@ scenarios:
 		if format == "markdown" && strings.Contains(b.String(), "throughput") {
 			t.Errorf("%s with stats: [requests, p95]: shows the throughput, not asked for", format)
 		}
+	} // --stats (report.Options.Stats) goes before the plan's
+	var md bytes.Buffer
+	if err := Render(&md, out, "markdown", report.Options{Stats: []string{"max"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| get alone | max |") || strings.Contains(md.String(), "| requests |") {
+		t.Errorf("--stats max beside the plan's stats: [requests, p95]: want max alone:\n%s", md.String())
 	}
 }
