@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
@@ -65,8 +66,12 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 		default:
 			for _, g := range o.Groups() {
 				if g.Scenario == s.Name {
-					groupHTML(w, g)
+					groupHTML(w, g, statsOf(o.Bench, s, opt))
 				}
+			}
+			if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt)); t != nil {
+				fmt.Fprintf(w, "<h2>%s: each alone</h2>\n", html.EscapeString(s.Name))
+				t.write(w, "html")
 			}
 		}
 	}
@@ -89,7 +94,7 @@ func (g Group) PageName() string {
 	return fmt.Sprintf("%s.step%d.html", g.Scenario, g.Step+1)
 }
 
-func groupHTML(w io.Writer, g Group) {
+func groupHTML(w io.Writer, g Group, stats []string) {
 	fmt.Fprintf(w, "<h2>%s</h2>\n", html.EscapeString(g.Title()))
 	for _, m := range g.Runs {
 		if m.Err != nil {
@@ -100,7 +105,7 @@ func groupHTML(w io.Writer, g Group) {
 	if len(sums) == 0 {
 		return
 	}
-	c := compare.New(sums, labels)
+	c := compare.NewStats(sums, labels, stats)
 	figures(c.Labels, c.Metrics, "Figures").write(w, "html")
 	for _, e := range c.Endpoints {
 		figures(c.Labels, e.Metrics, "Endpoint "+e.Name).write(w, "html")
@@ -149,6 +154,8 @@ func valueText(v float64, unit string) string {
 		return summary.FormatMs(v)
 	case "%":
 		return fmt.Sprintf("%.2f%%", v)
+	case "count":
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.1f %s", v, unit))
 }

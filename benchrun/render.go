@@ -221,13 +221,18 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			if len(sums) == 1 {
 				fmt.Fprintf(w, "target %s only\n\n", labels[0]) // one run's report names no label
 			}
-			opt.Labels = labels
+			opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, opt)
 			if err := report.Render(w, sums, format, opt); err != nil {
 				return err
 			}
 			if t := resourcesTable(g); t != nil {
 				t.write(w, format)
 			}
+		}
+		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt)); t != nil {
+			sep()
+			heading(s.Name + ": each alone")
+			t.write(w, format)
 		}
 	}
 	if o.TargetErr != nil {
@@ -478,7 +483,7 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 			st.Targets = labels
 			if len(sums) > 0 {
 				var b bytes.Buffer
-				opt.Labels = labels
+				opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, opt)
 				if err := report.Render(&b, sums, "json", opt); err != nil {
 					return err
 				}

@@ -14,11 +14,10 @@ type Endpoint struct {
 	Metrics []Metric `json:"metrics"`
 }
 
-// endpoints compares the runs endpoint by endpoint, when some run has more than one (a run of one
+// endpoints compares the runs endpoint by endpoint on figures, when some run has more than one (a run of one
 // endpoint has no other figures than its totals). The endpoints come in the order of the first run
 // that has them; a run without an endpoint has it Missing.
-func endpoints(runs []*summary.Summary) []Endpoint {
-	figures := []figure{throughput.judged(allClosed(runs)), errorRate, p50, p99}
+func endpoints(runs []*summary.Summary, figures []figure) []Endpoint {
 	several := false
 	for _, s := range runs {
 		several = several || len(s.Endpoints) > 1

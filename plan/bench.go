@@ -21,6 +21,18 @@ type Bench struct {
 	Targets []BenchTarget `json:"targets"`
 	// Scenarios are what is run against every target, in the order of the file.
 	Scenarios []Scenario `json:"scenarios"`
+	// Stats are the figures of the report's side-by-side tables (names of StatNames) for every
+	// scenario without stats of its own; nil: the tables' defaults.
+	Stats []string `json:"stats,omitempty"`
+}
+
+// StatsOf returns the figures of the side-by-side tables of scenario s: its own stats, else the
+// plan's; nil for the defaults.
+func (b *Bench) StatsOf(s Scenario) []string {
+	if len(s.Stats) > 0 {
+		return s.Stats
+	}
+	return b.Stats
 }
 
 // BenchTarget is one implementation under test: where it answers, and optionally the command that
@@ -93,6 +105,16 @@ type Scenario struct {
 	// Capacity, when set, makes the scenario a capacity search with Plan's requests (see
 	// ScenarioCapacity) against each target, instead of one load.
 	Capacity *ScenarioCapacity `json:"capacity,omitempty"`
+	// Alone (alone: true) runs each part of the scenario — each endpoint, or the JSON-RPC calls
+	// of each name — alone, as a run of its own with the whole of the load (the rate, the
+	// connections, each stage), instead of the mix; with Steps, every part at every level.
+	Alone bool `json:"alone,omitempty"`
+	// Loads are the parts' own levels by name (load: on an endpoint or a call), for Alone: the
+	// rate (open model) or connections (closed) of that part's one run, in place of the
+	// scenario's or its steps' levels.
+	Loads map[string]float64 `json:"loads,omitempty"`
+	// Stats are the figures of this scenario's side-by-side tables (see Bench.Stats).
+	Stats []string `json:"stats,omitempty"`
 }
 
 // The environment a command scenario and a target command get.
@@ -105,19 +127,38 @@ const (
 // IsCommand reports whether s is a command scenario.
 func (s Scenario) IsCommand() bool { return len(s.Command) > 0 }
 
-// Runs returns the number of runs of s against one target: its steps, or 1.
-func (s Scenario) Runs() int { return max(1, len(s.Steps)) }
+// Runs returns the number of runs of s against one target: its steps, or 1; with Alone, each
+// part at each step (a part with its own load once).
+func (s Scenario) Runs() int { return len(s.runs()) }
 
-// StepLabel names step k (from 0) of s: "50 connections", "300/s"; "" for a scenario without steps.
+// StepLabel names run k (from 0) of s: "50 connections", "300/s"; with Alone, the part too:
+// "eth_call alone at 300/s", "get alone", "eth_call alone at its own 10 connections"; "" for
+// a scenario without steps or Alone.
 func (s Scenario) StepLabel(k int) string {
-	if len(s.Steps) == 0 {
-		return ""
+	r := s.runs()[k]
+	level := ""
+	switch {
+	case r.level > 0:
+		level = "its own " + levelText(r.level, s.partModel())
+	case r.step >= 0:
+		level = levelText(s.Steps[r.step], s.Plan.Load.Model)
 	}
-	v := strconv.FormatFloat(s.Steps[k], 'f', -1, 64)
-	if s.Plan.Load.Model == Open {
-		return v + "/s"
+	if r.part < 0 {
+		return level
 	}
-	return v + connWord(s.Steps[k])
+	label := s.Parts()[r.part] + " alone"
+	if level != "" {
+		label += " at " + level
+	}
+	return label
+}
+
+// partModel is the model of a part's own level: open when the scenario sends at a rate.
+func (s Scenario) partModel() Model {
+	if l := s.Plan.Load; l.Model == Open || l.Model == "" && l.Rate > 0 {
+		return Open
+	}
+	return Closed
 }
 
 // connWord is " connection" for one, " connections" for any other number.
@@ -150,15 +191,24 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 		p.Load = s.Capacity.capacityLoad(p.Load)
 	}
 	p.TLS.CACert, p.TLS.Cert, p.TLS.Key = relTo(dir, p.TLS.CACert), relTo(dir, p.TLS.Cert), relTo(dir, p.TLS.Key)
+	r := s.runs()[k]
+	if r.part >= 0 {
+		s.alonePlan(&p, r.part)
+	}
+	l := &p.Load
+	level := r.level
+	if r.step >= 0 {
+		level = s.Steps[r.step]
+	}
 	if len(s.Steps) > 0 {
-		l := &p.Load
-		level := s.Steps[k]
-		if l.Model == Open {
-			l.Rate = level
+		l.Duration, l.Warmup = s.Step, s.Ramp
+	}
+	if level > 0 {
+		if len(s.Steps) > 0 && l.Model == Open || len(s.Steps) == 0 && s.partModel() == Open {
+			l.Model, l.Rate = Open, level
 		} else {
 			l.Model, l.Connections = Closed, int(level)
 		}
-		l.Duration, l.Warmup = s.Step, s.Ramp
 	}
 	return p
 }

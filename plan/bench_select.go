@@ -14,7 +14,8 @@ type SelectError struct {
 
 func (e *SelectError) Error() string { return e.Key + ": " + e.Msg }
 
-// Select picks one run of b: scenario, target and step (from 1; 0 when the scenario has no steps)
+// Select picks one run of b: scenario, target and step (from 1; 0 when the scenario has no steps;
+// with alone, each part at each level is a step)
 // named by the caller, "" or 0 choosing the only one there is. It returns the plan of that run
 // (Scenario.PlanFor) and the choices made. A command scenario is refused: it is no load.
 func (b *Bench) Select(scenario, target string, step int) (p Plan, s Scenario, t BenchTarget, k int, err error) {
@@ -41,15 +42,19 @@ func (b *Bench) Select(scenario, target string, step int) (p Plan, s Scenario, t
 		return p, s, t, 0, err
 	}
 	t = b.Targets[ti]
+	n := len(s.Steps) // the steps to choose from: with alone, each part at each level
+	if s.Alone {
+		n = s.Runs()
+	}
 	switch {
-	case len(s.Steps) == 0 && step != 0:
+	case n == 0 && step != 0:
 		return p, s, t, 0, &SelectError{"step", fmt.Sprintf("%d: scenario %s has no steps", step, s.Name)}
-	case len(s.Steps) == 1 && step == 0:
+	case n == 1 && step == 0:
 		step = 1
-	case len(s.Steps) > 1 && step == 0:
-		return p, s, t, 0, &SelectError{"step", fmt.Sprintf("scenario %s has %d steps (%s): say which, from 1 to %d", s.Name, len(s.Steps), stepLabels(s), len(s.Steps))}
-	case len(s.Steps) > 0 && (step < 1 || step > len(s.Steps)):
-		return p, s, t, 0, &SelectError{"step", fmt.Sprintf("%d: scenario %s has steps 1 to %d", step, s.Name, len(s.Steps))}
+	case n > 1 && step == 0:
+		return p, s, t, 0, &SelectError{"step", fmt.Sprintf("scenario %s has %d steps (%s): say which, from 1 to %d", s.Name, n, stepLabels(s), n)}
+	case n > 0 && (step < 1 || step > n):
+		return p, s, t, 0, &SelectError{"step", fmt.Sprintf("%d: scenario %s has steps 1 to %d", step, s.Name, n)}
 	}
 	if step > 0 {
 		k = step - 1
@@ -78,8 +83,8 @@ func pick(file, key, name string, n int, nameOf func(int) string, names []string
 }
 
 func stepLabels(s Scenario) string {
-	l := make([]string, len(s.Steps))
-	for k := range s.Steps {
+	l := make([]string, s.Runs())
+	for k := range l {
 		l[k] = s.StepLabel(k)
 	}
 	return strings.Join(l, ", ")

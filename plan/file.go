@@ -87,6 +87,16 @@ type fileReader struct {
 	errs []error
 	// monNodes are the monitor.targets nodes by target name, for the errors of checkMonitors.
 	monNodes map[string]*yaml.Node
+	// loads are the load: keys of the endpoints and calls of the scenario being read.
+	loads []partLoad
+}
+
+// partLoad is the load: of an endpoint or a call: its own level when run alone.
+type partLoad struct {
+	name  string
+	level float64
+	node  *yaml.Node
+	path  string
 }
 
 func (f *fileReader) errorf(n *yaml.Node, key, format string, a ...any) {
@@ -328,7 +338,7 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 	var slo SLO
 	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
@@ -342,6 +352,8 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 			slo = f.slo(v, key)
 		case "require_valid":
 			valid = f.boolean(v, key)
+		case "stats":
+			b.Stats = f.stats(v, key)
 		}
 	})
 	f.checkMonitors(b)
@@ -422,6 +434,10 @@ var loadKeys = []string{
 	"slo", "require_valid",
 	// a capacity search instead of a load
 	"capacity",
+	// each endpoint or call alone instead of the mix
+	"alone",
+	// the figures of the report's side-by-side tables
+	"stats",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Scenario {
@@ -436,6 +452,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		}
 	}
 	s.Plan.SLO, s.Plan.RequireValid = slo, valid
+	f.loads = nil
 	var top Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
@@ -551,6 +568,10 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 			p.RequireValid = f.boolean(v, kp)
 		case "capacity":
 			s.Capacity = f.capacity(v, kp)
+		case "alone":
+			s.Alone = f.boolean(v, kp)
+		case "stats":
+			s.Stats = f.stats(v, kp)
 		}
 	})
 	if topSet {
@@ -562,7 +583,65 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 	}
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
+	f.alone(n, path, &s)
 	return s
+}
+
+// alone checks what goes with alone: and reads the parts' own loads into s.Loads.
+func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
+	p := &s.Plan
+	if s.Alone {
+		switch {
+		case s.Capacity != nil:
+			f.errorf(n, joinKey(path, "alone"), "a capacity search runs the mix: drop alone: or capacity:")
+		case p.Traffic.Targets != "" || p.JSONRPC.CallsFile != "":
+			f.errorf(n, joinKey(path, "alone"), "runs each endpoint or call of the plan alone: give them in endpoints: or jsonrpc.calls:, not in targets_file or calls_file")
+		case len(p.JSONRPC.Calls) == 0:
+			for i, e := range p.Endpoints {
+				if e.Name == "" {
+					f.errorf(n, fmt.Sprintf("%s.endpoints[%d]", path, i), "no name: with alone: each endpoint names its own runs, e.g. {name: get, path: /v0/entity?id=1}")
+				}
+			}
+		}
+	}
+	for _, pl := range f.loads {
+		switch {
+		case !s.Alone:
+			f.errorf(pl.node, pl.path, "the level of %s's run alone: give alone: true too", pl.name)
+		case len(p.Load.Stages) > 0:
+			f.errorf(pl.node, pl.path, "the scenario's stages set the load of every run: drop load: or stages:")
+		case pl.level <= 0:
+			f.errorf(pl.node, pl.path, "want a level above 0")
+		case s.partModel() == Closed && (pl.level != float64(int(pl.level)) || pl.level > MaxConnections):
+			f.errorf(pl.node, pl.path, "%v connections: want a whole number up to %d", pl.level, MaxConnections)
+		case s.Loads[pl.name] > 0:
+			f.errorf(pl.node, pl.path, "%s has a load already: give it once", pl.name)
+		default:
+			if s.Loads == nil {
+				s.Loads = map[string]float64{}
+			}
+			s.Loads[pl.name] = pl.level
+		}
+	}
+	f.loads = nil
+}
+
+// stats reads a list of StatNames: [p50, p95, mean] or "p50,p95,mean".
+func (f *fileReader) stats(n *yaml.Node, path string) []string {
+	list := f.strings(n, path)
+	st, err := ParseStats(list)
+	if err != nil {
+		f.errorf(n, path, "%v", err)
+	}
+	if len(st) == 0 && err == nil {
+		f.errorf(n, path, "empty: want some of %s, e.g. [p50, p95, p99, mean, stdev, requests, rps]", strings.Join(StatNames, ", "))
+	}
+	return st
+}
+
+// load reads the load: of an endpoint or call named name: its level when run alone.
+func (f *fileReader) load(n *yaml.Node, path, name string) {
+	f.loads = append(f.loads, partLoad{name: name, level: f.number(n, path), node: n, path: path})
 }
 
 // steps checks what goes with steps.
@@ -636,7 +715,7 @@ func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
 	return out
 }
 
-var endpointKeys = []string{"name", "method", "path", "header", "body", "weight"}
+var endpointKeys = []string{"name", "method", "path", "header", "body", "weight", "load"}
 
 func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 	if n.Kind != yaml.SequenceNode {
@@ -647,6 +726,7 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 	for i, c := range n.Content {
 		kp := fmt.Sprintf("%s[%d]", path, i)
 		var e Endpoint
+		var load *yaml.Node
 		f.mapping(c, kp, endpointKeys, func(key string, k, v *yaml.Node) {
 			ep := joinKey(kp, key)
 			switch key {
@@ -662,8 +742,13 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 				e.Body = []byte(f.str(v, ep))
 			case "weight":
 				e.Weight = f.number(v, ep)
+			case "load":
+				load = v
 			}
 		})
+		if load != nil {
+			f.load(load, joinKey(kp, "load"), endpointLabel(e))
+		}
 		out = append(out, e)
 	}
 	return out
@@ -714,7 +799,8 @@ func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {
 
 func (f *fileReader) call(n *yaml.Node, path string) Call {
 	var c Call
-	f.mapping(n, path, []string{"method", "params", "name", "weight"}, func(key string, k, v *yaml.Node) {
+	var load *yaml.Node
+	f.mapping(n, path, []string{"method", "params", "name", "weight", "load"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
 		case "method":
@@ -723,6 +809,8 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 			c.Name = f.str(v, kp)
 		case "weight":
 			c.Weight = f.number(v, kp)
+		case "load":
+			load = v
 		case "params":
 			var x any
 			if err := v.Decode(&x); err != nil {
@@ -739,6 +827,9 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 	})
 	if err := c.Validate(); err != nil && resolve(n).Kind == yaml.MappingNode {
 		f.errorf(n, path, "%v", err)
+	}
+	if load != nil {
+		f.load(load, joinKey(path, "load"), c.label())
 	}
 	return c
 }

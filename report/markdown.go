@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
@@ -28,7 +29,7 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 	if len(runs) == 1 {
 		markdownRun(b, runs[0], o.percentiles())
 	} else {
-		c := compare.New(runs, labels)
+		c := compare.NewStats(runs, labels, o.Stats)
 		for i, s := range runs {
 			validityMarkdown(b, s, c.Labels[i])
 		}
@@ -221,6 +222,8 @@ func mdValue(v float64, unit string) string {
 		return fmtMs(v)
 	case "%":
 		return fmt.Sprintf("%.2f%%", v)
+	case "count":
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return fmt1(v) + " " + unit
 }

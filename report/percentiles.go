@@ -15,6 +15,11 @@ type Options struct {
 	// the Markdown latency table, each one of 50, 75, 90, 95, 99, 99.9 and 99.99; nil: 50, 90, 95,
 	// 99 and 99.9. Max always follows them.
 	Percentiles []float64
+	// Stats are the figures of the tables that compare several runs, in total and per endpoint, in
+	// text, Markdown and JSON (CSV and HTML keep their columns):
+	// names of plan.StatNames ("p95", "mean", "stdev", "requests", "rps"); nil: the default figures
+	// (see compare.New).
+	Stats []string
 	// Labels name the runs where several are shown together (a file name, "before", a host), in
 	// the order of the runs; a missing or empty one is "run N" (see compare.New).
 	Labels []string

@@ -52,7 +52,7 @@ func Render(w io.Writer, runs []*summary.Summary, format string, o Options) erro
 		}
 		return textRuns(w, runs, o)
 	case "json":
-		return jsonRuns(w, runs, o.Labels) // each run's warnings are in its report
+		return jsonRuns(w, runs, o) // each run's warnings are in its report
 	case "csv":
 		if len(warn) > 0 {
 			return csvWarned(w, runs, o.Labels)
@@ -107,7 +107,7 @@ const CompareSchema = "rpcbench.comparison/v1"
 
 // jsonRuns writes one run as its JSON report (schema rpcbench.report/v1), several as one object:
 // the schema, each run's report and their comparison.
-func jsonRuns(w io.Writer, runs []*summary.Summary, labels []string) error {
+func jsonRuns(w io.Writer, runs []*summary.Summary, o Options) error {
 	if len(runs) == 1 {
 		return JSON(w, runs[0])
 	}
@@ -117,7 +117,7 @@ func jsonRuns(w io.Writer, runs []*summary.Summary, labels []string) error {
 		Schema     string              `json:"schema"`
 		Runs       []*summary.Summary  `json:"runs"`
 		Comparison *compare.Comparison `json:"comparison"`
-	}{CompareSchema, runs, compare.New(runs, labels)})
+	}{CompareSchema, runs, compare.NewStats(runs, o.Labels, o.Stats)})
 }
 
 // textRuns writes each run's text report, under its label when there are several, then their
@@ -126,7 +126,7 @@ func textRuns(w io.Writer, runs []*summary.Summary, o Options) error {
 	if len(runs) == 1 {
 		return TextWith(w, runs[0], o)
 	}
-	c := compare.New(runs, o.Labels)
+	c := compare.NewStats(runs, o.Labels, o.Stats)
 	for i, s := range runs {
 		if i > 0 {
 			io.WriteString(w, "\n")

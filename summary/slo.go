@@ -93,25 +93,42 @@ func JudgeSLO(s *Summary, slo plan.SLO) *SLOResults {
 }
 
 func latencyOf(p Percentiles, metric string) float64 {
-	switch metric {
-	case "p50":
-		return p.P50
-	case "p75":
-		return p.P75
-	case "p90":
-		return p.P90
-	case "p95":
-		return p.P95
-	case "p99":
-		return p.P99
+	switch metric { // an objective's names of p99.9 and p99.99
 	case "p999":
-		return p.P999
+		metric = "p99.9"
 	case "p9999":
-		return p.P9999
-	case "max":
-		return p.Max
-	case "mean":
-		return p.Mean
+		metric = "p99.99"
 	}
-	return 0
+	v, _ := p.Stat(metric)
+	return v
+}
+
+// Stat returns the figure of p that name names: min, mean, stdev, p50, p75, p90, p95, p99, p99.9,
+// p99.99 or max; false for another name.
+func (p Percentiles) Stat(name string) (float64, bool) {
+	switch name {
+	case "min":
+		return p.Min, true
+	case "mean":
+		return p.Mean, true
+	case "stdev":
+		return p.Stdev, true
+	case "p50":
+		return p.P50, true
+	case "p75":
+		return p.P75, true
+	case "p90":
+		return p.P90, true
+	case "p95":
+		return p.P95, true
+	case "p99":
+		return p.P99, true
+	case "p99.9":
+		return p.P999, true
+	case "p99.99":
+		return p.P9999, true
+	case "max":
+		return p.Max, true
+	}
+	return 0, false
 }

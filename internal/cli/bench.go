@@ -34,6 +34,7 @@ type benchFlags struct {
 	quiet       bool
 	showSecrets bool
 	pcts        percentilesFlag
+	stats       statsFlag
 }
 
 func runBench(ctx context.Context, e *env, args []string) int {
@@ -45,6 +46,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers and URL passwords into reports and result files as they are, instead of REDACTED")
 	f.pcts.define(fs)
+	f.stats.define(fs)
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -100,7 +102,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitCannotStart)
 	}
-	ro := report.Options{Percentiles: f.pcts.v}
+	ro := report.Options{Percentiles: f.pcts.v, Stats: f.stats.v}
 	code = ExitOK
 	if err := benchrun.Render(e.stdout, out, f.format, ro); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench bench: writing the report: %v\n", err)

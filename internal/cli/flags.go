@@ -218,3 +218,26 @@ func (f *percentilesFlag) Set(s string) error {
 	f.v = v
 	return nil
 }
+
+// statsFlag is --stats: the figures of the tables that put runs side by side.
+type statsFlag struct{ v []string }
+
+func (f *statsFlag) define(fs *flag.FlagSet) {
+	fs.Var(f, "stats", "figures `LIST` of the tables that put runs side by side, in total and per endpoint, from "+strings.Join(plan.StatNames, ",")+" (default rps,errors,p50,p90,p99,p99.9,max; per endpoint rps,errors,p50,p99)")
+}
+
+func (f *statsFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.v, ",")
+}
+
+func (f *statsFlag) Set(s string) error {
+	v, err := plan.ParseStats([]string{s})
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}

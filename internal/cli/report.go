@@ -29,6 +29,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --format html -o report.html a.rb b.rb   one self-contained page, A vs B
   rpcbench report --merge host1.rb host2.rb                add up one run spread over machines (run at the same time)
   rpcbench report --percentiles 50,95,99,99.9,99.99 run.rb  latency columns of the endpoint tables (default 50,90,95,99,99.9)
+  rpcbench report --stats p50,p95,mean,stdev,requests,rps a.rb b.rb  the figures of the side-by-side tables
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log
   rpcbench report --slo 'p99<50ms,errors<0.1%' run.rb      judge a saved run; exit 1 when it misses an objective
@@ -52,6 +53,8 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&out, "o", "", "write to `FILE` instead of stdout")
 	var pcts percentilesFlag
 	pcts.define(fs)
+	var stats statsFlag
+	stats.define(fs)
 	fs.BoolVar(&merge, "merge", false, "add the files up into one run (intervals, counters and histograms): the parts of a run made at the same time by several machines, or the segments of one plan")
 	fs.BoolVar(&force, "force", false, "render all the same: files whose figures contradict each other (under a warning), and with --merge runs of different targets, models or endpoints that ran at the same time (never one run after another)")
 	var labels []string
@@ -131,7 +134,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 		for i, r := range runs {
 			sums[i], names[i] = r.sum, r.label
 		}
-		return report.Render(w, sums, format, report.Options{Percentiles: pcts.v, Labels: names})
+		return report.Render(w, sums, format, report.Options{Percentiles: pcts.v, Stats: stats.v, Labels: names})
 	}
 	if out == "" {
 		err = write(e.stdout)

@@ -22,6 +22,8 @@ var shortWriteup = []struct {
 	{regexp.MustCompile(`steps: \[50, 100, 200, 500\]`), "steps: [5, 10]"},
 	{regexp.MustCompile(`steps: \[300, 1000, 2000\]`), "steps: [50, 100]"},
 	{regexp.MustCompile(`\brate: 2000\b`), "rate: 200"},
+	{regexp.MustCompile(`\bconnections: 50\b`), "connections: 5"},
+	{regexp.MustCompile(`\bload: 10\b`), "load: 2"},
 	{regexp.MustCompile(`max_steps: \d+`), "max_steps: 3, confirm: 1"},
 	{regexp.MustCompile(`--prefill 100000\b`), "--prefill 1000"},
 	{regexp.MustCompile(`randInt 0 99999\b`), "randInt 0 999"},
@@ -80,11 +82,13 @@ func TestWriteupsShort(t *testing.T) {
 	env = append(env, "ITERATIONS=100")
 	// what each report must hold: the figures examples/writeups/README.md maps
 	want := map[string][]string{
-		"rpc-daemon.yaml": {"## methods · step 2/2: 100/s", "| eth_getBalance |", "Resources compared", "| daemon | node's command, pid "},
-		"mesh.yaml":       {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
-		"kv.yaml":         {"## put-get", "| get |", "| put |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
+		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |", "|  | p95 |",
+			"Resources compared", "| daemon | node's command, pid "},
+		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
+		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
-			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |"},
+			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |",
+			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
 		"items-http.yaml": {"## read", "| https vs http |"},
 		"items-grpc.yaml": {"## read", "| grpcs vs grpc |"},
 	}

@@ -1,0 +1,91 @@
+package benchrun
+
+import (
+	"github.com/rpcbench/rpcbench/report"
+	"math"
+	"slices"
+
+	"github.com/rpcbench/rpcbench/compare"
+	"github.com/rpcbench/rpcbench/plan"
+)
+
+// aloneFigures are the default figures of the table of a scenario run part by part (alone: true).
+var aloneFigures = []string{"rps", "errors", "p50", "p99"}
+
+// statsOf returns the figures of the side-by-side tables of scenario s of b: opt's
+// (report.Options.Stats, from --stats) when set, else the scenario's stats, else the plan's.
+func statsOf(b *plan.Bench, s plan.Scenario, opt report.Options) []string {
+	if len(opt.Stats) > 0 {
+		return opt.Stats
+	}
+	return b.StatsOf(s)
+}
+
+// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s run with alone: true — each endpoint or
+// call by itself at each level — a row per step and figure, a column per target and, after the
+// first, its ratio to the first; nil when s is not run part by part or nothing of it ran.
+func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) *table {
+	if !s.Alone {
+		return nil
+	}
+	if len(stats) == 0 {
+		stats = aloneFigures
+	}
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name
+	}
+	t := figures(names, nil, "Each alone, side by side (one step per endpoint or method and level)")
+	t.head, t.right = append([]string{"step"}, t.head...), append([]bool{false}, t.right...)
+	for _, g := range groups {
+		if g.Scenario != s.Name {
+			continue
+		}
+		sums, labels := g.Summaries()
+		if len(sums) == 0 {
+			continue
+		}
+		c := compare.NewStats(sums, labels, stats)
+		var ms []compare.Metric
+		for _, m := range c.Metrics {
+			ms = append(ms, spread(m, labels, names))
+		}
+		for k, row := range figures(names, ms, "").rows {
+			label := ""
+			if k == 0 {
+				label = g.Level
+			}
+			t.rows = append(t.rows, append([]string{label}, row...))
+		}
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+// spread places the values of m, one per label, in the columns of names (every target of the
+// plan, in order): a target that did not run has its figure Missing. The ratios are against the
+// first of names.
+func spread(m compare.Metric, labels, names []string) compare.Metric {
+	if slices.Equal(labels, names) {
+		return m
+	}
+	out := m
+	out.Values, out.Ratios, out.Missing = make([]float64, len(names)), make([]float64, len(names)), make([]bool, len(names))
+	for i, n := range names {
+		k := slices.Index(labels, n)
+		if k < 0 || m.Missing != nil && m.Missing[k] {
+			out.Missing[i] = true
+			continue
+		}
+		out.Values[i] = m.Values[k]
+	}
+	for i := range names {
+		out.Ratios[i] = compare.Ratio(out.Values[i], out.Values[0])
+		if out.Missing[i] || out.Missing[0] {
+			out.Ratios[i] = math.NaN()
+		}
+	}
+	return out
+}

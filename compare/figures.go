@@ -1,0 +1,46 @@
+package compare
+
+import (
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// requests is the total of requests made (sent, and failed before sending).
+var requests = figure{"requests", "count", "requests", HigherIsBetter, func(st *summary.Stats) float64 { return float64(st.Requests.Attempted()) }, nil}
+
+// statFigure returns the figure of a plan.StatNames name; closed says whether the runs are all of
+// the closed model (otherwise the throughput and the requests are their input, not judged).
+func statFigure(name string, closed bool) figure {
+	switch name {
+	case "rps":
+		return throughput.judged(closed)
+	case "requests":
+		return requests.judged(closed)
+	case "errors":
+		return errorRate
+	}
+	return figure{name, "ms", name, LowerIsBetter, func(st *summary.Stats) float64 { v, _ := st.Latency.Stat(name); return v }, nil}
+}
+
+// NewStats is New with the figures of the totals and of each endpoint chosen: stats, names of
+// plan.StatNames in the order to show them; nil or empty: New's figures.
+func NewStats(runs []*summary.Summary, labels []string, stats []string) *Comparison {
+	c := New(runs, labels)
+	if len(stats) == 0 {
+		return c
+	}
+	closed := allClosed(runs)
+	figs := make([]figure, len(stats))
+	for i, s := range stats {
+		figs[i] = statFigure(s, closed)
+	}
+	all := make([]*summary.Stats, len(runs))
+	for i, s := range runs {
+		all[i] = &s.Stats
+	}
+	c.Metrics = c.Metrics[:0]
+	for _, f := range figs {
+		c.Metrics = append(c.Metrics, metricOf(f, all))
+	}
+	c.Endpoints = endpoints(runs, figs)
+	return c
+}

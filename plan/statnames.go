@@ -1,0 +1,30 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StatNames are the figures a side-by-side table can show, by the name a plan's stats: and
+// --stats take: rps (answers per second), requests (the total made), errors (the error rate),
+// then the latency's min, mean, stdev, percentiles and max (wrk's layout is mean, stdev, max).
+var StatNames = []string{"rps", "requests", "errors", "min", "mean", "stdev", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
+
+// ParseStats checks a list of StatNames (a comma-separated text splits into several); nil for an
+// empty list, which leaves the tables' default figures.
+func ParseStats(list []string) ([]string, error) {
+	var out []string
+	for _, item := range list {
+		for _, s := range strings.Split(item, ",") {
+			s = strings.TrimSpace(s)
+			if !contains(StatNames, s) {
+				return nil, fmt.Errorf("%q is not a statistic a table shows; want some of %s", s, strings.Join(StatNames, ", "))
+			}
+			if contains(out, s) {
+				return nil, fmt.Errorf("%q is given twice", s)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
