@@ -4,6 +4,8 @@
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces github.com/DataDog/zstd by this folder: its go.mod is needed to download.
+COPY internal/purezstd/go.mod internal/purezstd/
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/ ./cmd/rpcbench ./cmd/rpcbench-k8s

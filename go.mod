@@ -3,6 +3,7 @@ module github.com/rpcbench/rpcbench
 go 1.26.8
 
 require (
+	github.com/DataDog/zstd v1.4.5
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/chromedp/cdproto v0.159.2
@@ -30,7 +31,6 @@ require (
 )
 
 require (
-	github.com/DataDog/zstd v1.4.5 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/andybalholm/brotli v1.2.8 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -93,3 +93,7 @@ require (
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
+
+// Pebble's zstd (serve kv's storage engine) in pure Go instead of cgo over zstd's C code, the
+// largest part of a cold build: see internal/purezstd/zstd.go.
+replace github.com/DataDog/zstd => ./internal/purezstd

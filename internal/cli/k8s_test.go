@@ -3,9 +3,9 @@ package cli
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,16 +109,8 @@ func TestFindProgramBesideFirst(t *testing.T) {
 // binary and the memory every command starts with (docs/performance.md).
 func TestNoKubernetesPackages(t *testing.T) {
 	t.Parallel()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to list the packages with")
-	}
-	out, err := exec.Command(goTool, "list", "-deps", "../../cmd/rpcbench").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if !strings.Contains(string(out), "github.com/rpcbench/rpcbench/internal/cli\n") {
+	deps := rpcbenchDeps(t, "{{.ImportPath}}")
+	if !slices.Contains(deps, "github.com/rpcbench/rpcbench/internal/cli") {
 		t.Fatalf("go list -deps does not list internal/cli among %d packages: not rpcbench's list", len(deps))
 	}
 	for _, p := range deps {
