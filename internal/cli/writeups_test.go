@@ -157,9 +157,12 @@ func runWriteup(t *testing.T, cmd *exec.Cmd, env []string) string {
 }
 
 // headlineThenReads says whether transports.md holds its two sections in order, each comparing
-// the four transports against HTTP.
+// the four transports against HTTP: the closed-model runs (as many connections as the short form
+// gives them), then the open-model reads at the (short form's) fixed rate.
 func headlineThenReads(md string) bool {
 	head, reads, ok := strings.Cut(md, "# Reads at a fixed 2,000/s")
 	return ok && strings.HasPrefix(head, "# Maximum throughput at 100 connections") &&
+		strings.Contains(head, "| model | closed | closed | closed | closed |") && strings.Contains(head, "| connections | 5 | 5 | 5 | 5 |") &&
+		strings.Contains(reads, "| model | open | open | open | open |") && strings.Contains(reads, "| rate | 200/s | 200/s | 200/s | 200/s |") &&
 		strings.Contains(head, "gRPC+TLS vs HTTP") && strings.Contains(reads, "gRPC+TLS vs HTTP")
 }
