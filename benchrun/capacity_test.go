@@ -98,7 +98,7 @@ scenarios:
 		t.Fatalf("steps: got %d; want 3 (20/s, and 40/s twice: confirm: 2)", len(steps))
 	}
 	for _, st := range steps {
-		p, ok := primary(st.Summary)
+		p, ok := primary(st.Summary.Resources)
 		if !ok || !strings.HasPrefix(p.Target, "command, pid ") || p.Summary.Samples < 2 {
 			t.Errorf("step %v/s: watched %+v (found %v); want the command, sampled at least twice over 300 ms at 100 ms", st.Rate, p.Target, ok)
 		}

@@ -73,6 +73,10 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 				fmt.Fprintf(w, "<h2>%s: each alone</h2>\n", html.EscapeString(s.Name))
 				t.write(w, "html")
 			}
+			if t := wholeRunTable(s.Name, o.Groups()); t != nil {
+				fmt.Fprintf(w, "<h2>%s: whole scenario</h2>\n", html.EscapeString(s.Name))
+				t.write(w, "html")
+			}
 		}
 	}
 	for _, f := range o.Failures() {

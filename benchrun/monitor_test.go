@@ -184,7 +184,7 @@ scenarios:
 		t.Fatalf("%v %+v", err, out.Runs)
 	}
 	sum := out.Runs[0].Summary
-	if _, ok := primary(sum); ok {
+	if _, ok := primary(sum.Resources); ok {
 		t.Errorf("resources %+v: want only the generator's (the target has no command)", sum.Resources)
 	}
 	m := sum.Metrics

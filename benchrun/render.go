@@ -234,6 +234,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			heading(s.Name + ": each alone")
 			t.write(w, format)
 		}
+		if t := wholeRunTable(s.Name, o.Groups()); t != nil {
+			sep()
+			heading(s.Name + ": whole scenario")
+			t.write(w, format)
+		}
 	}
 	if o.TargetErr != nil {
 		sep()
@@ -421,6 +426,8 @@ type scenarioJSON struct {
 	Commands []CommandResult `json:"commands,omitempty"`
 	// Capacity is each target's search: capacity.Render's JSON, or the error that stopped it.
 	Capacity []capacityJSON `json:"capacity,omitempty"`
+	// WholeRun is, for a scenario run in steps, each target's resources over all its steps.
+	WholeRun []WholeRun `json:"whole_run,omitempty"`
 }
 
 type capacityJSON struct {
@@ -491,6 +498,7 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 			}
 			sj.Steps = append(sj.Steps, st)
 		}
+		sj.WholeRun = wholeRun(s.Name, o.Groups())
 		bj.Scenarios = append(bj.Scenarios, sj)
 	}
 	enc := json.NewEncoder(w)

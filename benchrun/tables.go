@@ -76,10 +76,10 @@ func mdCells(cs []string) []string {
 	return out
 }
 
-// primary returns the first resources of s that are not the generator's own: the target's command,
-// or the first thing its monitor: names. ok is false when s watched nothing of the target.
-func primary(s *summary.Summary) (result.Resources, bool) {
-	for _, r := range s.Resources {
+// primary returns the first of rs that are not the generator's own: the target's command, or the
+// first thing its monitor: names. ok is false when rs hold nothing of the target.
+func primary(rs []result.Resources) (result.Resources, bool) {
+	for _, r := range rs {
 		if !r.Self {
 			return r, true
 		}
@@ -88,19 +88,31 @@ func primary(s *summary.Summary) (result.Resources, bool) {
 }
 
 // resourcesTable compares what was watched of each target during a group's runs: the processes
-// counted (how many, their PIDs, when they changed), CPU, memory, disk read and write, average and peak, each target's first watched process against the first
-// target's in words ("11× less memory"); nil when no run watched its target.
+// counted (how many, their PIDs, when they changed), CPU, memory, disk read and write, average and
+// peak, each target's first watched process against the first target's in words ("11× less
+// memory"); nil when no run watched its target.
 func resourcesTable(g Group) *table {
 	sums, labels := g.Summaries()
+	res := make([][]result.Resources, len(sums))
+	for i, s := range sums {
+		res[i] = s.Resources
+	}
+	return resourcesCompared("Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages)",
+		labels, res, summary.ProcessesText)
+}
+
+// resourcesCompared is the table of resourcesTable over res, what was watched of each target
+// (labels), procs writing a row's processes cell; nil when nothing of any target was watched.
+func resourcesCompared(title string, labels []string, res [][]result.Resources, procs func(result.Resources) string) *table {
 	base, baseOK := result.Resources{}, false
 	t := &table{
-		title: "Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages)",
+		title: title,
 		head:  []string{"target", "watched", "processes", "CPU", "memory (RSS)", "disk read/s", "disk write/s", ""},
 		right: []bool{false, false, false, true, true, true, true, false},
 	}
 	any := false
-	for i, s := range sums {
-		p, ok := primary(s)
+	for i, rs := range res {
+		p, ok := primary(rs)
 		if !ok {
 			continue
 		}
@@ -108,12 +120,12 @@ func resourcesTable(g Group) *table {
 		if i == 0 {
 			base, baseOK = p, true
 		}
-		for _, r := range s.Resources {
+		for _, r := range rs {
 			if r.Self {
 				continue
 			}
 			sm := &r.Summary
-			row := []string{labels[i], r.Target, summary.ProcessesText(r), avgPeak(sm.CPUPercent, pct), avgPeak(sm.RSS, bytesText),
+			row := []string{labels[i], r.Target, procs(r), avgPeak(sm.CPUPercent, pct), avgPeak(sm.RSS, bytesText),
 				avgPeak(sm.DiskRead, bytesText), avgPeak(sm.DiskWrite, bytesText), ""}
 			if i > 0 && baseOK && r.Target == p.Target {
 				row[7] = resourceWords(p.Summary, base.Summary)
@@ -124,7 +136,7 @@ func resourcesTable(g Group) *table {
 	if !any {
 		return nil
 	}
-	if len(sums) > 1 && baseOK {
+	if len(res) > 1 && baseOK {
 		t.head[7] = "vs " + labels[0]
 	} else {
 		t.head = t.head[:7]
@@ -218,7 +230,7 @@ func capacityTable(rs []CapacityResult) *table {
 		if b, ok := best(r); ok {
 			row[1] = rateText(b)
 			row[2] = strconv.FormatFloat(res.Best.Summary.Latency.P99, 'f', 2, 64) + " ms"
-			if p, ok := primary(res.Best.Summary); ok {
+			if p, ok := primary(res.Best.Summary.Resources); ok {
 				row[3] = avgPeak(p.Summary.CPUPercent, pct)
 			}
 			if i > 0 && baseOK {
@@ -249,7 +261,7 @@ func capacitySteps(r CapacityResult) *table {
 	}
 	watched := ""
 	for _, st := range r.Result.Steps {
-		if p, ok := primary(st.Summary); ok {
+		if p, ok := primary(st.Summary.Resources); ok {
 			watched = p.Target
 		}
 	}
@@ -263,7 +275,7 @@ func capacitySteps(r CapacityResult) *table {
 			strconv.FormatFloat(s.Latency.P50, 'f', 2, 64), strconv.FormatFloat(s.Latency.P99, 'f', 2, 64),
 			strconv.FormatFloat(100*s.ErrorShare(), 'f', 2, 64) + "%", verdictOf(st)}
 		if watched != "" {
-			p, _ := primary(s)
+			p, _ := primary(s.Resources)
 			row = append(row, avgPeak(p.Summary.CPUPercent, pct), avgPeak(p.Summary.RSS, bytesText))
 		}
 		t.rows = append(t.rows, row)

@@ -27,6 +27,9 @@ var shortWriteup = []struct {
 	{regexp.MustCompile(`max_steps: \d+`), "max_steps: 3, confirm: 1"},
 	{regexp.MustCompile(`--prefill 100000\b`), "--prefill 1000"},
 	{regexp.MustCompile(`randInt 0 99999\b`), "randInt 0 999"},
+	{regexp.MustCompile(`randInt 0 9999\b`), "randInt 0 999"},
+	{regexp.MustCompile(`\brequests: 10000\b`), "requests: 1000"},
+	{regexp.MustCompile(`\bconnections: 100\b`), "connections: 5"},
 	{regexp.MustCompile(`"limit":1000\b`), `"limit":50`},
 	{regexp.MustCompile(`HopCount == 1000\b`), "HopCount == 50"},
 	{regexp.MustCompile(`go test -json -count=1 \./e2e`), `printf '{"Action":"pass","Test":"TestShort"}\n'`},
@@ -87,10 +90,10 @@ func TestWriteupsShort(t *testing.T) {
 		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
 		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
-			"| relayed vs direct |", "## e2e (command)", "| relayed | 0 |",
+			"| relayed vs direct |", "## methods: whole scenario", "Resources over the whole scenario", "## e2e (command)", "| relayed | 0 |",
 			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
-		"items-http.yaml": {"## read", "| https vs http |"},
-		"items-grpc.yaml": {"## read", "| grpcs vs grpc |"},
+		"items-http.yaml": {"## preload", "## max", "## read", "| https vs http |"},
+		"items-grpc.yaml": {"## preload", "## max", "## read", "| grpcs vs grpc |"},
 	}
 	for _, p := range plans {
 		cmd := exec.Command(shim, "bench", "--quiet", "--format", "markdown", "--out-dir", filepath.Join(dir, "run-"+p), filepath.Join(dir, p))
@@ -116,6 +119,11 @@ func TestWriteupsShort(t *testing.T) {
 			if err != nil || !strings.Contains(string(b), w) {
 				t.Errorf("%s: %s: %v; want it to hold %q:\n%s", s, file, err, w, b)
 			}
+		}
+		// the headline (maximum throughput at 100 connections) first, then the fixed-rate reads,
+		// each comparing the four transports
+		if b, err := os.ReadFile(filepath.Join(out, "transports.md")); err != nil || !headlineThenReads(string(b)) {
+			t.Errorf("%s: transports.md: %v; want the maximum throughput table, then the reads at 2,000/s, each against HTTP:\n%s", s, err, b)
 		}
 	}
 	for orig, addr := range ports {
@@ -146,4 +154,15 @@ func runWriteup(t *testing.T, cmd *exec.Cmd, env []string) string {
 		t.Errorf("%v: %v\n%s", cmd.Args, err, stderr.String())
 	}
 	return stdout.String()
+}
+
+// headlineThenReads says whether transports.md holds its two sections in order, each comparing
+// the four transports against HTTP: the closed-model runs (as many connections as the short form
+// gives them), then the open-model reads at the (short form's) fixed rate.
+func headlineThenReads(md string) bool {
+	head, reads, ok := strings.Cut(md, "# Reads at a fixed 2,000/s")
+	return ok && strings.HasPrefix(head, "# Maximum throughput at 100 connections") &&
+		strings.Contains(head, "| model | closed | closed | closed | closed |") && strings.Contains(head, "| connections | 5 | 5 | 5 | 5 |") &&
+		strings.Contains(reads, "| model | open | open | open | open |") && strings.Contains(reads, "| rate | 200/s | 200/s | 200/s | 200/s |") &&
+		strings.Contains(head, "gRPC+TLS vs HTTP") && strings.Contains(reads, "gRPC+TLS vs HTTP")
 }
