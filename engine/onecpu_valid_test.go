@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,8 @@ const (
 	validServeEnv = "RPCBENCH_ONECPU_SERVE"
 	validURLEnv   = "RPCBENCH_ONECPU_RUN_URL"
 	validJSONEnv  = "RPCBENCH_ONECPU_RUN_JSON"
+	validForEnv   = "RPCBENCH_ONECPU_RUN_FOR" // the run's length, validFor unless set
+	hogEnv        = "RPCBENCH_ONECPU_HOG"
 )
 
 const (
@@ -62,30 +65,7 @@ func TestOneCPUServiceTimeValidRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	srv := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOneCPUValidServerChild$")
-	srv.Env = append(os.Environ(), "GOMAXPROCS=1", validServeEnv+"=1")
-	in, err := srv.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	outp, err := srv.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srvCPU, err := engine.StartOnCPU(srv, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { in.Close(); srv.Wait() }()
-	if srvCPU < 0 {
-		t.Skip("needs two CPUs this process may use, one for the generator and one for the target")
-	}
-	sc := bufio.NewScanner(outp)
-	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "http://127.0.0.1:") {
-		t.Fatalf("server child: got %q; want its URL", sc.Text())
-	}
-	url := sc.Text() + "/"
-	go io.Copy(io.Discard, outp)
+	url := startValidServer(t, ctx)
 
 	var busy []string
 	for try := 1; try <= 3; try++ {
@@ -134,6 +114,37 @@ func TestOneCPUServiceTimeValidRun(t *testing.T) {
 		return
 	}
 	t.Skipf("the generator's CPU was busy with other work (more than %.0f%% of it) in every try: %s", 100*idleShare, strings.Join(busy, "; "))
+}
+
+// startValidServer starts the lab service in a child pinned to this process's second CPU, and
+// returns its URL; the child ends with the test. It skips the test when no second CPU can be had.
+func startValidServer(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	srv := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOneCPUValidServerChild$")
+	srv.Env = append(os.Environ(), "GOMAXPROCS=1", validServeEnv+"=1")
+	in, err := srv.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outp, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCPU, err := engine.StartOnCPU(srv, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); srv.Wait() })
+	if srvCPU < 0 {
+		t.Skip("needs two CPUs this process may use, one for the generator and one for the target")
+	}
+	sc := bufio.NewScanner(outp)
+	if !sc.Scan() || !strings.HasPrefix(sc.Text(), "http://127.0.0.1:") {
+		t.Fatalf("server child: got %q; want its URL", sc.Text())
+	}
+	url := sc.Text() + "/"
+	go io.Copy(io.Discard, outp)
+	return url
 }
 
 // cpuBusy returns each CPU's busy time (all but idle and iowait) from /proc/stat, by its number.
@@ -201,8 +212,101 @@ func TestOneCPUValidRunChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	length := validFor
+	if d := os.Getenv(validForEnv); d != "" {
+		length = d
+	}
 	var stderr bytes.Buffer
-	if code := cli.Main([]string{"run", "--rate", validRate, "--duration", validFor, "--quiet", "--format", "json", url}, nil, f, &stderr); code != cli.ExitOK {
+	if code := cli.Main([]string{"run", "--rate", validRate, "--duration", length, "--quiet", "--format", "json", url}, nil, f, &stderr); code != cli.ExitOK {
 		t.Fatalf("rpcbench run: exit %d: %s", code, stderr.Bytes())
+	}
+}
+
+// TestOneCPUServiceTimeHogMakesItInvalid: a CPU hog on the generator's core makes the run invalid,
+// naming why. The generator (`rpcbench run` at validRate) runs at nice 19 in a child pinned to one
+// CPU, beside a child spinning on that CPU at nice 0: the scheduler gives the generator about 1.5 %
+// of the core (weights 15 and 1024) where its arrivals need several times that, so it must fall
+// behind, whatever the machine; the lab service runs pinned to a second CPU. The verdict must be
+// invalid and say both that the generator fell behind and that other processes took its CPU.
+func TestOneCPUServiceTimeHogMakesItInvalid(t *testing.T) {
+	if os.Getenv(validServeEnv) != "" || os.Getenv(validURLEnv) != "" || os.Getenv(hogEnv) != "" {
+		t.Skip("in a child")
+	}
+	if testing.Short() {
+		t.Skip("runs child processes for several seconds")
+	}
+	if engine.RaceEnabled {
+		t.Skip("the race detector's own work would be the generator's")
+	}
+	nice, err := exec.LookPath("nice")
+	if err != nil {
+		t.Skip("needs nice(1) to lower the generator's priority")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	url := startValidServer(t, ctx)
+
+	hog := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestOneCPUHogChild$")
+	hog.Env = append(os.Environ(), "GOMAXPROCS=1", hogEnv+"=1")
+	in, err := hog.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := hog.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hogCPU, err := engine.StartOnCPU(hog, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); hog.Wait() }()
+	if hogCPU < 0 {
+		t.Skip("needs the generator's CPU pinned")
+	}
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() || sc.Text() != "spinning" {
+		t.Fatalf("hog child: got %q; want it spinning", sc.Text())
+	}
+
+	file := t.TempDir() + "/run.json"
+	gen := exec.CommandContext(ctx, nice, "-n", "19", os.Args[0], "-test.run=^TestOneCPUValidRunChild$")
+	gen.Env = append(os.Environ(), "GOMAXPROCS=1", validURLEnv+"="+url, validJSONEnv+"="+file, validForEnv+"=3s")
+	var stderr bytes.Buffer
+	gen.Stdout, gen.Stderr = &stderr, &stderr
+	if cpu, err := engine.StartOnCPU(gen, 0); err != nil || cpu != hogCPU {
+		t.Fatalf("generator on CPU %d (%v); want the hog's, %d", cpu, err, hogCPU)
+	}
+	if err := gen.Wait(); err != nil {
+		t.Fatalf("run child: %v\n%s", err, stderr.Bytes())
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run struct {
+		Validity summary.Validity `json:"validity"`
+		SendLag  summary.LagStats `json:"send_lag_ms"`
+	}
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatalf("run child's report: %v\n%s", err, b)
+	}
+	t.Logf("beside a hog on its CPU: send lag p99 %.1f ms; verdict %+v", run.SendLag.P99, run.Validity)
+	joined := strings.Join(run.Validity.Reasons, "; ")
+	if run.Validity.Valid || !strings.Contains(joined, "the generator fell behind") || !strings.Contains(joined, "other processes took the generator's CPU") {
+		t.Errorf("a run beside a CPU hog: valid %v, reasons %q; want invalid, saying the generator fell behind and other processes took its CPU", run.Validity.Valid, run.Validity.Reasons)
+	}
+}
+
+// TestOneCPUHogChild is not a test: re-executed with hogEnv set, it prints "spinning" and keeps its
+// CPU busy until its stdin closes, or for a minute at most.
+func TestOneCPUHogChild(t *testing.T) {
+	if os.Getenv(hogEnv) == "" {
+		t.Skip("run by TestOneCPUServiceTimeHogMakesItInvalid")
+	}
+	var stop atomic.Bool
+	go func() { io.Copy(io.Discard, os.Stdin); stop.Store(true) }()
+	fmt.Println("spinning")
+	for end := time.Now().Add(time.Minute); !stop.Load() && time.Now().Before(end); {
 	}
 }
