@@ -80,6 +80,13 @@ func TestRunAnswerMetric(t *testing.T) {
 	if !strings.Contains(b.String(), "Answer metrics") || !regexp.MustCompile(`(?m)^ *v_ns +all +12 +4 +100 +200 +200 +300 +300 +300 *$`).MatchString(b.String()) {
 		t.Errorf("text report lacks the answer metrics row:\n%s", b.String())
 	}
+	b.Reset()
+	if code := Main([]string{"report", "--format", "html", out}, strings.NewReader(""), &b, &errb); code != ExitOK {
+		t.Fatalf("report --format html: exit %d; stderr %s", code, errb.String())
+	}
+	if row := `<td class="msg">v_ns</td><td class="msg">all</td><td class="n">12</td><td class="n">4</td><td class="n">100</td><td class="n">200</td><td class="n">200</td><td class="n">300</td>`; !strings.Contains(b.String(), row) {
+		t.Errorf("HTML report lacks the answer metrics row %s", row)
+	}
 }
 
 // A plan's checks.metrics reads the numbers as --answer-metric does; a bad path names its line.
