@@ -79,6 +79,10 @@ type Verifier struct {
 	// Methods are the JSON-RPC methods the requests call, so that VerifyDetail names the calls of a
 	// batch without making a string per call; a method not among them is named all the same.
 	Methods []string
+	// Metrics are read from the body of every answer that succeeded (passed all of the above),
+	// each into a distribution of its own (result.Counts.Metrics); an answer with no number in
+	// range at a metric's path counts as missing for it.
+	Metrics []Metric
 }
 
 // statusOK judges the status of an answer: by the expected statuses for a protocol whose answers
@@ -102,8 +106,9 @@ func (v *Verifier) Verify(r *result.Request, out *result.Outcome) (result.Class,
 // the Checks (its status and JSON-RPC answer passed), it runs every check, not only up to the
 // first that fails, and appends each one's outcome to d.Checks, with the value a failing one
 // received. With judge false the request has failed already (no answer, a transport error): it
-// judges nothing and appends the calls unanswered. It allocates nothing beyond Verify for methods
-// among Methods and for checks that pass.
+// judges nothing and appends the calls unanswered. For an answer that succeeded it appends the
+// value of each of the Metrics to d.Metrics. It allocates nothing beyond Verify for methods among
+// Methods, for checks that pass and for metrics once d has room for them.
 func (v *Verifier) VerifyDetail(r *result.Request, out *result.Outcome, judge bool, d *result.Detail) (result.Class, error) {
 	start := len(d.Calls)
 	if v.JSONRPC && jsonscan.KindOf(r.Body) == jsonscan.Array {
@@ -113,6 +118,13 @@ func (v *Verifier) VerifyDetail(r *result.Request, out *result.Outcome, judge bo
 		return result.OK, nil
 	}
 	cl, err := v.verify(r, out, d.Calls[start:], d)
+	if cl == result.OK {
+		for i := range v.Metrics {
+			m := &v.Metrics[i]
+			val, ok := m.read(out.Body)
+			d.Metrics = append(d.Metrics, result.MetricValue{Name: m.name, Value: val, Missing: !ok})
+		}
+	}
 	return cl, err
 }
 
@@ -152,4 +164,6 @@ func (v *Verifier) verify(r *result.Request, out *result.Outcome, calls []result
 
 // Empty reports whether v judges nothing beyond the default status codes: a run needs no
 // Verifier (and keeps no bodies) then.
-func (v *Verifier) Empty() bool { return !v.Status.some && !v.JSONRPC && len(v.Checks) == 0 }
+func (v *Verifier) Empty() bool {
+	return !v.Status.some && !v.JSONRPC && len(v.Checks) == 0 && len(v.Metrics) == 0
+}

@@ -118,6 +118,7 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 		add(l.name, "ms", l.name, LowerIsBetter, func(s *summary.Summary) float64 { return l.f(s.Latency) })
 	}
 	add("send lag p99", "ms", "send lag p99", LowerIsBetter, func(s *summary.Summary) float64 { return s.SendLag.P99 })
+	c.addAnswerMetrics(runs, []string{"p50", "p99"})
 	c.Endpoints = endpoints(runs, []figure{throughput.judged(closed), errorRate, p50, p99})
 	return c
 }

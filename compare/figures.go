@@ -41,6 +41,7 @@ func NewStats(runs []*summary.Summary, labels []string, stats []string) *Compari
 	for _, f := range figs {
 		c.Metrics = append(c.Metrics, metricOf(f, all))
 	}
+	c.addAnswerMetrics(runs, stats)
 	c.Endpoints = endpoints(runs, figs)
 	return c
 }

@@ -635,6 +635,9 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		if len(w.detail.Checks) > 0 {
 			ev.Checks = w.detail.Checks
 		}
+		if len(w.detail.Metrics) > 0 {
+			ev.Metrics = w.detail.Metrics
+		}
 	} else if judge {
 		ev.Class, ev.Err = r.o.verify.Verify(&w.req, out)
 	}

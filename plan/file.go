@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rpcbench/rpcbench/check"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -836,14 +837,35 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 
 func (f *fileReader) checks(n *yaml.Node, path string) Checks {
 	var c Checks
-	f.mapping(n, path, []string{"status", "body"}, func(key string, k, v *yaml.Node) {
-		if key == "status" {
+	f.mapping(n, path, []string{"status", "body", "metrics"}, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "status":
 			c.Status = f.str(v, joinKey(path, key))
-		} else {
+		case "body":
 			c.Body = f.strings(v, joinKey(path, key))
+		default:
+			c.Metrics = f.answerMetrics(v, joinKey(path, key))
 		}
 	})
 	return c
+}
+
+// answerMetrics reads checks.metrics: NAME: PATH lines, in file order.
+func (f *fileReader) answerMetrics(n *yaml.Node, path string) []AnswerMetric {
+	var out []AnswerMetric
+	f.mapping(n, path, nil, func(key string, k, v *yaml.Node) {
+		kp := joinKey(path, key)
+		p, ok := f.scalar(v, kp, "a JSON path such as State.HopLatency")
+		if !ok {
+			return
+		}
+		if _, err := check.NewMetric(key, p); err != nil {
+			f.errorf(v, kp, "%v", err)
+			return
+		}
+		out = append(out, AnswerMetric{Name: key, Path: p})
+	})
+	return out
 }
 
 // check validates a load scenario as it would run against t; the endpoints of a target file are

@@ -41,6 +41,16 @@ type Checks struct {
 	// Body are checks on each answer's body, as check.Parse reads them: "body contains TEXT",
 	// "json PATH exists", "json PATH == VALUE", each optionally after "NAME:".
 	Body []string `json:"body,omitempty"`
+	// Metrics are numbers read from the body of each answer that succeeded, each recorded into a
+	// distribution of its own and reported beside the latency (check.Metric).
+	Metrics []AnswerMetric `json:"metrics,omitempty"`
+}
+
+// AnswerMetric names a number that the answers carry, at a JSON path such as "State.HopLatency"
+// (check.ParsePath); the name says its unit, as the value is recorded as the answer gives it.
+type AnswerMetric struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // InputError is a problem with one input of a plan: a file it names (Input "targets", "data",
@@ -236,6 +246,13 @@ func (p Plan) verifier(calls []Call) (*check.Verifier, error) {
 			return nil, fmt.Errorf("plan: check %d: %v", i+1, err)
 		}
 		v.Checks = append(v.Checks, c)
+	}
+	for _, am := range p.Checks.Metrics {
+		m, err := check.NewMetric(am.Name, am.Path)
+		if err != nil {
+			return nil, fmt.Errorf("plan: answer %v", err)
+		}
+		v.Metrics = append(v.Metrics, m)
 	}
 	if v.Empty() {
 		return nil, nil

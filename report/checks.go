@@ -115,12 +115,18 @@ func checksHTML(st *summary.Stats) []checkView {
 // empty but kind, "check", when the rows have one (staged).
 func checksCSV(cw *csv.Writer, run string, st *summary.Stats, width int, staged bool) {
 	for _, c := range st.Checks {
-		row := make([]string, width)
-		row[0], row[3] = run, "check: "+c.Name
-		row[4], row[5], row[6] = strconv.FormatUint(c.Passed+c.Failed, 10), strconv.FormatUint(c.Passed, 10), strconv.FormatUint(c.Failed, 10)
-		if staged {
-			row[len(csvHead)] = "check"
-		}
-		cw.Write(row)
+		countsCSV(cw, run, width, staged, "check", c.Name, c.Passed, c.Failed)
 	}
+}
+
+// countsCSV writes a row of counts after a run's intervals: endpoint "KIND: NAME", sent ok+failed,
+// ok, errors failed; the other columns empty but kind, KIND, when the rows have one (staged).
+func countsCSV(cw *csv.Writer, run string, width int, staged bool, kind, name string, ok, failed uint64) {
+	row := make([]string, width)
+	row[0], row[3] = run, kind+": "+name
+	row[4], row[5], row[6] = strconv.FormatUint(ok+failed, 10), strconv.FormatUint(ok, 10), strconv.FormatUint(failed, 10)
+	if staged {
+		row[len(csvHead)] = kind
+	}
+	cw.Write(row)
 }

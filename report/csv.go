@@ -80,6 +80,7 @@ func CSV(w io.Writer, runs []*summary.Summary, labels []string) error {
 			cw.Write(append(row, empty...))
 		}
 		checksCSV(cw, names[i], &s.Stats, len(head)+len(extra), staged)
+		answerMetricsCSV(cw, names[i], s, len(head)+len(extra), staged)
 		csvStages(cw, names[i], s, empty)
 		if extra != nil {
 			csvResourceRows(cw, s, names[i], lead, len(extra))

@@ -130,6 +130,7 @@ type runView struct {
 	Messages                                    []summary.ErrorMessage
 	MoreMessages, MoreRequests                  uint64
 	Checks                                      []checkView
+	AnswerMetrics                               [][]string // answerMetricsRows
 	ConfigJSON                                  string
 	SLO                                         *sloView
 	StagesTitle                                 string
@@ -269,6 +270,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	r.Messages = s.ErrorMessages[:min(len(s.ErrorMessages), 10)]
 	r.MoreMessages, r.MoreRequests = s.Unlisted(10)
 	r.Checks = checksHTML(&s.Stats)
+	r.AnswerMetrics = answerMetricsRows(s)
 	if s.Requests.Sent > 0 {
 		for _, row := range timeRows {
 			r.Times = append(r.Times, [3]string{row.name, fmtMs(row.v(&s.Latency)), fmtMs(row.v(&s.Service))})

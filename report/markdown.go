@@ -37,6 +37,7 @@ func MarkdownWith(w io.Writer, runs []*summary.Summary, labels []string, o Optio
 		resourcesMarkdownRuns(b, runs, c.Labels)
 		for i, s := range runs {
 			checksMarkdown(b, &s.Stats, c.Labels[i])
+			answerMetricsMarkdown(b, s, c.Labels[i])
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -109,6 +110,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	}
 	callsMarkdown(b, &s.Stats)
 	checksMarkdown(b, &s.Stats, "")
+	answerMetricsMarkdown(b, s, "")
 	if overWebSocket(&s.Stats) {
 		b.WriteString("\nJSON-RPC outcomes (over WebSocket, where every answer has the upgrade's status 101):\n\n")
 		mdHeader(b, "outcome", "count")

@@ -17,12 +17,13 @@ type CheckResult struct {
 // Detail is what a Verifier tells of an answer beyond its class: the calls of a JSON-RPC batch and
 // the outcome of each check. A sender reuses one, request after request.
 type Detail struct {
-	Calls  []Call
-	Checks []CheckResult
+	Calls   []Call
+	Checks  []CheckResult
+	Metrics []MetricValue
 }
 
 // Reset empties d, keeping its memory.
-func (d *Detail) Reset() { d.Calls, d.Checks = d.Calls[:0], d.Checks[:0] }
+func (d *Detail) Reset() { d.Calls, d.Checks, d.Metrics = d.Calls[:0], d.Checks[:0], d.Metrics[:0] }
 
 // CheckCounts counts the answers one check judged: Passed + Failed are the answers that reached
 // the checks (an answer that failed before, by its status or its JSON-RPC error, is judged by no

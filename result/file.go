@@ -152,6 +152,9 @@ type intervalRec struct {
 	Endpoints []countsRec `json:"endpoints"`
 	SendLag   string      `json:"send_lag,omitempty"`
 	Conns     *connsRec   `json:"conns,omitempty"`
+	// AnswerMetrics are the answer metrics of the endpoints, by endpoint and name in order; absent
+	// from files written before they were kept, which read as none.
+	AnswerMetrics []metricRec `json:"answer_metrics,omitempty"`
 }
 
 type countsRec struct {
@@ -180,6 +183,15 @@ type countsRec struct {
 	// Checks are the user's checks by name: answers passed and failed, and a sample of the failing
 	// values (absent from files written before they were kept, which read as none).
 	Checks []checkRec `json:"checks,omitempty"`
+}
+
+// metricRec is one answer metric of one endpoint (Counts.Metrics). They are kept in the interval,
+// not in countsRec, so that a file without them reads at no cost.
+type metricRec struct {
+	Endpoint int    `json:"endpoint"` // the index of the endpoint in the interval's endpoints
+	Name     string `json:"name"`
+	Values   string `json:"values,omitempty"` // the histogram, as the other histograms
+	Missing  uint64 `json:"missing,omitempty"`
 }
 
 type checkRec struct {
@@ -238,6 +250,10 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 		}
 		if sr := (streamRec{MsgsIn: c.MsgsIn, MsgsOut: c.MsgsOut, MsgLatency: enc(c.MsgLatency), MsgGap: enc(c.MsgGap)}); sr != (streamRec{}) {
 			cr.Stream = &sr
+		}
+		for _, name := range c.MetricNames() {
+			m := c.Metrics[name]
+			rec.AnswerMetrics = append(rec.AnswerMetrics, metricRec{Endpoint: len(rec.Endpoints), Name: name, Values: enc(m.Values), Missing: m.Missing})
 		}
 		for cl, n := range c.Errors {
 			if n > 0 {

@@ -104,6 +104,16 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 			}
 		}
 	}
+	for _, m := range rec.AnswerMetrics {
+		if m.Name == "" || m.Endpoint < 0 || m.Endpoint >= len(iv.Endpoints) {
+			return nil, fr.errorf("answer metric %q of endpoint %d: want a name and an endpoint from 0 to %d", m.Name, m.Endpoint, len(iv.Endpoints)-1)
+		}
+		mc := iv.Endpoints[m.Endpoint].metric(m.Name)
+		mc.Missing += m.Missing
+		if m.Values != "" {
+			dec("answer metric "+m.Name, mc.Values, m.Values)
+		}
+	}
 	dec("send_lag", iv.SendLag, rec.SendLag)
 	if cr := rec.Conns; cr != nil {
 		iv.Conns.Opened, iv.Conns.Failed = cr.Opened, cr.Failed

@@ -113,7 +113,10 @@ type Counts struct {
 	// Checks counts, by name, the answers each of the user's checks passed and failed, with a
 	// sample of the values that failed; empty when the run had no checks.
 	Checks map[string]CheckCounts
-	sample []byte // recordCheck's buffer
+	// Metrics are the answer metrics by name (check.Metric): numbers read from the answers' bodies;
+	// nil until one is recorded (most runs read none).
+	Metrics map[string]*MetricCounts
+	sample  []byte // recordCheck's buffer
 }
 
 // NewCounts returns empty Counts with their (sparse) histograms.
@@ -163,6 +166,7 @@ func (c *Counts) Merge(o *Counts) {
 		c.Calls[k] += v
 	}
 	c.mergeChecks(o)
+	c.mergeMetrics(o)
 	c.Retried += o.Retried
 	c.RetriedGoAway += o.RetriedGoAway
 	c.BytesIn += o.BytesIn
@@ -206,8 +210,9 @@ func mergeHist(dst, src *Histogram) {
 // Reset empties c, keeping its memory.
 func (c *Counts) Reset() {
 	tl, ts, tt, st, ms, cs, ml, mg := c.Latency, c.Service, c.TTFB, c.Status, c.Messages, c.Calls, c.MsgLatency, c.MsgGap
-	ck, sb := c.Checks, c.sample
-	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg, Checks: ck, sample: sb}
+	ck, mt, sb := c.Checks, c.Metrics, c.sample
+	c.resetMetrics()
+	*c = Counts{Latency: tl, Service: ts, TTFB: tt, Status: st, Messages: ms, Calls: cs, MsgLatency: ml, MsgGap: mg, Checks: ck, Metrics: mt, sample: sb}
 	if ml != nil {
 		ml.Reset()
 	}

@@ -54,6 +54,9 @@ type Event struct {
 	// Checks are the outcomes of the user's checks on the answer (Counts.Checks); nil when none
 	// judged it. Record reads them and keeps none.
 	Checks []CheckResult
+	// Metrics are the values of the answer metrics the answer held (Counts.Metrics); nil when the
+	// run reads none. Record reads them and keeps none.
+	Metrics []MetricValue
 }
 
 // Exact is a failure message that is already short and stable, such as a check's name or
@@ -168,6 +171,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 	}
 	for i := range e.Checks {
 		c.recordCheck(&e.Checks[i])
+	}
+	for i := range e.Metrics {
+		c.recordMetric(&e.Metrics[i])
 	}
 	c.Retried += uint64(max(e.Retried, 0))
 	c.RetriedGoAway += uint64(max(e.RetriedGoAway, 0))

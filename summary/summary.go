@@ -116,9 +116,23 @@ type Stats struct {
 	// Checks are the user's checks, by name: how many answers each passed and failed, with a
 	// sample of the values that failed; none when the run had no checks.
 	Checks []Check `json:"checks,omitempty"`
+	// AnswerMetrics are the numbers read from the answers (checks.metrics, --metric), by name;
+	// none when the run read none.
+	AnswerMetrics []AnswerMetric `json:"answer_metrics,omitempty"`
 
 	LatencyHist *result.Histogram `json:"-"`
 	ServiceHist *result.Histogram `json:"-"`
+}
+
+// AnswerMetric is the distribution of one number read from each answer that succeeded, in the
+// answer's own unit (the name says it; values are whole numbers, HDR-bucketed to 3 significant
+// digits). Count answers held it; Missing held no number at its path; Values is nil when none
+// held it.
+type AnswerMetric struct {
+	Name    string       `json:"name"`
+	Count   uint64       `json:"count"`
+	Missing uint64       `json:"missing"`
+	Values  *Percentiles `json:"values,omitempty"` // nil when no answer held it
 }
 
 // MethodCalls is what happened to the JSON-RPC calls of one method inside batches, counted call by
@@ -449,6 +463,7 @@ func stats(c *result.Counts, elapsed time.Duration) Stats {
 	}
 	st.MessageLatency = optPercentiles(c.MsgLatency)
 	st.MessageGap = optPercentiles(c.MsgGap)
+	st.AnswerMetrics = answerMetrics(c)
 	if sec := elapsed.Seconds(); sec > 0 {
 		st.Throughput = float64(c.Completed) / sec
 	}
@@ -515,16 +530,35 @@ func capMessages(msgs []ErrorMessage) ([]ErrorMessage, []MoreMessages) {
 
 func ms(us int64) float64 { return float64(us) / 1000 }
 
-func percentiles(h *result.Histogram) Percentiles {
+// percentiles returns the figures of a histogram of microseconds, in milliseconds.
+func percentiles(h *result.Histogram) Percentiles { return scaled(h, 1000) }
+
+// scaled returns the figures of h, each value divided by div.
+func scaled(h *result.Histogram, div float64) Percentiles {
 	if h.TotalCount() == 0 {
 		return Percentiles{}
 	}
-	q := func(p float64) float64 { return ms(h.ValueAtQuantile(p)) }
+	v := func(x int64) float64 { return float64(x) / div }
+	q := func(p float64) float64 { return v(h.ValueAtQuantile(p)) }
 	return Percentiles{
-		Min: ms(h.Min()), Mean: round3(h.Mean() / 1000), Stdev: round3(h.StdDev() / 1000),
+		Min: v(h.Min()), Mean: round3(h.Mean() / div), Stdev: round3(h.StdDev() / div),
 		P50: q(50), P75: q(75), P90: q(90), P95: q(95), P99: q(99), P999: q(99.9), P9999: q(99.99),
-		Max: ms(h.Max()),
+		Max: v(h.Max()),
 	}
+}
+
+// answerMetrics returns the answer metrics of c by name, their values as the answers gave them.
+func answerMetrics(c *result.Counts) []AnswerMetric {
+	var out []AnswerMetric
+	for _, name := range c.MetricNames() {
+		m := c.Metrics[name]
+		out = append(out, AnswerMetric{Name: name, Count: uint64(m.Values.TotalCount()), Missing: m.Missing})
+		if m.Values.TotalCount() > 0 {
+			v := scaled(m.Values, 1)
+			out[len(out)-1].Values = &v
+		}
+	}
+	return out
 }
 
 func optPercentiles(h *result.Histogram) *Percentiles {

@@ -21,6 +21,7 @@ type rpcCallFlags struct {
 	jsonEquals  []string
 	jsonExists  []string
 	namedChecks []string
+	metrics     []string
 }
 
 func (f *rpcCallFlags) define(fs *flag.FlagSet) {
@@ -33,6 +34,7 @@ func (f *rpcCallFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.jsonEquals, asIs), "check-json", "check `PATH=VALUE`: each answer is JSON and its value at PATH equals VALUE, e.g. result.status=ok or result[0].n=5 (repeatable)")
 	fs.Var(appended(&f.jsonExists, asIs), "check-json-exists", "check that each answer is JSON with a value at `PATH`, e.g. result.hash (repeatable)")
 	fs.Var(appended(&f.namedChecks, asIs), "check", "a named check `'NAME: SPEC'` where SPEC is body contains TEXT, json PATH exists or json PATH == VALUE (repeatable)")
+	fs.Var(appended(&f.metrics, asIs), "answer-metric", "read the number at a JSON path of each successful answer into a distribution of its own, `NAME=PATH`, e.g. hop_latency_ns=State.HopLatency (repeatable)")
 }
 
 // on reports whether JSON-RPC calls were asked for.
@@ -114,6 +116,16 @@ func (f *rpcCallFlags) checks(c *plan.Checks) error {
 		if err := add("check", s); err != nil {
 			return err
 		}
+	}
+	for _, s := range f.metrics {
+		name, path, ok := strings.Cut(s, "=")
+		if !ok {
+			return usagef("--answer-metric %q: want NAME=PATH, e.g. hop_latency_ns=State.HopLatency", s)
+		}
+		if _, err := check.NewMetric(name, path); err != nil {
+			return usagef("--answer-metric: %v", err)
+		}
+		c.Metrics = append(c.Metrics, plan.AnswerMetric{Name: strings.TrimSpace(name), Path: strings.TrimSpace(path)})
 	}
 	return nil
 }

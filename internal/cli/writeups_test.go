@@ -87,7 +87,7 @@ func TestWriteupsShort(t *testing.T) {
 	want := map[string][]string{
 		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |", "|  | p95 |",
 			"Resources compared", "| daemon | node's command, pid "},
-		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared"},
+		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared", "| hop_latency_ns p50 |", "| hop_latency_ns p99 |", "Answer metrics of in-process", "Answer metrics of grpc", "| http | command, pid ", "| 6 (pids "},
 		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## methods: whole scenario", "Resources over the whole scenario", "## e2e (command)", "| relayed | 0 |",
