@@ -66,7 +66,7 @@ func Judge(s *Summary) Validity {
 			switch {
 			case len(behind) > 0:
 				v.Reasons = append(v.Reasons, "other processes took the generator's CPU: "+taken)
-			case s.Config.Load.Model == plan.Open:
+			case s.Config.Load.Model == plan.Open && s.Requests.Unknown == 0:
 				v.Caveats = append(v.Caveats, "other processes took the generator's CPU: "+taken+
 					fmt.Sprintf("; the generator kept up (send lag p99 %s, within its bound %s), but may have read answers late", FormatMs(s.SendLag.P99), FormatMs(ms(lagBound(s.Config.Load).Microseconds()))))
 			default:
@@ -112,11 +112,14 @@ func lagBound(l plan.Load) time.Duration { return l.SendSlack + LagBound }
 func fellBehind(s *Summary) []string {
 	var out []string
 	l := s.Config.Load
-	if l.Model != plan.Open || s.Requests.Unknown > 0 {
-		return nil // a file cut short cannot say whether the generator kept up (see Judge)
+	if l.Model != plan.Open {
+		return nil
 	}
+	cutShort := s.Requests.Unknown > 0 // the fate of some arrivals unknown: only the sent ones tell
 	const pre = "the generator fell behind: "
-	if d := s.Requests.Dropped; d > 0 {
+	if d := s.Requests.Dropped; cutShort {
+		// how many were never sent, and the send rate, cannot be told (see Judge's caveat)
+	} else if d > 0 {
 		out = append(out, fmt.Sprintf(pre+"%d of %d intended requests were never sent", d, s.Requests.Intended))
 	} else if made, short := shortfall(s); short {
 		out = append(out, fmt.Sprintf(pre+"it sent %.1f/s of an intended %.1f/s, more than %g%% short", made, s.IntendedRate, shortfallPct))

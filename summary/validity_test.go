@@ -66,6 +66,15 @@ func TestJudge(t *testing.T) {
 		{name: "short within bound", change: func(s *Summary) { s.SendSpanS = 10.1 }},
 		{name: "cut short", change: func(s *Summary) { s.Requests.Unknown = 500; s.Requests.Sent -= 500; s.SendSpanS = 10.2 },
 			caveat: "the result file was cut short: 500 of 10000 intended requests have an unknown fate, so whether the generator kept up cannot be told"},
+		// cut short, the sent requests' lag still tells: 250 ms is beyond the bound, and the busy
+		// CPUs then say why, not that it "kept up"
+		{name: "cut short and late", change: func(s *Summary) {
+			s.Requests.Unknown = 500
+			s.Requests.Sent -= 500
+			s.SendLag.P99 = 250
+			self(s).Host.OthersPercent.Peak = 150
+		}, reason: "the generator fell behind: send lag p99 250.0ms, beyond its bound 10.0ms",
+			caveat: "the result file was cut short"},
 		{name: "short beyond bound", change: func(s *Summary) { s.SendSpanS = 10.2 },
 			reason: "it sent 980.4/s of an intended 1000.0/s, more than 1% short"},
 		// 2 CPUs: 180% of one core is 90% of them
