@@ -152,7 +152,7 @@ func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Du
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				what := t.URL + " took no connection"
+				what := plan.RedactURL(t.URL) + " took no connection"
 				if t.Ready != "" {
 					what = t.Ready + " did not answer"
 				}
@@ -206,7 +206,7 @@ func portFree(ctx context.Context, t plan.BenchTarget) error {
 	if addr == nil {
 		return nil
 	}
-	return fmt.Errorf("target %s: port %d (%s) is in use before its command starts%s: stop that process, or give the target a free port", t.Name, addr.Port, t.URL, heldBy(addr))
+	return fmt.Errorf("target %s: port %d (%s) is in use before its command starts%s: stop that process, or give the target a free port", t.Name, addr.Port, plan.RedactURL(t.URL), heldBy(addr))
 }
 
 // heldBy says which processes of this machine listen at addr, as ", held by pid 12 (name)"; ""

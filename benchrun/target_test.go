@@ -23,21 +23,21 @@ func TestRunRefusesATargetWhosePortIsInUse(t *testing.T) {
 	dir := t.TempDir()
 	bench := readBench(t, dir, fmt.Sprintf(`targets:
   a:
-    url: %s/
+    url: http://alice:SEKRET@%s/
     command: "echo started > started.txt; exec sleep 30"
 scenarios:
   read: {requests: 20, connections: 1}
-`, held.URL()))
+`, held.Addr()))
 	out, err := Run(context.Background(), bench, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(held.Addr())
-	want := fmt.Sprintf("target a: port %s (%s/) is in use before its command starts", port, held.URL())
+	want := fmt.Sprintf("target a: port %s (http://REDACTED@%s/) is in use before its command starts", port, held.Addr())
 	if runtime.GOOS == "linux" {
 		want += fmt.Sprintf(", held by pid %d (", os.Getpid())
 	}
-	if out.TargetErr == nil || !strings.Contains(out.TargetErr.Error(), want) {
+	if out.TargetErr == nil || !strings.Contains(out.TargetErr.Error(), want) || strings.Contains(out.TargetErr.Error(), "SEKRET") {
 		t.Errorf("target error: got %v; want it to hold %q", out.TargetErr, want)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "started.txt")); err == nil {
