@@ -299,7 +299,8 @@ func TestGoAway(t *testing.T) {
 					if want := int64(2 * len("User-Agent: rpcbench\r\n")); out.BytesOut != want {
 						t.Errorf("request %d: bytes out %d; want %d (two attempts)", i, out.BytesOut, want)
 					}
-				case out.Class == result.Reset && !out.Sent.IsZero() && out.RetriedGoAway == 0 && strings.Contains(fmt.Sprint(out.Err), "closed the connection"):
+				case out.Class == result.Reset && !out.Sent.IsZero() && out.RetriedGoAway == 0 && (strings.Contains(fmt.Sprint(out.Err), "closed the connection") || strings.Contains(fmt.Sprint(out.Err), "connection reset")):
+					// the server closes with the client's frames unread: a close or a reset, by timing
 					failed++
 				default:
 					t.Errorf("request %d: class %v (%v), sent %v, retried after GOAWAY %d", i, out.Class, out.Err, out.Sent, out.RetriedGoAway)

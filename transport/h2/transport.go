@@ -184,8 +184,11 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 			continue // nothing was sent: another connection takes it
 		}
 		if err == nil && pc.cc != nil && st.goneAway() && out.RetriedGoAway < maxRetired && ctx.Err() == nil && st.retry() {
+			// the server did not process it: another connection takes it, counted; it is sent
+			// again only once the retry is written
 			out.RetriedGoAway++
-			continue // the server did not process it: another connection takes it, counted
+			out.Sent = time.Time{}
+			continue
 		}
 		if err != nil {
 			t.fail(ctx, out, err)
