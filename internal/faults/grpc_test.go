@@ -41,8 +41,8 @@ func TestFaultGRPCNoStreams(t *testing.T) {
 	o := run(t, grpcPlan(t, s.Addr, 20, time.Second, limit), 20, result.Timeout)
 	every(t, o, result.Timeout)
 	tot := o.res.Total.Total()
-	if tot.Sent != 0 || tot.Unsent != 20 || tot.Service.TotalCount() != 0 {
-		t.Errorf("sent %d, unsent %d, %d service times; want 0 sent, 20 unsent, no service time", tot.Sent, tot.Unsent, tot.Service.TotalCount())
+	if tot.Sent != 0 || tot.Unsent != 20 || tot.Service.TotalCount() != 0 || tot.BytesOut != 0 {
+		t.Errorf("sent %d, unsent %d, %d service times, %d bytes out; want 0 sent, 20 unsent, no service time, no byte out", tot.Sent, tot.Unsent, tot.Service.TotalCount(), tot.BytesOut)
 	}
 	for k, n := range tot.Messages {
 		if !strings.Contains(k.Message, "MAX_CONCURRENT_STREAMS 0") {

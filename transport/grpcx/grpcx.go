@@ -374,7 +374,7 @@ func (t *Transport) fail(ctx context.Context, s *slot, err error, out *transport
 	c := st.Code()
 	if s.noStreams() && (c == codes.DeadlineExceeded || ctx.Err() != nil) {
 		// No stream could open: the call waited for one until its end, and was never sent.
-		out.Sent = time.Time{}
+		out.Sent, out.BytesOut = time.Time{}, 0
 		out.Class, out.Err = result.Timeout, ErrNoStreams
 		if ctx.Err() != nil {
 			out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
