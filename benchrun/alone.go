@@ -1,7 +1,6 @@
 package benchrun
 
 import (
-	"github.com/rpcbench/rpcbench/report"
 	"math"
 	"slices"
 
@@ -12,11 +11,11 @@ import (
 // aloneFigures are the default figures of the table of a scenario run part by part (alone: true).
 var aloneFigures = []string{"rps", "errors", "p50", "p99"}
 
-// statsOf returns the figures of the side-by-side tables of scenario s of b: opt's
-// (report.Options.Stats, from --stats) when set, else the scenario's stats, else the plan's.
-func statsOf(b *plan.Bench, s plan.Scenario, opt report.Options) []string {
-	if len(opt.Stats) > 0 {
-		return opt.Stats
+// statsOf returns the figures of the side-by-side tables of scenario s of b: given (--stats) when
+// set, else the scenario's stats, else the plan's.
+func statsOf(b *plan.Bench, s plan.Scenario, given []string) []string {
+	if len(given) > 0 {
+		return given
 	}
 	return b.StatsOf(s)
 }

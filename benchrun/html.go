@@ -66,10 +66,10 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 		default:
 			for _, g := range o.Groups() {
 				if g.Scenario == s.Name {
-					groupHTML(w, g, statsOf(o.Bench, s, opt))
+					groupHTML(w, g, statsOf(o.Bench, s, opt.Stats))
 				}
 			}
-			if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt)); t != nil {
+			if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt.Stats)); t != nil {
 				fmt.Fprintf(w, "<h2>%s: each alone</h2>\n", html.EscapeString(s.Name))
 				t.write(w, "html")
 			}

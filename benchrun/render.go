@@ -148,6 +148,7 @@ func Render(w io.Writer, o *Outcome, format string, opt report.Options) error {
 }
 
 func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error {
+	given := opt.Stats // --stats, over every scenario's own; opt.Stats is set per scenario below
 	md := format == "markdown"
 	heading := func(title string) {
 		if md {
@@ -221,7 +222,7 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			if len(sums) == 1 {
 				fmt.Fprintf(w, "target %s only\n\n", labels[0]) // one run's report names no label
 			}
-			opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, opt)
+			opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, given)
 			if err := report.Render(w, sums, format, opt); err != nil {
 				return err
 			}
@@ -229,7 +230,7 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 				t.write(w, format)
 			}
 		}
-		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt)); t != nil {
+		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
 			sep()
 			heading(s.Name + ": each alone")
 			t.write(w, format)
@@ -446,6 +447,7 @@ type stepJSON struct {
 }
 
 func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
+	given := opt.Stats // --stats, over every scenario's own; opt.Stats is set per scenario below
 	bj := benchJSON{Schema: Schema, File: o.Bench.File, Interrupted: o.Interrupted, Scenarios: []scenarioJSON{}}
 	if o.TargetErr != nil {
 		bj.TargetError = o.TargetErr.Error()
@@ -490,7 +492,7 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 			st.Targets = labels
 			if len(sums) > 0 {
 				var b bytes.Buffer
-				opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, opt)
+				opt.Labels, opt.Stats = labels, statsOf(o.Bench, s, given)
 				if err := report.Render(&b, sums, "json", opt); err != nil {
 					return err
 				}
