@@ -104,11 +104,12 @@ func RedactArg(a string) string { return ReplaceArgSecrets(a, redact) }
 // ReplaceArgSecrets returns a command-line argument with each secret a URL or a "Name: value"
 // header in it carries replaced by what with returns for it; RedactArg replaces them by Redacted.
 func ReplaceArgSecrets(a string, with func(secret string) string) string {
-	if strings.Contains(a, "://") {
-		return ReplaceURLSecrets(a, with)
-	}
+	// a secret header first: its value may hold a URL ("Cookie: s=…; next=https://…"), secret whole
 	if name, value, ok := strings.Cut(a, ":"); ok && isToken(strings.TrimSpace(name)) && Secret(strings.TrimSpace(name)) {
 		return name + ": " + with(strings.TrimSpace(value))
+	}
+	if strings.Contains(a, "://") {
+		return ReplaceURLSecrets(a, with)
 	}
 	return a
 }

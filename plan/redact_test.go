@@ -28,3 +28,17 @@ func TestRedactURL(t *testing.T) {
 		t.Errorf("RedactArg = %q", a)
 	}
 }
+
+// A secret header's value is secret whole, a URL in it included.
+func TestRedactArgSecretHeaderHoldingAURL(t *testing.T) {
+	for arg, want := range map[string]string{
+		"Cookie: session=SEKRET; next=https://shop.example/cart": "Cookie: REDACTED",
+		"Authorization: Bearer https://issuer.example/SEKRET":    "Authorization: REDACTED",
+		"Referer: https://shop.example/cart":                     "Referer: https://shop.example/cart",
+		"http://u:SEKRET@127.0.0.1:8080/":                        "http://REDACTED@127.0.0.1:8080/",
+	} {
+		if got := RedactArg(arg); got != want {
+			t.Errorf("RedactArg(%q) = %q; want %q", arg, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package k8scmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -141,11 +142,44 @@ func secretArgs(args []string) ([]string, map[string]string) {
 // secret (what plan.RedactArg hides).
 func holdsSecrets(b []byte) bool {
 	for line := range strings.Lines(string(b)) {
-		if line = strings.TrimSpace(line); plan.RedactArg(line) != line {
+		if line = strings.TrimSpace(line); plan.RedactArg(line) != line || jsonHoldsSecrets(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// jsonHoldsSecrets reports whether line is a JSON object (a target of the JSON format, a line of
+// data) naming a secret header or query parameter, or a URL with a password, at any depth.
+func jsonHoldsSecrets(line string) bool {
+	if !strings.HasPrefix(line, "{") {
+		return false
+	}
+	var v any
+	if json.Unmarshal([]byte(line), &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if plan.Secret(k) || walk(x) {
+					return true
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if walk(x) {
+					return true
+				}
+			}
+		case string:
+			return plan.RedactArg(v) != v
+		}
+		return false
+	}
+	return walk(v)
 }
 
 // sendsSecrets reports whether a run of p sends a secret (one plan.Plan.Redacted hides), its
@@ -243,7 +277,9 @@ func (j *k8sJobFlags) options(e *cli.Env, pos, runArgs []string, split bool) (k8
 				return o, cli.Usagef("--file %s: a file named %s is in the ConfigMap already", f, filepath.Base(f))
 			}
 			o.Files[filepath.Base(f)] = b
-			o.FilesSecret = o.FilesSecret || holdsSecrets(b)
+			// a run that sends secrets may take the rest of them from its files (the data of a
+			// templated Authorization header): they all go into the Secret then
+			o.FilesSecret = o.FilesSecret || len(o.Secrets) > 0 || holdsSecrets(b)
 		}
 	}
 	o.StartAt = time.Now().Add(j.startIn).UTC()
