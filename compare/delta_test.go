@@ -255,6 +255,10 @@ func TestGatesShareTheLevel(t *testing.T) {
 			}
 		}
 	}
+	// a gate Holm's sequence never reached says so, not that its P was at or above its level
+	if r := delta(0.03, 0.02, 0.04).Check(gates)[2]; strings.Contains(r.Why, "≥") || !strings.Contains(r.Why, "its P 0.04 is below 0.05") || !strings.Contains(r.Why, "ends Holm's sequence") {
+		t.Errorf("p99 (P 0.04, level 0.05) after a stop: %q; want it below its level, the sequence ended before it", r.Why)
+	}
 	// one gate alone is held to alpha itself
 	one, _ := ParseGates("p50:+10%")
 	if r := delta(0.04).Check(one)[0]; !r.Failed || r.Level != 0.05 || !strings.HasSuffix(r.Why, "beyond the noise (P 0.04 < 0.05)") {

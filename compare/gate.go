@@ -212,6 +212,9 @@ func why(g Gate, c Change, over, noise bool, level float64, gates int) string {
 		return fmt.Sprintf("%s (%s), but the runs have no interval values of it to tell it from noise", move, limit)
 	case c.Test.MinP >= level:
 		return fmt.Sprintf("%s (%s), but %d and %d intervals are too few to tell it from noise (the smallest P they allow is %s ≥ %s%s)", move, limit, c.Test.N1, c.Test.N2, FormatP(c.Test.MinP), FormatP(level), shared(level, gates))
+	case !noise && c.Test.P < level:
+		// Holm's sequence stopped at a gate before it: its P passes its own level, but is not tested
+		return fmt.Sprintf("%s (%s), not beyond the noise: its P %s is below %s%s, but a gate of smaller P was within the noise, which ends Holm's sequence", move, limit, FormatP(c.Test.P), FormatP(level), shared(level, gates))
 	case !noise:
 		return fmt.Sprintf("%s (%s), within the noise (P %s ≥ %s%s)", move, limit, FormatP(c.Test.P), FormatP(level), shared(level, gates))
 	}
