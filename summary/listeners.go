@@ -86,6 +86,13 @@ func watchedPIDs(tr monitor.WatchResult) map[int]bool {
 // answered; as a caveat, that a process this user may not see listened there and none of the
 // monitored ones did.
 func answeredElsewhere(rs []result.Resources) (reason, caveat string) {
+	for _, r := range rs {
+		if !r.Self && strings.HasPrefix(r.Target, "cgroup ") {
+			// a cgroup (a container's) is watched whole, its PIDs not kept: a listener may be in
+			// it, so who answered cannot be told
+			return "", ""
+		}
+	}
 	var monitored []string
 	var looked bool
 	hidden := 0
