@@ -81,19 +81,38 @@ func (r *reader) ownSocketsReadable() bool {
 		return false
 	}
 	for _, pid := range pids {
-		if !r.sameNetns(pid) {
-			return false
+		_, err := socketInodes(pid)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // gone: nothing of it to read
 		}
-		if _, err := socketInodes(pid); err != nil {
+		switch ns := r.netnsOf(pid); {
+		case err != nil || ns == netnsOther:
 			return false
+		case ns == netnsGone:
+			continue // a zombie (its descriptors and namespace gone), or exited meanwhile
 		}
 	}
 	return true
 }
 
-func (r *reader) sameNetns(pid int) bool {
+// netns says whether process pid is in the network namespace r reads sockets in.
+type netns int
+
+const (
+	netnsSame  netns = iota
+	netnsOther       // another namespace, or unreadable
+	netnsGone        // the process exited (or is a zombie, whose namespace is gone)
+)
+
+func (r *reader) netnsOf(pid int) netns {
 	ns, err := os.Readlink(filepath.Join(procfs.DefaultMountPoint, strconv.Itoa(pid), "ns", "net"))
-	return err == nil && ns == r.netns
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return netnsGone
+	case err != nil || ns != r.netns:
+		return netnsOther
+	}
+	return netnsSame
 }
 
 // readSockets reads the TCP sockets the processes pids hold open, each socket once however many
@@ -110,8 +129,11 @@ func (r *reader) readSockets(pids []int) (socks []SockReading, known bool) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // exited meanwhile
 		}
-		if err != nil || !r.sameNetns(pid) {
+		switch ns := r.netnsOf(pid); {
+		case err != nil || ns == netnsOther:
 			return nil, false
+		case ns == netnsGone:
+			continue // a zombie (its descriptors and namespace gone), or exited between the reads
 		}
 		for _, ino := range inodes {
 			if k, ok := all[ino]; ok && !seen[ino] {

@@ -586,6 +586,20 @@ func TestSamplerOwnSockets(t *testing.T) {
 	if socks, known := r.readSockets([]int{cmd.Process.Pid, cmd.Process.Pid}); !known || len(socks) != 1 {
 		t.Errorf("got %d sockets (known %v); want the child's one connection once", len(socks), known)
 	}
+	// a zombie beside it (exited, not reaped: no descriptors, no namespace) adds nothing and hides
+	// nothing: the sample stays known
+	z := exec.Command("true")
+	if err := z.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, z.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer z.Wait()
+	if socks, known := r.readSockets([]int{cmd.Process.Pid, z.Process.Pid}); !known || len(socks) != 1 {
+		t.Errorf("with a zombie: got %d sockets (known %v); want the child's one connection, known", len(socks), known)
+	}
 }
 
 // Where only the namespace can be read, the figures of a process in the host's own namespace are
