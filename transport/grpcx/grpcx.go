@@ -387,8 +387,9 @@ func (t *Transport) fail(ctx context.Context, s *slot, err error, out *transport
 		out.Class, out.Err = transport.Classify(ctx.Err()), ctx.Err()
 	case c == codes.DeadlineExceeded:
 		out.Class, out.Err = result.Timeout, CodeError(c)
-	case c == codes.ResourceExhausted && t.opts.KeepBody && strings.HasPrefix(st.Message(), tooLargePrefix):
-		// grpc-go's own refusal of an answer over MaxCallRecvMsgSize, read no further
+	case c == codes.ResourceExhausted && t.opts.KeepBody && t.ownLimit(st.Message()):
+		// grpc-go's own refusal of an answer over MaxCallRecvMsgSize, read no further (a server
+		// refusing a request over its own limit says the same words, with its own max)
 		out.Status = 0
 		out.Class, out.Err = result.TooLarge, t.tooLarge(st.Message())
 	case c == codes.Unavailable && strings.Contains(st.Message(), "connection refused"):
@@ -451,6 +452,17 @@ var ErrAnswerTooLarge = errors.New("grpcx: answer larger than the limit on kept 
 // tooLargePrefix begins grpc-go's message for an answer over the call's MaxCallRecvMsgSize:
 // "grpc: received message larger than max (LEN vs. MAX)".
 const tooLargePrefix = "grpc: received message larger than max ("
+
+// ownLimit reports whether msg is grpc-go's refusal of a message over this transport's limit on
+// kept answers: "grpc: received message larger than max (LEN vs. MAX)" with MAX = MaxBody.
+func (t *Transport) ownLimit(msg string) bool {
+	rest, ok := strings.CutPrefix(msg, tooLargePrefix)
+	if !ok {
+		return false
+	}
+	_, max, ok := strings.Cut(rest, " vs. ")
+	return ok && strings.TrimSuffix(max, ")") == strconv.FormatInt(int64(t.opts.MaxBody), 10)
+}
 
 // tooLarge is the failure of an answer over MaxBody, from grpc-go's message msg, which gives its
 // length.
