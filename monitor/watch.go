@@ -27,7 +27,9 @@ type Watch struct {
 	metrics    metricsKeep
 	metricsErr error
 
-	pauses pauseReading // the runtime's GC pauses at the baseline
+	pauses      pauseReading // the runtime's GC pauses at the baseline
+	pausesAtEnd pauseReading // and at End, when it was called: the load's end
+	endRead     bool         // End was called: pausesAtEnd holds (set before end is closed)
 }
 
 // WatchResult is what a Watch saw of one target.
@@ -49,8 +51,8 @@ type WatchResults struct {
 	// Metrics holds the scrapes, oldest first, and MetricsErr the failure that stopped them.
 	Metrics    []MetricsSample
 	MetricsErr error
-	// GCPauses are this process's own garbage-collection pauses from the baseline to Stop: the
-	// watching process is the load generator.
+	// GCPauses are this process's own garbage-collection pauses from the baseline to End (to Stop
+	// when End was not called): the watching process is the load generator.
 	GCPauses Pauses
 }
 
@@ -150,7 +152,12 @@ func (w *Watch) sampleLoop(ctx context.Context, interval time.Duration, now time
 // the last interval still sees the sockets that carried its bytes. The scrapes go on until Stop.
 // It may be called from any goroutine, more than once, before or instead of Stop.
 func (w *Watch) End() {
-	w.endOnce.Do(func() { close(w.end) })
+	w.endOnce.Do(func() {
+		if !w.start.IsZero() {
+			w.pausesAtEnd, w.endRead = readPauses(), true
+		}
+		close(w.end)
+	})
 	<-w.ended
 }
 
@@ -197,7 +204,11 @@ func (w *Watch) Stop() WatchResults {
 	w.wg.Wait()
 	out := WatchResults{Start: w.start, Metrics: w.metrics.kept, MetricsErr: w.metricsErr}
 	if !w.start.IsZero() {
-		out.GCPauses = readPauses().since(w.pauses)
+		last := w.pausesAtEnd // pauses of the load only: not of the teardown and summing after End
+		if !w.endRead {
+			last = readPauses()
+		}
+		out.GCPauses = last.since(w.pauses)
 	}
 	for i, s := range w.samplers {
 		out.Targets = append(out.Targets, WatchResult{Target: s.Target(), Summary: w.series[i].Summary(),

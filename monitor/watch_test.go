@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -127,5 +129,30 @@ func TestWatchEnd(t *testing.T) {
 	w.End()
 	if res := w.Stop(); !res.Start.IsZero() || res.Targets[0].Summary.Samples != 0 {
 		t.Errorf("ended in the delay: got start %v, %d samples; want none", res.Start, res.Targets[0].Summary.Samples)
+	}
+}
+
+// The generator's GC pauses are those of the load, up to End: collections after it (the
+// teardown, the summing of the results) are not counted.
+func TestWatchPausesEndAtEnd(t *testing.T) {
+	first := make(chan struct{})
+	var once sync.Once
+	s := &Sampler{target: Self(), read: func() (Snapshot, error) {
+		once.Do(func() { close(first) })
+		return Snapshot{Procs: []ProcReading{{PID: 1}}}, nil
+	}}
+	w := StartWatch(time.Second, 0, nil, s)
+	select {
+	case <-first: // the baseline, with the pauses until then
+	case <-time.After(30 * time.Second):
+		t.Fatal("no baseline in 30 s")
+	}
+	w.End()
+	atEnd := readPauses().since(w.pauses) // at or after End's own reading
+	for range 3 {
+		runtime.GC() // two stop-the-world pauses each, after End
+	}
+	if got := w.Stop().GCPauses; got.Count > atEnd.Count {
+		t.Errorf("GC pauses counted: %d; want at most the %d there were at End", got.Count, atEnd.Count)
 	}
 }
