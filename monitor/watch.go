@@ -153,9 +153,7 @@ func (w *Watch) sampleLoop(ctx context.Context, interval time.Duration, now time
 // It may be called from any goroutine, more than once, before or instead of Stop.
 func (w *Watch) End() {
 	w.endOnce.Do(func() {
-		if !w.start.IsZero() {
-			w.pausesAtEnd, w.endRead = readPauses(), true
-		}
+		w.pausesAtEnd, w.endRead = readPauses(), true
 		close(w.end)
 	})
 	<-w.ended
