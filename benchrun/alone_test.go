@@ -131,3 +131,45 @@ scenarios:
 		t.Errorf("--stats max beside the plan's stats: [requests, p95]: want max alone:\n%s", md.String())
 	}
 }
+
+// One scenario's stats: are its own: the scenario rendered after it shows the default figures,
+// in text, Markdown and JSON.
+func TestStatsStayWithTheirScenario(t *testing.T) {
+	t.Parallel()
+	a, _ := methodLab(t)
+	b, _ := methodLab(t)
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  a: {url: %q}
+  b: {url: %q}
+scenarios:
+  first:
+    requests: 5
+    connections: 1
+    stats: [p50, mean]
+  second:
+    requests: 5
+    connections: 1
+`, a.URL()+"/", b.URL()+"/"))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// p90 in a side-by-side table: its ratio words in text and Markdown, a figure named so in JSON
+	for format, m := range map[string][2]string{
+		"text": {"═══ second", "the p90"}, "markdown": {"## second", "the p90"}, "json": {`"name": "second"`, `"name": "p90"`},
+	} {
+		var doc bytes.Buffer
+		if err := Render(&doc, out, format, report.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		text, p90 := doc.String(), m[1]
+		second := strings.Index(text, m[0])
+		if second < 0 {
+			t.Fatalf("%s: no second scenario:\n%s", format, text)
+		}
+		// the first's tables: p50 and mean only; the second's: the default rows, p90 among them
+		if strings.Contains(text[:second], p90) || !strings.Contains(text[second:], p90) {
+			t.Errorf("%s: p90 before the second scenario %v, in it %v; want only in it:\n%s", format, strings.Contains(text[:second], p90), strings.Contains(text[second:], p90), text)
+		}
+	}
+}
