@@ -39,20 +39,40 @@ type Cluster struct {
 
 // Apply creates the ConfigMap and the Secret (each when not nil) and the Job, in the namespace of
 // the Job. An object of that name already there is an error: a run never reuses another's objects.
+//
+// When one cannot be created, those it created before are deleted again: a Secret holding the
+// run's credentials is never left behind by a run that did not start.
 func (c *Cluster) Apply(ctx context.Context, cm *corev1.ConfigMap, secret *corev1.Secret, job *batchv1.Job) error {
 	ns := job.Namespace
+	var created []func(context.Context) error
+	undo := func(err error) error {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		for i := len(created) - 1; i >= 0; i-- {
+			if derr := created[i](dctx); derr != nil {
+				err = errors.Join(err, fmt.Errorf("k8s: deleting what this run created: %w", derr))
+			}
+		}
+		return err
+	}
 	if secret != nil {
 		if _, err := c.Client.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 			return applyError("Secret", ns, secret.Name, err)
 		}
+		created = append(created, func(ctx context.Context) error {
+			return c.Client.CoreV1().Secrets(ns).Delete(ctx, secret.Name, metav1.DeleteOptions{})
+		})
 	}
 	if cm != nil {
 		if _, err := c.Client.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-			return applyError("ConfigMap", ns, cm.Name, err)
+			return undo(applyError("ConfigMap", ns, cm.Name, err))
 		}
+		created = append(created, func(ctx context.Context) error {
+			return c.Client.CoreV1().ConfigMaps(ns).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+		})
 	}
 	if _, err := c.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
-		return applyError("Job", ns, job.Name, err)
+		return undo(applyError("Job", ns, job.Name, err))
 	}
 	return nil
 }

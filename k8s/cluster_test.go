@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -111,5 +112,32 @@ func TestApplySecret(t *testing.T) {
 	o.Secrets = map[string]string{"1SECRET": "x", IndexEnv: "y"}
 	if _, _, _, err := Manifests(o); err == nil || !strings.Contains(err.Error(), `secret "1SECRET"`) || !strings.Contains(err.Error(), `secret "`+IndexEnv+`"`) {
 		t.Errorf("bad variable names: %v; want both refused", err)
+	}
+}
+
+// When the Job cannot be created, the Secret and the ConfigMap Apply created before it are deleted
+// again: no credentials left in the cluster by a run that did not start.
+func TestApplyUndoesWhatItCreated(t *testing.T) {
+	t.Parallel()
+	o := testOptions()
+	o.Files = map[string][]byte{"plan.yaml": []byte("targets: {}\n")}
+	o.Secrets = map[string]string{"RPCBENCH_SECRET_1": "Bearer s3cr3t"}
+	cm, secret, job, err := Manifests(o)
+	if err != nil || secret == nil {
+		t.Fatalf("Manifests: Secret %v, %v", secret, err)
+	}
+	if cm == nil { // the files went into the Secret: a ConfigMap of the same name stands in
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: job.Name, Namespace: job.Namespace}}
+	}
+	c := &Cluster{Client: fake.NewClientset(job.DeepCopy())} // a Job of that name is there already
+	err = c.Apply(context.Background(), cm, secret, job)
+	if err == nil || !strings.Contains(err.Error(), "a Job named checkout-1m is in the namespace load already") {
+		t.Fatalf("Apply beside a Job of the same name: %v; want the Job named as there already", err)
+	}
+	if _, err := c.Client.CoreV1().Secrets("load").Get(context.Background(), secret.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the Secret after the failed Apply: %v; want it deleted", err)
+	}
+	if _, err := c.Client.CoreV1().ConfigMaps("load").Get(context.Background(), cm.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the ConfigMap after the failed Apply: %v; want it deleted", err)
 	}
 }

@@ -154,7 +154,7 @@ const k8sRunExamples = `  rpcbench k8s run --parallelism 8 --image registry.exam
   rpcbench k8s run --parallelism 4 --image IMAGE -- --rate 4000 --duration 1m http://checkout.shop.svc:8080/   (needs a cluster)`
 
 func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []string) int {
-	fs := cli.NewFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap, the Secret and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job\nstays (kubectl delete job NAME).", k8sRunExamples)
+	fs := cli.NewFlagSet(e, "k8s run", "k8s run [flags] PLAN.yaml\n   or: rpcbench k8s run [flags] -- RUN-FLAGS… [URL]\n\nRun as rpcbench k8s job would write it: create the ConfigMap, the Secret and the Indexed Job through the\nKubernetes API, wait for the pods with a progress line (a pod that fails is started again by the\nJob; each is reported), then fetch the result files from the pods' logs, merge them and print the\nreport, as rpcbench k8s collect does. Ctrl-C stops the waiting and collects what is there; the Job,\nits ConfigMap and its Secret stay (kubectl delete job,configmap,secret NAME).", k8sRunExamples)
 	var j k8sJobFlags
 	j.define(fs)
 	var kf kubeFlags
@@ -210,7 +210,7 @@ func runK8sRun(ctx context.Context, e *cli.Env, cluster clusterFunc, args []stri
 	})
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: interrupted; collecting what the pods left (the Job stays: kubectl delete -n %s job %s)\n", ns, o.Name)
+		fmt.Fprintf(e.Stderr(), "rpcbench k8s run: interrupted; collecting what the pods left (the Job, its ConfigMap and its Secret stay: kubectl delete -n %s job,configmap,secret %s)\n", ns, o.Name)
 	case err != nil:
 		return cli.Fail(e, "k8s run", err, cli.ExitCannotStart)
 	case st.JobFailure != "":
