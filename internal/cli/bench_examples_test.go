@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rpcbench/rpcbench/benchrun"
@@ -149,12 +152,40 @@ func TestExampleSmokeJUnit(t *testing.T) {
 	}
 }
 
+// freeLoopback returns a loopback address free now, for a server a command of the test starts
+// later. Its port is below the kernel's range of ephemeral ports, which the connections and the
+// :0 listeners of the tests running beside it take from: a port from that range, freed here, could
+// be taken again before the command binds it. Each address is handed out once per test binary.
 func freeLoopback(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	lo := 32768 // Linux's default lower end of ip_local_port_range
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
+				lo = n
+			}
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	loopbackMu.Lock()
+	defer loopbackMu.Unlock()
+	for range 1000 {
+		port := 10000 + rand.IntN(lo-10000)
+		if loopbackGiven[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue // taken
+		}
+		ln.Close()
+		loopbackGiven[port] = true
+		return ln.Addr().String()
+	}
+	t.Fatal("no free loopback port below the ephemeral range in 1000 tries")
+	return ""
 }
+
+var (
+	loopbackMu    sync.Mutex
+	loopbackGiven = map[int]bool{}
+)
