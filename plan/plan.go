@@ -141,6 +141,19 @@ type HTTP struct {
 	Streams int `json:"streams,omitempty"`
 }
 
+// MeasuredLength is the planned length of the load's measured part: its duration, or its stages'
+// total; 0 when it ends on a count.
+func (l Load) MeasuredLength() time.Duration {
+	if len(l.Stages) == 0 {
+		return l.Duration
+	}
+	var d time.Duration
+	for _, s := range l.Stages {
+		d += s.Duration
+	}
+	return d
+}
+
 // lengthParts names the lengths l was given — its warm-up, duration and stages — and what they
 // come to together, e.g. "duration 10001h0m0s: the run would last 10001h0m0s".
 func (l Load) lengthParts() string {
