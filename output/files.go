@@ -80,4 +80,3 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
-
