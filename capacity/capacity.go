@@ -84,6 +84,9 @@ type Config struct {
 	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
+	// Prepared is the search's plan as Prepare made it, when it was prepared before (to tell its
+	// mistakes early); nil: Search prepares it.
+	Prepared *plan.Prepared
 	// Options, when set, gives each step's run its outputs and what it watches (runner.Options;
 	// its Version, ShowSecrets and Cut are this Config's). Called before each step.
 	Options func() runner.Options
@@ -155,12 +158,12 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	c = c.withDefaults()
-	base := c.Plan
-	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: c.Warmup,
-		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: 100 * time.Millisecond}
-	prep, err := plan.Prepare(base, c.Files)
-	if err != nil {
-		return nil, err
+	prep := c.Prepared
+	if prep == nil {
+		var err error
+		if prep, err = c.prepare(); err != nil {
+			return nil, err
+		}
 	}
 	if prep.Setup != nil && c.Run == nil {
 		var cut []engine.Option
@@ -175,6 +178,22 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 	s.run(ctx)
 	s.conclude()
 	return s.res, nil
+}
+
+// Prepare prepares the plan of c's search (plan.Prepare) — its requests, at the first step's
+// load — without sending anything; pass it back in Config.Prepared for Search to use.
+func (c Config) Prepare() (*plan.Prepared, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c.withDefaults().prepare()
+}
+
+func (c Config) prepare() (*plan.Prepared, error) {
+	base := c.Plan
+	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: c.Warmup,
+		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: 100 * time.Millisecond}
+	return plan.Prepare(base, c.Files)
 }
 
 func (c Config) withDefaults() Config {

@@ -210,6 +210,7 @@ func (l Load) topConnections() int {
 
 // Normalized returns a copy of p with every default filled in, as the run will use it.
 func (p Plan) Normalized() Plan {
+	checked("normalize")
 	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
 	for i := range p.Endpoints {
 		e := &p.Endpoints[i]
@@ -282,6 +283,7 @@ func defaultName(method, raw string) string {
 
 // Validate returns every problem of p at once (errors.Join), or nil.
 func (p Plan) Validate() error {
+	checked("validate")
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("plan: "+format, a...)) }
 	if len(p.Endpoints) == 0 {

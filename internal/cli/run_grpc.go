@@ -51,7 +51,7 @@ func (f *grpcFlags) url(raw string) (string, error) {
 func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
 	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset, StreamRate: f.streamRate.v}
 	p.TLS = f.tls
-	if p.Normalized().Protocol != transport.GRPC {
+	if p.ProtocolOf() != transport.GRPC {
 		if f.call != "" {
 			return usagef("--call goes with a grpc:// or grpcs:// URL")
 		}
@@ -69,7 +69,7 @@ func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
 // function that closes it; for a plan of another protocol, neither. keepBody keeps the answers for
 // a verifier.
 func (f *grpcFlags) prepare(ctx context.Context, p plan.Plan, keepBody bool) ([]engine.Option, func(), int, error) {
-	np := p.Normalized()
+	np := p // prepared: normalised once
 	if np.Protocol != transport.GRPC {
 		return nil, func() {}, ExitOK, nil
 	}
