@@ -43,6 +43,8 @@ scenarios:
 		{"run", []string{"run", "--rate", "100", "--requests", "10", "--quiet", srv.URL() + "/x"}, 1},
 		{"run --plan", []string{"run", "--plan", benchFile, "--scenario", "steps", "--step", "2", "--target", "lab", "--quiet"}, 1},
 		{"bench", []string{"bench", "--quiet", "--out-dir", filepath.Join(dir, "out"), benchFile}, 2},
+		// a search is one plan, prepared once; its steps change its rate only
+		{"capacity", []string{"capacity", "--slo", "p50<1s", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0s", "--quiet", srv.URL() + "/x"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			counts := plan.CountChecks(t)

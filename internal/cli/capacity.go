@@ -103,8 +103,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err := cfg.Validate(); err != nil {
 		return fail(e, "capacity", usageError{strings.ReplaceAll(err.Error(), "capacity: ", "")}, ExitUsage)
 	}
-	if _, err := prepare(e, p); err != nil { // bad files and plans are usage errors, named by flag
-		return fail(e, "capacity", err, ExitUsage)
+	// prepared once, here: bad files and plans are usage errors, named by flag
+	if cfg.Prepared, err = cfg.Prepare(); err != nil {
+		return fail(e, "capacity", prepareError(err), ExitUsage)
 	}
 	// each step is watched as run watches its run: the sampling starts as the step does, past
 	// its warm-up, and what it saw goes into the step's summary

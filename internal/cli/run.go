@@ -273,14 +273,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 // error naming the flag of the file or setting at fault.
 func prepare(e *env, p plan.Plan) (*plan.Prepared, error) {
 	prep, err := plan.Prepare(p, plan.OSFiles(e.stdin))
-	if err == nil {
-		return prep, nil
+	if err != nil {
+		return nil, prepareError(err)
 	}
+	return prep, nil
+}
+
+// prepareError is a problem of plan.Prepare as a usage error naming the flag of the file or
+// setting at fault.
+func prepareError(err error) error {
 	var ie *plan.InputError
 	if errors.As(err, &ie) {
-		return nil, usagef("--%s: %v", ie.Input, ie.Err)
+		return usagef("--%s: %v", ie.Input, ie.Err)
 	}
-	return nil, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
+	return usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 }
 
 // execute runs a prepared plan (see prepare) through the runner — its setup phase, the outputs o
