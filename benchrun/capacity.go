@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
@@ -55,12 +56,12 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 // capacityConfig is the search of capacity scenario s against t, as the plan file says it.
 func (o *Options) capacityConfig(s plan.Scenario, t plan.BenchTarget, dir string) capacity.Config {
 	c := s.Capacity
-	warm := c.Warmup
+	var warm *time.Duration // the default
 	switch {
 	case c.NoWarmup:
-		warm = -1 // asked for none; zero is the default
-	case warm == 0:
-		warm = capacity.DefaultWarmup
+		warm = plan.Wait(0)
+	case c.Warmup > 0:
+		warm = plan.Wait(c.Warmup)
 	}
 	return capacity.Config{
 		Plan: s.PlanFor(t, 0, dir), SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,

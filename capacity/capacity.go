@@ -66,9 +66,11 @@ type Config struct {
 	// Precision ends the bisection when the failing rate is within this share above the passing
 	// one (0.05: 5 %); default DefaultPrecision.
 	Precision float64
-	// Step is the measured length of each step; Warmup is sent first, at the step's rate, outside
-	// its figures. Defaults DefaultStep and DefaultWarmup.
-	Step, Warmup time.Duration
+	// Step is the measured length of each step; default DefaultStep.
+	Step time.Duration
+	// Warmup is sent first, at the step's rate, outside its figures; nil: DefaultWarmup, a zero:
+	// none (plan.Wait makes one).
+	Warmup *time.Duration
 	// MaxSteps bounds the number of steps, repeats included; default DefaultMaxSteps.
 	MaxSteps int
 	// Confirmations is how many runs at one rate must all pass for it to be the answer's lower
@@ -191,8 +193,8 @@ func (c Config) Prepare() (*plan.Prepared, error) {
 
 func (c Config) prepare() (*plan.Prepared, error) {
 	base := c.Plan
-	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: c.Warmup,
-		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: 100 * time.Millisecond}
+	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: *c.Warmup,
+		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: plan.Wait(100 * time.Millisecond)}
 	return plan.Prepare(base, c.Files)
 }
 
@@ -212,11 +214,8 @@ func (c Config) withDefaults() Config {
 	if c.Step == 0 {
 		c.Step = DefaultStep
 	}
-	if c.Warmup == 0 {
-		c.Warmup = DefaultWarmup
-	}
-	if c.Warmup < 0 {
-		c.Warmup = 0
+	if c.Warmup == nil {
+		c.Warmup = plan.Wait(DefaultWarmup)
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps

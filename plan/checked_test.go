@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/internal/cli"
 	"github.com/rpcbench/rpcbench/plan"
@@ -60,5 +61,27 @@ scenarios:
 				}
 			}
 		})
+	}
+}
+
+// A grace of 0 is a grace of none, in a plan file as on the command line (--grace 0); a grace left
+// out is the default. Before, a zero meant the default and the command line sent 1 ns instead.
+func TestGraceZeroIsNone(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		yaml string
+		want time.Duration
+	}{
+		{"    grace: 0s\n", 0},
+		{"    grace: 2s\n", 2 * time.Second},
+		{"", plan.DefaultGrace},
+	} {
+		b, err := plan.ReadFile("p.yaml", strings.NewReader("targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n  s:\n    rate: 10\n"+c.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := b.Scenarios[0].Plan.Normalized().Load.Grace; g == nil || *g != c.want {
+			t.Errorf("%q: grace %v; want %v", c.yaml, g, c.want)
+		}
 	}
 }

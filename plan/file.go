@@ -546,7 +546,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		case "warmup":
 			l.Warmup = f.duration(v, kp)
 		case "grace":
-			l.Grace = f.duration(v, kp)
+			l.Grace = Wait(f.duration(v, kp))
 		case "send_slack":
 			l.SendSlack = f.duration(v, kp)
 		case "interval":

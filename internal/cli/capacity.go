@@ -67,9 +67,6 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		if instead, ok := capacityDecides[fl.Name]; ok && err == nil {
 			err = usagef("--%s: capacity chooses it; use %s", fl.Name, instead)
 		}
-		if fl.Name == "step-warmup" && warm == 0 {
-			warm = -1 // asked for none; a zero in the config means the default
-		}
 	})
 	switch {
 	case err != nil:
@@ -97,7 +94,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	p.Load = plan.Load{Connections: f.conns, Interval: f.interval}
 	cfg := capacity.Config{
 		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
-		Step: step, Warmup: warm, MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
+		Step: step, Warmup: plan.Wait(warm), MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
 		ShowSecrets: f.output.showSecrets,
 	}
 	if err := cfg.Validate(); err != nil {

@@ -65,7 +65,7 @@ type runFlags struct {
 	model      string
 	duration   time.Duration
 	warmup     time.Duration
-	grace      time.Duration
+	grace      *time.Duration // nil: the default
 	sendSlack  time.Duration
 	interval   time.Duration
 	timeout    time.Duration
@@ -102,7 +102,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
 	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
-	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
+	fs.Var(optionalDurationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
 	fs.Var(durationFlag{&f.sendSlack}, "send-slack", "open model: send an arrival up to `D` late so that one wake-up sends all that are due by then (e.g. 1ms, as wrk2 paces): less generator CPU at high rates; latency still counts from the intended times (default 0: each at its time)")
 	fs.Var(positiveDurationFlag{durationFlag{&f.interval}}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
@@ -204,9 +204,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	zeroConns := false
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "grace" && f.grace == 0 {
-			f.grace = time.Nanosecond // asked for no grace; a zero in the plan means the default
-		}
 		if fl.Name == "connections" && f.conns == 0 {
 			zeroConns = true // a zero in the plan would mean the default
 		}
