@@ -12,6 +12,7 @@ import (
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/runner"
+	"github.com/rpcbench/rpcbench/serve/items"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -164,3 +165,37 @@ func (t *tickFunc) Name() string                                { return "tick" 
 func (t *tickFunc) Start(output.Run) error                      { return nil }
 func (t *tickFunc) Tick(tk *engine.Tick)                        { t.f(tk) }
 func (t *tickFunc) Stop(*engine.Result, *summary.Summary) error { return nil }
+
+// A library run checks a gRPC plan before sending, as the command line does: a method the server
+// does not have is a PreflightError that is not about connecting, a server that is not there one
+// that is; either way nothing is sent and no output starts.
+func TestPreflightOfAGRPCPlan(t *testing.T) {
+	t.Parallel()
+	srv, err := items.New(items.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	for _, c := range []struct {
+		name, url string
+		connect   bool
+	}{
+		{"unknown method", "grpc://" + srv.GRPCAddr() + "/rpz.ItemService/NoSuchMethod", false},
+		{"no server", "grpc://127.0.0.1:1/rpz.ItemService/GetItem", true},
+	} {
+		prep, err := plan.Prepare(plan.Plan{Endpoints: []plan.Endpoint{{URL: c.url, Body: []byte(`{"id":"1"}`)}},
+			Load: plan.Load{Rate: 10, Requests: 5}, HTTP: plan.HTTP{ConnectTimeout: 2e9}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &recorder{name: "r"}
+		_, err = runner.Run(context.Background(), prep, runner.Options{Outputs: output.Set{r}})
+		var pe *runner.PreflightError
+		if !errors.As(err, &pe) || pe.Connect != c.connect {
+			t.Errorf("%s: got %v (%#v); want a PreflightError, connect %v", c.name, err, pe, c.connect)
+		}
+		if r.started != 0 {
+			t.Errorf("%s: an output started; want none", c.name)
+		}
+	}
+}

@@ -257,13 +257,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	grpcOpts, closeGRPC, code, err := f.grpc.prepare(ctx, prep.Plan, prep.Verifier != nil)
-	if err != nil {
-		return fail(e, "run", err, code)
-	}
-	defer closeGRPC()
 	o.engine = f.segment.options()
-	return execute(ctx, e, prep, o, grpcOpts...)
+	return execute(ctx, e, prep, o)
 }
 
 // prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
@@ -286,11 +281,10 @@ func prepareError(err error) error {
 	return usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 }
 
-// execute runs a prepared plan (see prepare) through the runner — its setup phase, the outputs o
-// asks for (report file, result file, live lines, request log, HTML), what it watches — prints its
-// report in o.format and returns the exit code. extra options (the gRPC transport checked before
-// the run) go to the engine.
-func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra ...engine.Option) int {
+// execute runs a prepared plan (see prepare) through the runner — its pre-flight and setup phase,
+// the outputs o asks for (report file, result file, live lines, request log, HTML), what it
+// watches — prints its report in o.format and returns the exit code.
+func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 	np := prep.Plan
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
@@ -304,7 +298,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 		watch = generatorOnly()
 	}
 	ro := runner.Options{
-		Outputs: set, Watch: watch, Profile: o.profile, Cut: e.cut, Engine: append(o.engine, extra...),
+		Outputs: set, Watch: watch, Profile: o.profile, Cut: e.cut, Engine: o.engine,
 		Version: Version(), ShowSecrets: o.showSecrets, StageRamps: o.stageRamps, Command: o.command,
 		OnSetup: func(sr engine.SetupResult) {
 			fmt.Fprintf(e.stderr, "rpcbench %s: setup: %d requests to %s in %v, all ok\n", o.cmd(), sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
@@ -313,9 +307,16 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	}
 	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
-		var se *runner.SetupError
-		if errors.As(err, &se) && ctx.Err() != nil {
+		var pe *runner.PreflightError
+		usage := errors.As(err, &pe) && !pe.Connect // the plan asks what the server does not serve
+		if o.reword != nil {
+			err = o.reword(err)
+		}
+		switch {
+		case ctx.Err() != nil:
 			return fail(e, o.cmd(), err, ExitInterrupted)
+		case usage:
+			return fail(e, o.cmd(), usageError{err.Error()}, ExitUsage)
 		}
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
