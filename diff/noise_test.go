@@ -314,8 +314,8 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		Noise: []Noise{{Method: "eth_call", Path: "result.timestamp", Differ: 39, Compared: 39, Share: 1, IsNoise: true, Candidates: 38},
 			{Method: "eth_call", Path: "result.peers", Differ: 1, Compared: 39, Share: 1.0 / 39, Candidates: 2}},
 	}
-	noise := "eth_call result.timestamp: differs between the two references in 100 % (39 of 39); candidates differ there in 38: noise"
-	under := "eth_call result.peers: differs between the two references in 2.6 % (1 of 39); candidates differ there in 2: under the threshold: counted"
+	noise := "eth_call: result.timestamp differs between the two references in 100 % (39 of 39), the candidates in 38: noise, not counted"
+	under := "eth_call: result.peers differs between the two references in 2.6 % (1 of 39), the candidates in 2: under the threshold, counted"
 	note := "C is a second instance of A: a path where the two differ in 50 % of a method's requests or more is noise, not counted against the others"
 	verdict := "1 of 39 requests differ, 0 failed; 1 skipped (above a server's head)"
 	for _, f := range []struct {

@@ -443,13 +443,13 @@ func (r *Report) NoiseNote() string {
 }
 
 // String says where the two instances differed, how often, and what follows, e.g.
-// "eth_call result.timestamp: differs between the two references in 100 % (40 of 40); candidates differ there in 40: noise".
+// "eth_call: result.timestamp differs between the two references in 100 % (40 of 40), the candidates in 40: noise, not counted".
 func (n Noise) String() string {
-	verdict := "noise"
+	verdict := "noise, not counted"
 	if !n.IsNoise {
-		verdict = "under the threshold: counted"
+		verdict = "under the threshold, counted"
 	}
-	return fmt.Sprintf("%s %s: differs between the two references in %s (%d of %d); candidates differ there in %d: %s",
+	return fmt.Sprintf("%s: %s differs between the two references in %s (%d of %d), the candidates in %d: %s",
 		n.Method, n.Path, pct(n.Share), n.Differ, n.Compared, n.Candidates, verdict)
 }
 

@@ -54,7 +54,7 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 			fmt.Fprintln(se.Out, `jsonrpc: every answer with a result carries "noise", a random value`)
 		}
 		if cfg.InjectShare > 0 {
-			fmt.Fprintf(se.Out, "jsonrpc: \"injected\": true in %v of the answers with a result (floor(N*%v) of the first N)\n", cfg.InjectShare, cfg.InjectShare)
+			fmt.Fprintf(se.Out, "jsonrpc: \"injected\": true in %g %% of the answers with a result (floor(N*%g) of the first N)\n", cfg.InjectShare*100, cfg.InjectShare)
 		}
 		fmt.Fprintf(se.Out, "jsonrpc listening on %s and %s\n", s.URL(), s.WebSocketURL())
 		if se.Pprof {
