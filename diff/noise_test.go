@@ -343,3 +343,25 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		}
 	}
 }
+
+// Once t is noise (the reference differed there in request 1), the candidate's later differences
+// there take no place among the mismatches kept in detail: the real one of request 150 is shown,
+// though 148 requests before it differed at t.
+func TestNoiseKnownKeepsMismatchesForRealOnes(t *testing.T) {
+	t.Parallel()
+	p, r, c := map[int]string{}, map[int]string{}, map[int]string{}
+	var reqs []Request
+	for i := 1; i <= 150; i++ {
+		p[i], r[i], c[i] = `{"a":1,"t":1}`, `{"a":1,"t":1}`, `{"a":1,"t":2}`
+		reqs = append(reqs, call(i, "m", ""))
+	}
+	r[1], c[1] = `{"a":1,"t":3}`, `{"a":1,"t":1}`
+	c[150] = `{"a":2,"t":2}`
+	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
+	if rep.Different != 1 || rep.NoiseOnly != 148 || len(rep.Mismatches) != 1 || rep.More != 0 {
+		t.Fatalf("%d different, %d apart from noise, %d mismatches shown, %d more; want 1, 148, 1, 0", rep.Different, rep.NoiseOnly, len(rep.Mismatches), rep.More)
+	}
+	if m := rep.Mismatches[0]; m.ID != 150 || len(m.Servers) != 1 || len(m.Servers[0].Diffs) != 1 || m.Servers[0].Diffs[0].Path != "result.a" {
+		t.Errorf("mismatch %+v; want request 150 at result.a only", m)
+	}
+}

@@ -275,17 +275,16 @@ func (t *Tally) learn(method int, r *Result) []string {
 }
 
 // worthShowing reports whether r may turn out a difference when the noise is known: a candidate
-// differs at a path not yet noise.
+// differs at a path that is not noise as far as the requests so far tell. (With the threshold at
+// any share, a path once noise stays noise; above it, the guess may be wrong either way, and
+// the mismatches kept are judged again in Report.)
 func (t *Tally) worthShowing(method int, r *Result) bool {
 	for k := range r.Answers {
 		if k == 0 || k == r.Ref {
 			continue
 		}
-		if len(r.Diffs[k]) > 0 {
-			return true
-		}
-		if t.rep.NoiseThreshold > 0 {
-			for _, d := range r.noise(k) {
+		for _, ds := range [][]jsondiff.Difference{r.Diffs[k], r.noise(k)} {
+			for _, d := range ds {
 				if !t.isNoise(method, NoiseKey(d.Path)) {
 					return true
 				}
