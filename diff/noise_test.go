@@ -287,14 +287,7 @@ func TestPinBlockHeadFails(t *testing.T) {
 // are dropped, and the report counts one difference it has no detail of: 0 shown of 1.
 func TestNoiseMismatchesBeyondTheKept(t *testing.T) {
 	t.Parallel()
-	p, r, c := map[int]string{}, map[int]string{}, map[int]string{}
-	var reqs []Request
-	for i := 1; i <= 150; i++ {
-		p[i], r[i], c[i] = `{"a":1,"t":1}`, `{"a":1,"t":1}`, `{"a":1,"t":2}`
-		reqs = append(reqs, call(i, "m", ""))
-	}
-	r[150], c[150] = `{"a":1,"t":3}`, `{"a":2,"t":2}`
-	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
+	rep := noisyOf150(t, func(r, c map[int]string) { r[150], c[150] = `{"a":1,"t":3}`, `{"a":2,"t":2}` })
 	if rep.Different != 1 || rep.NoiseOnly != 149 || len(rep.Mismatches) != 0 || rep.More != 1 {
 		t.Errorf("%d different, %d apart from noise, %d mismatches shown, %d more; want 1, 149, 0, 1", rep.Different, rep.NoiseOnly, len(rep.Mismatches), rep.More)
 	}
@@ -349,19 +342,29 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 // though 148 requests before it differed at t.
 func TestNoiseKnownKeepsMismatchesForRealOnes(t *testing.T) {
 	t.Parallel()
-	p, r, c := map[int]string{}, map[int]string{}, map[int]string{}
-	var reqs []Request
-	for i := 1; i <= 150; i++ {
-		p[i], r[i], c[i] = `{"a":1,"t":1}`, `{"a":1,"t":1}`, `{"a":1,"t":2}`
-		reqs = append(reqs, call(i, "m", ""))
-	}
-	r[1], c[1] = `{"a":1,"t":3}`, `{"a":1,"t":1}`
-	c[150] = `{"a":2,"t":2}`
-	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
+	rep := noisyOf150(t, func(r, c map[int]string) {
+		r[1], c[1] = `{"a":1,"t":3}`, `{"a":1,"t":1}`
+		c[150] = `{"a":2,"t":2}`
+	})
 	if rep.Different != 1 || rep.NoiseOnly != 148 || len(rep.Mismatches) != 1 || rep.More != 0 {
 		t.Fatalf("%d different, %d apart from noise, %d mismatches shown, %d more; want 1, 148, 1, 0", rep.Different, rep.NoiseOnly, len(rep.Mismatches), rep.More)
 	}
 	if m := rep.Mismatches[0]; m.ID != 150 || len(m.Servers) != 1 || len(m.Servers[0].Diffs) != 1 || m.Servers[0].Diffs[0].Path != "result.a" {
 		t.Errorf("mismatch %+v; want request 150 at result.a only", m)
 	}
+}
+
+// noisyOf150 compares 150 requests: the primary and the reference answer {"a":1,"t":1}, the
+// candidate {"a":1,"t":2}, but as change alters the reference's and the candidate's answers by id.
+func noisyOf150(t *testing.T, change func(reference, candidate map[int]string)) Report {
+	t.Helper()
+	p, r, c := map[int]string{}, map[int]string{}, map[int]string{}
+	var reqs []Request
+	for i := 1; i <= 150; i++ {
+		p[i], r[i], c[i] = `{"a":1,"t":1}`, `{"a":1,"t":1}`, `{"a":1,"t":2}`
+		reqs = append(reqs, call(i, "m", ""))
+	}
+	change(r, c)
+	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
+	return rep
 }
