@@ -154,7 +154,8 @@ func TestNoiseThreshold(t *testing.T) {
 }
 
 // Error rules, per method: error-code-only takes two errors of one code as equal whatever their
-// data, error-presence-only any two errors; neither takes an error for a result.
+// data, error-presence-only any two errors; neither takes an error for a result. A method's own
+// rule applies to it rather than that of * (every method).
 func TestErrorRules(t *testing.T) {
 	t.Parallel()
 	a := jsonrpcServer(t, map[string]string{
@@ -176,6 +177,7 @@ func TestErrorRules(t *testing.T) {
 		{map[string]ErrorRule{"code": ErrorCodeOnly, "presence": ErrorCodeOnly}, "true false false"},
 		{map[string]ErrorRule{"*": ErrorPresenceOnly}, "true true false"},
 		{map[string]ErrorRule{"*": ErrorCodeOnly, "presence": ErrorPresenceOnly}, "true true false"},
+		{map[string]ErrorRule{"*": ErrorPresenceOnly, "presence": ErrorCodeOnly}, "true false false"}, // the method's own rule, not *'s
 	} {
 		if got := equal(tt.rules); got != tt.want {
 			t.Errorf("rules %v: equal %s; want %s", tt.rules, got, tt.want)

@@ -66,16 +66,12 @@ func newJudge(cfg Config) (*judge, error) {
 	if cfg.Reference != "" {
 		j.ref = len(cfg.URLs)
 	}
-	all, hasAll := cfg.ErrorRules["*"]
-	for m, r := range cfg.ErrorRules {
+	for m, r := range cfg.ErrorRules { // a method's own rule, not "*"'s, applies to it
 		if r != ErrorCodeOnly && r != ErrorPresenceOnly {
 			return nil, fmt.Errorf("diff: method %s: unknown error rule %q", m, r)
 		}
 		o := cfg.Rules
 		o.Ignore = append(append([]jsondiff.Pattern(nil), cfg.Rules.Ignore...), r.ignores()...)
-		if hasAll && m != "*" && r != all {
-			o.Ignore = append(o.Ignore, all.ignores()...) // a method's rule adds to the one for all
-		}
 		j.byMethod[m] = &o
 	}
 	return j, nil
