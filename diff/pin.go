@@ -25,15 +25,6 @@ var blockParam = map[string]struct {
 	"trace_block": {0, false}, "trace_replayBlockTransactions": {0, false}, "trace_call": {2, true},
 }
 
-// PinnedMethods lists the methods whose block PinBlock rewrites, and the parameter that holds it.
-func PinnedMethods() map[string]int {
-	m := make(map[string]int, len(blockParam))
-	for k, v := range blockParam {
-		m[k] = v.pos
-	}
-	return m
-}
-
 var headBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}`)
 
 // pinBlock rewrites q's "latest", "pending" and omitted blocks to the first server's head, asked
