@@ -89,6 +89,21 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 	if equal != 396 {
 		t.Errorf("%d results are Equal; want 396", equal)
 	}
+	var rec bytes.Buffer
+	if err := WriteRecord(&rec, []string{"A", "B", "C"}, got[0]); err != nil {
+		t.Fatal(err)
+	}
+	var line struct {
+		Answers []struct {
+			URL   string
+			Diffs []struct{ Path string }
+			Noise []struct{ Path string }
+		}
+	}
+	if err := json.Unmarshal(rec.Bytes(), &line); err != nil || len(line.Answers) != 3 || len(line.Answers[1].Noise) != 1 ||
+		line.Answers[1].Noise[0].Path != "noise" || len(line.Answers[1].Diffs) != 0 || len(line.Answers[2].Diffs) != 1 || line.Answers[2].Diffs[0].Path != "noise" {
+		t.Errorf("record of request 1: %v\n%s\nwant B's noise apart, C's difference from A at noise", err, rec.String())
+	}
 
 	cfg.Reference = ""
 	tally := NewTally(cfg.URLs, cfg.URLs[0])
