@@ -285,38 +285,20 @@ func readFixtures(p string) ([]diff.Request, error) {
 }
 
 // targetRequests renders the entries of the target file in turn, with their templates, once for
-// all URLs.
+// all URLs (diff.FromTargets).
 func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
 	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, "", false, f.headers)
 	if err != nil {
 		return nil, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
 	}
-	for i := range t.Entries {
-		t.Entries[i].Weight = 0 // every entry in turn, whatever its weight
-	}
-	eps, err := plan.GroupTargets(t)
+	reqs, err := diff.FromTargets(t, f.targets, f.requests)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
 	}
-	p := plan.Plan{Endpoints: eps, Traffic: plan.Traffic{Targets: f.targets, Order: plan.Order("sequential")}}.Normalized()
-	src, err := plan.NewSource(p, plan.Inputs{Targets: t})
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	n := f.requests
-	if n == 0 {
-		n = len(t.Entries)
-	}
-	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
-		label := diff.LabelOf(r.Body)
-		if label == "" {
-			label = p.Endpoints[r.Endpoint].Name
-		}
-		return label, t.Where(i % len(t.Entries))
-	}, true)
+	return reqs, nil
 }
 
-// callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn.
+// callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn (diff.FromCalls).
 func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
 	var calls []plan.Call
 	name := f.calls
@@ -336,42 +318,9 @@ func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
 		}
 		calls, name = []plan.Call{c}, "--jsonrpc"
 	}
-	for i := range calls {
-		calls[i].Weight = 0 // every call in turn
-	}
-	eps, err := plan.JSONRPCEndpoints(url, f.headers, calls, 0)
+	reqs, err := diff.FromCalls(url, f.headers, calls, name, f.requests)
 	if err != nil {
 		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-	}
-	eps = plan.Plan{Endpoints: eps}.Normalized().Endpoints
-	src, err := plan.NewJSONRPCSource(eps, calls, 0)
-	if err != nil {
-		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-	}
-	n := f.requests
-	if n == 0 {
-		n = len(calls)
-	}
-	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
-		return eps[r.Endpoint].Name, fmt.Sprintf("%s call %d", name, i%len(calls)+1)
-	}, false)
-}
-
-// renderDiff fills n requests from src, copying what the source may reuse. withPath keeps each
-// request's own path (targets); without it the request goes to each URL's own path (calls).
-func renderDiff(src plan.Source, n int, label func(i int, r *transport.Request) (string, string), withPath bool) ([]diff.Request, error) {
-	reqs := make([]diff.Request, 0, n)
-	var r transport.Request
-	for i := range n {
-		if err := src.Fill(uint64(i), &r); err != nil {
-			return nil, usageError{err.Error()}
-		}
-		q := diff.Request{ID: i + 1, Method: r.Method, Header: append([]transport.Header(nil), r.Header...), Body: bytes.Clone(r.Body)}
-		if withPath {
-			q.Path = string(r.Path)
-		}
-		q.Label, q.Where = label(i, &r)
-		reqs = append(reqs, q)
 	}
 	return reqs, nil
 }
