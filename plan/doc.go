@@ -5,7 +5,7 @@
 // repeats the plan back so that a saved report explains itself.
 //
 // A plan file (ReadFile, YAML) holds several: named targets, and named scenarios that each become
-// a Plan per target and step (Scenario.PlanFor); package benchrun runs them.
+// a Plan per target and step (Scenario.PlanFor); package bench runs them.
 //
 // It is the first step of the flow plan → schedule → engine → transport → result → summary →
 // report.

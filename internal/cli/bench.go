@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rpcbench/rpcbench/benchrun"
+	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
@@ -41,7 +41,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	f := &benchFlags{format: "text"}
 	fs.StringVar(&f.outDir, "out-dir", "", "the run `directory`: result files, the targets' logs, the commands' output and the reports (default: PLAN-DATE-TIME in the working directory)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print what would run, in order, and for how long; start and send nothing")
-	fs.Var(choiceFlag{&f.format, benchrun.Formats}, "format", "report `format` on stdout: "+strings.Join(benchrun.Formats, ", "))
+	fs.Var(choiceFlag{&f.format, bench.Formats}, "format", "report `format` on stdout: "+strings.Join(bench.Formats, ", "))
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers and URL passwords into reports and result files as they are, instead of REDACTED")
 	f.pcts.define(fs)
@@ -58,7 +58,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
-	checked, err := benchrun.Check(b, plan.OSFiles(e.stdin))
+	checked, err := bench.Check(b, plan.OSFiles(e.stdin))
 	if err != nil {
 		return fail(e, "bench", usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}, ExitUsage)
 	}
@@ -79,30 +79,30 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if !f.showSecrets {
 		command = plan.RedactArgs(command)
 	}
-	opts := benchrun.Options{
+	opts := bench.Options{
 		LogDir:      dir,
 		Cut:         e.cut,
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
 		Command:     command,
-		Outputs: func(id benchrun.RunID) output.Set {
+		Outputs: func(id bench.RunID) output.Set {
 			return output.Set{output.NewResultFile(resultName(id), filepath.Join(dir, resultName(id)))}
 		},
-		OutputErrs: func(_ benchrun.RunID, err error) { writeErrs = append(writeErrs, err) },
+		OutputErrs: func(_ bench.RunID, err error) { writeErrs = append(writeErrs, err) },
 	}
 	if !f.quiet {
 		opts.Progress = e.stderr
 	}
 	fmt.Fprintf(e.stderr, "rpcbench bench: run directory %s\n", dir)
-	out := benchrun.RunChecked(ctx, checked, opts)
+	out := bench.RunChecked(ctx, checked, opts)
 	ro := report.Options{Percentiles: f.pcts.v, Stats: f.stats.v}
 	code = ExitOK
-	if err := benchrun.Render(e.stdout, out, f.format, ro); err != nil {
+	if err := bench.Render(e.stdout, out, f.format, ro); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench bench: writing the report: %v\n", err)
 		code = ExitCannotStart
 	}
 	for name, format := range map[string]string{"report.txt": "text", "report.md": "markdown", "report.json": "json", "report.html": "html"} {
-		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return benchrun.Render(w, out, format, ro) }); err != nil {
+		if err := writeOutput(filepath.Join(dir, name), func(w io.Writer) error { return bench.Render(w, out, format, ro) }); err != nil {
 			writeErrs = append(writeErrs, err)
 		}
 	}
@@ -169,7 +169,7 @@ func makeRunDir(dir string) error {
 }
 
 // resultName names the result file of a run: SCENARIO.TARGET.rb, or SCENARIO.stepN.TARGET.rb.
-func resultName(id benchrun.RunID) string {
+func resultName(id bench.RunID) string {
 	if id.CapacityStep > 0 {
 		return fmt.Sprintf("%s.capacity%d.%s.rb", id.Scenario, id.CapacityStep, id.Target)
 	}
@@ -219,9 +219,9 @@ func dryRun(w io.Writer, b *plan.Bench) {
 			if len(s.Build) > 0 {
 				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, strings.Join(s.Build, " "))
 			}
-			for i, round := range benchrun.Rounds(s, b.Targets) {
+			for i, round := range bench.Rounds(s, b.Targets) {
 				for _, t := range round {
-					c := benchrun.CommandResult{Scenario: s.Name, Target: t.Name}
+					c := bench.CommandResult{Scenario: s.Name, Target: t.Name}
 					if s.Repeat > 1 {
 						c.Round = i + 1
 					}
@@ -232,7 +232,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 		}
 		for k := range s.Runs() {
 			for _, t := range b.Targets {
-				id := benchrun.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
+				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				fmt.Fprintf(w, "  %s: %s\n", id, s.Describe(k))
 			}
 		}

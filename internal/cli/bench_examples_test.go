@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/benchrun"
+	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/plan"
 )
 
@@ -29,7 +29,7 @@ func TestExamplePlansDryRun(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if _, err := benchrun.Check(b, nil); err != nil {
+		if _, err := bench.Check(b, nil); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		if code, stdout, stderr := mainOut("bench", "--dry-run", name); code != ExitOK || !strings.Contains(stdout, "runs, in order:") {

@@ -125,8 +125,8 @@ func modulePackages(t *testing.T) []string {
 func TestOneRunner(t *testing.T) {
 	t.Parallel()
 	pkgs := modulePackages(t)
-	if !slices.Contains(pkgs, "runner") || !slices.Contains(pkgs, "benchrun") {
-		t.Fatalf("packages %v; want the module's, runner and benchrun among them", pkgs)
+	if !slices.Contains(pkgs, "runner") || !slices.Contains(pkgs, "bench") {
+		t.Fatalf("packages %v; want the module's, runner and bench among them", pkgs)
 	}
 	for _, p := range pkgs {
 		imps := moduleImports(t, p)

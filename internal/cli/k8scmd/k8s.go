@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/benchrun"
+	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/internal/cli"
 	"github.com/rpcbench/rpcbench/k8s"
 	"github.com/rpcbench/rpcbench/plan"
@@ -304,7 +304,7 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 	if err != nil {
 		return err
 	}
-	checked, err := benchrun.Check(one, nil)
+	checked, err := bench.Check(one, nil)
 	if err != nil {
 		return cli.Usagef("%s", strings.ReplaceAll(err.Error(), "plan: ", ""))
 	}

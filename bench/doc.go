@@ -1,4 +1,4 @@
-// Package benchrun runs a plan file (plan.Bench): every scenario against every target, the targets
+// Package bench runs a plan file (plan.Bench): every scenario against every target, the targets
 // taking turns step by step (step 1 on A, step 1 on B, step 2 on A, …) so that the drift of a shared
 // machine falls on each alike. It starts the targets' commands and waits until they answer, stops
 // them afterwards — also when the context is cancelled — runs command scenarios (an end-to-end
@@ -14,4 +14,4 @@
 // into engine runs and their summaries into one report. It has no signal handler and writes no
 // file of its own beyond the logs of the commands it starts (Options.LogDir); the result files are
 // the caller's, through Options.Observe.
-package benchrun
+package bench

@@ -1,6 +1,6 @@
 //go:build unix
 
-package benchrun
+package bench
 
 import (
 	"os/exec"
