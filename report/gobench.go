@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rpcbench/rpcbench/gobench"
+	"github.com/rpcbench/rpcbench/tools/gobench"
 )
 
 // GoBenchFormats are the formats GoBench writes.

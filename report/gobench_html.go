@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/gobench"
 	"github.com/rpcbench/rpcbench/report/style"
+	"github.com/rpcbench/rpcbench/tools/gobench"
 )
 
 //go:embed assets/gobench.tmpl

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/gobench"
+	"github.com/rpcbench/rpcbench/tools/gobench"
 )
 
 // goBenchTable is the comparison of the hand-written files in gobench/testdata, whose figures

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/contention"
+	"github.com/rpcbench/rpcbench/tools/contention"
 )
 
 func init() {

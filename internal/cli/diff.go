@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/diff"
-	"github.com/rpcbench/rpcbench/jsondiff"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/tools/diff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 	"github.com/rpcbench/rpcbench/transport"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/gen"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/tools/gen"
 )
 
 func init() {

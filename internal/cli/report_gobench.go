@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/gobench"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/tools/gobench"
 )
 
 // goBenchExamples are report's examples for Go benchmark output.

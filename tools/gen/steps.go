@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 	"go.yaml.in/yaml/v3"
 )
 

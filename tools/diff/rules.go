@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/internal/jsonpath"
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 // ErrorRule relaxes how the JSON-RPC errors of one method are compared (the rules of

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 // node starts a built-in node of the given length on 127.0.0.1.

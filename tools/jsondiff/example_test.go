@@ -3,7 +3,7 @@ package jsondiff_test
 import (
 	"fmt"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 // Two nodes answer one call: the quantities are written in hex by one and in decimal by the other,

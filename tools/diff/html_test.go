@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 func TestWriteHTML(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 	"github.com/rpcbench/rpcbench/transport"
 	_ "github.com/rpcbench/rpcbench/transport/protocols" // the transports of every protocol
 )

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
 	"github.com/rpcbench/rpcbench/report/style"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 //go:embed assets/report.tmpl

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rpcbench/rpcbench/contention"
+	"github.com/rpcbench/rpcbench/tools/contention"
 )
 
 func ExampleRun() {

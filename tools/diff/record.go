@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 // record is one line of a record file: the request and every answer, and for a mismatch the

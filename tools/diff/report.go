@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rpcbench/rpcbench/jsondiff"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 // MaxMismatches is how many mismatching requests a Report keeps in detail.
