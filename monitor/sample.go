@@ -130,6 +130,7 @@ type procKey struct {
 type Sampler struct {
 	target Target
 	read   func() (Snapshot, error)
+	route  string // how a container is read, for Label
 
 	started  bool
 	prevTime time.Time
@@ -142,6 +143,16 @@ type Sampler struct {
 
 // Target returns what the sampler watches.
 func (s *Sampler) Target() Target { return s.target }
+
+// Label names what the sampler watches as Target.String does and, for a container, how it is
+// read: "container web (cgroup /sys/fs/cgroup/system.slice/docker-5b36….scope)" or "container web
+// (Docker Engine API stats, unix:///var/run/docker.sock, id 5b369fe49c91)".
+func (s *Sampler) Label() string {
+	if s.route == "" {
+		return s.target.String()
+	}
+	return s.target.String() + " (" + s.route + ")"
+}
 
 // Sample reads the target now and returns the figures since the previous call. A target whose
 // processes have all exited gives a Sample with Procs 0, not an error; errors are reading failures
