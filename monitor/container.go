@@ -3,7 +3,6 @@ package monitor
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,7 +34,7 @@ func ContainerCgroup(ctx context.Context, name string) (string, error) {
 // closed by the caller). The API is asked first; when none answers, or it does not know the
 // container, the runtimes' command line (containerPIDFromCLI) names its main process.
 func resolveContainer(ctx context.Context, name string) (dir string, api *dockerContainer, err error) {
-	c, apiErr := findContainer(ctx, name)
+	c, reached, apiErr := findContainer(ctx, name)
 	if apiErr == nil {
 		dir, err := containerCgroupDir(name, c.id, c.pid, c.host)
 		if err != nil {
@@ -45,8 +44,11 @@ func resolveContainer(ctx context.Context, name string) (dir string, api *docker
 		return dir, nil, nil
 	}
 	pid, rt, err := containerPIDFromCLI(ctx, name)
-	if err != nil {
-		return "", nil, errors.Join(apiErr, err)
+	switch {
+	case err != nil && reached:
+		return "", nil, apiErr // the daemon's own word on the container
+	case err != nil:
+		return "", nil, fmt.Errorf("%w; and %v; start the daemon (or podman system service), set DOCKER_HOST, or watch the container's cgroup or main process instead", apiErr, err)
 	}
 	dir, err = cgroupOfPID(name, pid, rt)
 	return dir, nil, err
@@ -71,7 +73,7 @@ func containerCgroupDir(name, id string, pid int, host string) (string, error) {
 }
 
 // containerPIDFromCLI asks the first runtime of ContainerRuntimes on PATH for the main process of
-// the running container name; rt names the runtime for errors.
+// the running container name; rt names the runtime for errors, which do not name the container.
 func containerPIDFromCLI(ctx context.Context, name string) (pid int, rt string, err error) {
 	var path string
 	for _, r := range ContainerRuntimes {
@@ -81,8 +83,7 @@ func containerPIDFromCLI(ctx context.Context, name string) (pid int, rt string, 
 		}
 	}
 	if path == "" {
-		return 0, "", fmt.Errorf("monitor: container %s: found neither %s on PATH either; watch its cgroup or its main process instead",
-			name, strings.Join(ContainerRuntimes, " nor "))
+		return 0, "", fmt.Errorf("found neither %s on PATH", strings.Join(ContainerRuntimes, " nor "))
 	}
 	rt = filepath.Base(path)
 	var stderr bytes.Buffer
@@ -90,11 +91,11 @@ func containerPIDFromCLI(ctx context.Context, name string) (pid int, rt string, 
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, rt, fmt.Errorf("monitor: container %s: %s inspect failed: %v %s", name, rt, err, strings.TrimSpace(stderr.String()))
+		return 0, rt, fmt.Errorf("%s inspect failed: %v %s", rt, err, strings.TrimSpace(stderr.String()))
 	}
 	pid, err = strconv.Atoi(strings.TrimSpace(string(out)))
 	if err != nil || pid <= 0 {
-		return 0, rt, fmt.Errorf("monitor: container %s: %s says its main process is %q: want a running container", name, rt, strings.TrimSpace(string(out)))
+		return 0, rt, fmt.Errorf("%s says its main process is %q: want a running container", rt, strings.TrimSpace(string(out)))
 	}
 	return pid, rt, nil
 }

@@ -51,8 +51,8 @@ type dockerContainer struct {
 }
 
 // findContainer asks the first Docker Engine API that answers (dockerHosts) for the running
-// container name. Errors name the container and say what to do instead.
-func findContainer(ctx context.Context, name string) (*dockerContainer, error) {
+// container name; reached says whether one answered. Errors name the container.
+func findContainer(ctx context.Context, name string) (c *dockerContainer, reached bool, err error) {
 	var tried []string
 	var lastErr error
 	for _, host := range dockerHosts() {
@@ -82,17 +82,16 @@ func findContainer(ctx context.Context, name string) (*dockerContainer, error) {
 		c, err := inspectContainer(ctx, cli, name)
 		if err != nil {
 			cli.Close()
-			return nil, fmt.Errorf("monitor: container %s: the Docker Engine API at %s: %w", name, host, err)
+			return nil, true, fmt.Errorf("monitor: container %s: the Docker Engine API at %s: %w", name, host, err)
 		}
 		c.host = host
-		return c, nil
+		return c, true, nil
 	}
 	why := ""
 	if lastErr != nil {
 		why = ": " + lastErr.Error()
 	}
-	return nil, fmt.Errorf("monitor: container %s: no Docker Engine API answered (tried %s)%s; start the daemon (or podman system service), set DOCKER_HOST, or watch the container's cgroup or main process instead",
-		name, strings.Join(tried, ", "), why)
+	return nil, false, fmt.Errorf("monitor: container %s: no Docker Engine API answered (tried %s)%s", name, strings.Join(tried, ", "), why)
 }
 
 // inspectContainer asks cli for the container name: its ID and main process, if it runs.
@@ -188,7 +187,7 @@ func shortID(id string) string {
 // API c answers on.
 func newContainerSampler(target Target, c *dockerContainer) *Sampler {
 	return &Sampler{target: target, read: c.read,
-		route: fmt.Sprintf("Docker Engine API stats, %s, id %s", c.host, shortID(c.id))}
+		route: fmt.Sprintf("Docker API stats, %s, id %s", c.host, shortID(c.id))}
 }
 
 // errNoCgroup says a container's process is in no cgroup v2 directory this process can read.

@@ -96,9 +96,11 @@ func TestContainerRecordedStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLabel := "container mon25-load (Docker Engine API stats, " + d.host() + ", id d467fbb74990)"
-	if s.Label() != wantLabel {
-		t.Errorf("label %q, want %q", s.Label(), wantLabel)
+	if want := "container mon25-load (Docker API stats)"; s.Label() != want {
+		t.Errorf("label %q, want %q", s.Label(), want)
+	}
+	if want := "Docker API stats, " + d.host() + ", id d467fbb74990"; s.Route() != want {
+		t.Errorf("route %q, want %q", s.Route(), want)
 	}
 	t0 := time.Date(2026, 11, 27, 3, 0, 34, 0, time.UTC)
 	base, err := s.Sample(t0)
@@ -158,6 +160,9 @@ func TestContainerRecordedRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to say %q", tc.name, err, tc.want)
 		}
+		if err != nil && strings.Contains(err.Error(), "found neither") {
+			t.Errorf("%s: error %v: the daemon answered, want its word alone", tc.name, err)
+		}
 	}
 }
 
@@ -172,7 +177,7 @@ func TestContainerNoDaemon(t *testing.T) {
 	t.Setenv("DOCKER_HOST", host)
 	noRuntimes(t)
 	_, err = NewSampler(Container("web"))
-	for _, want := range []string{"container web: no Docker Engine API answered (tried " + host + ")", "set DOCKER_HOST", "found neither rpcbench-no-such-runtime on PATH"} {
+	for _, want := range []string{"container web: no Docker Engine API answered (tried " + host + ")", "; and found neither rpcbench-no-such-runtime on PATH; start the daemon (or podman system service), set DOCKER_HOST"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want it to say %q", err, want)
 		}
@@ -239,7 +244,7 @@ func TestContainerRealDaemon(t *testing.T) {
 	if name == "" {
 		t.Skip("RPCBENCH_TEST_CONTAINER names no running container of a real daemon")
 	}
-	c, err := findContainer(t.Context(), name)
+	c, _, err := findContainer(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,13 +298,13 @@ func TestContainerRealDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(s.Label())
-	want := "(Docker Engine API stats, " + c.host + ", id " + shortID(c.id) + ")"
+	t.Log(s.Label(), "; ", s.Route())
+	want := "Docker API stats, " + c.host + ", id " + shortID(c.id)
 	if strings.HasSuffix(cpuFile, "cpu.stat") {
-		want = "(cgroup " + filepath.Dir(cpuFile) + ")"
+		want = "cgroup, " + filepath.Dir(cpuFile)
 	}
-	if !strings.HasSuffix(s.Label(), want) {
-		t.Errorf("label %q, want it to end %q", s.Label(), want)
+	if s.Route() != want {
+		t.Errorf("route %q, want %q", s.Route(), want)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // directory is a cgroup v2 one, the container runs — and returns a Sampler that reads it from /proc
 // and the cgroup files; a container whose cgroup v2 directory cannot be read here (a cgroup v1
 // host, a daemon in another PID namespace or on another machine) through the stats of the Docker
-// Engine API that answered for it (Sampler.Label says which).
+// Engine API that answered for it (Sampler.Label and Route say which).
 func NewSampler(target Target) (*Sampler, error) {
 	if err := target.Validate(); err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func NewSampler(target Target) (*Sampler, error) {
 		}
 		r.target = Cgroup(dir) // the cgroup is read as such, under the container's name
 		r.sockets = r.ownSocketsReadable()
-		return &Sampler{target: target, read: r.read, route: "cgroup " + dir}, nil
+		return &Sampler{target: target, read: r.read, route: "cgroup, " + dir}, nil
 	}
 	r.sockets = r.ownSocketsReadable()
 	return &Sampler{target: target, read: r.read}, nil
