@@ -15,6 +15,9 @@ import (
 // Engine API answers (podman without its API service, say).
 var ContainerRuntimes = []string{"docker", "podman"}
 
+// cgroupRoot is where the cgroup v2 hierarchy is mounted.
+var cgroupRoot = "/sys/fs/cgroup"
+
 // ContainerCgroup finds the cgroup v2 directory of a running container: the Docker Engine API
 // (findContainer: docker's socket, Docker Desktop's, podman's) or, when none answers or it does
 // not know the container, the first runtime of ContainerRuntimes on PATH says the PID of its main
@@ -109,7 +112,7 @@ func cgroupOfPID(name string, pid int, who string) (string, error) {
 	}
 	for line := range strings.Lines(string(b)) {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
-			dir := filepath.Join("/sys/fs/cgroup", rest)
+			dir := filepath.Join(cgroupRoot, rest)
 			if err := checkCgroupDir(dir); err != nil {
 				return "", fmt.Errorf("monitor: container %s: %w: %s", name, errNoCgroup, strings.TrimPrefix(err.Error(), "monitor: "))
 			}

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -334,4 +335,46 @@ func realCgroupFiles(t *testing.T, pid int) (cpu, mem string) {
 		}
 	}
 	return cpu, mem
+}
+
+// A container's cgroup is read only where the daemon is on this machine and the cgroup its PID is
+// in names the container's ID; otherwise (errNoCgroup) the API's stats are. This process stands in
+// for the container's main process, its cgroup laid out as a v2 directory under a temporary root.
+func TestContainerCgroupDirChecks(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip("no /proc/self/cgroup:", err)
+	}
+	var rest string
+	for line := range strings.Lines(string(b)) {
+		if r, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			rest = r
+		}
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, rest)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"cgroup.controllers", "cpu.stat"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("usage_usec 1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := cgroupRoot
+	cgroupRoot = root
+	t.Cleanup(func() { cgroupRoot = old })
+	id := filepath.Base(dir) // a "container ID" that the directory's path names
+	pid := os.Getpid()
+	if got, err := containerCgroupDir("web", id, pid, "unix:///var/run/docker.sock"); err != nil || got != dir {
+		t.Errorf("local daemon, ID in the path: %q, %v; want %q", got, err, dir)
+	}
+	for _, tc := range []struct{ what, id, host string }{
+		{"a daemon over TCP", id, "tcp://127.0.0.1:2375"},
+		{"a PID of another namespace (its cgroup does not name the ID)", "d467fbb74990", "unix:///var/run/docker.sock"},
+	} {
+		if got, err := containerCgroupDir("web", tc.id, pid, tc.host); !errors.Is(err, errNoCgroup) {
+			t.Errorf("%s: %q, %v; want errNoCgroup", tc.what, got, err)
+		}
+	}
 }
