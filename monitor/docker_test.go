@@ -33,6 +33,17 @@ type recordedDaemon struct {
 
 func newRecordedDaemon(t *testing.T) *recordedDaemon {
 	t.Helper()
+	d := newRecordedHandler(t, nil)
+	d.srv.Start() // 127.0.0.1
+	t.Cleanup(d.srv.Close)
+	t.Setenv("DOCKER_HOST", d.host())
+	return d
+}
+
+// newRecordedHandler is the server of newRecordedDaemon, not started; edit, if not nil, changes
+// the running container's inspect answer.
+func newRecordedHandler(t *testing.T, edit func([]byte) []byte) *recordedDaemon {
+	t.Helper()
 	d := &recordedDaemon{}
 	file := func(name string) []byte {
 		b, err := os.ReadFile(filepath.Join(recordedDir, name))
@@ -41,8 +52,11 @@ func newRecordedDaemon(t *testing.T) *recordedDaemon {
 		}
 		return b
 	}
-	inspect := map[string][]byte{"mon25-load": file("inspect.json"), recordedID: file("inspect.json"),
-		"mon25-done": file("inspect-exited.json")}
+	running := file("inspect.json")
+	if edit != nil {
+		running = edit(running)
+	}
+	inspect := map[string][]byte{"mon25-load": running, recordedID: running, "mon25-done": file("inspect-exited.json")}
 	stats := [][]byte{file("stats1.json"), file("stats2.json")}
 	missing := file("inspect-missing.json")
 	mux := http.NewServeMux()
@@ -77,13 +91,16 @@ func newRecordedDaemon(t *testing.T) *recordedDaemon {
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		http.NotFound(w, r)
 	})
-	d.srv = httptest.NewServer(mux) // 127.0.0.1
-	t.Cleanup(d.srv.Close)
-	t.Setenv("DOCKER_HOST", "tcp://"+d.srv.Listener.Addr().String())
+	d.srv = httptest.NewUnstartedServer(mux)
 	return d
 }
 
-func (d *recordedDaemon) host() string { return "tcp://" + d.srv.Listener.Addr().String() }
+func (d *recordedDaemon) host() string {
+	if a := d.srv.Listener.Addr(); a.Network() == "unix" {
+		return "unix://" + a.String()
+	}
+	return "tcp://" + d.srv.Listener.Addr().String()
+}
 
 // A container whose daemon is not on this machine (DOCKER_HOST over TCP) is read through the
 // stats API; the figures of two recorded answers, worked out by hand from the JSON:
@@ -341,16 +358,7 @@ func realCgroupFiles(t *testing.T, pid int) (cpu, mem string) {
 // in names the container's ID; otherwise (errNoCgroup) the API's stats are. This process stands in
 // for the container's main process, its cgroup laid out as a v2 directory under a temporary root.
 func TestContainerCgroupDirChecks(t *testing.T) {
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		t.Skip("no /proc/self/cgroup:", err)
-	}
-	var rest string
-	for line := range strings.Lines(string(b)) {
-		if r, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
-			rest = r
-		}
-	}
+	rest := selfCgroupPath(t)
 	root := t.TempDir()
 	dir := filepath.Join(root, rest)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -377,4 +385,84 @@ func TestContainerCgroupDirChecks(t *testing.T) {
 			t.Errorf("%s: %q, %v; want errNoCgroup", tc.what, got, err)
 		}
 	}
+}
+
+// A daemon on this machine's socket whose container's main process is in a cgroup v2 directory
+// naming its ID: the directory is read, not the API's stats. The recorded inspect answer is edited
+// to give this process as the container's main process, and the cgroup is laid out under a
+// temporary root whose path names the recorded ID; CPU 1.5 s then 2.1 s over 2 s is 30%.
+func TestContainerLocalCgroupRoute(t *testing.T) {
+	rest := selfCgroupPath(t)
+	root := filepath.Join(t.TempDir(), recordedID)
+	dir := filepath.Join(root, rest)
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("cgroup.controllers", "cpu memory pids\n")
+	write("cpu.stat", "usage_usec 1500000\n")
+	write("memory.current", "4096\n")
+	write("pids.current", "3\n")
+	write("cgroup.procs", strconv.Itoa(os.Getpid())+"\n")
+	old := cgroupRoot
+	cgroupRoot = root
+	t.Cleanup(func() { cgroupRoot = old })
+
+	d := newRecordedHandler(t, func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"Pid":12966`, `"Pid":`+strconv.Itoa(os.Getpid()), 1))
+	})
+	sock := filepath.Join(t.TempDir(), "docker.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.srv.Listener = ln
+	d.srv.Start()
+	t.Cleanup(d.srv.Close)
+	t.Setenv("DOCKER_HOST", "unix://"+sock)
+
+	s, err := NewSampler(Container("mon25-load"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Label() != "container mon25-load (cgroup)" || s.Route() != "cgroup, "+dir {
+		t.Errorf("label %q, route %q; want the cgroup %s", s.Label(), s.Route(), dir)
+	}
+	t0 := time.Now()
+	if _, err := s.Sample(t0); err != nil {
+		t.Fatal(err)
+	}
+	write("cpu.stat", "usage_usec 2100000\n")
+	x, err := s.Sample(t0.Add(2 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.CPUPercent < 30-1e-9 || x.CPUPercent > 30+1e-9 || x.RSS != 4096 || x.Threads != 3 {
+		t.Errorf("cpu %v%% rss %d threads %d, want 30%%, 4096, 3", x.CPUPercent, x.RSS, x.Threads)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.statsQueries) != 0 {
+		t.Errorf("the API's stats were asked %d times, want none", len(d.statsQueries))
+	}
+}
+
+// selfCgroupPath is the cgroup v2 path of this process (the "0::" line of /proc/self/cgroup); the
+// test is skipped where there is none.
+func selfCgroupPath(t *testing.T) string {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Skip("no /proc/self/cgroup:", err)
+	}
+	for line := range strings.Lines(string(b)) {
+		if r, ok := strings.CutPrefix(strings.TrimSpace(line), "0::"); ok {
+			return r
+		}
+	}
+	t.Skip("this process is in no cgroup v2 hierarchy")
+	return ""
 }
