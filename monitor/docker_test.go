@@ -216,7 +216,7 @@ func TestContainerCgroupRemoteDaemon(t *testing.T) {
 }
 
 // Shapes the recording above lacks (hand-written after the API's documentation): a cgroup v2
-// host's lower-case block I/O entries over two devices, and a Windows container's 100 ns CPU
+// host's lower-case block I/O entries over two devices, a v1 host's capitalised ones, and a Windows container's 100 ns CPU
 // units, private working set and storage bytes.
 func TestStatsSnapshotShapes(t *testing.T) {
 	v2 := container.StatsResponse{ID: "abc", OSType: "linux",
@@ -236,6 +236,12 @@ func TestStatsSnapshotShapes(t *testing.T) {
 	}
 	if len(got.Net) != 1 || got.Net[0].Rx != 55 || got.Net[0].Tx != 77 || got.Net[0].Host {
 		t.Errorf("net %+v: want one namespace, rx 55, tx 77", got.Net)
+	}
+	v1 := container.StatsResponse{ID: "abc", OSType: "linux", BlkioStats: container.BlkioStats{
+		IoServiceBytesRecursive: []container.BlkioStatEntry{{Major: 8, Op: "Read", Value: 3}, {Major: 8, Op: "Write", Value: 5},
+			{Major: 8, Op: "Sync", Value: 8}, {Major: 8, Op: "Total", Value: 8}}}}
+	if p := statsSnapshot(v1).Procs[0]; p.ReadBytes != 3 || p.WriteBytes != 5 {
+		t.Errorf("cgroup v1 block I/O: read %d write %d, want 3 and 5", p.ReadBytes, p.WriteBytes)
 	}
 	win := container.StatsResponse{ID: "def", OSType: "windows",
 		CPUStats:     container.CPUStats{CPUUsage: container.CPUUsage{TotalUsage: 30_000_000}}, // 3 s in 100 ns
