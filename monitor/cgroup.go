@@ -167,3 +167,21 @@ func parseCgroupProcs(s string) ([]int, error) {
 	}
 	return pids, nil
 }
+
+// checkCgroupDir says whether dir is a cgroup v2 directory: a directory holding cgroup.controllers
+// (which cgroup v1 lacks) and cpu.stat.
+func checkCgroupDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("monitor: cgroup %s: want a cgroup v2 directory (such as /sys/fs/cgroup/system.slice/x.service), found no directory", dir)
+	}
+	for _, f := range []string{"cgroup.controllers", "cpu.stat"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("monitor: cgroup %s: want a cgroup v2 directory, but it has no %s (cgroup v1, or not a cgroup)", dir, f)
+			}
+			return fmt.Errorf("monitor: cgroup %s: %w", dir, err)
+		}
+	}
+	return nil
+}

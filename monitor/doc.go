@@ -3,8 +3,8 @@
 // network bytes (the target's own TCP sockets' where Linux lets them be read, else its network
 // namespace's, and Summary.NetScope says which), threads and open files, and which processes were
 // counted (their PIDs, and when that set changed). A Target names what to watch: processes by PID together
-// with all their descendants, processes by name, a cgroup v2 directory (how containers are
-// measured) or this process itself, so the load generator can show when it was the bottleneck.
+// with all their descendants, processes by name, a cgroup v2 directory, a container or this
+// process itself, so the load generator can show when it was the bottleneck.
 //
 // A Sampler reads the target each time its caller asks (the engine's tick) and turns two
 // consecutive readings into a Sample; the arithmetic (Sampler.Observe) takes the time and the
@@ -18,5 +18,9 @@
 //
 // It sits beside the flow plan → schedule → engine → transport → result → summary → report: it is
 // a leaf that imports nothing from the project, and the real clock lives only here and in engine.
-// Reading /proc and cgroups works on Linux only; elsewhere NewSampler returns ErrUnsupported.
+// Processes are read from /proc on Linux and through gopsutil elsewhere (macOS, Windows, FreeBSD),
+// with fewer figures; a cgroup needs Linux (ErrUnsupported elsewhere). A container (Container) is
+// found through the Docker Engine API and read from its cgroup v2 directory where this machine
+// has it, else from the API's stats (Docker Desktop, cgroup v1, a remote daemon); Sampler.Label
+// says which.
 package monitor

@@ -3,6 +3,7 @@
 package monitor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,8 +16,10 @@ import (
 )
 
 // NewSampler checks that target exists now — the PIDs are running, the name matches a process, the
-// directory is a cgroup v2 one — and returns a Sampler that reads it from /proc and the cgroup
-// files.
+// directory is a cgroup v2 one, the container runs — and returns a Sampler that reads it from /proc
+// and the cgroup files; a container whose cgroup v2 directory cannot be read here (a cgroup v1
+// host, a daemon in another PID namespace or on another machine) through the stats of the Docker
+// Engine API that answered for it (Sampler.Label and Route say which).
 func NewSampler(target Target) (*Sampler, error) {
 	if err := target.Validate(); err != nil {
 		return nil, err
@@ -27,19 +30,13 @@ func NewSampler(target Target) (*Sampler, error) {
 	}
 	r := &reader{fs: pfs, target: target}
 	switch target.Kind {
-	case KindPIDs:
-		for _, pid := range target.PIDs {
-			if _, err := os.Stat(filepath.Join(procfs.DefaultMountPoint, fmt.Sprint(pid))); err != nil {
-				return nil, fmt.Errorf("monitor: pid %d: want a running process, found none", pid)
-			}
+	case KindPIDs, KindName:
+		exists := func(pid int) bool {
+			_, err := os.Stat(filepath.Join(procfs.DefaultMountPoint, fmt.Sprint(pid)))
+			return err == nil
 		}
-	case KindName:
-		snap, err := r.read()
-		if err != nil {
+		if err := checkRunning(target, exists, r.read); err != nil {
 			return nil, err
-		}
-		if len(snap.Procs) == 0 {
-			return nil, fmt.Errorf("monitor: process name %q: want a running process whose command or executable is named so, found none", target.Name)
 		}
 	case KindCgroup:
 		if err := checkCgroupDir(target.Cgroup); err != nil {
@@ -47,6 +44,19 @@ func NewSampler(target Target) (*Sampler, error) {
 		}
 	case KindSelf:
 		r.self = os.Getpid()
+	case KindContainer:
+		ctx, cancel := context.WithTimeout(context.Background(), 3*dockerTimeout)
+		defer cancel()
+		dir, c, err := resolveContainer(ctx, target.Container)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			return newContainerSampler(target, c), nil
+		}
+		r.target = Cgroup(dir) // the cgroup is read as such, under the container's name
+		r.sockets = r.ownSocketsReadable()
+		return &Sampler{target: target, read: r.read, route: "cgroup, " + dir}, nil
 	}
 	r.sockets = r.ownSocketsReadable()
 	return &Sampler{target: target, read: r.read}, nil
@@ -214,25 +224,7 @@ func descendants(procs procfs.Procs, roots []int) []int {
 		alive[p.PID] = true
 		children[st.PPID] = append(children[st.PPID], p.PID)
 	}
-	var out []int
-	seen := make(map[int]bool)
-	queue := make([]int, 0, len(roots))
-	for _, r := range roots {
-		if alive[r] {
-			queue = append(queue, r)
-		}
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if seen[pid] {
-			continue
-		}
-		seen[pid] = true
-		out = append(out, pid)
-		queue = append(queue, children[pid]...)
-	}
-	return out
+	return walkTree(children, alive, roots)
 }
 
 // byName returns the processes whose comm (the kernel's name, at most 15 bytes) or executable base
@@ -357,22 +349,4 @@ func (r *reader) readCgroup() (Snapshot, error) {
 	snap := Snapshot{Procs: []ProcReading{pr}}
 	r.netOf(&snap, members)
 	return snap, nil
-}
-
-// checkCgroupDir says whether dir is a cgroup v2 directory: a directory holding cgroup.controllers
-// (which cgroup v1 lacks) and cpu.stat.
-func checkCgroupDir(dir string) error {
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return fmt.Errorf("monitor: cgroup %s: want a cgroup v2 directory (such as /sys/fs/cgroup/system.slice/x.service), found no directory", dir)
-	}
-	for _, f := range []string{"cgroup.controllers", "cpu.stat"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("monitor: cgroup %s: want a cgroup v2 directory, but it has no %s (cgroup v1, or not a cgroup)", dir, f)
-			}
-			return fmt.Errorf("monitor: cgroup %s: %w", dir, err)
-		}
-	}
-	return nil
 }

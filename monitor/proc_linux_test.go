@@ -309,7 +309,7 @@ func TestNewSamplerBadInput(t *testing.T) {
 		{"name with slash", Name("/usr/bin/x"), []string{`"/usr/bin/x"`, "without '/'"}},
 		{"plain directory", Cgroup(notCgroup), []string{notCgroup, "want a cgroup v2 directory", "cgroup.controllers"}},
 		{"missing directory", Cgroup(notCgroup + "/nope"), []string{notCgroup + "/nope", "found no directory"}},
-		{"zero target", Target{}, []string{"want pids, name, cgroup or self"}},
+		{"zero target", Target{}, []string{"want pids, name, cgroup, container or self"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

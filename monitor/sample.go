@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -130,6 +131,7 @@ type procKey struct {
 type Sampler struct {
 	target Target
 	read   func() (Snapshot, error)
+	route  string // how a container is read, for Label
 
 	started  bool
 	prevTime time.Time
@@ -142,6 +144,22 @@ type Sampler struct {
 
 // Target returns what the sampler watches.
 func (s *Sampler) Target() Target { return s.target }
+
+// Label names what the sampler watches as Target.String does and, for a container, which route
+// reads it, for a report's tables: "container web (cgroup)" or "container web (Docker API
+// stats)". Route says more.
+func (s *Sampler) Label() string {
+	if s.route == "" {
+		return s.target.String()
+	}
+	short, _, _ := strings.Cut(s.route, ",")
+	return s.target.String() + " (" + short + ")"
+}
+
+// Route says how a container is read, with the details: "cgroup, /sys/fs/cgroup/system.slice/
+// docker-5b36….scope" or "Docker API stats, unix:///var/run/docker.sock, id 5b369fe49c91"; empty
+// for other targets.
+func (s *Sampler) Route() string { return s.route }
 
 // Sample reads the target now and returns the figures since the previous call. A target whose
 // processes have all exited gives a Sample with Procs 0, not an error; errors are reading failures

@@ -22,7 +22,7 @@ type TargetMonitor struct {
 	Processes []string `json:"processes,omitempty"`
 	// Cgroups are cgroup v2 directories.
 	Cgroups []string `json:"cgroups,omitempty"`
-	// Containers are container names, watched through their cgroup (docker or podman finds it).
+	// Containers are container names, watched through their cgroup or the Docker Engine API.
 	Containers []string `json:"containers,omitempty"`
 	// Targets names other targets of the plan whose started commands are watched too: the node
 	// behind a relay, say, so each process's figures are side by side.

@@ -286,25 +286,31 @@ func TestRunMonitorUsageErrors(t *testing.T) {
 	})
 }
 
-// Without docker or podman on PATH, --monitor-container says there is no runtime and what to use
-// instead. With a runtime (here a stand-in script answering `inspect` as docker does with the PID
-// of a running process) the container's cgroup is the one /proc says that process is in: watched
-// on cgroup v2, and refused with a clear error on cgroup v1.
+// With no Docker Engine API answering (DOCKER_HOST a socket nobody serves) and neither docker nor
+// podman on PATH, --monitor-container says what it tried and what to use instead. With a runtime
+// (here a stand-in script answering `inspect` as docker does with the PID of a running process)
+// the container's cgroup is the one /proc says that process is in: watched on cgroup v2, and
+// refused with a clear error on cgroup v1.
 func TestRunMonitorContainer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
+	sock := "unix://" + filepath.Join(dir, "docker.sock")
+	t.Setenv("DOCKER_HOST", sock)
 	code, _, stderr := mainOut("run", "--rate", "10", "--requests", "5", "--quiet", "--monitor-container", "web", srv.URL)
-	if code != ExitUsage || !strings.Contains(stderr, "--monitor-container web: no container runtime here (found neither docker nor podman on PATH); watch its cgroup or its main process instead (--monitor-cgroup DIR, --monitor-pid PID)") {
-		t.Fatalf("no runtime: got exit %d, %q; want 2 and a clear error", code, stderr)
+	for _, want := range []string{"--monitor-container web: no Docker Engine API answered (tried " + sock + ")",
+		"; and found neither docker nor podman on PATH; start the daemon (or podman system service), set DOCKER_HOST, or watch the container's cgroup or main process instead (--monitor-cgroup DIR, --monitor-pid PID)"} {
+		if code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Fatalf("no runtime: got exit %d, %q; want 2 and %q", code, stderr, want)
+		}
 	}
 	script := fmt.Sprintf("#!/bin/sh\n[ \"$1 $2 $3 $4\" = 'inspect --format {{.State.Pid}} web' ] || { echo \"no such container: $4\" >&2; exit 1; }\necho %d\n", os.Getpid())
 	if err := os.WriteFile(filepath.Join(dir, "docker"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = mainOut("run", "--rate", "10", "--requests", "5", "--quiet", "--monitor-container", "db", srv.URL)
-	if code != ExitUsage || !strings.Contains(stderr, "--monitor-container db: docker inspect failed") || !strings.Contains(stderr, "no such container: db") {
+	if code != ExitUsage || !strings.Contains(stderr, "--monitor-container db: ") || !strings.Contains(stderr, "; and docker inspect failed") || !strings.Contains(stderr, "no such container: db") {
 		t.Errorf("unknown container: got exit %d, %q; want 2 and docker's word", code, stderr)
 	}
 	b, err := os.ReadFile("/proc/self/cgroup")
