@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/plan"
@@ -70,14 +69,12 @@ func watchesFor(ctx context.Context, t plan.BenchTarget, started map[string]*sta
 		add(monitor.Cgroup(c).String(), monitor.Cgroup(c))
 	}
 	for _, c := range m.Containers {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		dir, err := monitor.ContainerCgroup(cctx, c)
-		cancel()
+		s, err := monitor.NewSampler(monitor.Container(c))
 		if err != nil {
 			w.Note("not monitored: " + strings.TrimPrefix(err.Error(), "monitor: "))
 			continue
 		}
-		add("container "+c, monitor.Cgroup(dir))
+		w.Add(s.Label(), s)
 	}
 	if m.Metrics != "" {
 		scrape(w, m, showSecrets)

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/plan"
@@ -29,7 +27,7 @@ func (f *monitorFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.pids, nonEmpty), "monitor-pid", "watch process `PID` and its children each interval: CPU, memory, disk, network, threads, open files (repeatable; 12,34 sums two)")
 	fs.Var(appended(&f.processes, nonEmpty), "monitor-process", "watch every process whose command is `NAME`; the reports say how many matched, their PIDs and when that changed (repeatable)")
 	fs.Var(appended(&f.cgroups, nonEmpty), "monitor-cgroup", "watch a cgroup v2 `DIR`, e.g. /sys/fs/cgroup/system.slice/x.service (repeatable)")
-	fs.Var(appended(&f.containers, nonEmpty), "monitor-container", "watch container `NAME` through its cgroup (needs docker or podman on PATH; repeatable)")
+	fs.Var(appended(&f.containers, nonEmpty), "monitor-container", "watch container `NAME`: its cgroup when the daemon is local, else the Docker Engine API's stats (Docker, Docker Desktop, podman's API socket; repeatable)")
 	fs.StringVar(&f.metrics, "monitor-metrics", "", "scrape the target's Prometheus metrics at `URL` each interval (with --monitor-series)")
 	fs.Var(appended(&f.series, nonEmpty), "monitor-series", "a series of --monitor-metrics to follow: `name{label=\"v\"}` (repeatable; counters as a rate per second)")
 }
@@ -84,14 +82,13 @@ func (f *monitorFlags) prepare(showSecrets bool) (*runner.Watching, error) {
 		}
 	}
 	for _, name := range f.containers {
-		dir, err := containerCgroup(name)
+		s, err := monitor.NewSampler(monitor.Container(name))
 		if err != nil {
-			return nil, err
+			return nil, usagef("--monitor-container %s: %s (--monitor-cgroup DIR, --monitor-pid PID)", name, strings.TrimPrefix(err.Error(), "monitor: container "+name+": "))
 		}
-		if err := add("monitor-container", name, "container "+name, monitor.Cgroup(dir)); err != nil {
-			return nil, err
-		}
+		m.Add(s.Label(), s)
 	}
+
 	if err := prepareMetrics(m, f, showSecrets); err != nil {
 		return nil, err
 	}
@@ -129,18 +126,6 @@ func prepareMetrics(m *runner.Watching, f *monitorFlags, showSecrets bool) error
 	}
 	m.Scrape(sc, plan.ShownURL(f.metrics, showSecrets), f.metrics, series)
 	return nil
-}
-
-// containerCgroup finds the cgroup v2 directory of a running container (monitor.ContainerCgroup),
-// a problem a usage error that names the flag and what to watch instead.
-func containerCgroup(name string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dir, err := monitor.ContainerCgroup(ctx, name)
-	if err != nil {
-		return "", usagef("--monitor-container %s: %s (--monitor-cgroup DIR, --monitor-pid PID)", name, strings.TrimPrefix(err.Error(), "monitor: container "+name+": "))
-	}
-	return dir, nil
 }
 
 // generatorOnly is the watching of a run that asks for none: the generator itself, where it can
