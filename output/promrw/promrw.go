@@ -62,15 +62,16 @@ type Output struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	lastMs        int64         // the timestamp of the last batch queued, ms
 	sent, dropped atomic.Uint64 // samples
 	requests      atomic.Uint64
 	errMu         sync.Mutex
 	lastErr       error
 }
 
-// batch is the samples of one tick, stamped with the tick's time.
+// batch is the samples of one tick, stamped with the tick's time (Unix ms).
 type batch struct {
-	at      time.Time
+	at      int64
 	samples []output.Sample
 }
 
@@ -137,8 +138,12 @@ func (p *Output) enqueue(s []output.Sample) {
 	if len(s) == 0 {
 		return
 	}
+	// Two ticks within a millisecond (the last interval's and the final one) would carry two
+	// values of a series at one timestamp, which receivers refuse as duplicates.
+	at := max(time.Now().UnixMilli(), p.lastMs+1)
+	p.lastMs = at
 	select {
-	case p.queue <- batch{at: time.Now(), samples: s}:
+	case p.queue <- batch{at: at, samples: s}:
 	default:
 		p.dropped.Add(uint64(len(s)))
 	}
@@ -271,7 +276,7 @@ func (p *Output) attempt(body []byte, attempt int, buf *bytes.Buffer) (retry boo
 // encode makes the request body of b: a WriteRequest with one series per sample and the metadata
 // of each metric, snappy-compressed.
 func encode(b batch) ([]byte, error) {
-	ts := b.at.UnixMilli()
+	ts := b.at
 	req := prompb.WriteRequest{Timeseries: make([]prompb.TimeSeries, 0, len(b.samples))}
 	seen := map[string]bool{}
 	for _, s := range b.samples {

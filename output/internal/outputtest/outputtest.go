@@ -1,0 +1,83 @@
+// Package outputtest runs a short real load through outputs for their tests, and reads the run's
+// JSON report back: the figures an output's own route must agree with.
+package outputtest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/output"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Report is the part of the JSON report the outputs' tests compare with.
+type Report struct {
+	Validity  struct{ Valid bool }
+	Requests  struct{ Intended, Sent, Completed, OK uint64 }
+	Endpoints []struct {
+		Name     string
+		Requests struct{ Sent, OK uint64 }
+		Errors   map[string]uint64
+	}
+}
+
+// Run runs a short open-model load (400/s for 1.5 s, 250 ms intervals) on two endpoints, "a" and
+// "b", of a lab server on loopback — one in ten answers a 500, one in five connections reset
+// instead of answering — through outs, calls beforeStop (if not nil) after the last tick and
+// before the outputs stop, and returns the JSON report of the run.
+func Run(t *testing.T, run output.Run, outs output.Set, beforeStop func()) Report {
+	t.Helper()
+	srv, err := lab.New(lab.Config{ErrorRate: 0.1, ResetRate: 0.2, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{{Name: "a", URL: srv.URL() + "/a"}, {Name: "b", URL: srv.URL() + "/b"}},
+		Load:      plan.Load{Model: plan.Open, Rate: 400, Duration: 1500 * time.Millisecond, Interval: 250 * time.Millisecond, Connections: 8},
+	}
+	run.Endpoints = []string{"a", "b"}
+	run.Started = time.Now()
+	if err := outs.Start(run); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := engine.Run(ctx, p, outs.Options()...)
+	if err != nil {
+		outs.Stop(nil, nil) //nolint:errcheck // failing anyway
+		t.Fatal(err)
+	}
+	sum := summary.New(summary.Run{Plan: res.Plan, Version: "test", Trailer: res.Trailer}, res.Total)
+	if beforeStop != nil {
+		beforeStop()
+	}
+	if err := outs.Stop(res, sum); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests.Sent == 0 || len(r.Endpoints) != 2 {
+		t.Fatalf("the run sent nothing: %+v", r)
+	}
+	for _, e := range r.Endpoints {
+		if e.Errors["status"] == 0 {
+			t.Fatalf("endpoint %s: the lab's 500s did not show (%v): the failure series are not exercised", e.Name, e.Errors)
+		}
+	}
+	if r.Requests.Sent == r.Requests.Completed {
+		t.Fatalf("every request sent was answered (%d): the lab's resets did not show, and sent is not told from answered", r.Requests.Sent)
+	}
+	return r
+}
