@@ -41,7 +41,7 @@ func (f *liveFlags) outputs(outs []string, notes io.Writer, userAgent string) (f
 		}
 		switch typ, rest := m[1], m[2]; typ {
 		case "prometheus-rw":
-			o, err := promrw.New("--out "+typ, rest, promrw.Options{Notes: notes, UserAgent: userAgent})
+			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes}, UserAgent: userAgent})
 			if err != nil {
 				return nil, nil, usagef("--out %s: %v", v, err)
 			}

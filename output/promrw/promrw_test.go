@@ -132,7 +132,7 @@ func query(t *testing.T, base, q, by string) map[string]float64 {
 func TestRemoteWriteToPrometheus(t *testing.T) {
 	base := startPrometheus(t)
 	var notes strings.Builder
-	rw, err := promrw.New("prometheus-rw", base+"/api/v1/write", promrw.Options{Notes: &notes})
+	rw, err := promrw.New("prometheus-rw", base+"/api/v1/write", promrw.Options{PushOptions: output.PushOptions{Notes: &notes}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestRemoteWriteReceiverStuck(t *testing.T) {
 	const queue = 4
 	var notes strings.Builder
 	rw, err := promrw.New("prometheus-rw", "http://"+l.Addr().String()+"/api/v1/write", promrw.Options{
-		Queue: queue, Timeout: time.Minute, FlushTimeout: 200 * time.Millisecond, Notes: &notes})
+		PushOptions: output.PushOptions{Queue: queue, FlushTimeout: 200 * time.Millisecond, Notes: &notes}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
