@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rpcbench/rpcbench/output"
+	"github.com/rpcbench/rpcbench/output/otlp"
 	"github.com/rpcbench/rpcbench/output/promrw"
 	"github.com/rpcbench/rpcbench/output/promscrape"
 )
@@ -22,7 +23,7 @@ func (f *liveFlags) define(fs *flag.FlagSet) {
 }
 
 // liveTypes are the --out TYPE= prefixes that name a live output, as k6 users type them.
-var liveTypes = []string{"prometheus-rw"}
+var liveTypes = []string{"prometheus-rw", "otlp"}
 
 // outType matches the TYPE= of an --out value that names an output instead of a file.
 var outType = regexp.MustCompile(`^([a-z][a-z0-9-]*)=(.*)$`)
@@ -31,8 +32,8 @@ var outType = regexp.MustCompile(`^([a-z][a-z0-9-]*)=(.*)$`)
 // and the rest are returned as they were given (the result file's paths); --metrics-addr adds the
 // scrape endpoint. A value whose TYPE is not an output's is a usage error when what follows is a
 // URL, and a file name otherwise ("a=b.json" stays a file). notes gets each output's closing line
-// (what it sent and dropped); userAgent names the tool to receivers.
-func (f *liveFlags) outputs(outs []string, notes io.Writer, userAgent string) (files []string, live output.Set, err error) {
+// (what it sent and dropped); version is the tool's, told to receivers.
+func (f *liveFlags) outputs(outs []string, notes io.Writer, version string) (files []string, live output.Set, err error) {
 	for _, v := range outs {
 		m := outType.FindStringSubmatch(v)
 		if m == nil {
@@ -41,7 +42,13 @@ func (f *liveFlags) outputs(outs []string, notes io.Writer, userAgent string) (f
 		}
 		switch typ, rest := m[1], m[2]; typ {
 		case "prometheus-rw":
-			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes}, UserAgent: userAgent})
+			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes}, UserAgent: "rpcbench/" + version})
+			if err != nil {
+				return nil, nil, usagef("--out %s: %v", v, err)
+			}
+			live = append(live, o)
+		case "otlp":
+			o, err := otlp.New("--out "+typ, rest, otlp.Options{PushOptions: output.PushOptions{Notes: notes}, Version: version})
 			if err != nil {
 				return nil, nil, usagef("--out %s: %v", v, err)
 			}
