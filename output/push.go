@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -169,3 +171,21 @@ func (p *Pusher) loop() {
 }
 
 var _ ResourceObserver = (*Pusher)(nil)
+
+// PushURL checks the URL of a receiver an output pushes to: http or https with a host. what names
+// the receiver in the error ("remote-write"), example is a URL that would do.
+func PushURL(raw, what, example string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not a%s %s URL: expected http:// or https://host:port/path, e.g. %s", raw, an(what), what, example)
+	}
+	return u.String(), nil
+}
+
+// an is the "n" of "an" before a word that starts with a vowel sound.
+func an(w string) string {
+	if w != "" && strings.ContainsRune("AEIOUaeiou", rune(w[0])) {
+		return "n"
+	}
+	return ""
+}

@@ -11,8 +11,6 @@ package otlp
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -48,14 +46,14 @@ type Output struct {
 // New returns the output that exports to the OTLP/HTTP receiver at rawURL, the full URL of its
 // metrics path (e.g. http://127.0.0.1:4318/v1/metrics); name is its name in messages.
 func New(name, rawURL string, o Options) (*Output, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not an OTLP/HTTP URL: expected http:// or https://host:port/path, e.g. http://127.0.0.1:4318/v1/metrics", rawURL)
+	u, err := output.PushURL(rawURL, "OTLP/HTTP", "http://127.0.0.1:4318/v1/metrics")
+	if err != nil {
+		return nil, err
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(u.String()), otlpmetrichttp.WithTimeout(o.Timeout),
+	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(u), otlpmetrichttp.WithTimeout(o.Timeout),
 		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second, MaxElapsedTime: o.Timeout})}
 	exp, err := otlpmetrichttp.New(context.Background(), opts...)
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -53,9 +52,9 @@ type Output struct {
 // New returns the output that writes to the receiver at rawURL (http or https, e.g.
 // http://127.0.0.1:9090/api/v1/write); name is its name in messages (the --out value).
 func New(name, rawURL string, o Options) (*Output, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not a remote-write URL: expected http:// or https://host:port/path, e.g. http://127.0.0.1:9090/api/v1/write", rawURL)
+	u, err := output.PushURL(rawURL, "remote-write", "http://127.0.0.1:9090/api/v1/write")
+	if err != nil {
+		return nil, err
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
@@ -75,7 +74,7 @@ func New(name, rawURL string, o Options) (*Output, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = "rpcbench"
 	}
-	p := &Output{url: u.String(), o: o}
+	p := &Output{url: u, o: o}
 	p.Pusher = output.NewPusher(name, o.PushOptions, p.send)
 	return p, nil
 }
