@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/rpcbench/rpcbench/engine"
-	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
@@ -68,13 +68,17 @@ scenarios:
 	var observed []string
 	seen := map[string]map[string]int{}
 	out, err := Run(context.Background(), bench, Options{
-		Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
-			observed = append(observed, fmt.Sprintf("%s/%s/%g/%d", id.Level, id.Target, np.Load.Rate, len(np.Endpoints)))
-			return nil, func(*engine.Result, *summary.Summary) {
-				if id.Target == "a" {
-					seen[id.Level] = counts()
-				}
-			}, nil
+		Outputs: func(id RunID) output.Set {
+			return output.Set{&probe{
+				start: func(r output.Run) {
+					observed = append(observed, fmt.Sprintf("%s/%s/%g/%d", id.Level, id.Target, r.Plan.Load.Rate, len(r.Plan.Endpoints)))
+				},
+				stop: func(*engine.Result, *summary.Summary) {
+					if id.Target == "a" {
+						seen[id.Level] = counts()
+					}
+				},
+			}}
 		},
 	})
 	if err != nil {

@@ -3,10 +3,10 @@ package benchrun
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/runner"
 )
 
 // CapacityResult is a capacity scenario's search against one target.
@@ -25,9 +25,8 @@ type CapacityResult struct {
 // runCapacity runs capacity scenario s against t: capacity.Search with the scenario's requests
 // and search settings, a progress line per step.
 //
-// The target is watched step by step as a load run is (see watchesFor): a watch starts as a step
-// does, waits out its warm-up, and ends when the step is over, its resources added to the step's
-// summary.
+// Each step is a run of the runner, watched as a load run is (see watchesFor), with the outputs
+// Options.Outputs gives it.
 func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, started map[string]*startedTarget) CapacityResult {
 	c := s.Capacity
 	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: c.SLO}
@@ -39,25 +38,22 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	case warm == 0:
 		warm = capacity.DefaultWarmup
 	}
-	var w *watching
-	watch := func() {
-		w = watchesFor(ctx, t, started, o.ShowSecrets)
-		w.start(plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}})
-	}
+	step := 0 // the steps run so far
 	cfg := capacity.Config{
 		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
 		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Confirmations: c.Confirmations, Files: o.Files, Version: o.Version,
-		ShowSecrets: o.ShowSecrets,
+		ShowSecrets: o.ShowSecrets, Cut: o.Cut,
+		Options: func() runner.Options {
+			step++
+			id := RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
+			return o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets))
+		},
 		OnStep: func(st capacity.Step) {
-			w.stop(st.Summary, st.Summary.StartedAt)
 			o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
-			watch() // the next step starts when this returns
 		},
 	}
 	o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
-	watch()
 	res, err := capacity.Search(ctx, cfg)
-	w.stop(nil, time.Time{})
 	if err != nil {
 		r.Err = err
 		o.progress("%s on %s: %v", s.Name, t.Name, err)

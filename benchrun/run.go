@@ -7,11 +7,13 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -24,10 +26,15 @@ type RunID struct {
 	Steps int `json:"steps"`
 	// Level names the step's level ("100 connections", "300/s"); "" without steps.
 	Level string `json:"level,omitempty"`
+	// CapacityStep numbers the steps of a capacity search, from 1; 0 for any other run.
+	CapacityStep int `json:"capacity_step,omitempty"`
 }
 
 // String names the run as progress lines do: "methods step 2/4 (100 connections) on go".
 func (r RunID) String() string {
+	if r.CapacityStep > 0 {
+		return fmt.Sprintf("%s capacity step %d on %s", r.Scenario, r.CapacityStep, r.Target)
+	}
 	if r.Steps <= 1 && r.Level == "" {
 		return r.Scenario + " on " + r.Target
 	}
@@ -69,13 +76,16 @@ type Options struct {
 	// LogDir, when set, receives the output of the commands started: NAME.log for a target,
 	// SCENARIO.TARGET.out for a command scenario.
 	LogDir string
-	// Observe, when set, is called before each load run with the plan as run; it returns options
-	// for the run (observers that write its result file, say) and a function called with the
-	// result and its summary (the monitored resources in it) when the run is over, interrupted or
-	// not.
-	Observe func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error)
-	// Engine are options added to every run (engine.WithCut, say).
-	Engine []engine.Option
+	// Outputs, when set, gives each load run (and each step of a capacity search) the outputs its
+	// figures flow into as it goes: its result file, say (see runner.Options.Outputs).
+	Outputs func(id RunID) output.Set
+	// OutputErrs receives the outputs that failed at the end of a run, named; nil: they are notes of
+	// the run's summary.
+	OutputErrs func(id RunID, err error)
+	// Cut, when closed, cuts the run in progress at once (engine.WithCut).
+	Cut <-chan struct{}
+	// Command is the command line, as the runs' result files keep it.
+	Command []string
 	// Progress, when set, receives a line as each target starts and each run begins and ends.
 	Progress io.Writer
 	// Version is the tool's version, for the summaries.
@@ -262,8 +272,8 @@ func (o *Options) progress(format string, a ...any) {
 	}
 }
 
-// runLoad prepares and runs one load run, its setup phase first.
-func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watching) Measured {
+// runLoad prepares and runs one load run through the runner, its setup phase first.
+func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *runner.Watching) Measured {
 	m := Measured{RunID: id}
 	prep, err := plan.Prepare(p, o.Files)
 	if err != nil {
@@ -274,45 +284,51 @@ func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *watchin
 	if tr := prep.Plan.Traffic; tr.RewriteHost {
 		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))
 	}
-	if prep.Setup != nil {
-		if _, err := engine.Setup(ctx, prep, o.Engine...); err != nil {
-			m.Err = err
-			o.progress("%s: setup: %v", id, err)
-			return m
-		}
-	}
-	np := prep.Plan
-	var tl summary.Timeline
-	names := make([]string, len(np.Endpoints))
-	for i, e := range np.Endpoints {
-		names[i] = e.Name
-	}
-	opts := append([]engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names) })}, o.Engine...)
-	opts = append(opts, w.options()...)
-	var done func(*engine.Result, *summary.Summary)
-	if o.Observe != nil {
-		extra, d, err := o.Observe(id, np)
-		if err != nil {
-			m.Err = err
-			return m
-		}
-		opts, done = append(opts, extra...), d
-	}
-	w.start(np)
-	res, err := engine.RunPrepared(ctx, prep, opts...)
+	run, err := runner.Run(ctx, prep, o.runnerOptions(id, w))
 	if err != nil {
-		w.stop(nil, time.Time{})
 		m.Err = err
+		var se *runner.SetupError
+		if errors.As(err, &se) {
+			o.progress("%s: %v", id, err)
+		}
 		return m
 	}
-	m.Summary = summary.New(summary.Run{Plan: res.Plan.Shown(o.ShowSecrets), Version: o.Version, Trailer: res.Trailer}, res.Total)
-	m.Summary.SetTimeline(tl.Points)
-	w.stop(m.Summary, res.MeasuredStart)
-	if done != nil {
-		done(res, m.Summary)
+	m.Summary = run.Summary
+	if run.OutputErr != nil {
+		o.outputFailed(id, run.OutputErr)
 	}
-	o.progress("%s: %d requests sent", id, res.Total.Sent())
+	o.progress("%s: %d requests sent", id, run.Result.Total.Sent())
 	return m
+}
+
+// runnerOptions are the options of run id: its outputs, what it watches, the cut.
+func (o *Options) runnerOptions(id RunID, w *runner.Watching) runner.Options {
+	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels()}
+	if o.Outputs != nil {
+		ro.Outputs = o.Outputs(id)
+	}
+	return ro
+}
+
+// outputFailed tells what an output of run id could not write.
+func (o *Options) outputFailed(id RunID, err error) {
+	if o.OutputErrs != nil {
+		o.OutputErrs(id, err)
+		return
+	}
+	o.progress("%s: %v", id, err)
+}
+
+// labels name the run for the outputs: scenario, target, and the step when there are several.
+func (r RunID) labels() map[string]string {
+	l := map[string]string{"scenario": r.Scenario, "target": r.Target}
+	switch {
+	case r.CapacityStep > 0:
+		l["step"] = "capacity " + strconv.Itoa(r.CapacityStep)
+	case r.Steps > 1 || r.Level != "":
+		l["step"] = strconv.Itoa(r.Step + 1)
+	}
+	return l
 }
 
 // describe says in a few words what a normalized plan sends.

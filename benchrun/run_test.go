@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/serve/lab"
@@ -157,9 +158,10 @@ scenarios:
 `, a.URL(), b.URL()))
 	var observed []string
 	out, err := Run(context.Background(), bench, Options{
-		Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
-			observed = append(observed, fmt.Sprintf("%s/%d/%s/%d", id.Scenario, id.Step, id.Target, np.Load.Connections))
-			return nil, nil, nil
+		Outputs: func(id RunID) output.Set {
+			return output.Set{&probe{start: func(r output.Run) {
+				observed = append(observed, fmt.Sprintf("%s/%d/%s/%d", id.Scenario, id.Step, id.Target, r.Plan.Load.Connections))
+			}}}
 		},
 	})
 	if err != nil {
@@ -251,13 +253,13 @@ scenarios:
 			logDir := t.TempDir()
 			out, err := Run(ctx, bench, Options{
 				LogDir: logDir,
-				Observe: func(id RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
+				Outputs: func(RunID) output.Set {
 					// the first measured interval ends the run: an interruption, as Ctrl-C makes
-					return []engine.Option{engine.WithObserver(func(tk *engine.Tick) {
+					return output.Set{&probe{tick: func(tk *engine.Tick) {
 						if interrupt && tk.Interval.Sent() > 0 {
 							cancel()
 						}
-					})}, nil, nil
+					}}}
 				},
 			})
 			if err != nil {
@@ -458,4 +460,30 @@ scenarios:
 	if f := out.Failures(); !slices.Equal(f, []string{"e2e build: exit status 4"}) {
 		t.Errorf("failures: got %q", f)
 	}
+}
+
+// probe is an output that tells a test of each run's start, ticks and stop.
+type probe struct {
+	start func(output.Run)
+	tick  func(*engine.Tick)
+	stop  func(*engine.Result, *summary.Summary)
+}
+
+func (p *probe) Name() string { return "probe" }
+func (p *probe) Start(r output.Run) error {
+	if p.start != nil {
+		p.start(r)
+	}
+	return nil
+}
+func (p *probe) Tick(t *engine.Tick) {
+	if p.tick != nil {
+		p.tick(t)
+	}
+}
+func (p *probe) Stop(res *engine.Result, s *summary.Summary) error {
+	if p.stop != nil {
+		p.stop(res, s)
+	}
+	return nil
 }

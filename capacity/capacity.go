@@ -20,6 +20,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -83,10 +84,15 @@ type Config struct {
 	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
+	// Options, when set, gives each step's run its outputs and what it watches (runner.Options;
+	// its Version, ShowSecrets and Cut are this Config's). Called before each step.
+	Options func() runner.Options
+	// Cut, when closed, cuts the step in progress at once (engine.WithCut).
+	Cut <-chan struct{}
 	// Run runs one step's plan, prepared, calling observe with each of its ticks (as
-	// engine.WithObserver does), and returns its summary; nil: engine.RunPrepared. observe judges
-	// whether the step collapses and, if it does, cancels ctx. Tests replace Run with a model of a
-	// service.
+	// engine.WithObserver does), and returns its summary; nil: runner.Run with Options. observe
+	// judges whether the step collapses and, if it does, cancels ctx. Tests replace Run with a
+	// model of a service.
 	Run func(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error)
 }
 
@@ -157,7 +163,11 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	if prep.Setup != nil && c.Run == nil {
-		if _, err := engine.Setup(ctx, prep); err != nil {
+		var cut []engine.Option
+		if c.Cut != nil {
+			cut = append(cut, engine.WithCut(c.Cut))
+		}
+		if _, err := engine.Setup(ctx, prep, cut...); err != nil {
 			return nil, err
 		}
 	}
@@ -445,6 +455,7 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 		return Step{}, false
 	}
 	p := *s.prep
+	p.Setup = nil // sent once, before the first step
 	p.Plan.Load.Rate = rate
 	p.Plan.Load.Duration = s.length(rate)
 	sum, collapsed, err := s.runStep(ctx, &p)
@@ -525,13 +536,23 @@ func (s *search) runStep(ctx context.Context, prep *plan.Prepared) (*summary.Sum
 	return sum, collapsed, nil
 }
 
-// runEngine is the Run of a Config that has none: the engine against the service.
+// runEngine is the Run of a Config that has none: the runner against the service, with the step's
+// Options. An output that failed at the end is a note of the step's summary: its figures stand.
 func (s *search) runEngine(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
-	res, err := engine.RunPrepared(ctx, prep, engine.WithObserver(observe))
+	var o runner.Options
+	if s.c.Options != nil {
+		o = s.c.Options()
+	}
+	o.Version, o.ShowSecrets, o.Cut = s.c.Version, s.c.ShowSecrets, s.c.Cut
+	o.Engine = append(o.Engine, engine.WithObserver(observe))
+	run, err := runner.Run(ctx, prep, o)
 	if err != nil {
 		return nil, err
 	}
-	return summary.New(summary.Run{Plan: res.Plan.Shown(s.c.ShowSecrets), Version: s.c.Version, Trailer: res.Trailer}, res.Total), nil
+	if run.OutputErr != nil {
+		run.Summary.Notes = append(run.Summary.Notes, "an output of this step failed: "+run.OutputErr.Error())
+	}
+	return run.Summary, nil
 }
 
 // collapses reports whether one interval's counts, c, cut its step short: more than collapseErrors

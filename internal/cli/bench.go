@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/benchrun"
-	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
-	"github.com/rpcbench/rpcbench/summary"
 )
 
 func init() {
@@ -76,23 +75,19 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	}
 	var writeErrs []error
 	command := append([]string{"bench"}, args...)
+	if !f.showSecrets {
+		command = plan.RedactArgs(command)
+	}
 	opts := benchrun.Options{
 		LogDir:      dir,
-		Engine:      cutOption(e),
+		Cut:         e.cut,
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
-		Observe: func(id benchrun.RunID, np plan.Plan) ([]engine.Option, func(*engine.Result, *summary.Summary), error) {
-			out, err := newResultOut(filepath.Join(dir, resultName(id)), np.Shown(f.showSecrets), command)
-			if err != nil {
-				return nil, nil, err
-			}
-			return []engine.Option{engine.WithObserver(out.observe)}, func(res *engine.Result, s *summary.Summary) {
-				out.writeResources(s)
-				if err := out.finish(res); err != nil {
-					writeErrs = append(writeErrs, fmt.Errorf("%s: %w", out.path, err))
-				}
-			}, nil
+		Command:     command,
+		Outputs: func(id benchrun.RunID) output.Set {
+			return output.Set{output.NewResultFile(resultName(id), filepath.Join(dir, resultName(id)))}
 		},
+		OutputErrs: func(_ benchrun.RunID, err error) { writeErrs = append(writeErrs, err) },
 	}
 	if !f.quiet {
 		opts.Progress = e.stderr
@@ -177,6 +172,9 @@ func makeRunDir(dir string) error {
 
 // resultName names the result file of a run: SCENARIO.TARGET.rb, or SCENARIO.stepN.TARGET.rb.
 func resultName(id benchrun.RunID) string {
+	if id.CapacityStep > 0 {
+		return fmt.Sprintf("%s.capacity%d.%s.rb", id.Scenario, id.CapacityStep, id.Target)
+	}
 	if id.Steps <= 1 {
 		return id.Scenario + "." + id.Target + ".rb"
 	}

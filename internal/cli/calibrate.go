@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -79,8 +79,9 @@ func runCalibrate(ctx context.Context, e *env, args []string) int {
 			why := summary.GeneratorLimits(s)
 			return len(why) == 0, strings.Join(why, "; ")
 		},
-		Run:    calibrationStep,
-		OnStep: func(st capacity.Step) { calibrationRow(e.stdout, st) },
+		Options: func() runner.Options { return runner.Options{Watch: generatorOnly()} },
+		Cut:     e.cut,
+		OnStep:  func(st capacity.Step) { calibrationRow(e.stdout, st) },
 	}
 	if warm <= 0 {
 		cfg.Warmup = -1 // capacity's "none"
@@ -94,21 +95,6 @@ func runCalibrate(ctx context.Context, e *env, args []string) int {
 		return ExitInterrupted
 	}
 	return ExitOK
-}
-
-// calibrationStep runs one rate of a calibration as run would, the generator watching itself,
-// each tick to observe (capacity's watch for a step that collapses).
-func calibrationStep(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
-	mon := outputs{}.monitoring()
-	mon.start(prep.Plan)
-	res, err := engine.RunPrepared(ctx, prep, append(mon.options(), engine.WithObserver(observe))...)
-	if err != nil {
-		mon.stop(nil, time.Time{})
-		return nil, err
-	}
-	s := summary.New(summary.Run{Plan: res.Plan, Version: Version(), Trailer: res.Trailer}, res.Total)
-	mon.stop(s, res.MeasuredStart)
-	return s, nil
 }
 
 // calibrationCols are the widths of a calibration's columns: the rate, what was sent per second,

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -106,26 +106,20 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if _, err := prepare(e, p); err != nil { // bad files and plans are usage errors, named by flag
 		return fail(e, "capacity", err, ExitUsage)
 	}
-	mon, err := f.monitor.prepare()
+	// each step is watched as run watches its run: the sampling starts as the step does, past
+	// its warm-up, and what it saw goes into the step's summary
+	watch, err := f.monitor.prepare(f.output.showSecrets)
 	if err != nil {
 		return fail(e, "capacity", err, ExitUsage)
 	}
-	if !f.output.showSecrets {
-		mon.url = plan.RedactURL(mon.url)
-	}
-	// the monitor watches each step as run watches its run: started as the step starts, past its
-	// warm-up, stopped when it ends, what it saw added to the step's summary
-	watched := plan.Plan{Load: plan.Load{Interval: p.Normalized().Load.Interval, Warmup: max(warm, 0)}}
+	cfg.Options = func() runner.Options { return runner.Options{Watch: watch} }
+	cfg.Cut = e.cut
 	cfg.OnStep = func(st capacity.Step) {
-		mon.stop(st.Summary, st.Summary.StartedAt)
 		if !f.quiet {
 			fmt.Fprintln(e.stderr, "rpcbench capacity:", st.Line())
 		}
-		mon.start(watched) // the next step starts when this returns
 	}
-	mon.start(watched)
 	res, err := capacity.Search(ctx, cfg)
-	mon.stop(nil, time.Time{})
 	if err != nil {
 		return fail(e, "capacity", err, ExitCannotStart)
 	}

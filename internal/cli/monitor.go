@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/monitor"
 	"github.com/rpcbench/rpcbench/plan"
-	"github.com/rpcbench/rpcbench/result"
-	"github.com/rpcbench/rpcbench/summary"
+	"github.com/rpcbench/rpcbench/runner"
 )
 
 // monitorFlags are the flags of `run` that watch the target's resources during the measured part.
@@ -43,32 +41,11 @@ func nonEmpty(s string) (string, error) {
 	return strings.TrimSpace(s), nil
 }
 
-// selfLabel names the generator among the monitored targets.
-const selfLabel = "rpcbench (self)"
-
-// watched is one target to sample, with the label the reports give it.
-type watched struct {
-	label   string
-	sampler *monitor.Sampler
-}
-
-// monitorRun is the monitoring of one run: built before the load starts (every target checked),
-// started with it and stopped after it.
-type monitorRun struct {
-	targets []watched // the generator itself last
-	scraper *monitor.Scraper
-	url     string // the metrics URL as the outputs show it (see monitoring)
-	rawURL  string
-	series  []string // the selectors, as the scraper names them
-	watch   *monitor.Watch
-	lag     []float64 // send lag p99 per measured interval, ms; written on the engine's collector
-}
-
 // prepare checks every target the flags name and returns the monitoring to start with the run.
 // A target that does not exist, a malformed selector or a container without a runtime is a usage
 // error naming its flag. The generator itself is watched where /proc can be read (on Linux).
-func (f *monitorFlags) prepare() (*monitorRun, error) {
-	m := &monitorRun{}
+func (f *monitorFlags) prepare(showSecrets bool) (*runner.Watching, error) {
+	m := &runner.Watching{}
 	if f == nil {
 		f = &monitorFlags{}
 	}
@@ -77,7 +54,7 @@ func (f *monitorFlags) prepare() (*monitorRun, error) {
 		if err != nil {
 			return usagef("--%s %s: %s", flagName, value, strings.TrimPrefix(err.Error(), "monitor: "))
 		}
-		m.targets = append(m.targets, watched{label, s})
+		m.Add(label, s)
 		return nil
 	}
 	for _, v := range f.pids {
@@ -115,18 +92,18 @@ func (f *monitorFlags) prepare() (*monitorRun, error) {
 			return nil, err
 		}
 	}
-	if err := m.prepareMetrics(f); err != nil {
+	if err := prepareMetrics(m, f, showSecrets); err != nil {
 		return nil, err
 	}
-	if self, err := monitor.NewSampler(monitor.Self()); err == nil {
-		m.targets = append(m.targets, watched{selfLabel, self})
-	} else if len(m.targets) > 0 || m.scraper != nil {
+	if err := m.AddSelf(); err != nil && !m.Empty() {
 		return nil, usagef("--monitor-*: %v", err)
 	}
 	return m, nil
 }
 
-func (m *monitorRun) prepareMetrics(f *monitorFlags) error {
+// prepareMetrics adds the metrics of --monitor-metrics and --monitor-series to m, their URL shown
+// redacted unless showSecrets.
+func prepareMetrics(m *runner.Watching, f *monitorFlags, showSecrets bool) error {
 	switch {
 	case f.metrics == "" && len(f.series) > 0:
 		return usagef("--monitor-series: give --monitor-metrics URL too, the address of the metrics the series are in")
@@ -137,19 +114,20 @@ func (m *monitorRun) prepareMetrics(f *monitorFlags) error {
 	}
 	shown := plan.RedactURL(f.metrics) // error messages keep no password
 	var sel []monitor.Selector
+	var series []string
 	for _, s := range f.series {
 		x, err := monitor.ParseSelector(s)
 		if err != nil {
 			return usagef("--monitor-series: %s", strings.TrimPrefix(err.Error(), "monitor: "))
 		}
 		sel = append(sel, x)
-		m.series = append(m.series, x.String())
+		series = append(series, x.String())
 	}
 	sc, err := monitor.NewScraper(f.metrics, &http.Client{}, sel...)
 	if err != nil {
 		return usagef("--monitor-metrics: %s", strings.ReplaceAll(strings.TrimPrefix(err.Error(), "monitor: "), f.metrics, shown))
 	}
-	m.scraper, m.url, m.rawURL = sc, f.metrics, f.metrics
+	m.Scrape(sc, plan.ShownURL(f.metrics, showSecrets), f.metrics, series)
 	return nil
 }
 
@@ -165,85 +143,12 @@ func containerCgroup(name string) (string, error) {
 	return dir, nil
 }
 
-// options returns the observer that keeps the generator's send lag per measured interval, and the
-// one that takes the monitor's last sample at the run's last tick, while the connections that
-// carried the load are still open (their sockets are what the network figures read).
-func (m *monitorRun) options() []engine.Option {
-	if m == nil || len(m.targets) == 0 {
+// generatorOnly is the watching of a run that asks for none: the generator itself, where it can
+// be watched (nil where it cannot: no /proc).
+func generatorOnly() *runner.Watching {
+	m, err := (*monitorFlags)(nil).prepare(false)
+	if err != nil {
 		return nil
 	}
-	return []engine.Option{engine.WithSendLagP99(&m.lag), engine.WithObserver(endWatchAtFinal(&m.watch))}
-}
-
-// endWatchAtFinal returns the observer that ends *w (monitor.Watch.End) at the run's last tick.
-func endWatchAtFinal(w **monitor.Watch) engine.Observer {
-	return func(t *engine.Tick) {
-		if t.Final && *w != nil {
-			(*w).End()
-		}
-	}
-}
-
-// start begins sampling after the warm-up, every interval of the plan.
-func (m *monitorRun) start(np plan.Plan) {
-	if m == nil || len(m.targets) == 0 && m.scraper == nil {
-		return
-	}
-	samplers := make([]*monitor.Sampler, len(m.targets))
-	for i, t := range m.targets {
-		samplers[i] = t.sampler
-	}
-	m.watch = monitor.StartWatch(np.Load.Interval, np.Load.Warmup, m.scraper, samplers...)
-}
-
-// stop ends the sampling and adds what it saw to s, on the timeline of the measured start.
-// With s nil (the run could not start) it only stops.
-func (m *monitorRun) stop(s *summary.Summary, measuredStart time.Time) {
-	if m == nil || m.watch == nil {
-		return
-	}
-	w := m.watch.Stop()
-	m.watch = nil
-	if s == nil {
-		return
-	}
-	// the baselines are taken a moment before the engine's measured start: a few ms below 0
-	at := func(t time.Time) time.Duration { return t.Sub(measuredStart) }
-	var rs []result.Resources
-	for i, tr := range w.Targets {
-		r := summary.ResourcesOf(tr, m.targets[i].label, at)
-		if m.targets[i].label == selfLabel {
-			summary.MarkSelf(&r, w, m.lag)
-		}
-		rs = append(rs, r)
-	}
-	summary.MarkListeners(context.Background(), rs, w.Targets, s.Config)
-	var mt *result.Metrics
-	if m.scraper != nil {
-		mt = summary.MetricsOf(m.url, m.rawURL, m.series, w, at)
-	}
-	s.SetResources(rs, mt)
-}
-
-// monitoring returns what o asks to watch; with nothing asked, the generator itself.
-func (o outputs) monitoring() *monitorRun {
-	if o.monitor != nil {
-		o.monitor.url = plan.ShownURL(o.monitor.url, o.showSecrets)
-		return o.monitor
-	}
-	m, err := (*monitorFlags)(nil).prepare()
-	if err != nil {
-		return nil // no /proc here: nothing to watch
-	}
 	return m
-}
-
-// writeResources writes what the monitor saw into the result file, before its trailer.
-func (o *resultOut) writeResources(s *summary.Summary) {
-	if o.err == nil && len(s.Resources) > 0 {
-		o.err = o.w.WriteResources(s.Resources...)
-	}
-	if o.err == nil && s.Metrics != nil {
-		o.err = o.w.WriteMetrics(*s.Metrics)
-	}
 }

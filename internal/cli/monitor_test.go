@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -187,7 +188,7 @@ func TestRunMonitorChild(t *testing.T) {
 	for _, r := range s.Resources {
 		labels = append(labels, r.Target)
 	}
-	want := []string{"pid " + strconv.Itoa(c.pid), "process " + c.name, selfLabel}
+	want := []string{"pid " + strconv.Itoa(c.pid), "process " + c.name, runner.SelfLabel}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Fatalf("resources of %q; want %q", labels, want)
 	}

@@ -118,6 +118,16 @@ func TestLiveToStdout(t *testing.T) {
 	}
 }
 
+// liveLine is one line of --live as a reader decodes it (the fields the tests read).
+type liveLine struct {
+	ElapsedS  float64         `json:"elapsed_s"`
+	Warmup    bool            `json:"warmup"`
+	Final     bool            `json:"final"`
+	InFlight  int64           `json:"in_flight"`
+	Total     summary.Point   `json:"total"`
+	Endpoints []summary.Point `json:"endpoints"`
+}
+
 func liveLines(t *testing.T, path string) []liveLine {
 	t.Helper()
 	f, err := os.Open(path)

@@ -13,6 +13,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/summary"
 	"github.com/rpcbench/rpcbench/transport"
@@ -249,7 +250,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		defer os.Remove(tmp.Name())
 		o.out = tmp.Name()
 	}
-	if o.monitor, err = f.monitor.prepare(); err != nil {
+	if o.monitor, err = f.monitor.prepare(f.output.showSecrets); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
 	if o.profile, err = f.profile.prepare(f.output.out); err != nil {
@@ -282,76 +283,56 @@ func prepare(e *env, p plan.Plan) (*plan.Prepared, error) {
 	return nil, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
 }
 
-// execute sends the setup phase of a prepared plan (see prepare), runs it, prints its report in
-// o.format and saves what o asks for (report file, result file, live lines, HTML); it returns the
-// exit code.
-// extra options (the gRPC transport checked before the run) go to engine.RunPrepared.
+// execute runs a prepared plan (see prepare) through the runner — its setup phase, the outputs o
+// asks for (report file, result file, live lines, request log, HTML), what it watches — prints its
+// report in o.format and returns the exit code. extra options (the gRPC transport checked before
+// the run) go to the engine.
 func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra ...engine.Option) int {
 	np := prep.Plan
-	if prep.Setup != nil {
-		sr, err := engine.Setup(ctx, prep, cutOption(e)...)
-		if err != nil {
-			if ctx.Err() != nil {
-				return fail(e, o.cmd(), err, ExitInterrupted)
-			}
-			return fail(e, o.cmd(), err, ExitCannotStart)
-		}
-		fmt.Fprintf(e.stderr, "rpcbench %s: setup: %d requests to %s in %v, all ok\n", o.cmd(), sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
-	}
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
 	}
-	var tl summary.Timeline
-	names := endpointNames(np)
-	stages := summary.NewStages(np.Load, names, o.stageRamps)
-	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
-	saving, err := o.start(e, np)
+	set, err := o.set(e)
 	if err != nil {
+		return fail(e, o.cmd(), err, ExitUsage)
+	}
+	watch := o.monitor
+	if watch == nil {
+		watch = generatorOnly()
+	}
+	ro := runner.Options{
+		Outputs: set, Watch: watch, Profile: o.profile, Cut: e.cut, Engine: append(o.engine, extra...),
+		Version: Version(), ShowSecrets: o.showSecrets, StageRamps: o.stageRamps, Command: o.command,
+		OnSetup: func(sr engine.SetupResult) {
+			fmt.Fprintf(e.stderr, "rpcbench %s: setup: %d requests to %s in %v, all ok\n", o.cmd(), sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
+		},
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", o.cmd(), msg) },
+	}
+	run, err := runner.Run(ctx, prep, ro)
+	if err != nil {
+		var se *runner.SetupError
+		if errors.As(err, &se) && ctx.Err() != nil {
+			return fail(e, o.cmd(), err, ExitInterrupted)
+		}
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
-	opts = append(opts, saving.options()...)
-	opts = append(opts, cutOption(e)...)
-	opts = append(opts, o.engine...)
-	// With --live -, stdout is the stream of JSON lines, which the report and the progress line
-	// must not break: the report goes to stderr, and there is no progress line.
+	res, s := run.Result, run.Summary
+	segmentWarnings(e, res)
+	// With --live -, stdout is the stream of JSON lines, which the report must not break: it goes
+	// to stderr.
 	reportTo := e.stdout
 	if o.live == "-" {
 		reportTo = e.stderr
 	}
-	if !o.quiet && o.live != "-" && isTerminal(e.stdout) && isTerminal(e.stderr) {
-		pr := newProgress(e.stderr)
-		opts = append(opts, engine.WithObserver(pr.observe))
-	}
-	mon := o.monitoring()
-	opts = append(opts, mon.options()...)
-	mon.start(np)
-	o.profile.start(np)
-	res, err := engine.RunPrepared(ctx, prep, append(opts, extra...)...)
-	if err != nil {
-		mon.stop(nil, time.Time{})
-		o.profile.stop(e, nil)
-		saving.abandon()
-		return fail(e, o.cmd(), err, ExitCannotStart)
-	}
-	segmentWarnings(e, res)
-	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
-	s.SetTimeline(tl.Points)
-	s.Stages = stages.Results()
-	mon.stop(s, res.MeasuredStart)
-	s.SetStageResources()
-	o.profile.stop(e, s)
 	code := ExitOK
 	if err := render(reportTo, s, o.format, o.tables); err != nil {
 		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), err)
 		code = ExitCannotStart
 	}
-	if o.reportFile != "" {
-		if err := saveReport(o.reportFile, s, o.tables); err != nil {
-			fmt.Fprintf(e.stderr, "rpcbench %s: --report-file: %v\n", o.cmd(), err)
-			code = ExitCannotStart
+	if run.OutputErr != nil {
+		for _, line := range strings.Split(run.OutputErr.Error(), "\n") {
+			fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", o.cmd(), line)
 		}
-	}
-	if !saving.finish(e, res, s) {
 		code = ExitCannotStart
 	} else if o.outLog {
 		if err := frameResult(reportTo, o.out); err != nil {

@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/output"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// Options say how a run is watched and where its figures go. The zero value runs the plan with no
+// output and nothing watched, and reports it with its secrets redacted.
+type Options struct {
+	// Outputs receive the run as it goes (output.Output); they are started before the first
+	// request, in order, and stopped after the last, in order.
+	Outputs output.Set
+	// Watch is what is watched besides the load (the target's processes, its metrics, the
+	// generator); nil: nothing.
+	Watch *Watching
+	// Profile captures the target's profiles over the measured window; nil: none.
+	Profile *Profiling
+	// Cut, when closed, ends the run at once (engine.WithCut); the setup phase too.
+	Cut <-chan struct{}
+	// Engine are options of the measured run beyond the plan: a start time (engine.WithStartAt),
+	// a transport checked before the run (engine.WithTransport), observers.
+	Engine []engine.Option
+	// Version is the tool's version, for the summary and the result file.
+	Version string
+	// ShowSecrets keeps the plan's secrets in the summary and the outputs; otherwise they are
+	// redacted (plan.Plan.Shown).
+	ShowSecrets bool
+	// StageRamps puts the ramps of a load with stages among the per-stage figures.
+	StageRamps bool
+	// Command is the command line that started the run, as the result file keeps it.
+	Command []string
+	// Labels name the run among others (scenario, target, step) for the outputs.
+	Labels map[string]string
+	// OnSetup, when set, is told that the setup phase succeeded, before the measured run starts.
+	OnSetup func(engine.SetupResult)
+	// Warn, when set, receives what went wrong without stopping the run: a profile that could not
+	// be written.
+	Warn func(string)
+}
+
+// Outcome is a run that was done.
+type Outcome struct {
+	// Result is what the engine measured.
+	Result *engine.Result
+	// Summary is the run's figures with everything watched folded in, the plan in it redacted
+	// unless Options.ShowSecrets.
+	Summary *summary.Summary
+	// OutputErr joins the outputs that failed at the end, each error prefixed with the output's
+	// name; the figures stand.
+	OutputErr error
+}
+
+// SetupError is the error of a run whose setup phase failed: nothing was measured.
+type SetupError struct{ Err error }
+
+func (e *SetupError) Error() string { return e.Err.Error() }
+func (e *SetupError) Unwrap() error { return e.Err }
+
+// OutputError is the error of a run one of whose outputs could not start: nothing was sent.
+type OutputError struct{ Err error }
+
+func (e *OutputError) Error() string { return e.Err.Error() }
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// Run runs prep end to end: its setup phase (a *SetupError when it fails), the outputs started (an
+// *OutputError when one cannot), the watchers started, the measured run, then the summary — its
+// timeline, per-stage figures, watched resources and notes — and the outputs stopped with it. An
+// interrupted run (ctx cancelled, Cut closed) is an Outcome whose Result says Interrupted: every
+// output still receives what was measured. Any other error says the run could not start; the
+// outputs are then stopped with nothing, and keep no file that holds no run.
+func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) {
+	np := prep.Plan
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	cut := []engine.Option{}
+	if o.Cut != nil {
+		cut = append(cut, engine.WithCut(o.Cut))
+	}
+	if prep.Setup != nil {
+		sr, err := engine.Setup(ctx, prep, cut...)
+		if err != nil {
+			return nil, &SetupError{err}
+		}
+		if o.OnSetup != nil {
+			o.OnSetup(sr)
+		}
+	}
+	// the endpoints' names as every output shows them: a name made of a URL keeps no secret of it
+	shown := np.Shown(o.ShowSecrets)
+	names := make([]string, len(shown.Endpoints))
+	for i, e := range shown.Endpoints {
+		names[i] = e.Name
+	}
+	run := output.Run{Plan: shown, Endpoints: names, Command: o.Command, Labels: o.Labels, Version: o.Version, Started: time.Now()}
+	if err := o.Outputs.Start(run); err != nil {
+		return nil, &OutputError{err}
+	}
+	var tl summary.Timeline
+	stages := summary.NewStages(np.Load, names, o.StageRamps)
+	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
+	opts = append(opts, o.Outputs.Options()...)
+	opts = append(opts, cut...)
+	opts = append(opts, o.Watch.options()...)
+	opts = append(opts, o.Engine...)
+	o.Watch.start(np)
+	o.Profile.start(np)
+	res, err := engine.RunPrepared(ctx, prep, opts...)
+	if err != nil {
+		o.Watch.stop(nil, time.Time{})
+		o.Profile.stop(nil, warn)
+		o.Outputs.Stop(nil, nil) //nolint:errcheck // the run did not happen: its error is the one to tell
+		return nil, err
+	}
+	s := summary.New(summary.Run{Plan: res.Plan.Shown(o.ShowSecrets), Version: o.Version, Trailer: res.Trailer}, res.Total)
+	s.SetTimeline(tl.Points)
+	s.Stages = stages.Results()
+	o.Watch.stop(s, res.MeasuredStart)
+	s.SetStageResources()
+	o.Profile.stop(s, warn)
+	return &Outcome{Result: res, Summary: s, OutputErr: o.Outputs.Stop(res, s)}, nil
+}
