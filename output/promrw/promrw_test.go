@@ -177,6 +177,41 @@ func TestRemoteWriteToPrometheus(t *testing.T) {
 	if !strings.Contains(notes.String(), "prometheus-rw: ") || strings.Contains(notes.String(), "dropped") {
 		t.Errorf("Stop's note: %q", notes.String())
 	}
+	dashboardQueries(t, base, "rw1")
+}
+
+// dashboardQueries runs every query of the Grafana dashboard in examples/ for run id against
+// Prometheus: each must parse, and each must find series, but those of the watched targets (this
+// run watched none).
+func dashboardQueries(t *testing.T, base, id string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "grafana-dashboard.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			n++
+			q := strings.ReplaceAll(tg.Expr, "$run_id", id)
+			got := query(t, base, q, "__name__")
+			if len(got) == 0 && !strings.Contains(q, "rpcbench_target_") {
+				t.Errorf("dashboard panel %q: %s finds nothing", p.Title, q)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("the dashboard has %d queries; want its panels' (at least 10)", n)
+	}
 }
 
 // A receiver that never answers slows no tick: the queue takes what it can hold, the rest is
