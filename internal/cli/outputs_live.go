@@ -23,7 +23,7 @@ func (f *liveFlags) define(fs *flag.FlagSet) {
 }
 
 // liveTypes are the --out TYPE= prefixes that name a live output, as k6 users type them.
-var liveTypes = []string{"prometheus-rw", "otlp"}
+var liveTypes = []string{"prometheus-rw", "otlp", "otlp-grpc"}
 
 // outType matches the TYPE= of an --out value that names an output instead of a file.
 var outType = regexp.MustCompile(`^([a-z][a-z0-9-]*)=(.*)$`)
@@ -47,8 +47,8 @@ func (f *liveFlags) outputs(outs []string, notes io.Writer, version string) (fil
 				return nil, nil, usagef("--out %s: %v", v, err)
 			}
 			live = append(live, o)
-		case "otlp":
-			o, err := otlp.New("--out "+typ, rest, otlp.Options{PushOptions: output.PushOptions{Notes: notes}, Version: version})
+		case "otlp", "otlp-grpc":
+			o, err := otlp.New("--out "+typ, rest, otlp.Options{PushOptions: output.PushOptions{Notes: notes}, Version: version, GRPC: typ == "otlp-grpc"})
 			if err != nil {
 				return nil, nil, usagef("--out %s: %v", v, err)
 			}

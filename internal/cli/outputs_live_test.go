@@ -20,12 +20,13 @@ func TestLiveOutputs(t *testing.T) {
 		live  []string
 		err   string
 	}{
-		{outs: []string{"run.json", "a=b.json", "prometheus-rw=http://127.0.0.1:9090/api/v1/write", "otlp=http://127.0.0.1:4318/v1/metrics"},
-			files: []string{"run.json", "a=b.json"}, live: []string{"--out prometheus-rw", "--out otlp"}},
+		{outs: []string{"run.json", "a=b.json", "prometheus-rw=http://127.0.0.1:9090/api/v1/write", "otlp=http://127.0.0.1:4318/v1/metrics", "otlp-grpc=http://127.0.0.1:4317"},
+			files: []string{"run.json", "a=b.json"}, live: []string{"--out prometheus-rw", "--out otlp", "--out otlp-grpc"}},
 		{args: []string{"--metrics-addr", "127.0.0.1:9464"}, live: []string{"--metrics-addr"}},
-		{outs: []string{"influxdb=http://127.0.0.1:8086"}, err: `--out influxdb=http://127.0.0.1:8086: no output is named "influxdb": expected one of prometheus-rw, otlp`},
+		{outs: []string{"influxdb=http://127.0.0.1:8086"}, err: `--out influxdb=http://127.0.0.1:8086: no output is named "influxdb": expected one of prometheus-rw, otlp, otlp-grpc`},
 		{outs: []string{"prometheus-rw=127.0.0.1:9090"}, err: `--out prometheus-rw=127.0.0.1:9090: "127.0.0.1:9090" is not a remote-write URL: expected http:// or https://`},
 		{outs: []string{"otlp=127.0.0.1:4318"}, err: `--out otlp=127.0.0.1:4318: "127.0.0.1:4318" is not an OTLP/HTTP URL: expected http:// or https://`},
+		{outs: []string{"otlp-grpc=127.0.0.1:4317"}, err: `--out otlp-grpc=127.0.0.1:4317: "127.0.0.1:4317" is not an OTLP/gRPC URL`},
 		{args: []string{"--metrics-addr", "9464"}, err: `--metrics-addr: "9464" is not an address to listen on: expected host:port`},
 	} {
 		var f liveFlags

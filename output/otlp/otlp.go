@@ -1,5 +1,6 @@
 // Package otlp is the output that sends a run's live series (output.Series) as OpenTelemetry
-// metrics over OTLP/HTTP (protobuf) as the run goes, through the OpenTelemetry Go SDK's exporter:
+// metrics over OTLP — HTTP (protobuf) or gRPC — as the run goes, through the OpenTelemetry Go SDK's
+// exporters:
 // to an OpenTelemetry Collector, Grafana Alloy, or any backend that takes OTLP. The counts are
 // cumulative monotonic sums from the run's start, the rest gauges; the metric names and attributes
 // are those of remote write, so that one dashboard reads either.
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
 	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -32,32 +34,54 @@ type Options struct {
 	Timeout time.Duration
 	// Version is the tool's version, the resource's service.version.
 	Version string
+	// GRPC sends over OTLP/gRPC instead of OTLP/HTTP: the URL is then the receiver's address,
+	// http://host:4317 in cleartext or https:// over TLS.
+	GRPC bool
+}
+
+// exporter is what the output needs of the SDK's OTLP exporters (otlpmetrichttp, otlpmetricgrpc).
+type exporter interface {
+	Export(ctx context.Context, rm *metricdata.ResourceMetrics) error
+	Shutdown(ctx context.Context) error
 }
 
 // Output sends the series to one OTLP/HTTP receiver. Build it with New.
 type Output struct {
 	*output.Pusher
-	exp     *otlpmetrichttp.Exporter
+	exp     exporter
 	res     *resource.Resource
 	started time.Time
 	o       Options
 }
 
 // New returns the output that exports to the OTLP/HTTP receiver at rawURL, the full URL of its
-// metrics path (e.g. http://127.0.0.1:4318/v1/metrics); name is its name in messages.
+// metrics path (e.g. http://127.0.0.1:4318/v1/metrics), or with o.GRPC to the OTLP/gRPC receiver
+// at rawURL (e.g. http://127.0.0.1:4317); name is its name in messages.
 func New(name, rawURL string, o Options) (*Output, error) {
-	u, err := output.PushURL(rawURL, "OTLP/HTTP", "http://127.0.0.1:4318/v1/metrics")
-	if err != nil {
-		return nil, err
-	}
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
-	opts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(u), otlpmetrichttp.WithTimeout(o.Timeout),
-		otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second, MaxElapsedTime: o.Timeout})}
-	exp, err := otlpmetrichttp.New(context.Background(), opts...)
-	if err != nil {
-		return nil, err
+	var exp exporter
+	if o.GRPC {
+		u, err := output.PushURL(rawURL, "OTLP/gRPC", "http://127.0.0.1:4317")
+		if err != nil {
+			return nil, err
+		}
+		exp, err = otlpmetricgrpc.New(context.Background(), otlpmetricgrpc.WithEndpointURL(u), otlpmetricgrpc.WithTimeout(o.Timeout),
+			otlpmetricgrpc.WithRetry(otlpmetricgrpc.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second, MaxElapsedTime: o.Timeout}))
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		u, err := output.PushURL(rawURL, "OTLP/HTTP", "http://127.0.0.1:4318/v1/metrics")
+		if err != nil {
+			return nil, err
+		}
+		exp, err = otlpmetrichttp.New(context.Background(), otlpmetrichttp.WithEndpointURL(u), otlpmetrichttp.WithTimeout(o.Timeout),
+			otlpmetrichttp.WithRetry(otlpmetrichttp.RetryConfig{Enabled: true, InitialInterval: 100 * time.Millisecond, MaxInterval: 5 * time.Second, MaxElapsedTime: o.Timeout}))
+		if err != nil {
+			return nil, err
+		}
 	}
 	p := &Output{exp: exp, o: o}
 	p.Pusher = output.NewPusher(name, o.PushOptions, p.send)

@@ -1,6 +1,7 @@
 package otlp_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,9 @@ import (
 
 	colmetrics "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/rpcbench/rpcbench/engine"
@@ -44,14 +48,8 @@ func startReceiver(t *testing.T) *receiver {
 			http.Error(w, "bad export", http.StatusBadRequest)
 			return
 		}
-		rc.mu.Lock()
-		status := rc.status
-		if status == 0 {
-			rc.exports = append(rc.exports, req)
-		}
-		rc.mu.Unlock()
-		if status != 0 {
-			w.WriteHeader(status)
+		if rc.keep(req) {
+			w.WriteHeader(rc.status)
 			return
 		}
 		out, _ := proto.Marshal(&colmetrics.ExportMetricsServiceResponse{})
@@ -65,6 +63,46 @@ func startReceiver(t *testing.T) *receiver {
 	go srv.Serve(l) //nolint:errcheck // closed at cleanup
 	t.Cleanup(func() { srv.Close() })
 	rc.url = "http://" + l.Addr().String() + "/v1/metrics"
+	return rc
+}
+
+// keep stores one export, or refuses it with the receiver's status.
+func (rc *receiver) keep(req *colmetrics.ExportMetricsServiceRequest) (refused bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.status != 0 {
+		return true
+	}
+	rc.exports = append(rc.exports, req)
+	return false
+}
+
+// grpcReceiver is the OTLP/gRPC metrics service of a receiver.
+type grpcReceiver struct {
+	colmetrics.UnimplementedMetricsServiceServer
+	rc *receiver
+}
+
+func (g grpcReceiver) Export(_ context.Context, req *colmetrics.ExportMetricsServiceRequest) (*colmetrics.ExportMetricsServiceResponse, error) {
+	if g.rc.keep(req) {
+		return nil, status.Error(codes.InvalidArgument, "refused")
+	}
+	return &colmetrics.ExportMetricsServiceResponse{}, nil
+}
+
+// startGRPCReceiver is startReceiver over OTLP/gRPC: its url is the address, http://host:port.
+func startGRPCReceiver(t *testing.T) *receiver {
+	t.Helper()
+	rc := &receiver{}
+	srv := grpc.NewServer()
+	colmetrics.RegisterMetricsServiceServer(srv, grpcReceiver{rc: rc})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l) //nolint:errcheck // stopped at cleanup
+	t.Cleanup(srv.Stop)
+	rc.url = "http://" + l.Addr().String()
 	return rc
 }
 
@@ -110,11 +148,16 @@ func (rc *receiver) last(name, by string, with map[string]string) (map[string]fl
 	return nil, false
 }
 
-// The last export holds the counts of the run's JSON report, the counts as cumulative sums.
+// The last export holds the counts of the run's JSON report, the counts as cumulative sums, over
+// HTTP and over gRPC.
 func TestOTLPExport(t *testing.T) {
-	rc := startReceiver(t)
+	t.Run("http", func(t *testing.T) { testExport(t, startReceiver(t), false) })
+	t.Run("grpc", func(t *testing.T) { testExport(t, startGRPCReceiver(t), true) })
+}
+
+func testExport(t *testing.T, rc *receiver, overGRPC bool) {
 	var notes strings.Builder
-	o, err := otlp.New("--out otlp", rc.url, otlp.Options{PushOptions: output.PushOptions{Notes: &notes}, Version: "test"})
+	o, err := otlp.New("--out otlp", rc.url, otlp.Options{PushOptions: output.PushOptions{Notes: &notes}, Version: "test", GRPC: overGRPC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,13 +198,16 @@ func TestOTLPExport(t *testing.T) {
 	}
 }
 
-// A receiver that refuses every export: the samples are dropped, counted and said, and Stop still
-// returns within its flush timeout.
+// A receiver that refuses every export: the samples are dropped and counted, over HTTP and gRPC.
 func TestOTLPReceiverRefuses(t *testing.T) {
-	rc := startReceiver(t)
+	t.Run("http", func(t *testing.T) { testRefused(t, startReceiver(t), false) })
+	t.Run("grpc", func(t *testing.T) { testRefused(t, startGRPCReceiver(t), true) })
+}
+
+func testRefused(t *testing.T, rc *receiver, overGRPC bool) {
 	rc.status = http.StatusBadRequest
 	var notes strings.Builder
-	o, err := otlp.New("--out otlp", rc.url, otlp.Options{PushOptions: output.PushOptions{Notes: &notes, FlushTimeout: 5 * time.Second}})
+	o, err := otlp.New("--out otlp", rc.url, otlp.Options{PushOptions: output.PushOptions{Notes: &notes, FlushTimeout: 5 * time.Second}, GRPC: overGRPC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,6 +227,9 @@ func TestNewRejectsBadURL(t *testing.T) {
 	for _, u := range []string{"", "127.0.0.1:4318", "grpc://h:4317"} {
 		if _, err := otlp.New("--out otlp", u, otlp.Options{}); err == nil || !strings.Contains(err.Error(), "OTLP/HTTP URL") {
 			t.Errorf("New(%q): %v", u, err)
+		}
+		if _, err := otlp.New("--out otlp-grpc", u, otlp.Options{GRPC: true}); err == nil || !strings.Contains(err.Error(), "OTLP/gRPC URL") {
+			t.Errorf("New(%q, GRPC): %v", u, err)
 		}
 	}
 }
