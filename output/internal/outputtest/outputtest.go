@@ -5,12 +5,16 @@ package outputtest
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -80,4 +84,59 @@ func Run(t *testing.T, run output.Run, outs output.Set, beforeStop func()) Repor
 		t.Fatalf("every request sent was answered (%d): the lab's resets did not show, and sent is not told from answered", r.Requests.Sent)
 	}
 	return r
+}
+
+// Second is a tick of one endpoint holding a second at 20,000/s: 20,000 latencies, service times
+// and send lags, ten timeouts; for the outputs' benchmarks.
+func Second() *engine.Tick {
+	iv := result.NewInterval(1)
+	iv.Start, iv.End, iv.Intended = 0, time.Second, 20000
+	c := iv.Endpoints[0]
+	c.Sent, c.Completed, c.OK = 20000, 20000, 19990
+	c.Errors[result.Timeout] = 10
+	for i := range int64(20000) {
+		c.Latency.RecordValue(200 + i%5000) //nolint:errcheck // in range
+		c.Service.RecordValue(150 + i%4000) //nolint:errcheck // in range
+		iv.SendLag.RecordValue(10 + i%100)  //nolint:errcheck // in range
+	}
+	return &engine.Tick{Interval: iv, Elapsed: time.Second}
+}
+
+// Sink is a loopback HTTP server that reads and discards every request: a receiver whose own cost
+// is small. It is closed when the test ends.
+func Sink(tb testing.TB) string {
+	tb.Helper()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // a sink
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go srv.Serve(l) //nolint:errcheck // closed at cleanup
+	tb.Cleanup(func() { srv.Close() })
+	return "http://" + l.Addr().String()
+}
+
+// Bench ticks o with Second b.N times, then stops it, which waits for what it queued: the time
+// per op is an interval's cost, sends included.
+func Bench(b *testing.B, o interface {
+	output.Output
+	Dropped() uint64
+}) {
+	if err := o.Start(output.Run{Endpoints: []string{"GET /"}, Started: time.Now()}); err != nil {
+		b.Fatal(err)
+	}
+	tick := Second()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		o.Tick(tick)
+	}
+	if err := o.Stop(nil, nil); err != nil {
+		b.Fatal(err)
+	}
+	if o.Dropped() != 0 {
+		b.Fatalf("%d samples dropped", o.Dropped())
+	}
 }
