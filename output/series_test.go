@@ -64,3 +64,33 @@ func TestSeriesBounded(t *testing.T) {
 		t.Errorf("%d endpoints: %d samples, sent %v; want 14 samples, one sent of %d", big, n, sent, 2*11*big)
 	}
 }
+
+// A watched target's last sample goes out with the next tick, labelled with the target: its RSS
+// from the first (baseline) sample on, its CPU once a sample covers an interval.
+func TestSeriesResources(t *testing.T) {
+	s := output.NewSeries(output.Run{Endpoints: []string{"a"}})
+	find := func(samples []output.Sample, name string) (float64, bool) {
+		for _, sm := range samples {
+			if sm.Name == name && len(sm.Labels) == 2 && sm.Labels[1] == (output.Label{Name: "watched", Value: "pid 42"}) {
+				return sm.Value, true
+			}
+		}
+		return 0, false
+	}
+	s.Resource("pid 42", result.ResourceSample{RSS: 1 << 20})
+	got := s.Tick(tick(1, 1))
+	if _, ok := find(got, "rpcbench_target_cpu_percent"); ok {
+		t.Error("a CPU figure from the baseline sample, which has none")
+	}
+	if v, ok := find(got, "rpcbench_target_rss_bytes"); !ok || v != 1<<20 {
+		t.Errorf("rss %v, %v; want %d", v, ok, 1<<20)
+	}
+	s.Resource("pid 42", result.ResourceSample{Interval: time.Second, CPUPercent: 87.5, RSS: 3 << 20})
+	got = s.Tick(tick(1, 1))
+	if v, ok := find(got, "rpcbench_target_cpu_percent"); !ok || v != 87.5 {
+		t.Errorf("cpu %v, %v; want 87.5", v, ok)
+	}
+	if v, ok := find(got, "rpcbench_target_rss_bytes"); !ok || v != 3<<20 {
+		t.Errorf("rss %v, %v; want %d", v, ok, 3<<20)
+	}
+}
