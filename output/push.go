@@ -32,6 +32,8 @@ type PushOptions struct {
 	FlushTimeout time.Duration
 	// Notes receives the line Stop writes about what was sent and dropped; nil writes none.
 	Notes io.Writer
+	// NativeHistograms adds each endpoint's latency as a native histogram (Series.Natives).
+	NativeHistograms bool
 }
 
 // Pusher is the Output part that the live outputs which push share (remote write, OTLP): it
@@ -75,6 +77,7 @@ func (p *Pusher) Name() string { return p.name }
 // Start starts the sender.
 func (p *Pusher) Start(r Run) error {
 	p.series = NewSeries(r)
+	p.series.Natives = p.o.NativeHistograms
 	p.queue = make(chan Batch, p.o.Queue)
 	p.done = make(chan struct{})
 	p.ctx, p.cancel = context.WithCancel(context.Background())

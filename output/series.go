@@ -1,6 +1,8 @@
 package output
 
 import (
+	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,7 +30,27 @@ type SeriesKind uint8
 const (
 	Gauge SeriesKind = iota
 	Counter
+	// Histogram is a native (exponential) histogram that only grows over the run: Sample.Native.
+	Histogram
 )
+
+// NativeSchema is the resolution of the native histograms: each power of two is cut into 2^3
+// buckets, each 9 % wider than the one before, so that a quantile read from one is within 9 % of
+// the latency it estimates.
+const NativeSchema = 3
+
+// Native is a native histogram of latencies in seconds, as Prometheus and OpenTelemetry
+// (exponential histograms, scale = schema) define them: bucket i holds the values in
+// (2^((i-1)/2^Schema), 2^(i/2^Schema)]. Sum is the latencies' sum as the HDR histograms they come
+// from give it (each value rounded to 3 significant digits).
+type Native struct {
+	Schema int32
+	Count  uint64
+	Zero   uint64 // values of 0
+
+	Sum     float64
+	Buckets map[int32]uint64
+}
 
 // Label is one label of a series.
 type Label struct{ Name, Value string }
@@ -40,6 +62,8 @@ type Sample struct {
 	Kind   SeriesKind
 	Labels []Label
 	Value  float64
+	// Native is the histogram of a sample of Kind Histogram: a copy, the sample's own.
+	Native *Native
 }
 
 // The names of the live series and what each means: the help text of a scrape endpoint and of
@@ -51,13 +75,14 @@ var SeriesHelp = map[string]string{
 	"rpcbench_requests_failed_total":      "Failed requests, by class of failure.",
 	"rpcbench_rate_intended_per_second":   "Requests intended per second in the last interval.",
 	"rpcbench_rate_achieved_per_second":   "Answers per second in the last interval.",
-	"rpcbench_latency_seconds":            "Latency (from the intended send to the answer) of the last interval, by quantile; quantile 1 is the maximum.",
+	"rpcbench_latency_seconds":            "Latency (from the intended send to the answer, or to the failure) of the last interval, by quantile; quantile 1 is the maximum.",
 	"rpcbench_service_time_seconds":       "Service time (from the actual send to the answer) of the last interval, by quantile.",
 	"rpcbench_send_lag_seconds":           "How late after their intended times the last interval's requests went out, by quantile.",
 	"rpcbench_in_flight":                  "Requests being sent or awaited.",
 	"rpcbench_run_valid":                  "The run's validity verdict, known when it ends: 1 valid, 0 not (see the report's reasons).",
 	"rpcbench_target_cpu_percent":         "CPU of a watched target in its last sample, percent of one core.",
 	"rpcbench_target_rss_bytes":           "Resident memory of a watched target in its last sample.",
+	"rpcbench_latency_histogram_seconds":  "Latency (from the intended send to the answer, or to the failure) of every request so far, as a native histogram.",
 	"rpcbench_live_endpoints_folded_info": "1 when the run had more endpoints than the live series keep one by one: its figures are for all endpoints together.",
 }
 
@@ -84,6 +109,11 @@ type Series struct {
 	all     *result.Counts // reused by Tick
 	intend  uint64
 	lastLag float64
+
+	// Natives, when set before the first Tick, adds a native histogram of each endpoint's latency
+	// (rpcbench_latency_histogram_seconds), for receivers that take them.
+	Natives bool
+	natives []Native
 
 	mu  sync.Mutex
 	res map[string]result.ResourceSample
@@ -150,11 +180,17 @@ func (s *Series) Tick(t *engine.Tick) []Sample {
 	}
 	if iv != nil {
 		s.intend += iv.Intended
+		if s.Natives && s.natives == nil {
+			s.natives = make([]Native, len(s.names))
+		}
 		if s.folded || len(iv.Endpoints) != len(s.names) {
-			s.counts[0].Merge(iv.TotalInto(s.all))
+			all := iv.TotalInto(s.all)
+			s.counts[0].Merge(all)
+			s.addNative(0, all.Latency)
 		} else {
 			for i, c := range iv.Endpoints {
 				s.counts[i].Merge(c)
+				s.addNative(i, c.Latency)
 			}
 		}
 	}
@@ -178,6 +214,10 @@ func (s *Series) Tick(t *engine.Tick) []Sample {
 		}
 		c := s.counts[i]
 		add("rpcbench_requests_sent_total", Counter, float64(c.Sent), ep...)
+		if s.natives != nil && s.natives[i].Count > 0 {
+			add("rpcbench_latency_histogram_seconds", Histogram, 0, ep...)
+			out[len(out)-1].Native = s.natives[i].clone()
+		}
 		add("rpcbench_requests_ok_total", Counter, float64(c.OK), ep...)
 		for cl := result.Class(1); cl < result.NumClasses; cl++ {
 			if n := c.Errors[cl]; n > 0 {
@@ -206,6 +246,34 @@ func (s *Series) Tick(t *engine.Tick) []Sample {
 	}
 	s.mu.Unlock()
 	return out
+}
+
+// addNative adds the latencies of h (µs) to the native histogram of endpoint i.
+func (s *Series) addNative(i int, h *result.Histogram) {
+	if s.natives == nil || h.TotalCount() == 0 {
+		return
+	}
+	n := &s.natives[i]
+	if n.Buckets == nil {
+		n.Schema, n.Buckets = NativeSchema, map[int32]uint64{}
+	}
+	for _, b := range h.Distribution() {
+		n.Count += uint64(b.Count)
+		if b.To <= 0 {
+			n.Zero += uint64(b.Count)
+			continue
+		}
+		v := seconds(b.To)
+		idx := int32(math.Ceil(math.Log2(v) * (1 << NativeSchema)))
+		n.Buckets[idx] += uint64(b.Count)
+	}
+	n.Sum += h.Mean() * float64(h.TotalCount()) / float64(time.Second/time.Microsecond)
+}
+
+func (n *Native) clone() *Native {
+	c := *n
+	c.Buckets = maps.Clone(n.Buckets)
+	return &c
 }
 
 // percentiles adds the latency and service-time percentiles of c, as the timeline of the JSON

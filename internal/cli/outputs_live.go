@@ -16,10 +16,12 @@ import (
 // that push are --out values (see liveOutputs).
 type liveFlags struct {
 	metricsAddr string
+	natives     bool
 }
 
 func (f *liveFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve the run's live series at http://`HOST:PORT`/metrics while it runs, for Prometheus to scrape (e.g. 127.0.0.1:9464)")
+	fs.BoolVar(&f.natives, "prometheus-native-histograms", false, "--out prometheus-rw: also send each endpoint's latency as a native histogram (the receiver must take them: Prometheus with --enable-feature=native-histograms)")
 }
 
 // liveTypes are the --out TYPE= prefixes that name a live output, as k6 users type them.
@@ -42,7 +44,7 @@ func (f *liveFlags) outputs(outs []string, notes io.Writer, version string) (fil
 		}
 		switch typ, rest := m[1], m[2]; typ {
 		case "prometheus-rw":
-			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes}, UserAgent: "rpcbench/" + version})
+			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes, NativeHistograms: f.natives}, UserAgent: "rpcbench/" + version})
 			if err != nil {
 				return nil, nil, usagef("--out %s: %v", v, err)
 			}

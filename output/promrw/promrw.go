@@ -15,12 +15,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/klauspost/compress/snappy"
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/rpcbench/rpcbench/output"
@@ -155,12 +157,21 @@ func encode(b output.Batch) ([]byte, error) {
 			ls = append(ls, prompb.Label{Name: l.Name, Value: l.Value})
 		}
 		slices.SortFunc(ls, func(a, b prompb.Label) int { return strings.Compare(a.Name, b.Name) })
-		req.Timeseries = append(req.Timeseries, prompb.TimeSeries{Labels: ls, Samples: []prompb.Sample{{Value: s.Value, Timestamp: ts}}})
+		series := prompb.TimeSeries{Labels: ls}
+		if s.Kind == output.Histogram {
+			series.Histograms = []prompb.Histogram{prompb.FromIntHistogram(ts, native(s.Native))}
+		} else {
+			series.Samples = []prompb.Sample{{Value: s.Value, Timestamp: ts}}
+		}
+		req.Timeseries = append(req.Timeseries, series)
 		if !seen[s.Name] {
 			seen[s.Name] = true
 			typ := prompb.MetricMetadata_GAUGE
-			if s.Kind == output.Counter {
+			switch s.Kind {
+			case output.Counter:
 				typ = prompb.MetricMetadata_COUNTER
+			case output.Histogram:
+				typ = prompb.MetricMetadata_HISTOGRAM
 			}
 			req.Metadata = append(req.Metadata, prompb.MetricMetadata{Type: typ, MetricFamilyName: s.Name, Help: output.SeriesHelp[s.Name]})
 		}
@@ -170,6 +181,28 @@ func encode(b output.Batch) ([]byte, error) {
 		return nil, errors.Join(errors.New("encoding the remote-write request"), err)
 	}
 	return snappy.Encode(nil, raw), nil
+}
+
+// native returns n as Prometheus's own histogram type: its buckets in spans of consecutive
+// indexes, their counts delta-encoded.
+func native(n *output.Native) *histogram.Histogram {
+	h := &histogram.Histogram{Schema: n.Schema, Count: n.Count, ZeroCount: n.Zero, Sum: n.Sum}
+	idx := slices.Sorted(maps.Keys(n.Buckets))
+	prev, last := int64(0), int32(0)
+	for i, x := range idx {
+		switch {
+		case i == 0:
+			h.PositiveSpans = append(h.PositiveSpans, histogram.Span{Offset: x, Length: 1})
+		case x == last+1:
+			h.PositiveSpans[len(h.PositiveSpans)-1].Length++
+		default:
+			h.PositiveSpans = append(h.PositiveSpans, histogram.Span{Offset: x - last - 1, Length: 1})
+		}
+		c := int64(n.Buckets[x])
+		h.PositiveBuckets = append(h.PositiveBuckets, c-prev)
+		prev, last = c, x
+	}
+	return h
 }
 
 var _ output.ResourceObserver = (*Output)(nil)

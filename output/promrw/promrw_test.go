@@ -31,7 +31,7 @@ import (
 
 // startPrometheus starts Debian's prometheus with its remote-write receiver on a loopback port and
 // a storage directory of the test's, and returns its base URL once it says it is ready.
-func startPrometheus(t *testing.T) string {
+func startPrometheus(t *testing.T, args ...string) string {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -52,8 +52,8 @@ func startPrometheus(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--web.enable-remote-write-receiver")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(dir, "data"),
+		"--web.listen-address=" + addr, "--web.enable-remote-write-receiver"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -211,6 +211,31 @@ func dashboardQueries(t *testing.T, base, id string) {
 	}
 	if n < 10 {
 		t.Errorf("the dashboard has %d queries; want its panels' (at least 10)", n)
+	}
+}
+
+// With native histograms, Prometheus holds each endpoint's latencies of the whole run: one per
+// request attempted (the failed ones end too: sent or failed before sending, as the report counts
+// them), and a p99 within the 9 % of a bucket of the report's.
+func TestRemoteWriteNativeHistograms(t *testing.T) {
+	base := startPrometheus(t, "--enable-feature=native-histograms")
+	rw, err := promrw.New("prometheus-rw", base+"/api/v1/write", promrw.Options{PushOptions: output.PushOptions{NativeHistograms: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := outputtest.Run(t, output.Run{Labels: map[string]string{"run_id": "nh1"}}, output.Set{rw}, nil)
+	if rw.Dropped() != 0 {
+		t.Fatalf("%s", rw.Report())
+	}
+	count := query(t, base, `histogram_count(rpcbench_latency_histogram_seconds{run_id="nh1"})`, "endpoint")
+	p99 := query(t, base, `histogram_quantile(0.99, rpcbench_latency_histogram_seconds{run_id="nh1"})`, "endpoint")
+	for _, e := range rep.Endpoints {
+		if want := e.Requests.Sent + e.Requests.Unsent; count[e.Name] != float64(want) {
+			t.Errorf("endpoint %s: %v latencies in Prometheus, %d requests attempted in the report", e.Name, count[e.Name], want)
+		}
+		if r := p99[e.Name] * 1000 / e.Latency.P99; r < 1/1.1 || r > 1.1 {
+			t.Errorf("endpoint %s: p99 %.3f ms from Prometheus, %.3f ms in the report", e.Name, p99[e.Name]*1000, e.Latency.P99)
+		}
 	}
 }
 

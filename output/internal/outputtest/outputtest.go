@@ -25,8 +25,12 @@ type Report struct {
 	Requests  struct{ Intended, Sent, Completed, OK uint64 }
 	Endpoints []struct {
 		Name     string
-		Requests struct{ Sent, OK uint64 }
-		Errors   map[string]uint64
+		Requests struct {
+			Sent, Completed, OK uint64
+			Unsent              uint64 `json:"failed_before_sending"`
+		}
+		Errors  map[string]uint64
+		Latency struct{ P99 float64 } `json:"latency_ms"`
 	}
 }
 
