@@ -81,7 +81,7 @@ func (p *Pusher) Start(r Run) error {
 	p.queue = make(chan Batch, p.o.Queue)
 	p.done = make(chan struct{})
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	go p.loop()
+	go p.loop(p.queue)
 	return nil
 }
 
@@ -110,13 +110,14 @@ func (p *Pusher) enqueue(s []Sample) {
 
 // Stop queues the run's validity, waits up to FlushTimeout for the queue to be sent, and writes to
 // Notes what was sent and dropped. A receiver that could not take the samples is not the run's
-// failure: Stop returns no error for it.
+// failure: Stop returns no error for it. A second Stop does nothing.
 func (p *Pusher) Stop(_ *engine.Result, sum *summary.Summary) error {
 	if p.queue == nil {
 		return nil
 	}
 	p.enqueue(p.series.Final(sum))
 	close(p.queue)
+	p.queue = nil
 	t := time.NewTimer(p.o.FlushTimeout)
 	defer t.Stop()
 	select {
@@ -155,9 +156,9 @@ func (p *Pusher) Dropped() uint64 { return p.dropped.Load() }
 
 // loop sends the queued batches one after the other until the queue is closed and empty, or Stop
 // gives up on it; whatever is left then counts as dropped.
-func (p *Pusher) loop() {
+func (p *Pusher) loop(queue <-chan Batch) {
 	defer close(p.done)
-	for b := range p.queue {
+	for b := range queue {
 		if p.ctx.Err() != nil {
 			p.dropped.Add(uint64(len(b.Samples)))
 			continue

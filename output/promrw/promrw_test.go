@@ -437,3 +437,19 @@ func TestRemoteWriteRequests(t *testing.T) {
 		}
 	}
 }
+
+// Stop twice: the second does nothing (it must not close the queue again).
+func TestRemoteWriteStopTwice(t *testing.T) {
+	rw, err := promrw.New("prometheus-rw", "http://127.0.0.1:1/", promrw.Options{Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Start(output.Run{Endpoints: []string{"a"}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := rw.Stop(nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
