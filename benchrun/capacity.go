@@ -3,6 +3,7 @@ package benchrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/plan"
@@ -27,30 +28,18 @@ type CapacityResult struct {
 //
 // Each step is a run of the runner, watched as a load run is (see watchesFor), with the outputs
 // Options.Outputs gives it.
-func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, started map[string]*startedTarget) CapacityResult {
-	c := s.Capacity
-	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: c.SLO}
-	p := s.PlanFor(t, 0, dir)
-	warm := c.Warmup
-	switch {
-	case c.NoWarmup:
-		warm = -1 // asked for none; zero is the default
-	case warm == 0:
-		warm = capacity.DefaultWarmup
-	}
+func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, prep *plan.Prepared, started map[string]*startedTarget) CapacityResult {
+	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO}
 	step := 0 // the steps run so far
-	cfg := capacity.Config{
-		Plan: p, SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
-		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Confirmations: c.Confirmations, Files: o.Files, Version: o.Version,
-		ShowSecrets: o.ShowSecrets, Cut: o.Cut,
-		Options: func() runner.Options {
-			step++
-			id := RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
-			return o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets))
-		},
-		OnStep: func(st capacity.Step) {
-			o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
-		},
+	cfg := o.capacityConfig(s, t, dir)
+	cfg.Prepared = prep
+	cfg.Options = func() runner.Options {
+		step++
+		id := RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
+		return o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets))
+	}
+	cfg.OnStep = func(st capacity.Step) {
+		o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
 	}
 	o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
 	res, err := capacity.Search(ctx, cfg)
@@ -62,6 +51,23 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	r.Result = res
 	o.progress("%s on %s: %s", s.Name, t.Name, res.Answer())
 	return r
+}
+
+// capacityConfig is the search of capacity scenario s against t, as the plan file says it.
+func (o *Options) capacityConfig(s plan.Scenario, t plan.BenchTarget, dir string) capacity.Config {
+	c := s.Capacity
+	var warm *time.Duration // the default
+	switch {
+	case c.NoWarmup:
+		warm = plan.Wait(0)
+	case c.Warmup > 0:
+		warm = plan.Wait(c.Warmup)
+	}
+	return capacity.Config{
+		Plan: s.PlanFor(t, 0, dir), SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
+		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Confirmations: c.Confirmations, Files: o.Files, Version: o.Version,
+		ShowSecrets: o.ShowSecrets, Cut: o.Cut,
+	}
 }
 
 // String names the search as the report does.

@@ -94,9 +94,42 @@ type Options struct {
 	ShowSecrets bool
 }
 
-// Check prepares every load run of b (reading its files, as plan.Prepare does) without sending
-// anything, so that a plan file's mistakes are told before the first target starts.
-func Check(b *plan.Bench, fsys fs.FS) error {
+// Checked is a plan file whose load runs and capacity searches are prepared (Check), each once:
+// RunChecked sends them as prepared.
+type Checked struct {
+	Bench *plan.Bench
+	// preps are the prepared runs by scenario, target and step (step 0 for a search); a run takes
+	// its own out, so that what it read is freed when it is done.
+	preps map[runKey]*plan.Prepared
+}
+
+type runKey struct {
+	scenario, target string
+	step             int
+}
+
+// Prepared returns the prepared run of scenario against target at step (from 0; 0 for a search),
+// nil when the plan file has none such.
+func (c *Checked) Prepared(scenario, target string, step int) *plan.Prepared {
+	return c.preps[runKey{scenario, target, step}]
+}
+
+// take returns the prepared run of k, and forgets it.
+func (c *Checked) take(k runKey) *plan.Prepared {
+	p := c.preps[k]
+	delete(c.preps, k)
+	return p
+}
+
+// Check prepares every load run and capacity search of b (reading its files, as plan.Prepare
+// does) without sending anything, so that a plan file's mistakes are told before the first target
+// starts. Each is prepared here once, for RunChecked to send.
+func Check(b *plan.Bench, fsys fs.FS) (*Checked, error) {
+	if fsys == nil {
+		fsys = plan.OSFiles(nil)
+	}
+	c := &Checked{Bench: b, preps: map[runKey]*plan.Prepared{}}
+	o := &Options{Files: fsys}
 	var errs []error
 	for _, s := range b.Scenarios {
 		if s.IsCommand() {
@@ -104,16 +137,31 @@ func Check(b *plan.Bench, fsys fs.FS) error {
 		}
 		for _, t := range b.Targets {
 			for k := range s.Runs() {
-				if _, err := plan.Prepare(s.PlanFor(t, k, b.Dir), fsys); err != nil {
-					errs = append(errs, fmt.Errorf("%s: scenario %s on %s: %w", b.File, s.Name, t.Name, err))
+				var prep *plan.Prepared
+				var err error
+				if s.Capacity != nil {
+					if k > 0 {
+						break
+					}
+					prep, err = o.capacityConfig(s, t, b.Dir).Prepare()
+				} else {
+					prep, err = plan.Prepare(s.PlanFor(t, k, b.Dir), fsys)
 				}
+				if err != nil {
+					errs = append(errs, b.ScenarioError(s, t, err))
+					continue
+				}
+				c.preps[runKey{s.Name, t.Name, k}] = prep
 			}
 			if len(errs) > 0 {
 				break // the next targets have the same problem
 			}
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Run runs b: starts the targets that have a command (refusing one whose port is in use, see
@@ -125,9 +173,20 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	if o.Files == nil {
 		o.Files = plan.OSFiles(nil)
 	}
-	if err := Check(b, o.Files); err != nil {
+	c, err := Check(b, o.Files)
+	if err != nil {
 		return nil, err
 	}
+	return RunChecked(ctx, c, o), nil
+}
+
+// RunChecked runs a plan file checked by Check, as Run does: each load run and search as Check
+// prepared it.
+func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
+	if o.Files == nil {
+		o.Files = plan.OSFiles(nil)
+	}
+	checked, b := c, c.Bench
 	out := &Outcome{Bench: b}
 	var procs []*process
 	started := map[string]*startedTarget{} // the started commands, watched during the runs
@@ -146,10 +205,10 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 		if err != nil {
 			if ctx.Err() != nil {
 				out.Interrupted = true
-				return out, nil
+				return out
 			}
 			out.TargetErr = err
-			return out, nil
+			return out
 		}
 		procs = append(procs, p)
 		st := &startedTarget{proc: p}
@@ -168,7 +227,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 			o.runCommands(ctx, s, b, ended, out)
 			if ctx.Err() != nil {
 				out.Interrupted = true
-				return out, nil
+				return out
 			}
 			continue
 		}
@@ -176,14 +235,14 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 			for _, t := range b.Targets {
 				if ctx.Err() != nil {
 					out.Interrupted = true
-					return out, nil
+					return out
 				}
 				gone := ended(t)
 				if s.Capacity != nil {
 					if k == 0 {
 						c := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO, Err: errors.New(gone)}
 						if gone == "" {
-							c = o.runCapacity(ctx, s, t, b.Dir, started)
+							c = o.runCapacity(ctx, s, t, b.Dir, checked.take(runKey{s.Name, t.Name, 0}), started)
 							c.TargetEnded = ended(t)
 							o.endedWhile(c.String(), c.TargetEnded)
 						}
@@ -194,7 +253,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				m := Measured{RunID: id, Err: errors.New(gone)}
 				if gone == "" {
-					m = o.runLoad(ctx, id, s.PlanFor(t, k, b.Dir), watchesFor(ctx, t, started, o.ShowSecrets))
+					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), watchesFor(ctx, t, started, o.ShowSecrets))
 					m.TargetEnded = ended(t)
 				}
 				o.endedWhile(id.String(), m.TargetEnded)
@@ -205,7 +264,7 @@ func Run(ctx context.Context, b *plan.Bench, o Options) (*Outcome, error) {
 	if ctx.Err() != nil {
 		out.Interrupted = true
 	}
-	return out, nil
+	return out
 }
 
 // Rounds returns the runs of command scenario s against targets, round by round: s.Repeat rounds
@@ -272,14 +331,9 @@ func (o *Options) progress(format string, a ...any) {
 	}
 }
 
-// runLoad prepares and runs one load run through the runner, its setup phase first.
-func (o *Options) runLoad(ctx context.Context, id RunID, p plan.Plan, w *runner.Watching) Measured {
+// runLoad runs one prepared load run through the runner, its setup phase first.
+func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, w *runner.Watching) Measured {
 	m := Measured{RunID: id}
-	prep, err := plan.Prepare(p, o.Files)
-	if err != nil {
-		m.Err = err
-		return m
-	}
 	o.progress("%s: %s", id, describe(prep.Plan))
 	if tr := prep.Plan.Traffic; tr.RewriteHost {
 		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))

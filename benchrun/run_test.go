@@ -487,3 +487,29 @@ func (p *probe) Stop(res *engine.Result, s *summary.Summary) error {
 	}
 	return nil
 }
+
+// A plan file's load that does not validate is told by Check at the scenario's key, line and
+// column, as the file's own mistakes are; with several targets, naming the one it was run against.
+func TestCheckPlacesAProblemAtItsScenario(t *testing.T) {
+	t.Parallel()
+	head := "targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"a plan that does not validate", head + "  s:\n    model: closed\n    rate: 10\n",
+			"p.yaml:4:3: scenarios.s: rate 10/s with the closed model"},
+		{"a send slack with the closed model", head + "  s:\n    model: closed\n    send_slack: 1ms\n",
+			"p.yaml:4:3: scenarios.s: send slack 1ms with the closed model"},
+		{"two targets", "targets:\n  a: {url: http://127.0.0.1:1/}\n  b: {url: http://127.0.0.1:2/}\nscenarios:\n  s:\n    model: closed\n    rate: 10\n",
+			"p.yaml:5:3: scenarios.s: against a: rate 10/s with the closed model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := plan.ReadFile("p.yaml", strings.NewReader(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Check(b, nil)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want+": ") || strings.Count(err.Error(), "\n") > 0 {
+				t.Errorf("got %v; want one problem, %q and why", err, tc.want)
+			}
+		})
+	}
+}

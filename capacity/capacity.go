@@ -66,9 +66,11 @@ type Config struct {
 	// Precision ends the bisection when the failing rate is within this share above the passing
 	// one (0.05: 5 %); default DefaultPrecision.
 	Precision float64
-	// Step is the measured length of each step; Warmup is sent first, at the step's rate, outside
-	// its figures. Defaults DefaultStep and DefaultWarmup.
-	Step, Warmup time.Duration
+	// Step is the measured length of each step; default DefaultStep.
+	Step time.Duration
+	// Warmup is sent first, at the step's rate, outside its figures; nil: DefaultWarmup, a zero:
+	// none (plan.Wait makes one).
+	Warmup *time.Duration
 	// MaxSteps bounds the number of steps, repeats included; default DefaultMaxSteps.
 	MaxSteps int
 	// Confirmations is how many runs at one rate must all pass for it to be the answer's lower
@@ -84,6 +86,9 @@ type Config struct {
 	ShowSecrets bool
 	// OnStep, when set, is called after each step, in order (e.g. for a progress line).
 	OnStep func(Step)
+	// Prepared is the search's plan as Prepare made it, when it was prepared before (to tell its
+	// mistakes early); nil: Search prepares it.
+	Prepared *plan.Prepared
 	// Options, when set, gives each step's run its outputs and what it watches (runner.Options;
 	// its Version, ShowSecrets and Cut are this Config's). Called before each step.
 	Options func() runner.Options
@@ -155,12 +160,12 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	c = c.withDefaults()
-	base := c.Plan
-	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: c.Warmup,
-		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: 100 * time.Millisecond}
-	prep, err := plan.Prepare(base, c.Files)
-	if err != nil {
-		return nil, err
+	prep := c.Prepared
+	if prep == nil {
+		var err error
+		if prep, err = c.prepare(); err != nil {
+			return nil, err
+		}
 	}
 	if prep.Setup != nil && c.Run == nil {
 		var cut []engine.Option
@@ -175,6 +180,22 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 	s.run(ctx)
 	s.conclude()
 	return s.res, nil
+}
+
+// Prepare prepares the plan of c's search (plan.Prepare) — its requests, at the first step's
+// load — without sending anything; pass it back in Config.Prepared for Search to use.
+func (c Config) Prepare() (*plan.Prepared, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c.withDefaults().prepare()
+}
+
+func (c Config) prepare() (*plan.Prepared, error) {
+	base := c.Plan
+	base.Load = plan.Load{Model: plan.Open, Rate: c.Start, Duration: c.Step, Warmup: *c.Warmup,
+		Connections: c.Plan.Load.Connections, Interval: c.Plan.Load.Interval, Grace: plan.Wait(100 * time.Millisecond)}
+	return plan.Prepare(base, c.Files)
 }
 
 func (c Config) withDefaults() Config {
@@ -193,11 +214,8 @@ func (c Config) withDefaults() Config {
 	if c.Step == 0 {
 		c.Step = DefaultStep
 	}
-	if c.Warmup == 0 {
-		c.Warmup = DefaultWarmup
-	}
-	if c.Warmup < 0 {
-		c.Warmup = 0
+	if c.Warmup == nil {
+		c.Warmup = plan.Wait(DefaultWarmup)
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = DefaultMaxSteps

@@ -329,7 +329,7 @@ func TestSearchFindsAKnownCapacity(t *testing.T) {
 	objective := slo(t, "errors<1%")
 	res, err := Search(context.Background(), Config{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
-		SLO:  objective, Start: 2.5, Step: time.Second, Warmup: 300 * time.Millisecond, Confirmations: 2,
+		SLO:  objective, Start: 2.5, Step: time.Second, Warmup: plan.Wait(300 * time.Millisecond), Confirmations: 2,
 		OnStep: func(s Step) { progress = append(progress, s) },
 		Run: func(ctx context.Context, prep *plan.Prepared, observe engine.Observer) (*summary.Summary, error) {
 			rates = append(rates, prep.Plan.Load.Rate)
@@ -388,7 +388,7 @@ func TestSearchKeepsAnInterruptedStep(t *testing.T) {
 	defer cancel()
 	res, err := Search(ctx, Config{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL + "/"}}},
-		SLO:  slo(t, "p99<60s"), Start: 50, Step: 300 * time.Millisecond, Warmup: -1, // no latency of a busy machine fails it
+		SLO:  slo(t, "p99<60s"), Start: 50, Step: 300 * time.Millisecond, Warmup: plan.Wait(0), // no latency of a busy machine fails it
 		OnStep: func(Step) { cancel() }, // after the first step: the second starts cancelled
 	})
 	if err != nil {
@@ -480,7 +480,7 @@ func TestSearchRangeHoldsAKnownCapacity(t *testing.T) {
 		noise := rand.New(rand.NewPCG(seed, 24))
 		res, err := Search(context.Background(), Config{
 			Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: "http://127.0.0.1:1/"}}},
-			SLO:  slo(t, "p99<15ms"), Start: 30, Step: 2 * time.Second, Warmup: 500 * time.Millisecond,
+			SLO:  slo(t, "p99<15ms"), Start: 30, Step: 2 * time.Second, Warmup: plan.Wait(500 * time.Millisecond),
 			Run: func(_ context.Context, prep *plan.Prepared, _ engine.Observer) (*summary.Summary, error) {
 				s := queue(servers, svc, prep)
 				if r := prep.Plan.Load.Rate; math.Abs(r/truth-1) <= 0.10 && noise.Float64() < 0.25 {

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+	"strings"
 
 	"github.com/rpcbench/rpcbench/jsondiff"
 	"github.com/rpcbench/rpcbench/report/style"
@@ -24,9 +25,36 @@ type htmlPage struct {
 	Verdict       string
 	Bad           bool
 	CSS           template.CSS
-	Letters       []string
 	Latency       []htmlLatency
 	AllMismatches int
+	NoiseNote     string
+	// MethodCols and MethodRows are the table of methods; LatencyCols and LatencyRows each
+	// method's p50 and p99 per server.
+	MethodCols, LatencyCols []string
+	MethodRows              []htmlRow
+	LatencyRows             []htmlLatencyRow
+	NoiseLines              []htmlNoise
+}
+
+type htmlRow struct {
+	Name  string
+	Cells []htmlCell
+}
+
+// htmlCell is a count, bad when it is of differences or errors and not 0.
+type htmlCell struct {
+	N   int
+	Bad bool
+}
+
+type htmlLatencyRow struct {
+	Name  string
+	Cells []string
+}
+
+type htmlNoise struct {
+	Noise
+	Pct string
 }
 
 type htmlLatency struct {
@@ -40,9 +68,19 @@ type htmlLatency struct {
 // mismatches with each difference's path, kind and both values (clipped to 300 bytes).
 func WriteHTML(w io.Writer, r Report) error {
 	p := htmlPage{Report: r, Verdict: r.Verdict(), Bad: r.Different > 0 || r.Failed > 0 || r.Requests == 0,
-		CSS: template.CSS(style.CSS), AllMismatches: len(r.Mismatches) + r.More}
-	for k := range r.Servers {
-		p.Letters = append(p.Letters, serverLetter(k))
+		CSS: template.CSS(style.CSS), AllMismatches: len(r.Mismatches) + r.More, NoiseNote: r.NoiseNote(),
+		MethodCols: r.methodColumns(), LatencyCols: r.latencyColumns()}
+	for _, m := range r.Methods {
+		row := htmlRow{Name: m.Name}
+		for i, n := range r.methodRow(m) {
+			col := p.MethodCols[i]
+			row.Cells = append(row.Cells, htmlCell{n, n > 0 && (col == "different" || strings.HasPrefix(col, "errors "))})
+		}
+		p.MethodRows = append(p.MethodRows, row)
+		p.LatencyRows = append(p.LatencyRows, htmlLatencyRow{m.Name, methodLatencyRow(m)})
+	}
+	for _, n := range r.Noise {
+		p.NoiseLines = append(p.NoiseLines, htmlNoise{n, pct(n.Share)})
 	}
 	for k, l := range r.Latency {
 		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS)})

@@ -23,13 +23,28 @@ type Report struct {
 	// Reference is what the answers were compared with: the first server's URL, or "expected
 	// answers" for fixtures.
 	Reference string `json:"reference"`
-	Requests  int    `json:"requests"`
-	Equal     int    `json:"equal"`
-	Different int    `json:"different"`
+	// NoiseReference is the URL of the second instance of the first server (the last of
+	// Servers), whose differences from the first are noise; empty without one.
+	NoiseReference string `json:"noise_reference,omitempty"`
+	// NoiseThreshold is the share of a method's requests in which the two instances must differ
+	// at a path for it to be noise; 0: any one.
+	NoiseThreshold float64 `json:"noise_threshold,omitempty"`
+	// Rules are the rules of the comparison, as the flags name them.
+	Rules    []string `json:"rules,omitempty"`
+	Requests int      `json:"requests"`
+	// Equal counts the requests whose answers were equal, apart from noise; NoiseOnly those of
+	// them whose candidates differed at noise paths only.
+	Equal     int `json:"equal"`
+	NoiseOnly int `json:"noise_only,omitempty"`
+	Different int `json:"different"`
 	// Failed counts the requests that some server did not answer (refused, timeout, …).
-	Failed  int       `json:"failed"`
+	Failed int `json:"failed"`
+	// Skipped counts the requests not sent: their block was above a server's head.
+	Skipped int       `json:"skipped,omitempty"`
 	Methods []Method  `json:"methods"`
 	Latency []Latency `json:"latency"`
+	// Noise lists the paths, per method, where the two instances of the first server differed.
+	Noise []Noise `json:"noise,omitempty"`
 	// Mismatches are the first MaxMismatches requests that were not equal, in corpus order.
 	Mismatches []Mismatch `json:"mismatches"`
 	// More counts the mismatches beyond those kept.
@@ -44,9 +59,31 @@ type Method struct {
 	Name      string `json:"name"`
 	Sent      int    `json:"sent"`
 	Equal     int    `json:"equal"`
+	NoiseOnly int    `json:"noise_only,omitempty"`
 	Different int    `json:"different"`
+	Skipped   int    `json:"skipped,omitempty"`
 	// Errors counts, per server, the requests it did not answer.
 	Errors []int `json:"errors"`
+	// Latency is each server's latency for this method.
+	Latency []Latency `json:"latency"`
+}
+
+// Noise is a path where the two instances of the first server answered differently, in one
+// method's answers.
+type Noise struct {
+	Method string `json:"method"`
+	// Path is where, array indexes written [*].
+	Path string `json:"path"`
+	// Differ counts the requests whose two instances differed there, of Compared that both
+	// answered; Share is Differ/Compared.
+	Differ   int     `json:"differ"`
+	Compared int     `json:"compared"`
+	Share    float64 `json:"share"`
+	// IsNoise: Share reached the threshold, so the candidates' differences there are not
+	// counted.
+	IsNoise bool `json:"noise"`
+	// Candidates counts the requests in which a candidate's answer differed there too.
+	Candidates int `json:"candidates"`
 }
 
 // Latency sums up one server's answer times (request written to answer read).
@@ -81,7 +118,26 @@ type ServerDiff struct {
 type Tally struct {
 	rep     Report
 	methods map[string]int
-	lat     [][]time.Duration
+	lat     [][]time.Duration   // per server
+	mlat    [][][]time.Duration // per method and server
+	// With a reference: what is learned of the noise, and the requests whose candidates differed,
+	// judged when the noise is known (in Report).
+	noise   []methodNoise // per method
+	pending []pendingDiff
+}
+
+// methodNoise is what a method's requests taught of the noise.
+type methodNoise struct {
+	compared int
+	paths    map[string]*Noise
+	order    []string
+}
+
+// pendingDiff is a request whose candidates differed at paths (noise keys), judged in Report;
+// mismatch is its index in Mismatches, -1 when not kept.
+type pendingDiff struct {
+	method, mismatch int
+	paths            []string
 }
 
 // NewTally starts a Report of the given servers; reference is what they are compared with.
@@ -89,6 +145,17 @@ func NewTally(servers []string, reference string) *Tally {
 	return &Tally{rep: Report{Servers: servers, Reference: reference, Methods: []Method{}, Mismatches: []Mismatch{}},
 		methods: map[string]int{}, lat: make([][]time.Duration, len(servers))}
 }
+
+// LearnNoise says that the last server is a second instance of the first (Config.Reference):
+// a path is noise for a method when the two differ there in at least threshold of its requests
+// (0: in any).
+func (t *Tally) LearnNoise(threshold float64) {
+	t.rep.NoiseReference = t.rep.Servers[len(t.rep.Servers)-1]
+	t.rep.NoiseThreshold = threshold
+}
+
+// SetRules lists the rules of the comparison in the report, as the flags name them.
+func (t *Tally) SetRules(rules []string) { t.rep.Rules = rules }
 
 // Add counts r.
 func (t *Tally) Add(r *Result) {
@@ -99,22 +166,40 @@ func (t *Tally) Add(r *Result) {
 		i = len(rep.Methods)
 		t.methods[r.Request.Label] = i
 		rep.Methods = append(rep.Methods, Method{Name: r.Request.Label, Errors: make([]int, len(rep.Servers))})
+		t.mlat = append(t.mlat, make([][]time.Duration, len(rep.Servers)))
+		t.noise = append(t.noise, methodNoise{paths: map[string]*Noise{}})
 	}
 	m := &rep.Methods[i]
 	m.Sent++
+	if r.Skipped != "" {
+		rep.Skipped++
+		m.Skipped++
+		return
+	}
 	failed, different := false, false
 	for k, a := range r.Answers {
+		if a.Class == "not sent" {
+			failed = true
+			continue
+		}
 		if a.Class != "" {
 			failed = true
 			m.Errors[k]++
 			continue
 		}
 		t.lat[k] = append(t.lat[k], a.Latency)
-		different = different || len(r.Diffs[k]) > 0
+		t.mlat[i][k] = append(t.mlat[i][k], a.Latency)
+		different = different || !r.isRef(k) && len(r.Diffs[k]) > 0
+	}
+	var paths []string
+	if r.Ref > 0 && !failed {
+		paths = t.learn(i, r)
 	}
 	switch {
 	case failed:
 		rep.Failed++
+	case len(paths) > 0:
+		// judged in Report, when the noise is known
 	case different:
 		rep.Different++
 		m.Different++
@@ -123,17 +208,97 @@ func (t *Tally) Add(r *Result) {
 		m.Equal++
 		return
 	}
-	if len(rep.Mismatches) == MaxMismatches {
-		rep.More++
+	pd := pendingDiff{method: i, mismatch: -1, paths: paths}
+	if !failed && r.Ref > 0 && !t.worthShowing(i, r) {
+		t.pending = append(t.pending, pd)
 		return
 	}
-	mm := Mismatch{ID: r.Request.ID, Method: r.Request.Label, Where: r.Request.Where}
-	for k, a := range r.Answers {
-		if a.Class != "" || len(r.Diffs[k]) > 0 {
-			mm.Servers = append(mm.Servers, ServerDiff{URL: rep.Servers[k], Class: a.Class, Error: a.Error, Diffs: r.Diffs[k]})
+	if len(rep.Mismatches) == MaxMismatches {
+		rep.More++
+	} else {
+		pd.mismatch = len(rep.Mismatches)
+		mm := Mismatch{ID: r.Request.ID, Method: r.Request.Label, Where: r.Request.Where}
+		for k, a := range r.Answers {
+			var ds []jsondiff.Difference
+			if !r.isRef(k) {
+				ds = r.Diffs[k]
+				ds = append(slices.Clip(ds), r.noise(k)...)
+			}
+			if a.Class != "" || len(ds) > 0 {
+				mm.Servers = append(mm.Servers, ServerDiff{URL: rep.Servers[k], Class: a.Class, Error: a.Error, Diffs: ds})
+			}
+		}
+		rep.Mismatches = append(rep.Mismatches, mm)
+	}
+	if len(paths) > 0 {
+		t.pending = append(t.pending, pd)
+	}
+}
+
+// learn counts where the two instances of the first server differ in r, and returns the noise
+// keys of the candidates' differences (each once).
+func (t *Tally) learn(method int, r *Result) []string {
+	mn := &t.noise[method]
+	mn.compared++
+	at := func(key string) *Noise {
+		n, ok := mn.paths[key]
+		if !ok {
+			n = &Noise{Method: t.rep.Methods[method].Name, Path: key}
+			mn.paths[key] = n
+			mn.order = append(mn.order, key)
+		}
+		return n
+	}
+	seen := map[string]bool{}
+	for _, d := range r.Diffs[r.Ref] {
+		if key := NoiseKey(d.Path); !seen[key] {
+			seen[key] = true
+			at(key).Differ++
 		}
 	}
-	rep.Mismatches = append(rep.Mismatches, mm)
+	clear(seen)
+	var paths []string
+	for k := range r.Answers {
+		if k == 0 || k == r.Ref {
+			continue
+		}
+		for _, ds := range [][]jsondiff.Difference{r.Diffs[k], r.noise(k)} {
+			for _, d := range ds {
+				if key := NoiseKey(d.Path); !seen[key] {
+					seen[key] = true
+					paths = append(paths, key)
+				}
+			}
+		}
+	}
+	return paths
+}
+
+// worthShowing reports whether r may turn out a difference when the noise is known: a candidate
+// differs at a path that is not noise as far as the requests so far tell. (With the threshold at
+// any share, a path once noise stays noise; above it, the guess may be wrong either way, and
+// the mismatches kept are judged again in Report.)
+func (t *Tally) worthShowing(method int, r *Result) bool {
+	for k := range r.Answers {
+		if k == 0 || k == r.Ref {
+			continue
+		}
+		for _, ds := range [][]jsondiff.Difference{r.Diffs[k], r.noise(k)} {
+			for _, d := range ds {
+				if !t.isNoise(method, NoiseKey(d.Path)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isNoise reports whether the key is noise for the method, as far as the requests so far tell.
+func (t *Tally) isNoise(method int, key string) bool {
+	mn := &t.noise[method]
+	n, ok := mn.paths[key]
+	return ok && n.Differ > 0 && float64(n.Differ) >= t.rep.NoiseThreshold*float64(mn.compared)
 }
 
 // Report returns the report so far; stopped says why the run ended early ("" if it did not).
@@ -144,7 +309,85 @@ func (t *Tally) Report(stopped string) Report {
 	for k, ds := range t.lat {
 		rep.Latency = append(rep.Latency, latency(rep.Servers[k], ds))
 	}
+	rep.Methods = slices.Clone(rep.Methods)
+	for i := range rep.Methods {
+		rep.Methods[i].Latency = nil
+		for k, ds := range t.mlat[i] {
+			rep.Methods[i].Latency = append(rep.Methods[i].Latency, latency(rep.Servers[k], ds))
+		}
+	}
+	if rep.NoiseReference != "" {
+		t.judge(&rep)
+	}
 	return rep
+}
+
+// judge settles the requests whose candidates differed, now that the noise is known: a request
+// differs when a candidate differs at a path that is not noise for its method. The mismatches
+// kept lose their noise, and those of requests that differed only there.
+func (t *Tally) judge(rep *Report) {
+	rep.Noise = nil
+	cands := make([]map[string]int, len(t.noise))
+	for i := range cands {
+		cands[i] = map[string]int{}
+	}
+	real := map[int]bool{} // mismatch index → the request differs
+	for _, pd := range t.pending {
+		m := &rep.Methods[pd.method]
+		differs := false
+		for _, key := range pd.paths {
+			cands[pd.method][key]++
+			differs = differs || !t.isNoise(pd.method, key)
+		}
+		if differs {
+			rep.Different++
+			m.Different++
+		} else {
+			rep.Equal++
+			rep.NoiseOnly++
+			m.Equal++
+			m.NoiseOnly++
+		}
+		if pd.mismatch >= 0 {
+			real[pd.mismatch] = differs
+		}
+	}
+	for i, mn := range t.noise {
+		for _, key := range mn.order {
+			n := *mn.paths[key]
+			n.Compared = mn.compared
+			n.Share = float64(n.Differ) / float64(mn.compared)
+			n.IsNoise = t.isNoise(i, key)
+			n.Candidates = cands[i][key]
+			rep.Noise = append(rep.Noise, n)
+		}
+	}
+	kept := []Mismatch{}
+	for j, mm := range rep.Mismatches {
+		differs, judged := real[j]
+		if judged && !differs {
+			continue
+		}
+		method := t.methods[mm.Method]
+		mm.Servers = slices.Clone(mm.Servers)
+		var servers []ServerDiff
+		for _, sd := range mm.Servers {
+			var ds []jsondiff.Difference
+			for _, d := range sd.Diffs {
+				if !t.isNoise(method, NoiseKey(d.Path)) {
+					ds = append(ds, d)
+				}
+			}
+			sd.Diffs = ds
+			if sd.Class != "" || len(ds) > 0 {
+				servers = append(servers, sd)
+			}
+		}
+		mm.Servers = servers
+		kept = append(kept, mm)
+	}
+	rep.More = rep.Different + rep.Failed - len(kept)
+	rep.Mismatches = kept
 }
 
 func latency(url string, ds []time.Duration) Latency {
@@ -166,13 +409,109 @@ func latency(url string, ds []time.Duration) Latency {
 
 // Verdict says in a few words what the report found.
 func (r *Report) Verdict() string {
+	var v string
 	switch {
-	case r.Requests == 0:
-		return "no request was compared"
+	case r.Requests == r.Skipped:
+		v = "no request was compared"
 	case r.Different == 0 && r.Failed == 0:
-		return fmt.Sprintf("all %d answers equal", r.Requests)
+		v = fmt.Sprintf("all %d answers equal", r.Equal)
+		if r.NoiseOnly > 0 {
+			v += fmt.Sprintf(" (%d apart from noise)", r.NoiseOnly)
+		}
+	default:
+		v = fmt.Sprintf("%d of %d requests differ, %d failed", r.Different, r.Requests-r.Skipped, r.Failed)
 	}
-	return fmt.Sprintf("%d of %d requests differ, %d failed", r.Different, r.Requests, r.Failed)
+	if r.Skipped > 0 {
+		v += fmt.Sprintf("; %d skipped (above a server's head)", r.Skipped)
+	}
+	return v
+}
+
+// NoiseNote says which server is the second instance of the first and what makes a path noise;
+// empty without one.
+func (r *Report) NoiseNote() string {
+	if r.NoiseReference == "" {
+		return ""
+	}
+	th := "any request"
+	if r.NoiseThreshold > 0 {
+		th = pct(r.NoiseThreshold) + " of a method's requests or more"
+	}
+	return fmt.Sprintf("%s is a second instance of A: a path where the two differ in %s is noise, not counted against the others",
+		serverLetter(len(r.Servers)-1), th)
+}
+
+// String says where the two instances differed, how often, and what follows, e.g.
+// "eth_call: result.timestamp differs between the two references in 100 % (40 of 40), the candidates in 40: noise, not counted".
+func (n Noise) String() string {
+	verdict := "noise, not counted"
+	if !n.IsNoise {
+		verdict = "under the threshold, counted"
+	}
+	return fmt.Sprintf("%s: %s differs between the two references in %s (%d of %d), the candidates in %d: %s",
+		n.Method, n.Path, pct(n.Share), n.Differ, n.Compared, n.Candidates, verdict)
+}
+
+// pct writes a share as a percentage: "100 %", "0.1 %", "<0.1 %".
+func pct(share float64) string {
+	p := share * 100
+	switch {
+	case p == math.Trunc(p):
+		return fmt.Sprintf("%d %%", int(p))
+	case p < 0.1:
+		return "<0.1 %"
+	}
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", p), "0"), ".") + " %"
+}
+
+// methodColumns are the counting columns of the table of methods: noise only with a reference,
+// skipped when any was.
+func (r *Report) methodColumns() []string {
+	cols := []string{"sent", "equal"}
+	if r.NoiseReference != "" {
+		cols = append(cols, "noise only")
+	}
+	cols = append(cols, "different")
+	if r.Skipped > 0 {
+		cols = append(cols, "skipped")
+	}
+	for k := range r.Servers {
+		cols = append(cols, "errors "+serverLetter(k))
+	}
+	return cols
+}
+
+func (r *Report) methodRow(m Method) []int {
+	row := []int{m.Sent, m.Equal}
+	if r.NoiseReference != "" {
+		row = append(row, m.NoiseOnly)
+	}
+	row = append(row, m.Different)
+	if r.Skipped > 0 {
+		row = append(row, m.Skipped)
+	}
+	return append(row, m.Errors...)
+}
+
+// latencyColumns head the table of each method's latency per server.
+func (r *Report) latencyColumns() []string {
+	var cols []string
+	for k := range r.Servers {
+		cols = append(cols, "p50 "+serverLetter(k), "p99 "+serverLetter(k))
+	}
+	return cols
+}
+
+func methodLatencyRow(m Method) []string {
+	var row []string
+	for _, l := range m.Latency {
+		if l.Answers == 0 {
+			row = append(row, "-", "-")
+			continue
+		}
+		row = append(row, msText(l.P50MS), msText(l.P99MS))
+	}
+	return row
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -183,24 +522,27 @@ func WriteJSON(w io.Writer, r Report) error {
 	return enc.Encode(r)
 }
 
-// WriteText writes the report for a terminal: the verdict, the table of methods, the latency of
-// each server, and the first mismatches with their differences.
+// WriteText writes the report for a terminal: the verdict, the rules, the table of methods, the
+// latency of each server overall and per method, the noise, and the first mismatches with their
+// differences.
 func WriteText(w io.Writer, r Report) error {
 	fmt.Fprintf(w, "%d requests to %s, compared with %s: %s", r.Requests, servers(len(r.Servers)), r.Reference, r.Verdict())
 	if r.Stopped != "" {
 		fmt.Fprintf(w, " (stopped: %s)", r.Stopped)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "\nmethod\tsent\tequal\tdifferent\t")
-	for k := range r.Servers {
-		fmt.Fprintf(tw, "errors %s\t", serverLetter(k))
+	if len(r.Rules) > 0 {
+		fmt.Fprintf(w, "rules: %s\n", strings.Join(r.Rules, "; "))
 	}
-	fmt.Fprintln(tw)
+	if note := r.NoiseNote(); note != "" {
+		fmt.Fprintln(w, note)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\nmethod\t%s\t\n", strings.Join(r.methodColumns(), "\t"))
 	for _, m := range r.Methods {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t", m.Name, m.Sent, m.Equal, m.Different)
-		for _, e := range m.Errors {
-			fmt.Fprintf(tw, "%d\t", e)
+		fmt.Fprintf(tw, "%s\t", m.Name)
+		for _, n := range r.methodRow(m) {
+			fmt.Fprintf(tw, "%d\t", n)
 		}
 		fmt.Fprintln(tw)
 	}
@@ -208,8 +550,18 @@ func WriteText(w io.Writer, r Report) error {
 	for k, l := range r.Latency {
 		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
 	}
+	fmt.Fprintf(tw, "\nlatency of\t%s\t\n", strings.Join(r.latencyColumns(), "\t"))
+	for _, m := range r.Methods {
+		fmt.Fprintf(tw, "%s\t%s\t\n", m.Name, strings.Join(methodLatencyRow(m), "\t"))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Noise) > 0 {
+		fmt.Fprintf(w, "\nnoise (where A and %s differ):\n", serverLetter(len(r.Servers)-1))
+		for _, n := range r.Noise {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
 	}
 	if len(r.Mismatches) > 0 {
 		fmt.Fprintf(w, "\nmismatches (%d shown of %d):\n", len(r.Mismatches), len(r.Mismatches)+r.More)
@@ -235,30 +587,46 @@ func WriteText(w io.Writer, r Report) error {
 	return err
 }
 
-// WriteMarkdown writes the report as Markdown: the verdict, tables of methods and latency, and
-// the mismatches as lists.
+// WriteMarkdown writes the report as Markdown: the verdict, the rules, tables of methods and
+// latency, the noise and the mismatches as lists.
 func WriteMarkdown(w io.Writer, r Report) error {
 	fmt.Fprintf(w, "## Diff: %s\n\n%d requests to %s, compared with %s.", r.Verdict(), r.Requests, servers(len(r.Servers)), mdCode(r.Reference))
 	if r.Stopped != "" {
 		fmt.Fprintf(w, " Stopped: %s.", r.Stopped)
 	}
-	fmt.Fprint(w, "\n\n| method | sent | equal | different |")
-	for k := range r.Servers {
-		fmt.Fprintf(w, " errors %s |", serverLetter(k))
+	if len(r.Rules) > 0 {
+		codes := make([]string, len(r.Rules))
+		for i, x := range r.Rules {
+			codes[i] = mdCode(x)
+		}
+		fmt.Fprintf(w, " Rules: %s.", strings.Join(codes, ", "))
 	}
-	fmt.Fprint(w, "\n|---|---:|---:|---:|")
-	fmt.Fprint(w, strings.Repeat("---:|", len(r.Servers)))
-	fmt.Fprintln(w)
+	if note := r.NoiseNote(); note != "" {
+		fmt.Fprintf(w, " %s.", note)
+	}
+	cols := r.methodColumns()
+	fmt.Fprintf(w, "\n\n| method | %s |\n|---|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
 	for _, m := range r.Methods {
-		fmt.Fprintf(w, "| %s | %d | %d | %d |", mdCode(m.Name), m.Sent, m.Equal, m.Different)
-		for _, e := range m.Errors {
-			fmt.Fprintf(w, " %d |", e)
+		fmt.Fprintf(w, "| %s |", mdCode(m.Name))
+		for _, n := range r.methodRow(m) {
+			fmt.Fprintf(w, " %d |", n)
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprint(w, "\n| server | answers | mean | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for k, l := range r.Latency {
 		fmt.Fprintf(w, "| %s %s | %d | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
+	}
+	lcols := r.latencyColumns()
+	fmt.Fprintf(w, "\n| latency of | %s |\n|---|%s\n", strings.Join(lcols, " | "), strings.Repeat("---:|", len(lcols)))
+	for _, m := range r.Methods {
+		fmt.Fprintf(w, "| %s | %s |\n", mdCode(m.Name), strings.Join(methodLatencyRow(m), " | "))
+	}
+	if len(r.Noise) > 0 {
+		fmt.Fprintf(w, "\n### Noise (where A and %s differ)\n\n", serverLetter(len(r.Servers)-1))
+		for _, n := range r.Noise {
+			fmt.Fprintf(w, "- %s\n", mdCode(n.String()))
+		}
 	}
 	if len(r.Mismatches) > 0 {
 		fmt.Fprintf(w, "\n### Mismatches (%d shown of %d)\n", len(r.Mismatches), len(r.Mismatches)+r.More)

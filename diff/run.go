@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -52,13 +53,37 @@ type Result struct {
 	// Diffs[k] are the differences of server k's answer from the reference: the expected answer,
 	// or server 0's (so Diffs[0] is empty then).
 	Diffs [][]jsondiff.Difference
-	idx   int // the request's index in the corpus
+	// Ref is the index in Answers of the second instance of server 0 (Config.Reference), whose
+	// differences from server 0 (Diffs[Ref]) are noise; 0 without one (server 0 is never its own).
+	Ref int
+	// Noise[k] are the differences of server k from server 0 at the paths (array indexes taken as
+	// [*]) where the reference differs from server 0 in this request too: noise, not counted.
+	// Diffs[k] holds the others. Empty without a reference.
+	Noise [][]jsondiff.Difference
+	// Pinned is the block number (0x…) that Config.PinBlock put in place of "latest", "pending"
+	// or an omitted block; empty when the request was not rewritten. Sent is the body sent then.
+	Pinned string
+	Sent   []byte
+	// Skipped says why the request was not sent (Config.SkipAboveHead); empty when it was.
+	Skipped string
+	idx     int // the request's index in the corpus
 }
 
-// Equal reports whether every server answered, and alike.
+func (r *Result) isRef(k int) bool { return r.Ref > 0 && k == r.Ref }
+
+// noise is r.Noise[k], nil when there is none.
+func (r *Result) noise(k int) []jsondiff.Difference {
+	if r.Noise == nil {
+		return nil
+	}
+	return r.Noise[k]
+}
+
+// Equal reports whether every server answered and no candidate's answer differs outside the
+// noise. A skipped request, sent to none, has nothing unequal.
 func (r *Result) Equal() bool {
 	for k, a := range r.Answers {
-		if a.Class != "" || len(r.Diffs[k]) > 0 {
+		if a.Class != "" || !r.isRef(k) && len(r.Diffs[k]) > 0 {
 			return false
 		}
 	}
@@ -70,8 +95,21 @@ func (r *Result) Equal() bool {
 type Config struct {
 	// URLs are the servers: http(s)://host:port/path, or ws(s):// for JSON-RPC over WebSocket.
 	URLs []string
+	// Reference, if set, is a second instance of the first server (URLs[0]): each request goes to
+	// it too, after the URLs, and the paths where its answer differs from the first server's are
+	// noise, not differences of the others (Diffy's rule). It cannot go with expected answers.
+	Reference string
 	// Rules of the comparison.
 	Rules jsondiff.Options
+	// ErrorRules relaxes the comparison of JSON-RPC errors per method ("*": every method).
+	ErrorRules map[string]ErrorRule
+	// PinBlock asks the first server for its head (eth_blockNumber) before each request whose
+	// method takes a block, and sends every server that block number in place of "latest",
+	// "pending" or an omitted block, so that all answer the same question.
+	PinBlock bool
+	// SkipAboveHead, with PinBlock, asks every server for its head and skips a request whose
+	// block is above any of them (a node behind), counting it as skipped.
+	SkipAboveHead bool
 	// StopAtFirst ends the run at the first request, in corpus order, whose answers differ.
 	StopAtFirst bool
 	// Connections is the number of requests in flight at once. 0: 1.
@@ -105,7 +143,22 @@ type server struct {
 // difference, or sink returned an error (which Run returns). Requests in flight when the context
 // ends are dropped, not reported.
 func Run(ctx context.Context, cfg Config, reqs []Request, sink func(*Result) error) error {
-	servers, err := dial(cfg)
+	if cfg.Reference != "" {
+		for i := range reqs {
+			if reqs[i].Expected != nil {
+				return errors.New("diff: a reference instance learns noise from the first server's answers; it cannot go with expected answers (fixtures)")
+			}
+		}
+	}
+	j, err := newJudge(cfg)
+	if err != nil {
+		return err
+	}
+	urls := cfg.URLs
+	if cfg.Reference != "" {
+		urls = append(slices.Clip(urls), cfg.Reference)
+	}
+	servers, err := dial(cfg, urls)
 	if err != nil {
 		return err
 	}
@@ -125,7 +178,7 @@ func Run(ctx context.Context, cfg Config, reqs []Request, sink func(*Result) err
 		go func() {
 			defer wg.Done()
 			for i := range todo {
-				r := send(ctx, servers, &reqs[i], &cfg.Rules)
+				r := j.send(ctx, servers, &reqs[i])
 				r.idx = i
 				select {
 				case done <- r:
@@ -198,8 +251,8 @@ func sleepUntil(ctx context.Context, due time.Time) bool {
 }
 
 // dial makes a transport per server.
-func dial(cfg Config) ([]server, error) {
-	if len(cfg.URLs) == 0 {
+func dial(cfg Config, urls []string) ([]server, error) {
+	if len(urls) == 0 {
 		return nil, errors.New("diff: no server URL")
 	}
 	tc := transport.Config{
@@ -222,7 +275,7 @@ func dial(cfg Config) ([]server, error) {
 		}
 		return nil, err
 	}
-	for _, raw := range cfg.URLs {
+	for _, raw := range urls {
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
 			return fail(fmt.Errorf("diff: URL %q: want scheme://host:port/path, e.g. http://127.0.0.1:18545/", raw))
@@ -241,39 +294,50 @@ func dial(cfg Config) ([]server, error) {
 }
 
 // send sends q to every server in turn and compares the answers.
-func send(ctx context.Context, servers []server, q *Request, rules *jsondiff.Options) *Result {
-	r := &Result{Request: q, Answers: make([]Answer, len(servers)), Diffs: make([][]jsondiff.Difference, len(servers))}
-	var out transport.Outcome
-	for k, s := range servers {
-		req := transport.Request{
-			Method: q.Method, Scheme: s.scheme, Host: s.host, Path: []byte(joinPath(s.path, q.Path)),
-			Header: q.Header, Body: q.Body,
+func (j *judge) send(ctx context.Context, servers []server, q *Request) *Result {
+	r := &Result{Request: q, Answers: make([]Answer, len(servers)), Diffs: make([][]jsondiff.Difference, len(servers)), Ref: j.ref}
+	body := q.Body
+	if j.pin {
+		var stop bool
+		if body, stop = j.pinBlock(ctx, servers, q, r); stop {
+			return r
 		}
-		if req.Method == "" {
-			req.Method = "POST"
-		}
-		req.Protocol, _ = transport.ProtocolFor(s.scheme)
-		out.Reset()
-		began := time.Now()
-		s.tr.Do(ctx, &req, &out)
-		end := time.Now()
-		a := Answer{Status: out.Status, Sent: out.Sent, Latency: end.Sub(began), Body: bytes.Clone(out.Body)}
-		if a.Sent.IsZero() {
-			a.Sent = began
-		}
-		if !out.Answered {
-			a.Class = out.Class.String()
-			if out.Class == 0 {
-				a.Class = "other"
-			}
-			if out.Err != nil {
-				a.Error = out.Err.Error()
-			}
-		}
-		r.Answers[k] = a
 	}
-	compare(r, rules)
+	for k, s := range servers {
+		r.Answers[k] = s.do(ctx, q, body)
+	}
+	compare(r, j.options(q))
 	return r
+}
+
+// do sends q to s with body, timing it.
+func (s server) do(ctx context.Context, q *Request, body []byte) Answer {
+	req := transport.Request{
+		Method: q.Method, Scheme: s.scheme, Host: s.host, Path: []byte(joinPath(s.path, q.Path)),
+		Header: q.Header, Body: body,
+	}
+	if req.Method == "" {
+		req.Method = "POST"
+	}
+	req.Protocol, _ = transport.ProtocolFor(s.scheme)
+	var out transport.Outcome
+	began := time.Now()
+	s.tr.Do(ctx, &req, &out)
+	end := time.Now()
+	a := Answer{Status: out.Status, Sent: out.Sent, Latency: end.Sub(began), Body: bytes.Clone(out.Body)}
+	if a.Sent.IsZero() {
+		a.Sent = began
+	}
+	if !out.Answered {
+		a.Class = out.Class.String()
+		if out.Class == 0 {
+			a.Class = "other"
+		}
+		if out.Err != nil {
+			a.Error = out.Err.Error()
+		}
+	}
+	return a
 }
 
 // joinPath puts a request's path under a server URL's path: a server at /rpc and a request for
@@ -287,7 +351,7 @@ func joinPath(base, path string) string {
 	return strings.TrimSuffix(base, "/") + path
 }
 
-// compare fills r.Diffs.
+// compare fills r.Diffs, and r.Noise with a reference.
 func compare(r *Result, rules *jsondiff.Options) {
 	o := *rules
 	if r.Request.ShapeOnly {
@@ -311,6 +375,9 @@ func compare(r *Result, rules *jsondiff.Options) {
 				A: fmt.Sprint(refStatus), B: fmt.Sprint(a.Status)})
 		}
 		r.Diffs[k] = append(diffs, bodies(ref, a.Body, &o)...)
+	}
+	if r.Ref > 0 && len(r.Diffs[r.Ref]) > 0 {
+		splitNoise(r)
 	}
 }
 

@@ -342,7 +342,7 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 		case <-ctxDone:
 			interrupted, ctxDone = true, nil
 			r.stop()
-			g := time.NewTimer(r.p.Load.Grace)
+			g := time.NewTimer(*r.p.Load.Grace) // normalised: set
 			defer g.Stop()
 			grace = g.C
 		case <-grace:

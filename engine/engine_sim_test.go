@@ -208,7 +208,7 @@ func TestSimInterrupt(t *testing.T) {
 		time.AfterFunc(1450*time.Millisecond, cancel)
 		// requests take 5 s: those in flight at the interruption outlast the 1 s grace
 		tr := &simTransport{service: 5 * time.Second}
-		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: time.Second})
+		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: plan.Wait(time.Second)})
 		res := simRun(t, ctx, p, tr)
 		if !res.Interrupted {
 			t.Error("Interrupted = false; want true")
@@ -435,7 +435,7 @@ func TestSimCutEndsGrace(t *testing.T) {
 		cut := make(chan struct{})
 		time.AfterFunc(1600*time.Millisecond, func() { close(cut) })
 		tr := &simTransport{service: 5 * time.Second}
-		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: time.Minute})
+		p := simPlan(plan.Load{Rate: 10, Duration: 10 * time.Second, Grace: plan.Wait(time.Minute)})
 		res := simRun(t, ctx, p, tr, WithCut(cut))
 		c := res.Total.Endpoints[0]
 		// arrivals at 0, 0.1, …, 1.4 s: 15 sent, all cut at 1.6 s

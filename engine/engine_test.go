@@ -240,7 +240,7 @@ func TestInterruptReturnsWhatWasMeasured(t *testing.T) {
 			}
 		})
 	}))
-	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 500, Duration: time.Minute, Grace: time.Second}}
+	p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Rate: 500, Duration: time.Minute, Grace: plan.Wait(time.Second)}}
 	res, err := Run(ctx, p)
 	if err != nil {
 		t.Fatal(err)

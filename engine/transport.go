@@ -12,10 +12,7 @@ import (
 // limits, connections and TLS settings through the transport registry (transport.New). keepBody
 // keeps answer bodies for a Verifier. The caller closes it.
 func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
-	proto := p.Protocol
-	if proto == "" {
-		proto = p.Normalized().Protocol
-	}
+	proto := p.ProtocolOf()
 	conns, open := p.Load.Connections, p.Load.Model == plan.Open
 	if proto == transport.GRPC && p.GRPC.Connections > 0 {
 		// the calls spread over exactly that many connections, as ghz's --connections

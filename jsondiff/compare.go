@@ -84,6 +84,9 @@ type Options struct {
 	// ShapeOnly compares types and the members of objects, not values: arrays are compared element
 	// by element as far as the shorter goes. This is how a fixture marked speconly is judged.
 	ShapeOnly bool
+	// Tolerance lets the numbers at some paths differ by a bound; the first that matches a path
+	// applies there.
+	Tolerance []Tolerance
 	// Max stops the comparison after Max differences; 0 for all.
 	Max int
 }
@@ -198,7 +201,7 @@ func (c *comparer) value(p Path, a, b any, hasA, hasB bool) {
 		}
 		c.array(p, x, y)
 	default:
-		if k, eq := c.scalar(a, b); !eq {
+		if k, eq := c.scalar(a, b); !eq && !c.tolerated(p, a, b) {
 			c.add(p, k, a, b, true, true)
 		}
 	}

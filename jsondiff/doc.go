@@ -3,7 +3,8 @@
 // changed type, a member or element present on one side only) and both values. Rules make the
 // comparison useful for answers of two implementations of one API: integers written in hex and in
 // decimal compare equal ("0x1a" = 26), null may stand for a missing member, paths may be ignored
-// or compared as unordered arrays (patterns with * and [*] wildcards), JSON-RPC error messages are
+// or compared as unordered arrays (patterns with * and [*] wildcards), numbers at some paths may
+// differ within an absolute or relative tolerance (result.gasPrice=5%), JSON-RPC error messages are
 // dropped but their codes kept, and a shape-only mode compares types and members, not values.
 // What clients read differently is never equal: a member named twice in an object is a
 // difference unless the other side names it alike, and a string whose bytes are not UTF-8 is

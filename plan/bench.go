@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -66,6 +67,9 @@ const DefaultReadyTimeout = 30 * time.Second
 // its endpoints relative to the target's URL), optionally in Steps, or a Command.
 type Scenario struct {
 	Name string `json:"name"`
+	// Line and Col are where the scenario's name stands in its plan file (0 when it was not read
+	// from one): the problems of its runs are told there (Bench.ScenarioError).
+	Line, Col int `json:"-"`
 	// Plan is the run against one target, its endpoint URLs relative to the target's URL ("" or
 	// "/v0/entity?id=…"); relative file names are relative to Bench.Dir. Unused for a command.
 	Plan Plan `json:"plan,omitzero"`
@@ -327,4 +331,20 @@ func (t Traffic) RewriteNote(to string) string {
 	}
 	files := slices.DeleteFunc([]string{t.Targets, t.Setup}, func(f string) bool { return f == "" })
 	return fmt.Sprintf("the URLs of %s go to the scheme and host of %s (rewrite_host)", strings.Join(files, " and "), to)
+}
+
+// ScenarioError places err, a problem of scenario s's run against target t (from Prepare, say), in
+// b's file at the scenario's key: one FileError per problem when err joins several, each naming
+// the target when b has several.
+func (b *Bench) ScenarioError(s Scenario, t BenchTarget, err error) error {
+	key := joinKey("scenarios", s.Name)
+	against := ""
+	if len(b.Targets) > 1 {
+		against = "against " + t.Name + ": "
+	}
+	var errs []error
+	for _, msg := range splitJoined(err) {
+		errs = append(errs, &FileError{File: b.File, Line: s.Line, Col: s.Col, Key: key, Msg: against + strings.TrimPrefix(msg, "plan: ")})
+	}
+	return errors.Join(errs...)
 }

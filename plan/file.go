@@ -364,10 +364,8 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 				return
 			}
 			s := f.scenario(name, v, slo, valid)
+			s.Line, s.Col = k.Line, k.Column
 			b.Scenarios = append(b.Scenarios, s)
-			if len(b.Targets) > 0 && !s.IsCommand() {
-				f.check(k, joinKey("scenarios", name), s, b.Targets[0])
-			}
 		})
 	}
 	if len(b.Targets) == 0 {
@@ -548,7 +546,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		case "warmup":
 			l.Warmup = f.duration(v, kp)
 		case "grace":
-			l.Grace = f.duration(v, kp)
+			l.Grace = Wait(f.duration(v, kp))
 		case "send_slack":
 			l.SendSlack = f.duration(v, kp)
 		case "interval":
@@ -866,23 +864,6 @@ func (f *fileReader) answerMetrics(n *yaml.Node, path string) []AnswerMetric {
 		out = append(out, AnswerMetric{Name: key, Path: p})
 	})
 	return out
-}
-
-// check validates a load scenario as it would run against t; the endpoints of a target file are
-// checked when it is read (Prepare).
-func (f *fileReader) check(k *yaml.Node, path string, s Scenario, t BenchTarget) {
-	if len(f.errs) > 0 {
-		return // the plan is incomplete: its own problems first
-	}
-	p := s.PlanFor(t, 0, "")
-	if p.Traffic.Targets != "" {
-		p.Endpoints = []Endpoint{{URL: t.URL}}
-	}
-	if err := p.Validate(); err != nil {
-		for _, e := range splitJoined(err) {
-			f.errorf(k, path, "%s", strings.TrimPrefix(e, "plan: "))
-		}
-	}
 }
 
 func splitJoined(err error) []string {

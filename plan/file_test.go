@@ -192,10 +192,6 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:4:21: scenarios.s.slo: p99<fast: unit fast`}},
 		{"steps without a step length", head + "  s:\n    steps: [1, 2]\n", []string{
 			`p.yaml:5:5: scenarios.s: steps without their length`}},
-		{"a plan that does not validate", head + "  s:\n    model: closed\n    rate: 10\n", []string{
-			`p.yaml:4:3: scenarios.s: rate 10/s with the closed model`}},
-		{"a send slack with the closed model", head + "  s:\n    model: closed\n    send_slack: 1ms\n", []string{
-			`p.yaml:4:3: scenarios.s: send slack 1ms with the closed model`}},
 		{"a key given twice", head + "  s:\n    rate: 1\n    rate: 2\n", []string{
 			`p.yaml:6:5: scenarios.s.rate: given twice`}},
 		{"a target without URL, and no scenario", "targets:\n  a:\n    command: x\n", []string{

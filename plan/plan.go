@@ -105,8 +105,9 @@ type Load struct {
 	Stages []schedule.Stage `json:"stages,omitempty"`
 	// Warmup sends for this long before the measured run, at the first level, out of the figures.
 	Warmup time.Duration `json:"warmup,omitempty"`
-	// Grace is how long an interrupted run waits for requests in flight before cutting them.
-	Grace time.Duration `json:"grace,omitempty"`
+	// Grace is how long an interrupted run waits for requests in flight before cutting them; nil:
+	// DefaultGrace, a zero: none (cut them at once). Set it with Wait.
+	Grace *time.Duration `json:"grace,omitempty"`
 	// Interval is the length of the intervals of progress and result records.
 	Interval time.Duration `json:"interval,omitempty"`
 	// Segment makes this generator run one part of the load, so that several generators together
@@ -140,6 +141,9 @@ type HTTP struct {
 	// another opens). 0 means the transport's default (100 for HTTP/2).
 	Streams int `json:"streams,omitempty"`
 }
+
+// Wait returns d as an optional length (Load.Grace): set, even when it is zero.
+func Wait(d time.Duration) *time.Duration { return &d }
 
 // MeasuredLength is the planned length of the load's measured part: its duration, or its stages'
 // total; 0 when it ends on a count.
@@ -210,6 +214,7 @@ func (l Load) topConnections() int {
 
 // Normalized returns a copy of p with every default filled in, as the run will use it.
 func (p Plan) Normalized() Plan {
+	checked("normalize")
 	p.Endpoints = append([]Endpoint(nil), p.Endpoints...)
 	for i := range p.Endpoints {
 		e := &p.Endpoints[i]
@@ -244,8 +249,8 @@ func (p Plan) Normalized() Plan {
 			l.Connections = top // a closed-model stage target is a number of connections: open them
 		}
 	}
-	if l.Grace == 0 {
-		l.Grace = DefaultGrace
+	if l.Grace == nil {
+		l.Grace = Wait(DefaultGrace)
 	}
 	if l.Interval == 0 {
 		l.Interval = DefaultInterval
@@ -282,6 +287,7 @@ func defaultName(method, raw string) string {
 
 // Validate returns every problem of p at once (errors.Join), or nil.
 func (p Plan) Validate() error {
+	checked("validate")
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("plan: "+format, a...)) }
 	if len(p.Endpoints) == 0 {
@@ -340,8 +346,8 @@ func (p Plan) Validate() error {
 	if l.Warmup < 0 {
 		bad("warmup %v is negative", l.Warmup)
 	}
-	if l.Grace < 0 {
-		bad("grace %v is negative", l.Grace)
+	if l.Grace != nil && *l.Grace < 0 {
+		bad("grace %v is negative", *l.Grace)
 	}
 	if l.SendSlack < 0 || l.SendSlack > MaxSendSlack {
 		bad("send slack %v: want 0 to %v", l.SendSlack, MaxSendSlack)

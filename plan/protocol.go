@@ -67,6 +67,15 @@ func basicAuth(u string, h []result.RequestHeader) (string, []result.RequestHead
 // has none that a transport serves (Validate says so). A plan whose URLs are all https:// takes h2,
 // which speaks HTTP/2 to a server whose ALPN chooses it and HTTP/1.1 to the others, as curl and
 // browsers do; one that mixes http:// and https:// takes HTTP/1.1.
+// ProtocolOf is the protocol p runs over: its Protocol, or the one its URLs call for when it names
+// none (as Normalized fills it in), without normalising the rest of the plan.
+func (p Plan) ProtocolOf() result.Proto {
+	if p.Protocol != "" {
+		return p.Protocol
+	}
+	return p.defaultProtocol()
+}
+
 func (p Plan) defaultProtocol() result.Proto {
 	if len(p.Endpoints) == 0 {
 		return ""

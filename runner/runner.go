@@ -68,7 +68,9 @@ type OutputError struct{ Err error }
 func (e *OutputError) Error() string { return e.Err.Error() }
 func (e *OutputError) Unwrap() error { return e.Err }
 
-// Run runs prep end to end: its setup phase (a *SetupError when it fails), the outputs started (an
+// Run runs prep end to end: a pre-flight where its transport has one (gRPC: the connection, the
+// method and each static body checked before anything is sent; a *PreflightError), its setup
+// phase (a *SetupError when it fails), the outputs started (an
 // *OutputError when one cannot), the watchers started, the measured run, then the summary — its
 // timeline, per-stage figures, watched resources and notes — and the outputs stopped with it. An
 // interrupted run (ctx cancelled, Cut closed) is an Outcome whose Result says Interrupted: every
@@ -84,6 +86,11 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	if o.Cut != nil {
 		cut = append(cut, engine.WithCut(o.Cut))
 	}
+	checked, closeTransport, err := preflight(ctx, prep)
+	if err != nil {
+		return nil, err
+	}
+	defer closeTransport()
 	if prep.Setup != nil {
 		sr, err := engine.Setup(ctx, prep, cut...)
 		if err != nil {
@@ -109,6 +116,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	opts = append(opts, o.Outputs.Options()...)
 	opts = append(opts, cut...)
 	opts = append(opts, o.Watch.options()...)
+	opts = append(opts, checked...)
 	opts = append(opts, o.Engine...)
 	o.Watch.start(np)
 	o.Profile.start(np)

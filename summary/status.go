@@ -11,10 +11,7 @@ import (
 // Protocol.StatusName): gRPC's codes by name, "OK" included. A gRPC answer of status OK is recorded
 // with no status code (0 means no status there), so OK counts the answers no other code counts.
 func nameStatuses(s *Summary, p plan.Plan) {
-	proto := p.Protocol
-	if proto == "" {
-		proto = p.Normalized().Protocol
-	}
+	proto := p.ProtocolOf()
 	if proto != result.GRPC {
 		return
 	}

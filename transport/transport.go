@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"errors"
 
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -23,3 +24,7 @@ type Transport interface {
 	Do(ctx context.Context, r *Request, out *Outcome)
 	Close() error
 }
+
+// ErrConnect wraps a transport's failure to connect to the server when it checks a request before
+// the run (a Prepare method, as grpcx has): the server's state rather than the request explains it.
+var ErrConnect = errors.New("cannot connect")

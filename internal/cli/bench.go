@@ -58,7 +58,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
-	if err := benchrun.Check(b, nil); err != nil {
+	checked, err := benchrun.Check(b, plan.OSFiles(e.stdin))
+	if err != nil {
 		return fail(e, "bench", usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}, ExitUsage)
 	}
 	if f.dryRun {
@@ -93,10 +94,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		opts.Progress = e.stderr
 	}
 	fmt.Fprintf(e.stderr, "rpcbench bench: run directory %s\n", dir)
-	out, err := benchrun.Run(ctx, b, opts)
-	if err != nil {
-		return fail(e, "bench", err, ExitCannotStart)
-	}
+	out := benchrun.RunChecked(ctx, checked, opts)
 	ro := report.Options{Percentiles: f.pcts.v, Stats: f.stats.v}
 	code = ExitOK
 	if err := benchrun.Render(e.stdout, out, f.format, ro); err != nil {

@@ -29,7 +29,7 @@ func TestExamplePlansDryRun(t *testing.T) {
 			t.Errorf("%v", err)
 			continue
 		}
-		if err := benchrun.Check(b, nil); err != nil {
+		if _, err := benchrun.Check(b, nil); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 		if code, stdout, stderr := mainOut("bench", "--dry-run", name); code != ExitOK || !strings.Contains(stdout, "runs, in order:") {

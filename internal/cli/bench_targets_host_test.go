@@ -49,7 +49,7 @@ func TestBenchTargetsFileOfAnotherHost(t *testing.T) {
 	hostA, hostB := strings.TrimSuffix(urlA, "/"), strings.TrimSuffix(urlB, "/")
 
 	code, _, stderr := mainOut("bench", "--quiet", "--out-dir", filepath.Join(dir, "refused"), plan(""))
-	wantErr := "scenario blocks on b: targets: " + filepath.Join(corpus, "eth_getBlockByNumber.jsonl") + ":1: " + urlA + " names " + hostA +
+	wantErr := "scenarios.blocks: against b: targets: " + filepath.Join(corpus, "eth_getBlockByNumber.jsonl") + ":1: " + urlA + " names " + hostA +
 		", not the target's " + hostB + ": a run against a target goes to that target; write the path alone (\"POST /…\"), " +
 		"or set rewrite_host: true to send the file's requests to each target's host"
 	if code != ExitUsage || !strings.Contains(stderr, wantErr) {

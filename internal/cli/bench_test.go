@@ -212,7 +212,7 @@ func TestBenchErrors(t *testing.T) {
 		{"an unknown key", "targets:\n  a: {url: %q}\nscenarios:\n  s:\n    duraton: 1s\n", nil, ExitUsage,
 			`plan.yaml:5:5: scenarios.s.duraton: unknown key "duraton"`},
 		{"a missing target file", "targets:\n  a: {url: %q}\nscenarios:\n  s: {targets_file: none.http}\n", nil, ExitUsage,
-			"scenario s on a: targets: open "},
+			"plan.yaml:4:3: scenarios.s: targets: open "},
 		{"a run directory with files", "targets:\n  a: {url: %q}\nscenarios:\n  s: {requests: 1}\n", []string{"--out-dir", full}, ExitUsage,
 			"holds files already"},
 		{"a failed SLO", "targets:\n  a: {url: %q}\nscenarios:\n  s: {requests: 5, connections: 1, slo: p50<1µs}\n", nil, ExitSLO,

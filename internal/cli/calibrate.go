@@ -72,7 +72,7 @@ func runCalibrate(ctx context.Context, e *env, args []string) int {
 		Start:    start.v,
 		Max:      maxRate.v,
 		Step:     step,
-		Warmup:   warm,
+		Warmup:   plan.Wait(warm),
 		MaxSteps: calibrateMaxSteps,
 		Version:  Version(),
 		Judge: func(s *summary.Summary) (bool, string) {
@@ -82,9 +82,6 @@ func runCalibrate(ctx context.Context, e *env, args []string) int {
 		Options: func() runner.Options { return runner.Options{Watch: generatorOnly()} },
 		Cut:     e.cut,
 		OnStep:  func(st capacity.Step) { calibrationRow(e.stdout, st) },
-	}
-	if warm <= 0 {
-		cfg.Warmup = -1 // capacity's "none"
 	}
 	res, err := capacity.Search(ctx, cfg)
 	if err != nil {

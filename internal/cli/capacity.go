@@ -67,9 +67,6 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		if instead, ok := capacityDecides[fl.Name]; ok && err == nil {
 			err = usagef("--%s: capacity chooses it; use %s", fl.Name, instead)
 		}
-		if fl.Name == "step-warmup" && warm == 0 {
-			warm = -1 // asked for none; a zero in the config means the default
-		}
 	})
 	switch {
 	case err != nil:
@@ -97,14 +94,15 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	p.Load = plan.Load{Connections: f.conns, Interval: f.interval}
 	cfg := capacity.Config{
 		Plan: p, SLO: slo, Start: start.v, Max: maxRate.v, Factor: factor, Precision: precision,
-		Step: step, Warmup: warm, MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
+		Step: step, Warmup: plan.Wait(warm), MaxSteps: maxSteps, Confirmations: confirm, Files: plan.OSFiles(e.stdin), Version: Version(),
 		ShowSecrets: f.output.showSecrets,
 	}
 	if err := cfg.Validate(); err != nil {
 		return fail(e, "capacity", usageError{strings.ReplaceAll(err.Error(), "capacity: ", "")}, ExitUsage)
 	}
-	if _, err := prepare(e, p); err != nil { // bad files and plans are usage errors, named by flag
-		return fail(e, "capacity", err, ExitUsage)
+	// prepared once, here: bad files and plans are usage errors, named by flag
+	if cfg.Prepared, err = cfg.Prepare(); err != nil {
+		return fail(e, "capacity", prepareError(err), ExitUsage)
 	}
 	// each step is watched as run watches its run: the sampling starts as the step does, past
 	// its warm-up, and what it saw goes into the step's summary

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,7 +33,9 @@ const diffExamples = `  rpcbench diff --calls examples/calls.jsonl http://127.0.
   rpcbench diff --fixtures examples/fixtures http://127.0.0.1:18545/         replay .io fixtures against one node
   rpcbench diff --calls calls.jsonl --record pairs.jsonl --errors mismatches.jsonl --log requests.csv URL_A URL_B
   rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B
-  rpcbench diff --calls examples/calls.jsonl --format html URL_A URL_B > diff.html   one self-contained page`
+  rpcbench diff --calls examples/calls.jsonl --format html URL_A URL_B > diff.html   one self-contained page
+  rpcbench diff --calls calls.jsonl --reference URL_A2 URL_A URL_B     learn the noise from A2, a second instance of A
+  rpcbench diff --calls calls.jsonl --pin-block --skip-above-head --tolerance 'result.gasPrice=5%' --rule 'eth_call=error-code-only' URL_A URL_B`
 
 // diffFlags are the flags of `rpcbench diff`.
 type diffFlags struct {
@@ -46,6 +50,11 @@ type diffFlags struct {
 	rate                                    rateFlag
 	conns                                   int
 	timeout                                 time.Duration
+	reference                               string
+	noiseThreshold                          float64
+	tolerance                               []jsondiff.Tolerance
+	errorRules                              []string
+	pinBlock, skipAboveHead                 bool
 }
 
 func (f *diffFlags) define(fs *flag.FlagSet) {
@@ -71,6 +80,41 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.Var(&f.rate, "rate", "start at most `RATE` requests per second (each goes to every URL), e.g. 200 or 50/s")
 	fs.IntVar(&f.conns, "connections", 1, "requests in flight at once (`N`)")
 	fs.Var(positiveDurationFlag{durationFlag{&f.timeout}}, "timeout", "time limit of one request to one URL (default 30s)")
+	fs.StringVar(&f.reference, "reference", "", "send each request also to `URL`, a second instance of the first URL: a path where the two answer differently is noise for its method, reported apart and not counted against the others")
+	fs.Var(shareFlag{&f.noiseThreshold}, "noise-threshold", "with --reference, a path is noise when the two instances differ there in this `share` of a method's requests or more: 0.5 or 50% (default: any one)")
+	fs.Var(appended(&f.tolerance, jsondiff.ParseTolerance), "tolerance", "let the numbers at `PATH=N` differ by up to N, or PATH=N% by up to N % of the larger, e.g. 'result.gasPrice=5%' (repeatable)")
+	fs.Var(appended(&f.errorRules, checkErrorRule), "rule", "compare the JSON-RPC errors of a method by code only or by presence only: `METHOD=RULE`, RULE error-code-only or error-presence-only, METHOD * for all (repeatable)")
+	fs.BoolVar(&f.pinBlock, "pin-block", false, "ask the first URL for its head (eth_blockNumber) before each request that takes a block, and send every URL that number in place of \"latest\", \"pending\" or an omitted block")
+	fs.BoolVar(&f.skipAboveHead, "skip-above-head", false, "with --pin-block, ask every URL for its head and skip (and count) a request whose block is above one of them")
+}
+
+func checkErrorRule(s string) (string, error) {
+	_, _, err := diff.ParseErrorRule(s)
+	return s, err
+}
+
+// shareFlag reads a share from 0 to 1: 0.25 or 25%.
+type shareFlag struct{ v *float64 }
+
+func (f shareFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f shareFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if pct {
+		v /= 100
+	}
+	if err != nil || !(v >= 0 && v <= 1) {
+		return fmt.Errorf("want a share from 0 to 1, e.g. 0.5 or 50%%, got %q", s)
+	}
+	*f.v = v
+	return nil
 }
 
 func runDiff(ctx context.Context, e *env, args []string) int {
@@ -92,17 +136,33 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 	cfg := diff.Config{
 		URLs: urls, StopAtFirst: f.stopAtFirst, Connections: f.conns, Rate: f.rate.v, Timeout: f.timeout,
 		Rules: jsondiff.Options{Ignore: f.ignore, Unordered: f.unordered, NullIsMissing: f.nullMissing,
-			StrictNumbers: f.strictNumbers, KeepErrorMessages: f.keepMsgs},
+			StrictNumbers: f.strictNumbers, KeepErrorMessages: f.keepMsgs, Tolerance: f.tolerance},
+		Reference: f.reference, PinBlock: f.pinBlock, SkipAboveHead: f.skipAboveHead,
+	}
+	for _, r := range f.errorRules {
+		m, rule, _ := diff.ParseErrorRule(r) // checked when the flag was read
+		if cfg.ErrorRules == nil {
+			cfg.ErrorRules = map[string]diff.ErrorRule{}
+		}
+		cfg.ErrorRules[m] = rule
 	}
 	// the report and the files name the servers by their URLs, secrets REDACTED
-	shown := make([]string, len(urls))
-	for i, u := range urls {
+	all := urls
+	if f.reference != "" {
+		all = append(slices.Clip(urls), f.reference)
+	}
+	shown := make([]string, len(all))
+	for i, u := range all {
 		shown[i] = plan.ShownURL(u, f.showSecrets)
 	}
 	if reference == urls[0] {
 		reference = shown[0]
 	}
 	tally := diff.NewTally(shown, reference)
+	tally.SetRules(cfg.RuleNames())
+	if f.reference != "" {
+		tally.LearnNoise(f.noiseThreshold)
+	}
 	stopped := ""
 	runErr := diff.Run(ctx, cfg, reqs, func(r *diff.Result) error {
 		tally.Add(r)
@@ -164,6 +224,17 @@ func (f *diffFlags) corpus(e *env, urls []string) ([]diff.Request, string, error
 		return nil, "", usagef("--connections %d: want 1 or more", f.conns)
 	case f.params != "" && f.method == "":
 		return nil, "", usagef("--params goes with --jsonrpc")
+	case f.skipAboveHead && !f.pinBlock:
+		return nil, "", usagef("--skip-above-head goes with --pin-block")
+	case f.reference != "" && f.fixtures != "":
+		return nil, "", usagef("--reference learns the noise between two instances of the first URL; fixtures are compared with their expected answers instead")
+	case f.noiseThreshold != 0 && f.reference == "":
+		return nil, "", usagef("--noise-threshold goes with --reference")
+	}
+	if f.reference != "" {
+		if err := checkDiffURL(f.reference); err != nil {
+			return nil, "", usagef("--reference: %v", err)
+		}
 	}
 	for _, u := range urls {
 		if err := checkDiffURL(u); err != nil {
@@ -214,38 +285,20 @@ func readFixtures(p string) ([]diff.Request, error) {
 }
 
 // targetRequests renders the entries of the target file in turn, with their templates, once for
-// all URLs.
+// all URLs (diff.FromTargets).
 func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
 	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, "", false, f.headers)
 	if err != nil {
 		return nil, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
 	}
-	for i := range t.Entries {
-		t.Entries[i].Weight = 0 // every entry in turn, whatever its weight
-	}
-	eps, err := plan.GroupTargets(t)
+	reqs, err := diff.FromTargets(t, f.targets, f.requests)
 	if err != nil {
-		return nil, usageError{err.Error()}
+		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
 	}
-	p := plan.Plan{Endpoints: eps, Traffic: plan.Traffic{Targets: f.targets, Order: plan.Order("sequential")}}.Normalized()
-	src, err := plan.NewSource(p, plan.Inputs{Targets: t})
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	n := f.requests
-	if n == 0 {
-		n = len(t.Entries)
-	}
-	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
-		label := diff.LabelOf(r.Body)
-		if label == "" {
-			label = p.Endpoints[r.Endpoint].Name
-		}
-		return label, t.Where(i % len(t.Entries))
-	}, true)
+	return reqs, nil
 }
 
-// callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn.
+// callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn (diff.FromCalls).
 func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
 	var calls []plan.Call
 	name := f.calls
@@ -265,42 +318,9 @@ func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
 		}
 		calls, name = []plan.Call{c}, "--jsonrpc"
 	}
-	for i := range calls {
-		calls[i].Weight = 0 // every call in turn
-	}
-	eps, err := plan.JSONRPCEndpoints(url, f.headers, calls, 0)
+	reqs, err := diff.FromCalls(url, f.headers, calls, name, f.requests)
 	if err != nil {
 		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-	}
-	eps = plan.Plan{Endpoints: eps}.Normalized().Endpoints
-	src, err := plan.NewJSONRPCSource(eps, calls, 0)
-	if err != nil {
-		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-	}
-	n := f.requests
-	if n == 0 {
-		n = len(calls)
-	}
-	return renderDiff(src, n, func(i int, r *transport.Request) (string, string) {
-		return eps[r.Endpoint].Name, fmt.Sprintf("%s call %d", name, i%len(calls)+1)
-	}, false)
-}
-
-// renderDiff fills n requests from src, copying what the source may reuse. withPath keeps each
-// request's own path (targets); without it the request goes to each URL's own path (calls).
-func renderDiff(src plan.Source, n int, label func(i int, r *transport.Request) (string, string), withPath bool) ([]diff.Request, error) {
-	reqs := make([]diff.Request, 0, n)
-	var r transport.Request
-	for i := range n {
-		if err := src.Fill(uint64(i), &r); err != nil {
-			return nil, usageError{err.Error()}
-		}
-		q := diff.Request{ID: i + 1, Method: r.Method, Header: append([]transport.Header(nil), r.Header...), Body: bytes.Clone(r.Body)}
-		if withPath {
-			q.Path = string(r.Path)
-		}
-		q.Label, q.Where = label(i, &r)
-		reqs = append(reqs, q)
 	}
 	return reqs, nil
 }

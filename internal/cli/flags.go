@@ -98,6 +98,26 @@ func (f durationFlag) Set(s string) error {
 	return nil
 }
 
+// optionalDurationFlag is a duration that is nil until given: a zero given is a zero, not the
+// default.
+type optionalDurationFlag struct{ v **time.Duration }
+
+func (f optionalDurationFlag) String() string {
+	if f.v == nil || *f.v == nil {
+		return ""
+	}
+	return (*f.v).String()
+}
+
+func (f optionalDurationFlag) Set(s string) error {
+	var d time.Duration
+	if err := (durationFlag{&d}).Set(s); err != nil {
+		return err
+	}
+	*f.v = &d
+	return nil
+}
+
 // positiveDurationFlag is a duration that must be above 0: a zero would mean the default.
 type positiveDurationFlag struct{ durationFlag }
 

@@ -232,19 +232,15 @@ func runGHZ(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "ghz", err, ExitUsage)
 	}
-	var g grpcFlags
-	opts, closeGRPC, code, err := g.prepare(ctx, prep.Plan, false)
-	if errors.Is(err, grpcx.ErrServerTLS) { // ghz names plaintext by a flag, not by a scheme
-		err = errors.New(strings.Replace(err.Error(), "use grpcs://", "leave out --insecure", 1))
-	}
-	if err != nil {
-		return fail(e, "ghz", err, code)
-	}
-	defer closeGRPC()
 	format := "ghz"
 	if f.format == "json" {
 		format = "json"
 	}
-	o := outputs{cmdName: "ghz", format: format, quiet: true}
-	return execute(ctx, e, prep, o, opts...)
+	o := outputs{cmdName: "ghz", format: format, quiet: true, reword: func(err error) error {
+		if errors.Is(err, grpcx.ErrServerTLS) { // ghz names plaintext by a flag, not by a scheme
+			return errors.New(strings.Replace(err.Error(), "use grpcs://", "leave out --insecure", 1))
+		}
+		return err
+	}}
+	return execute(ctx, e, prep, o)
 }

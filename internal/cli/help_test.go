@@ -194,6 +194,13 @@ func TestFlagsHaveExamples(t *testing.T) {
 		{[]string{"help", "serve", "mesh"}, "--grpc-addr"},
 		{[]string{"help", "serve", "jsonrpc"}, "--chain-id"},
 		{[]string{"help", "serve", "jsonrpc"}, "--tx-per-block"},
+		{[]string{"help", "serve", "jsonrpc"}, "--noise"},
+		{[]string{"help", "serve", "jsonrpc"}, "--inject-share"},
+		{[]string{"help", "diff"}, "--reference"},
+		{[]string{"help", "diff"}, "--tolerance"},
+		{[]string{"help", "diff"}, "--rule"},
+		{[]string{"help", "diff"}, "--pin-block"},
+		{[]string{"help", "diff"}, "--skip-above-head"},
 		{[]string{"help", "serve", "relay"}, "--upstream"},
 		{[]string{"help", "serve", "relay"}, "--max-idle"},
 	}

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"go/build"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,5 +86,78 @@ func TestLayers(t *testing.T) {
 	// The walk itself must see through: report reaches summary's import of result.
 	if chain := importChain(t, "report", func(p string) bool { return p == "result" }); len(chain) < 2 {
 		t.Errorf("report reaches result by %v; want a chain of imports", chain)
+	}
+}
+
+// modulePackages returns every package of the module that is not a command or this shell, as a
+// path from the module's root.
+func modulePackages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		name := d.Name()
+		if rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || rel == "cmd" || rel == "internal/cli" || rel == "docs" || rel == "scripts") {
+			return filepath.SkipDir
+		}
+		if _, err := build.ImportDir(path, 0); err == nil && rel != "." {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// One path for every run: the runner is the one package that imports both the engine and the
+// outputs, and the one that calls engine.RunPrepared (besides the engine's own Run and Setup): a
+// command or a run kind that ran the engine by hand would have to wire outputs and watchers again.
+func TestOneRunner(t *testing.T) {
+	t.Parallel()
+	pkgs := modulePackages(t)
+	if !slices.Contains(pkgs, "runner") || !slices.Contains(pkgs, "benchrun") {
+		t.Fatalf("packages %v; want the module's, runner and benchrun among them", pkgs)
+	}
+	for _, p := range pkgs {
+		imps := moduleImports(t, p)
+		if p != "runner" && slices.Contains(imps, "engine") && slices.ContainsFunc(imps, under("output")) {
+			t.Errorf("%s imports the engine and the outputs; want only runner to", p)
+		}
+		if p == "runner" || p == "engine" {
+			continue
+		}
+		files, _ := filepath.Glob(filepath.Join("..", "..", filepath.FromSlash(p), "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(b, []byte("engine.RunPrepared(")) || bytes.Contains(b, []byte("engine.Run(")) {
+				t.Errorf("%s runs the engine by hand; want runner.Run", filepath.ToSlash(f))
+			}
+		}
+	}
+	shell, _ := filepath.Glob("*.go") // this package, the shell over the others
+	for _, f := range shell {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(f, "_test.go") && (bytes.Contains(b, []byte("engine.RunPrepared(")) || bytes.Contains(b, []byte("engine.Run("))) {
+			t.Errorf("internal/cli/%s runs the engine by hand; want runner.Run", f)
+		}
 	}
 }

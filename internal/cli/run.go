@@ -65,7 +65,7 @@ type runFlags struct {
 	model      string
 	duration   time.Duration
 	warmup     time.Duration
-	grace      time.Duration
+	grace      *time.Duration // nil: the default
 	sendSlack  time.Duration
 	interval   time.Duration
 	timeout    time.Duration
@@ -102,7 +102,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.requests, "requests", 0, "stop after `N` measured requests")
 	fs.IntVar(&f.conns, "connections", 0, "closed: connections (default 10), each backing off 1ms, doubling up to 1s, while it cannot connect; open: cap of connections and requests in flight (default 1000)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the figures")
-	fs.Var(durationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
+	fs.Var(optionalDurationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
 	fs.Var(durationFlag{&f.sendSlack}, "send-slack", "open model: send an arrival up to `D` late so that one wake-up sends all that are due by then (e.g. 1ms, as wrk2 paces): less generator CPU at high rates; latency still counts from the intended times (default 0: each at its time)")
 	fs.Var(positiveDurationFlag{durationFlag{&f.interval}}, "interval", "length of the progress intervals (default 1s)")
 	fs.StringVar(&f.method, "method", "GET", "HTTP `method`")
@@ -204,9 +204,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	zeroConns := false
 	fs.Visit(func(fl *flag.Flag) {
-		if fl.Name == "grace" && f.grace == 0 {
-			f.grace = time.Nanosecond // asked for no grace; a zero in the plan means the default
-		}
 		if fl.Name == "connections" && f.conns == 0 {
 			zeroConns = true // a zero in the plan would mean the default
 		}
@@ -260,34 +257,34 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	grpcOpts, closeGRPC, code, err := f.grpc.prepare(ctx, prep.Plan, prep.Verifier != nil)
-	if err != nil {
-		return fail(e, "run", err, code)
-	}
-	defer closeGRPC()
 	o.engine = f.segment.options()
-	return execute(ctx, e, prep, o, grpcOpts...)
+	return execute(ctx, e, prep, o)
 }
 
 // prepare prepares p as engine.Run would, reading its files (stdin for "-"); a problem is a usage
 // error naming the flag of the file or setting at fault.
 func prepare(e *env, p plan.Plan) (*plan.Prepared, error) {
 	prep, err := plan.Prepare(p, plan.OSFiles(e.stdin))
-	if err == nil {
-		return prep, nil
+	if err != nil {
+		return nil, prepareError(err)
 	}
-	var ie *plan.InputError
-	if errors.As(err, &ie) {
-		return nil, usagef("--%s: %v", ie.Input, ie.Err)
-	}
-	return nil, usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
+	return prep, nil
 }
 
-// execute runs a prepared plan (see prepare) through the runner — its setup phase, the outputs o
-// asks for (report file, result file, live lines, request log, HTML), what it watches — prints its
-// report in o.format and returns the exit code. extra options (the gRPC transport checked before
-// the run) go to the engine.
-func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra ...engine.Option) int {
+// prepareError is a problem of plan.Prepare as a usage error naming the flag of the file or
+// setting at fault.
+func prepareError(err error) error {
+	var ie *plan.InputError
+	if errors.As(err, &ie) {
+		return usagef("--%s: %v", ie.Input, ie.Err)
+	}
+	return usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}
+}
+
+// execute runs a prepared plan (see prepare) through the runner — its pre-flight and setup phase,
+// the outputs o asks for (report file, result file, live lines, request log, HTML), what it
+// watches — prints its report in o.format and returns the exit code.
+func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 	np := prep.Plan
 	if note := raiseOpenFiles(np.Load.Connections); note != "" {
 		fmt.Fprintln(e.stderr, "rpcbench:", note)
@@ -301,7 +298,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 		watch = generatorOnly()
 	}
 	ro := runner.Options{
-		Outputs: set, Watch: watch, Profile: o.profile, Cut: e.cut, Engine: append(o.engine, extra...),
+		Outputs: set, Watch: watch, Profile: o.profile, Cut: e.cut, Engine: o.engine,
 		Version: Version(), ShowSecrets: o.showSecrets, StageRamps: o.stageRamps, Command: o.command,
 		OnSetup: func(sr engine.SetupResult) {
 			fmt.Fprintf(e.stderr, "rpcbench %s: setup: %d requests to %s in %v, all ok\n", o.cmd(), sr.Sent, prep.Setup.Plan.Traffic.Targets, sr.Took.Round(time.Millisecond))
@@ -310,9 +307,16 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	}
 	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
-		var se *runner.SetupError
-		if errors.As(err, &se) && ctx.Err() != nil {
+		var pe *runner.PreflightError
+		usage := errors.As(err, &pe) && !pe.Connect // the plan asks what the server does not serve
+		if o.reword != nil {
+			err = o.reword(err)
+		}
+		switch {
+		case ctx.Err() != nil:
 			return fail(e, o.cmd(), err, ExitInterrupted)
+		case usage:
+			return fail(e, o.cmd(), usageError{err.Error()}, ExitUsage)
 		}
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}

@@ -1,16 +1,10 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"net/url"
-	"strings"
 
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
-	"github.com/rpcbench/rpcbench/transport/grpcx"
 )
 
 // grpcFlags are the flags of `run` for gRPC: the method and where its message types come from.
@@ -51,7 +45,7 @@ func (f *grpcFlags) url(raw string) (string, error) {
 func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
 	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset, StreamRate: f.streamRate.v}
 	p.TLS = f.tls
-	if p.Normalized().Protocol != transport.GRPC {
+	if p.ProtocolOf() != transport.GRPC {
 		if f.call != "" {
 			return usagef("--call goes with a grpc:// or grpcs:// URL")
 		}
@@ -61,64 +55,4 @@ func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
 		return usagef("--jsonrpc and --calls go with http(s):// and ws(s):// URLs; a gRPC call's body is its request message in JSON (--body)")
 	}
 	return nil
-}
-
-// prepare makes the transport of a gRPC plan and checks, before the run, what the first call would:
-// the connection, the method (an unknown one is a usage error listing those the server has) and
-// each endpoint's static body. It returns the option that hands the transport to the engine and the
-// function that closes it; for a plan of another protocol, neither. keepBody keeps the answers for
-// a verifier.
-func (f *grpcFlags) prepare(ctx context.Context, p plan.Plan, keepBody bool) ([]engine.Option, func(), int, error) {
-	np := p.Normalized()
-	if np.Protocol != transport.GRPC {
-		return nil, func() {}, ExitOK, nil
-	}
-	tr, err := engine.NewTransport(np, keepBody)
-	if err != nil {
-		return nil, nil, ExitUsage, usageError{grpcMessage(err)}
-	}
-	type preparer interface {
-		Prepare(context.Context, *transport.Request) error
-	}
-	pr, ok := tr.(preparer)
-	for i, e := range np.Endpoints {
-		if !ok || plan.HasTemplate(e.URL) {
-			continue
-		}
-		u, err := url.Parse(e.URL)
-		if err != nil {
-			continue // Validate has said so
-		}
-		r := &transport.Request{Endpoint: i, Scheme: u.Scheme, Host: u.Host, Path: []byte(u.Path), Header: e.Header}
-		if !plan.HasTemplate(string(e.Body)) {
-			r.Body = e.Body // a templated body is checked call by call
-		}
-		if err := pr.Prepare(ctx, r); err != nil {
-			tr.Close()
-			switch {
-			case ctx.Err() != nil:
-				return nil, nil, ExitInterrupted, err
-			case errors.Is(err, grpcx.ErrConnect):
-				return nil, nil, ExitCannotStart, connectError{grpcMessage(err), err}
-			}
-			return nil, nil, ExitUsage, usageError{grpcMessage(err)}
-		}
-	}
-	return []engine.Option{engine.WithTransport(tr)}, func() { tr.Close() }, ExitOK, nil
-}
-
-// connectError is the failure to connect of prepare: msg says it to a user, err is the cause.
-type connectError struct {
-	msg string
-	err error
-}
-
-func (e connectError) Error() string { return e.msg }
-func (e connectError) Unwrap() error { return e.err }
-
-// grpcMessage is err's message without the package prefixes, which say nothing to a user.
-func grpcMessage(err error) string {
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "plan's protocol \"grpc\": ")
-	return strings.ReplaceAll(msg, "grpcx: ", "")
 }

@@ -138,6 +138,8 @@ type outputs struct {
 	engine []engine.Option
 	// requireValid exits ExitInvalid after a completed run that its validity verdict finds invalid.
 	requireValid bool
+	// reword, when set, says a run's failure to start in the command's own words.
+	reword func(error) error
 }
 
 // cmd is the command whose run this is, for messages: "run" unless cmdName says otherwise.

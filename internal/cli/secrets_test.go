@@ -85,7 +85,8 @@ scenarios:
 	}
 	add("run", true, func(dir, f string) []string {
 		return append(append([]string{"run", "--requests", "3", "--connections", "1", "--quiet", "--format", f, "--out", filepath.Join(dir, "run.rb"),
-			"--html", filepath.Join(dir, "run.html"), "--live", filepath.Join(dir, "live.jsonl"), "--report-file", filepath.Join(dir, "report."+f)}, secretHeaders...), url)
+			"--html", filepath.Join(dir, "run.html"), "--live", filepath.Join(dir, "live.jsonl"), "--log", filepath.Join(dir, "requests.csv"),
+			"--report-file", filepath.Join(dir, "report."+f)}, secretHeaders...), url)
 	}, "text", "json", "csv", "markdown", "html")
 	capArgs := []string{"capacity", "--slo", "errors<1%", "--start", "50", "--max", "100", "--step", "200ms", "--step-warmup", "0", "--max-steps", "2", "--confirm", "1", "--quiet"}
 	add("capacity", true, func(dir, f string) []string {

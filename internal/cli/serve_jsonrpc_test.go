@@ -15,7 +15,7 @@ import (
 func TestServeJSONRPCFlags(t *testing.T) {
 	t.Parallel()
 	tests := []cliCase{
-		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve jsonrpc --blocks 100000 --seed 7", "-blocks", "-seed", "-chain-id"}, nil},
+		{"help", []string{"--help"}, ExitOK, []string{"Examples:", "rpcbench serve jsonrpc --blocks 100000 --seed 7", "-blocks", "-seed", "-chain-id", "-noise", "-inject-share"}, nil},
 		{"blocks not a number", []string{"--blocks", "many"}, ExitUsage, nil, []string{"--blocks"}},
 		{"negative blocks", []string{"--blocks", "-5"}, ExitUsage, nil, []string{"--blocks"}},
 		{"zero blocks", []string{"--blocks", "0"}, ExitUsage, nil, []string{"--blocks 0 is out of range"}},
@@ -25,6 +25,8 @@ func TestServeJSONRPCFlags(t *testing.T) {
 		{"zero tx per block", []string{"--tx-per-block", "0"}, ExitUsage, nil, []string{"--tx-per-block 0 is out of range"}},
 		{"zero storage range", []string{"--max-storage-range", "0"}, ExitUsage, nil, []string{"--max-storage-range 0"}},
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
+		{"inject share above 1", []string{"--inject-share", "1.5"}, ExitUsage, nil, []string{"--inject-share 1.5 is out of range; want 0 to 1"}},
+		{"negative inject share", []string{"--inject-share", "-0.1"}, ExitUsage, nil, []string{"--inject-share -0.1 is out of range"}},
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport", "--blocks", "5"}, ExitUsage, nil, []string{"serve jsonrpc", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "jsonrpc"}, tests)

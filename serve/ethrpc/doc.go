@@ -32,6 +32,11 @@
 //     hashed-key order as geth does); keyStart and nextKey are slot positions. Each slot costs
 //     three SHA-256 computations and its hex encoding, so a call's cost is linear in maxResult.
 //
+// Two knobs make answers differ on purpose, to test a diff of two nodes: Config.Noise adds a
+// random "noise" member to every answer with a result (a field that differs by nature), and
+// Config.InjectShare adds "injected": true to an exact share of them (a real difference at a
+// known path; Server.Injected counts them).
+//
 // A Server is like net/http/httptest.Server: New binds 127.0.0.1:0 unless told otherwise, URL
 // and WebSocketURL say where it listens, and Close waits for the calls in flight. The package
 // imports nothing from the project: any test can use it.

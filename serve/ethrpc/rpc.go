@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/rand/v2"
 )
 
 // JSON-RPC 2.0 error codes, and the two Ethereum nodes add.
@@ -121,16 +123,40 @@ func (s *Server) call(out []byte, raw []byte) []byte {
 	mark := len(out)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, id...)
+	head := len(out)
 	out = append(out, `,"result":`...)
 	out, e := m(s, out, p)
 	if e != nil {
 		out = appendError(out[:mark], id, e)
 	} else {
 		out = append(out, '}')
+		if answer && (s.noise || s.injectShare > 0) {
+			out = s.fault(out, head)
+		}
 	}
 	if !answer {
 		return out[:mark] // a notification is run, never answered
 	}
+	return out
+}
+
+// fault puts the members of Config.Noise and Config.InjectShare into the answer at out[head:],
+// just after its id.
+func (s *Server) fault(out []byte, head int) []byte {
+	var add []byte
+	if s.noise {
+		add = fmt.Appendf(add, `,"noise":"0x%016x"`, rand.Uint64())
+	}
+	if s.injectShare > 0 {
+		n := s.answers.Add(1)
+		if math.Floor(float64(n)*s.injectShare) > math.Floor(float64(n-1)*s.injectShare) {
+			s.injected.Add(1)
+			add = append(add, `,"injected":true`...)
+		}
+	}
+	out = append(out, add...)
+	copy(out[head+len(add):], out[head:len(out)-len(add)])
+	copy(out[head:], add)
 	return out
 }
 

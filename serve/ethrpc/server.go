@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -57,6 +58,15 @@ type Config struct {
 	MaxInFlight int
 	// Wrap, if set, wraps the service's handler, e.g. to serve /debug/pprof/ beside it.
 	Wrap func(http.Handler) http.Handler
+	// Noise adds a member "noise" with a random value (0x and 16 hex digits) to every answer
+	// that has a result: a field that differs between two nodes by nature, for diff's noise
+	// learning.
+	Noise bool
+	// InjectShare, from 0 to 1, is the share of the answers with a result that carry a member
+	// "injected": true, a difference at a known path: the answers numbered n (from 1, in the
+	// order they are made) for which floor(n*InjectShare) grows, so exactly
+	// floor(N*InjectShare) of the first N. Injected says how many so far.
+	InjectShare float64
 }
 
 // Server is a running node. Its methods are safe for concurrent use; Close may be called more
@@ -67,6 +77,10 @@ type Server struct {
 	maxRequest      int64
 	maxStorageRange int
 	maxInFlight     int
+	noise           bool
+	injectShare     float64
+	answers         atomic.Uint64 // answers with a result, for InjectShare
+	injected        atomic.Uint64
 	ln              net.Listener
 	srv             *http.Server
 	served          chan struct{}
@@ -97,6 +111,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{
 		chain: c, maxBatch: cfg.MaxBatch, maxRequest: cfg.MaxRequestBytes,
 		maxStorageRange: cfg.MaxStorageRange, maxInFlight: cfg.MaxInFlight,
+		noise: cfg.Noise, injectShare: cfg.InjectShare,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
 	}
 	var h http.Handler = s
@@ -143,6 +158,9 @@ func (c *Config) fill() error {
 	if c.TxPerBlock > MaxTxPerBlock {
 		errs = append(errs, fmt.Errorf("ethrpc: TxPerBlock is %d; want at most %d", c.TxPerBlock, MaxTxPerBlock))
 	}
+	if !(c.InjectShare >= 0 && c.InjectShare <= 1) {
+		errs = append(errs, fmt.Errorf("ethrpc: InjectShare is %v; want 0 to 1", c.InjectShare))
+	}
 	if c.MaxBatch < 0 || c.MaxRequestBytes < 0 || c.MaxStorageRange < 0 || c.MaxInFlight < 0 {
 		errs = append(errs, errors.New("ethrpc: MaxBatch, MaxRequestBytes, MaxStorageRange and MaxInFlight must not be negative"))
 	}
@@ -157,6 +175,9 @@ func (s *Server) WebSocketURL() string { return "ws://" + s.ln.Addr().String() +
 
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Injected is how many answers carried the injected member so far (Config.InjectShare).
+func (s *Server) Injected() uint64 { return s.injected.Load() }
 
 // Head is the number of the latest block.
 func (s *Server) Head() uint64 { return s.chain.head() }

@@ -102,9 +102,8 @@ type Options struct {
 // ErrClosed is the failure of a call made after Close.
 var ErrClosed = errors.New("grpcx: transport closed")
 
-// ErrConnect wraps Prepare's failure to connect to the server, which the server's state rather
-// than the request explains.
-var ErrConnect = errors.New("cannot connect")
+// ErrConnect wraps Prepare's failure to connect to the server (transport.ErrConnect).
+var ErrConnect = transport.ErrConnect
 
 // codeErr holds the failure message of each gRPC code, made once: "grpc NotFound".
 var codeErr = func() (e [17]error) {

@@ -304,14 +304,11 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 	if err != nil {
 		return err
 	}
-	if err := benchrun.Check(one, nil); err != nil {
+	checked, err := benchrun.Check(one, nil)
+	if err != nil {
 		return cli.Usagef("%s", strings.ReplaceAll(err.Error(), "plan: ", ""))
 	}
-	prep, err := plan.Prepare(s.PlanFor(t, k, b.Dir), nil)
-	if err != nil { // Check prepared it already
-		return err
-	}
-	o.Files, o.FilesSecret = files, sendsSecrets(prep)
+	o.Files, o.FilesSecret = files, sendsSecrets(checked.Prepared(s.Name, t.Name, 0)) // one step: its first
 	for _, b := range files {
 		o.FilesSecret = o.FilesSecret || holdsSecrets(b)
 	}
