@@ -43,6 +43,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)
+	jumpsText(b, s)
 	if len(s.Notes) > 0 {
 		b.WriteString("\nNotes\n")
 		for _, n := range s.Notes {
