@@ -22,6 +22,7 @@ type Watch struct {
 	samplers []*Sampler
 	series   []Series
 	errs     []error
+	notify   func(i int, s Sample) // told of each sample of sampler i; nil: none
 
 	scraper    *Scraper
 	metrics    metricsKeep
@@ -61,8 +62,14 @@ type WatchResults struct {
 // its own goroutine on the same schedule, so a slow metrics endpoint never delays the samples; each
 // scrape is bounded by the interval. A sampler whose reading fails stops; the others go on.
 func StartWatch(interval, delay time.Duration, scraper *Scraper, samplers ...*Sampler) *Watch {
+	return StartWatchNotify(interval, delay, scraper, nil, samplers...)
+}
+
+// StartWatchNotify is StartWatch that also tells notify of each sample as it is taken, with the
+// index of its sampler, on the watch's goroutine (concurrently with the caller: keep it quick).
+func StartWatchNotify(interval, delay time.Duration, scraper *Scraper, notify func(i int, s Sample), samplers ...*Sampler) *Watch {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &Watch{cancel: cancel, samplers: samplers, series: make([]Series, len(samplers)),
+	w := &Watch{cancel: cancel, samplers: samplers, series: make([]Series, len(samplers)), notify: notify,
 		errs: make([]error, len(samplers)), scraper: scraper, end: make(chan struct{}), ended: make(chan struct{})}
 	started := make(chan time.Time, 1)
 	w.wg.Add(1)
@@ -170,6 +177,9 @@ func (w *Watch) sampleAll(now time.Time) {
 			continue
 		}
 		w.series[i].Add(x)
+		if w.notify != nil {
+			w.notify(i, x)
+		}
 	}
 }
 

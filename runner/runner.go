@@ -118,7 +118,13 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	opts = append(opts, o.Watch.options()...)
 	opts = append(opts, checked...)
 	opts = append(opts, o.Engine...)
-	o.Watch.start(np)
+	var observers []output.ResourceObserver
+	for _, out := range o.Outputs {
+		if ro, ok := out.(output.ResourceObserver); ok {
+			observers = append(observers, ro)
+		}
+	}
+	o.Watch.start(np, observers)
 	o.Profile.start(np)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {

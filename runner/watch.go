@@ -6,6 +6,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/monitor"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
@@ -78,13 +79,27 @@ func (w *Watching) options() []engine.Option {
 	return []engine.Option{engine.WithSendLagP99(&w.lag), end}
 }
 
-// start begins sampling after the plan's warm-up, every interval of the plan.
-func (w *Watching) start(np plan.Plan) {
+// start begins sampling after the plan's warm-up, every interval of the plan; each sample goes to
+// the observers too, as it is taken, on the timeline of the first sample.
+func (w *Watching) start(np plan.Plan, observers []output.ResourceObserver) {
 	if w.Empty() {
 		return
 	}
 	w.lag = w.lag[:0]
-	w.watch = monitor.StartWatch(np.Load.Interval, np.Load.Warmup, w.scraper, w.samplers...)
+	var notify func(int, monitor.Sample)
+	if len(observers) > 0 {
+		var first time.Time // written and read on the watch's goroutine only
+		notify = func(i int, x monitor.Sample) {
+			if first.IsZero() {
+				first = x.Time
+			}
+			rs := summary.ResourceSampleOf(x, x.Time.Sub(first))
+			for _, o := range observers {
+				o.Resource(w.labels[i], rs)
+			}
+		}
+	}
+	w.watch = monitor.StartWatchNotify(np.Load.Interval, np.Load.Warmup, w.scraper, notify, w.samplers...)
 }
 
 // stop ends the sampling and adds what it saw to s, on the timeline of the measured start, with

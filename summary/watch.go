@@ -34,19 +34,25 @@ func ResourcesOf(tr monitor.WatchResult, label string, at func(time.Time) time.D
 	}
 	r.Samples = make([]result.ResourceSample, 0, len(tr.Samples))
 	for _, x := range tr.Samples {
-		rs := result.ResourceSample{At: at(x.Time), Interval: x.Interval, Procs: x.Procs, CPUPercent: x.CPUPercent, RSS: x.RSS, Threads: x.Threads}
-		if x.FDsKnown {
-			rs.FDs = &x.FDs
-		}
-		if x.DiskKnown && x.Interval > 0 {
-			rs.DiskRead, rs.DiskWrite = &x.DiskRead, &x.DiskWrite
-		}
-		if x.NetKnown && x.Interval > 0 {
-			rs.NetRx, rs.NetTx = &x.NetRx, &x.NetTx
-		}
-		r.Samples = append(r.Samples, rs)
+		r.Samples = append(r.Samples, ResourceSampleOf(x, at(x.Time)))
 	}
 	return r
+}
+
+// ResourceSampleOf turns one sample of a watched target into the result file's record, at its
+// offset on the run's timeline. Figures it could not read are left out, not zero.
+func ResourceSampleOf(x monitor.Sample, at time.Duration) result.ResourceSample {
+	rs := result.ResourceSample{At: at, Interval: x.Interval, Procs: x.Procs, CPUPercent: x.CPUPercent, RSS: x.RSS, Threads: x.Threads}
+	if x.FDsKnown {
+		rs.FDs = &x.FDs
+	}
+	if x.DiskKnown && x.Interval > 0 {
+		rs.DiskRead, rs.DiskWrite = &x.DiskRead, &x.DiskWrite
+	}
+	if x.NetKnown && x.Interval > 0 {
+		rs.NetRx, rs.NetTx = &x.NetRx, &x.NetTx
+	}
+	return rs
 }
 
 // MetricsOf turns the scrapes of a monitor.Watch into the result file's record: url as the

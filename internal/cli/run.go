@@ -92,6 +92,7 @@ type runFlags struct {
 	profile    profileFlags
 	planf      planFlags
 	noVerdict  bool
+	live       liveFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -134,6 +135,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 // --plan and its choices, --out-log, --no-verdict.
 func (f *runFlags) defineRunOnly(fs *flag.FlagSet) {
 	f.planf.define(fs)
+	f.live.define(fs)
 	fs.BoolVar(&f.output.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
 	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
@@ -211,6 +213,16 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if zeroConns {
 		return fail(e, "run", usagef("--connections: 0 sends nothing; want 1 or more"), ExitUsage)
 	}
+	files, series, err := f.live.outputs(f.output.outs, e.stderr, Version())
+	if err != nil {
+		return fail(e, "run", err, ExitUsage)
+	}
+	if len(files) > 1 {
+		return fail(e, "run", usagef("--out %s and --out %s: one result file per run (TYPE=URL values name live outputs)", files[0], files[1]), ExitUsage)
+	}
+	if len(files) == 1 {
+		f.output.out = files[0]
+	}
 	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) && f.planf.file == "" {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))
 		return ExitUsage
@@ -227,7 +239,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	var p plan.Plan
-	var err error
 	if f.planf.file != "" {
 		p, err = f.planOfFile(e, fs, pos)
 	} else {
@@ -237,6 +248,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return fail(e, "run", err, ExitUsage)
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
+	o.series = series
 	o.noVerdict = f.noVerdict
 	if f.output.outLog && o.out == "" {
 		tmp, err := os.CreateTemp("", "rpcbench-*.rb")

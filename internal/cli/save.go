@@ -74,7 +74,8 @@ var runFormats = report.Formats
 
 // outputFlags are the flags of `run` that save the run beyond its report.
 type outputFlags struct {
-	out  string // --out: the result file
+	outs []string // the --out values: a file, and TYPE=URL live outputs (see liveFlags.outputs)
+	out  string   // the result file among them
 	live string // --live: JSON lines per interval, "-" for stdout
 	html string // --html: the HTML report
 	log  string // --log: a CSV row per request
@@ -92,7 +93,7 @@ type outputFlags struct {
 }
 
 func (f *outputFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.out, "out", "", "write the result file to `FILE` as the run goes (render it later with rpcbench report)")
+	fs.Var(appended(&f.outs, asIs), "out", "write the result file to `FILE` as the run goes (render it later with rpcbench report); run also takes TYPE=URL for a live output: prometheus-rw=URL, otlp=URL, otlp-grpc=HOST:PORT (repeatable)")
 	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval to `FILE` (- for stdout; the report then goes to stderr)")
 	fs.StringVar(&f.html, "html", "", "also save the HTML report to `FILE`")
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers (Authorization, Cookie, *key*, *token*…), URL passwords and key-like query values into reports and files as they are, instead of REDACTED")
@@ -140,6 +141,9 @@ type outputs struct {
 	requireValid bool
 	// reword, when set, says a run's failure to start in the command's own words.
 	reword func(error) error
+	// series are the outputs that send the run's series while it goes (--out TYPE=URL,
+	// --metrics-addr).
+	series output.Set
 }
 
 // cmd is the command whose run this is, for messages: "run" unless cmdName says otherwise.
@@ -184,6 +188,7 @@ func (o outputs) set(e *env) (output.Set, error) {
 			return report.Render(w, []*summary.Summary{s}, "html", o.tables)
 		}))
 	}
+	set = append(set, o.series...)
 	// With --live -, stdout is the stream of JSON lines, which the progress line must not break.
 	if !o.quiet && o.live != "-" && isTerminal(e.stdout) && isTerminal(e.stderr) {
 		set = append(set, output.NewProgress(e.stderr))
