@@ -76,9 +76,9 @@ var runFormats = report.Formats
 type outputFlags struct {
 	outs []string // the --out values: a file, and TYPE=URL live outputs (see liveFlags.outputs)
 	out  string   // the result file among them
-	live string // --live: JSON lines per interval, "-" for stdout
-	html string // --html: the HTML report
-	log  string // --log: a CSV row per request
+	live string   // --live: JSON lines per interval, "-" for stdout
+	html string   // --html: the HTML report
+	log  string   // --log: a CSV row per request
 	// outLog prints the result file on stdout after the report, framed (frame.Write), for a
 	// pod's log to carry it.
 	outLog bool
