@@ -55,6 +55,18 @@ type Config struct {
 	// MaxInFlight caps the calls running at once on one WebSocket connection; the connection is
 	// not read while it is reached. Zero: DefaultMaxInFlight.
 	MaxInFlight int
+	// BlockTime, when above 0, grows the chain by a block every BlockTime from New on, and
+	// pushes each to the subscriptions of WebSocket connections (eth_subscribe newHeads, logs,
+	// newPendingTransactions; see subscribe.go). Zero: the chain stays as built.
+	BlockTime time.Duration
+	// StallFor and StallEvery are a fault for tests of subscribers: notifications are held, not
+	// written, for StallFor at each multiple of StallEvery after New (StallEvery, 2·StallEvery, …),
+	// then written at once. Both zero: no stall.
+	StallFor, StallEvery time.Duration
+	// DropEvery, when above 0, is a fault for tests: the first subscription made on the node
+	// loses every DropEvery-th of its notifications (its rpcbenchSeq and, for newHeads, its
+	// block number skip one).
+	DropEvery int
 	// Wrap, if set, wraps the service's handler, e.g. to serve /debug/pprof/ beside it.
 	Wrap func(http.Handler) http.Handler
 }
@@ -71,6 +83,16 @@ type Server struct {
 	srv             *http.Server
 	served          chan struct{}
 	bufs            sync.Pool // *[]byte answer buffers
+
+	// Subscriptions: the block loop and its faults.
+	blockTime, stallFor, stallEvery time.Duration
+	dropEvery                       int
+	clock0                          time.Time // the block loop's time 0
+	stop, published                 chan struct{}
+	stopOnce                        sync.Once
+	subMu                           sync.Mutex
+	subs                            map[string]*subscription // by id; those whose answer is out
+	opened                          int                      // subscriptions activated so far
 
 	mu       sync.Mutex
 	closing  bool
@@ -98,6 +120,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		chain: c, maxBatch: cfg.MaxBatch, maxRequest: cfg.MaxRequestBytes,
 		maxStorageRange: cfg.MaxStorageRange, maxInFlight: cfg.MaxInFlight,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
+		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
+		stop: make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
+	}
+	s.clock0 = time.Now()
+	if s.blockTime > 0 {
+		go s.publish()
 	}
 	var h http.Handler = s
 	if cfg.Wrap != nil {
@@ -146,6 +174,12 @@ func (c *Config) fill() error {
 	if c.MaxBatch < 0 || c.MaxRequestBytes < 0 || c.MaxStorageRange < 0 || c.MaxInFlight < 0 {
 		errs = append(errs, errors.New("ethrpc: MaxBatch, MaxRequestBytes, MaxStorageRange and MaxInFlight must not be negative"))
 	}
+	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 {
+		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery and DropEvery must not be negative"))
+	}
+	if (c.StallFor > 0) != (c.StallEvery > 0) || c.StallFor >= c.StallEvery && c.StallEvery > 0 {
+		errs = append(errs, fmt.Errorf("ethrpc: StallFor %v and StallEvery %v: give both, StallFor shorter than StallEvery", c.StallFor, c.StallEvery))
+	}
 	return errors.Join(errs...)
 }
 
@@ -166,7 +200,8 @@ func (s *Server) BlockHash(n uint64) string {
 	if n > s.chain.head() {
 		return ""
 	}
-	return string(appendData(nil, s.chain.hashes[n][:]))
+	h := s.chain.hashAt(n)
+	return string(appendData(nil, h[:]))
 }
 
 // Close stops accepting calls, waits for those in flight to be answered, and closes every
@@ -182,6 +217,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.closing = true
+	s.mu.Unlock()
+	s.stopPublishing()
+	s.mu.Lock()
 	conns := make([]*wsConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -304,6 +342,9 @@ type wsConn struct {
 	mu      sync.Mutex
 	closing bool
 	calls   sync.WaitGroup
+	done    chan struct{} // closed when the read loop ends
+	notes   chan []byte   // notifications to write; nil until the first subscription
+	writer  chan struct{} // closed when the notification writer returns
 }
 
 // wsWriteTimeout bounds one answer's write: a client that stops reading loses its connection.
@@ -318,7 +359,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	c.SetReadLimit(s.maxRequest)
-	wc := &wsConn{c: c}
+	wc := &wsConn{c: c, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -347,17 +388,27 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			defer func() { <-sem; wc.calls.Done() }()
 			buf := s.getBuf()
-			out := s.handle(msg, (*buf)[:0])
+			cc := callConn{wc: wc}
+			out := s.handleOn(msg, (*buf)[:0], &cc)
 			if len(out) > 0 {
 				ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
 				c.Write(ctx, typ, out) //nolint:errcheck // a broken connection ends the read loop
 				cancel()
 			}
+			s.activate(&cc)
 			*buf = out[:0]
 			s.putBuf(buf)
 		}()
 	}
 	wc.calls.Wait()
+	s.forget(wc)
+	close(wc.done)
+	wc.mu.Lock()
+	writer := wc.writer
+	wc.mu.Unlock()
+	if writer != nil {
+		<-writer
+	}
 	c.CloseNow() //nolint:errcheck // already closed, usually
 }
 
