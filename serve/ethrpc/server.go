@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -59,9 +60,12 @@ type Config struct {
 	// pushes each to the subscriptions of WebSocket connections (eth_subscribe newHeads, logs,
 	// newPendingTransactions; see subscribe.go). Zero: the chain stays as built.
 	BlockTime time.Duration
-	// StallFor and StallEvery are a fault for tests of subscribers: notifications are held, not
-	// written, for StallFor at each multiple of StallEvery after New (StallEvery, 2·StallEvery, …),
-	// then written at once. Both zero: no stall.
+	// NewBlocks, when above 0, stops the block loop after that many blocks: a bounded stream of
+	// notifications, for tests that count them. Zero: no end.
+	NewBlocks uint64
+	// StallFor and StallEvery are a fault for tests of subscribers: the notifications of the
+	// events due in [k·StallEvery, k·StallEvery + StallFor) after New, k ≥ 1, are held until the
+	// window's end, then written at once. Both zero: no stall.
 	StallFor, StallEvery time.Duration
 	// DropEvery, when above 0, is a fault for tests: the first subscription made on the node
 	// loses every DropEvery-th of its notifications (its rpcbenchSeq and, for newHeads, its
@@ -86,7 +90,9 @@ type Server struct {
 
 	// Subscriptions: the block loop and its faults.
 	blockTime, stallFor, stallEvery time.Duration
+	newBlocks                       uint64
 	dropEvery                       int
+	notified                        atomic.Uint64 // notifications written
 	clock0                          time.Time // the block loop's time 0
 	stop, published                 chan struct{}
 	stopOnce                        sync.Once
@@ -121,6 +127,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		maxStorageRange: cfg.MaxStorageRange, maxInFlight: cfg.MaxInFlight,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
 		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
+		newBlocks: cfg.NewBlocks,
 		stop: make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
 	}
 	s.clock0 = time.Now()
@@ -191,6 +198,9 @@ func (s *Server) WebSocketURL() string { return "ws://" + s.ln.Addr().String() +
 
 // Addr is the host:port the server listens on.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Notified is the number of subscription notifications written to connections so far.
+func (s *Server) Notified() uint64 { return s.notified.Load() }
 
 // Head is the number of the latest block.
 func (s *Server) Head() uint64 { return s.chain.head() }
@@ -343,7 +353,7 @@ type wsConn struct {
 	closing bool
 	calls   sync.WaitGroup
 	done    chan struct{} // closed when the read loop ends
-	notes   chan []byte   // notifications to write; nil until the first subscription
+	notes   chan note     // notifications to write; nil until the first subscription
 	writer  chan struct{} // closed when the notification writer returns
 }
 

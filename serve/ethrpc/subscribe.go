@@ -21,9 +21,11 @@ import (
 //
 // Every notification carries two members geth does not send, after "result" in "params":
 // "rpcbenchSeq", the notification's number within its subscription (1, 2, …; a number skipped
-// is a notification lost), and "rpcbenchStampNs", the Unix time in nanoseconds at which the node
-// published the event (the same for every subscriber of the event): what a client needs to
-// measure delivery latency and gaps. JSON clients ignore members they do not know.
+// is a notification lost), and "rpcbenchStampNs", the Unix time in nanoseconds at which the
+// event was due: block i of the loop is due at i·BlockTime after New, as a real chain's slot
+// time, so that a node late to make it shows as latency. It is the same for every subscriber of
+// the event. With them a client measures delivery latency and gaps. JSON clients ignore members
+// they do not know.
 
 // DefaultNotifyQueue is the number of notifications that may wait to be written on one
 // connection; past it, notifications are dropped (their numbers skipped).
@@ -242,7 +244,7 @@ func (wc *wsConn) startWriter(s *Server) {
 	if wc.notes != nil {
 		return
 	}
-	wc.notes = make(chan []byte, DefaultNotifyQueue)
+	wc.notes = make(chan note, DefaultNotifyQueue)
 	wc.writer = make(chan struct{})
 	go func() {
 		defer close(wc.writer)
@@ -250,36 +252,44 @@ func (wc *wsConn) startWriter(s *Server) {
 			select {
 			case <-wc.done:
 				return
-			case m := <-wc.notes:
-				if !s.stallWait(wc.done) {
+			case n := <-wc.notes:
+				if !s.stallWait(n.due, wc.done) {
 					return
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
-				err := wc.c.Write(ctx, websocket.MessageText, m)
+				err := wc.c.Write(ctx, websocket.MessageText, n.m)
 				cancel()
 				if err != nil {
 					return
 				}
+				s.notified.Add(1)
 			}
 		}
 	}()
 }
 
-// stallWait holds delivery while the clock is in a stall window: [k·StallEvery, k·StallEvery +
-// StallFor) from the first block's schedule start, k ≥ 1. It returns false if done closes first.
-func (s *Server) stallWait(done <-chan struct{}) bool {
+// note is a notification to write and its event's due time.
+type note struct {
+	m   []byte
+	due time.Time
+}
+
+// stallWait holds the delivery of an event due in a stall window, [k·StallEvery, k·StallEvery +
+// StallFor) from New, k ≥ 1, until the window's end. It returns false if done closes first.
+func (s *Server) stallWait(due time.Time, done <-chan struct{}) bool {
 	if s.stallEvery <= 0 || s.stallFor <= 0 {
 		return true
 	}
-	since := time.Since(s.clock0)
-	if since < s.stallEvery {
+	since := due.Sub(s.clock0)
+	if since < s.stallEvery || since%s.stallEvery >= s.stallFor {
 		return true
 	}
-	in := since % s.stallEvery
-	if in >= s.stallFor {
+	end := s.clock0.Add(since - since%s.stallEvery + s.stallFor)
+	wait := time.Until(end)
+	if wait <= 0 {
 		return true
 	}
-	t := time.NewTimer(s.stallFor - in)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -289,26 +299,27 @@ func (s *Server) stallWait(done <-chan struct{}) bool {
 	}
 }
 
-// publish makes a block every blockTime, from clock0, until stop closes.
+// publish makes a block every blockTime, from clock0, until stop closes or newBlocks are made.
 func (s *Server) publish() {
 	defer close(s.published)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	<-t.C
-	for i := int64(1); ; i++ {
-		t.Reset(time.Until(s.clock0.Add(time.Duration(i) * s.blockTime)))
+	for i := int64(1); s.newBlocks == 0 || uint64(i) <= s.newBlocks; i++ {
+		due := s.clock0.Add(time.Duration(i) * s.blockTime)
+		t.Reset(time.Until(due))
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
 		}
 		b := s.chain.grow()
-		s.fanOut(&b, time.Now().UnixNano())
+		s.fanOut(&b, due)
 	}
 }
 
 // fanOut queues block b's notifications to every subscription that wants them.
-func (s *Server) fanOut(b *block, stamp int64) {
+func (s *Server) fanOut(b *block, due time.Time) {
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
 	if len(s.subs) == 0 {
@@ -322,7 +333,7 @@ func (s *Server) fanOut(b *block, stamp int64) {
 			if heads == nil {
 				heads = appendHeader(nil, b)
 			}
-			s.notify(sub, heads, stamp)
+			s.notify(sub, heads, due)
 		case subPending:
 			if sub.full && pendingFull == nil {
 				for i := range b.txs {
@@ -338,7 +349,7 @@ func (s *Server) fanOut(b *block, stamp int64) {
 				list = pendingFull
 			}
 			for _, r := range list {
-				s.notify(sub, r, stamp)
+				s.notify(sub, r, due)
 			}
 		case subLogs:
 			logIndex := uint64(0)
@@ -348,7 +359,7 @@ func (s *Server) fanOut(b *block, stamp int64) {
 					continue
 				}
 				if sub.matches(t) {
-					s.notify(sub, appendTransferLog(nil, t, b.hash, logIndex), stamp)
+					s.notify(sub, appendTransferLog(nil, t, b.hash, logIndex), due)
 				}
 				logIndex++
 			}
@@ -398,7 +409,7 @@ func transferTopics(t *tx) [3][32]byte {
 }
 
 // notify queues one notification of result to sub (subMu held).
-func (s *Server) notify(sub *subscription, result []byte, stamp int64) {
+func (s *Server) notify(sub *subscription, result []byte, due time.Time) {
 	sub.seq++
 	if sub.drop > 0 && sub.seq%uint64(sub.drop) == 0 {
 		return
@@ -411,10 +422,10 @@ func (s *Server) notify(sub *subscription, result []byte, stamp int64) {
 	m = append(m, `,"rpcbenchSeq":`...)
 	m = strconv.AppendUint(m, sub.seq, 10)
 	m = append(m, `,"rpcbenchStampNs":`...)
-	m = strconv.AppendInt(m, stamp, 10)
+	m = strconv.AppendInt(m, due.UnixNano(), 10)
 	m = append(m, "}}"...)
 	select {
-	case sub.wc.notes <- m:
+	case sub.wc.notes <- note{m, due}:
 	default: // the connection is that far behind: this one is lost, as its number shows
 	}
 }

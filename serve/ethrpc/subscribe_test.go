@@ -111,8 +111,8 @@ func TestSubscribeNewHeadsGethShape(t *testing.T) {
 		}
 		var head map[string]json.RawMessage
 		json.Unmarshal(n.Params.Result, &head) //nolint:errcheck // keysInOrder parsed it
-		if i == 0 && string(head["number"]) != `"0x5"` {
-			t.Errorf("first new head is number %s; the chain was built to 0x4", head["number"])
+		if n, err := parseQuantity(strings.Trim(string(head["number"]), `"`)); err != nil || n < 5 {
+			t.Errorf("new head number %s; the chain was built to 0x4, new heads come after", head["number"])
 		}
 		if i > 0 && string(head["parentHash"]) != lastNumber {
 			t.Errorf("head %s's parent %s is not the hash of the head before, %s", head["number"], head["parentHash"], lastNumber)
