@@ -93,7 +93,7 @@ type Server struct {
 	newBlocks                       uint64
 	dropEvery                       int
 	notified                        atomic.Uint64 // notifications written
-	clock0                          time.Time // the block loop's time 0
+	clock0                          time.Time     // the block loop's time 0
 	stop, published                 chan struct{}
 	stopOnce                        sync.Once
 	subMu                           sync.Mutex
@@ -128,7 +128,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
 		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
 		newBlocks: cfg.NewBlocks,
-		stop: make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
+		stop:      make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
 	}
 	s.clock0 = time.Now()
 	if s.blockTime > 0 {
