@@ -17,6 +17,7 @@
 package subscribe
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -24,6 +25,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +33,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/summary"
 )
 
 // Defaults of zero Config fields.
@@ -70,30 +74,12 @@ type Config struct {
 	TLS *tls.Config
 }
 
-// Parse reads a --subscribe value: the method, a space, and the params as a JSON array, e.g.
-// `eth_subscribe ["newHeads"]` or `eth_subscribe ["logs",{"address":"0x…"}]`.
-func Parse(s string) (method string, params json.RawMessage, err error) {
-	method, rest, _ := strings.Cut(strings.TrimSpace(s), " ")
-	rest = strings.TrimSpace(rest)
-	if !strings.HasSuffix(method, "_subscribe") || len(method) == len("_subscribe") {
-		return "", nil, fmt.Errorf("%q: want METHOD PARAMS, the method a NAMESPACE_subscribe (e.g. eth_subscribe [\"newHeads\"])", s)
-	}
-	if rest == "" {
-		return "", nil, fmt.Errorf("%q: want params after the method, a JSON array (e.g. eth_subscribe [\"newHeads\"])", s)
-	}
-	var arr []json.RawMessage
-	if err := json.Unmarshal([]byte(rest), &arr); err != nil {
-		return "", nil, fmt.Errorf("%q: the params %s are not a JSON array: %v", s, rest, err)
-	}
-	return method, json.RawMessage(rest), nil
-}
-
 func (c *Config) check() error {
 	var errs []error
 	if !strings.HasPrefix(c.URL, "ws://") && !strings.HasPrefix(c.URL, "wss://") {
 		errs = append(errs, fmt.Errorf("subscriptions need a WebSocket URL (ws:// or wss://); got %q", c.URL))
 	}
-	if _, _, err := Parse(c.Method + " " + string(c.Params)); err != nil {
+	if _, _, err := plan.ParseSubscribe(c.Method + " " + string(c.Params)); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Count < 1 {
@@ -304,7 +290,7 @@ func (r *runner) subscription(ctx context.Context) {
 	}
 	// Messages are read by one goroutine and handed over, so that the wait for the answers has
 	// its own time limit while notifications go on arriving.
-	msgs := make(chan received, 64)
+	msgs := make(chan received, 256)
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(msgs)
@@ -485,4 +471,27 @@ func (s *sub) step(v uint64) {
 	if !s.seen || v > s.last {
 		s.last, s.seen = v, true
 	}
+}
+
+// Summary is r's figures for a report.
+func (r *Result) Summary() *summary.Subscriptions {
+	out := &summary.Subscriptions{
+		Request: r.Request, Asked: r.Asked, Opened: r.Opened, Failed: r.Failed,
+		TimeToID: summary.PercentilesOf(r.TimeToID), TimeToFirst: summary.PercentilesOf(r.TimeToFirst),
+		Messages: r.Messages, MinPerSubscription: r.MinPerSub, MaxPerSubscription: r.MaxPerSub,
+		Gaps: r.Gaps, GapsBy: r.GapsBy, Stamped: r.Stamped,
+		Delivery: summary.PercentilesOf(r.Delivery), Spread: summary.PercentilesOf(r.Spread),
+		SpreadEvents:    uint64(r.Spread.TotalCount()),
+		UnsubscribeSent: r.UnsubscribeSent, Unsubscribed: r.Unsubscribed,
+	}
+	if r.Opened > 0 {
+		out.MeanPerSubscription = float64(r.Messages) / float64(r.Opened)
+	}
+	for msg, n := range r.Errors {
+		out.Errors = append(out.Errors, summary.SubscriptionError{Message: msg, Count: n})
+	}
+	slices.SortFunc(out.Errors, func(a, b summary.SubscriptionError) int {
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Message, b.Message))
+	})
+	return out
 }

@@ -173,19 +173,6 @@ func TestRefusedSubscription(t *testing.T) {
 	}
 }
 
-func TestParse(t *testing.T) {
-	t.Parallel()
-	m, p, err := Parse(`eth_subscribe ["logs",{"address":"0x01"}]`)
-	if err != nil || m != "eth_subscribe" || string(p) != `["logs",{"address":"0x01"}]` {
-		t.Errorf("got %q %s %v", m, p, err)
-	}
-	for _, bad := range []string{`eth_subscribe`, `eth_call ["x"]`, `eth_subscribe newHeads`, `_subscribe []`} {
-		if _, _, err := Parse(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
 // The fan-out spread of an event is the time from its first to its last receipt, over the
 // subscriptions that got it; an event that reached one subscription has none. Fed by hand: event
 // A reaches three subscriptions at 0, 3 and 7 ms, event B one.

@@ -91,6 +91,7 @@ type runFlags struct {
 	profile    profileFlags
 	planf      planFlags
 	noVerdict  bool
+	subs       subscribeFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -133,6 +134,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 // --plan and its choices, --out-log, --no-verdict.
 func (f *runFlags) defineRunOnly(fs *flag.FlagSet) {
 	f.planf.define(fs)
+	f.subs.define(fs)
 	fs.BoolVar(&f.output.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
 	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
@@ -183,6 +185,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		return p, err
 	}
 	if err := f.rpc.apply(&p); err != nil {
+		return p, err
+	}
+	if err := f.subs.apply(&p); err != nil {
 		return p, err
 	}
 	f.segment.apply(&p)
@@ -237,6 +242,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
+	}
+	if code, done := f.runSubscriptionsAlone(ctx, e, fs, p); done {
+		return code
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
 	o.noVerdict = f.noVerdict
@@ -326,8 +334,10 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	opts = append(opts, mon.options()...)
 	mon.start(np)
 	o.profile.start(np)
+	subs := startSubscriptions(ctx, np)
 	res, err := engine.RunPrepared(ctx, prep, append(opts, extra...)...)
 	if err != nil {
+		subs.finish(e, o.cmd(), nil)
 		mon.stop(nil, time.Time{})
 		o.profile.stop(e, nil)
 		saving.abandon()
@@ -336,6 +346,7 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs, extra 
 	segmentWarnings(e, res)
 	s := summary.New(summary.Run{Plan: o.shown(res.Plan), Version: Version(), Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
+	subs.finish(e, o.cmd(), s)
 	s.Stages = stages.Results()
 	mon.stop(s, res.MeasuredStart)
 	s.SetStageResources()
