@@ -152,19 +152,35 @@ func TestSubscribeLogsFilter(t *testing.T) {
 		t.Fatalf("answer %s", ans)
 	}
 	got := map[string]int{} // logs by block number
-	for range 20 {
+	for i := range 20 {
 		var n struct {
 			Params struct {
-				Result struct {
-					Address, BlockNumber, Data string
-					Topics                     []string
-				}
+				Result json.RawMessage
 			}
 		}
 		json.Unmarshal(wsRead(t, ctx, c), &n) //nolint:errcheck // checked by the fields
-		r := n.Params.Result
+		// geth's Log, in its order (core/types/gen_log_json.go).
+		if got, want := strings.Join(keysInOrder(t, n.Params.Result), ","), "address,topics,data,blockNumber,transactionHash,transactionIndex,blockHash,logIndex,removed"; got != want {
+			t.Fatalf("log members %s; want geth's %s", got, want)
+		}
+		var r struct {
+			Address, BlockNumber, Data, TransactionHash, TransactionIndex, BlockHash string
+			Topics                                                                   []string
+		}
+		json.Unmarshal(n.Params.Result, &r) //nolint:errcheck // keysInOrder parsed it
 		if r.Address != tok || len(r.Topics) != 3 || len(r.Data) != 66 {
 			t.Fatalf("log %+v: want address %s, 3 topics, 32 bytes of data", r, tok)
+		}
+		if i == 0 { // the log's transaction, as eth_getTransactionByHash tells it
+			var tx struct {
+				Result struct{ BlockNumber, BlockHash, TransactionIndex, From, To, Input string }
+			}
+			postInto(t, s, `{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionByHash","params":["`+r.TransactionHash+`"]}`, &tx)
+			x := tx.Result
+			if x.BlockNumber != r.BlockNumber || x.BlockHash != r.BlockHash || x.TransactionIndex != r.TransactionIndex || x.To != r.Address ||
+				r.Topics[1] != "0x000000000000000000000000"+x.From[2:] || r.Topics[2] != "0x"+x.Input[10:74] || r.Data != "0x"+x.Input[74:] {
+				t.Errorf("log %+v of transaction %+v", r, x)
+			}
 		}
 		got[r.BlockNumber]++
 	}
@@ -220,4 +236,23 @@ func TestUnsubscribe(t *testing.T) {
 type rpcErrorJSON struct {
 	Code    int
 	Message string
+}
+
+// newPendingTransactions notifies each new transaction's hash, one the node then finds.
+func TestSubscribePendingTransactions(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{Blocks: 2, BlockTime: 10 * time.Millisecond, TxPerBlock: 5})
+	c := dial(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	wsCall(t, ctx, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newPendingTransactions"]}`)
+	for range 5 {
+		var n struct{ Params struct{ Result string } }
+		json.Unmarshal(wsRead(t, ctx, c), &n) //nolint:errcheck // checked below
+		var tx struct{ Result struct{ Hash string } }
+		postInto(t, s, `{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionByHash","params":["`+n.Params.Result+`"]}`, &tx)
+		if len(n.Params.Result) != 66 || tx.Result.Hash != n.Params.Result {
+			t.Errorf("pending %q: the node finds %q", n.Params.Result, tx.Result.Hash)
+		}
+	}
 }
