@@ -40,12 +40,14 @@ func run(t *testing.T, cfg Config) *Result {
 	return r
 }
 
-// The node publishes a block every 10 ms and holds its notifications for 1 s every 5 s. The
+// The node makes a block every 10 ms and holds its notifications for 1 s every 5 s. The
 // subscription opens at once and is held 9 s, so it sees one stall: the 100 blocks due at 5.00,
-// 5.01, … 5.99 s wait until 6 s, latencies of 1000, 990, … 10 ms; every other block arrives at
-// once. Sorted, the M latencies are M-100 near zero, then 10 ms, 20 ms, … 1000 ms: the value of
-// rank k (k > M-100) is 10 ms·(k-(M-100)). The percentiles where the truth is 300 ms or more (where
-// the burst of 100 writes at 6 s, a few ms, stays within 2 %) must match it within 2 %.
+// 5.01, … 5.99 s wait until the stall's end at 6 s, latencies of 1000, 990, … 10 ms; every other
+// block arrives at once. A busy machine wakes the node's writer late: it tells when it resumed
+// (R, 6 s + its lateness), and the truth is R − due. Sorted, the M latencies are M-100 near zero,
+// then the stalled ones: the value of rank k (k > M-100) is R − 6 s + 10 ms·(k-(M-100)). Where the
+// truth is 700 ms or more (the first 30 written after the stall, so that the writes before them
+// stay within 2 %), the percentiles must match it within 2 %.
 //
 // Not parallel: it runs alone in the package, as its figures are times.
 func TestStallLatencyMatchesSchedule(t *testing.T) {
@@ -61,28 +63,33 @@ func TestStallLatencyMatchesSchedule(t *testing.T) {
 	if got := r.Delivery.TotalCount(); got != m {
 		t.Fatalf("%d latencies for %d notifications", got, m)
 	}
+	rel := s.StallReleases()
+	if len(rel) != 1 {
+		t.Fatalf("%d releases from stalls; want the one at 6 s", len(rel))
+	}
+	late := float64(rel[0].Resumed.Sub(rel[0].End)) / float64(time.Millisecond)
 	truth := func(q float64) float64 { // ms, at hdrhistogram's rank for q
 		rank := int64(q/100*float64(m) + 0.5)
-		return 10 * float64(rank-(m-100))
+		return late + 10*float64(rank-(m-100))
 	}
 	checked := 0
 	for _, q := range []float64{95, 97, 99, 99.5, 99.9, 100} {
 		want := truth(q)
-		if want < 300 {
+		if want < 700 {
 			continue
 		}
 		checked++
 		got := float64(r.Delivery.ValueAtQuantile(q)) / 1000
 		if math.Abs(got-want) > 0.02*want {
-			t.Errorf("p%v delivery latency %.1f ms; the schedule says %.0f ms (±2 %%)", q, got, want)
+			t.Errorf("p%v delivery latency %.1f ms; the schedule says %.0f ms (±2 %%; the writer resumed %.1f ms late)", q, got, want, late)
 		}
 	}
 	if checked < 4 {
 		t.Errorf("only %d percentiles were checked", checked)
 	}
-	// Below the stalled part, the truth is near zero: the median must be far below the smallest
-	// stalled latency.
-	if p50 := float64(r.Delivery.ValueAtQuantile(50)) / 1000; p50 > 5 {
+	// Below the stalled part, the truth is near zero: the median must be far below the stalled
+	// latencies' (500 ms).
+	if p50 := float64(r.Delivery.ValueAtQuantile(50)) / 1000; p50 > 50 {
 		t.Errorf("median delivery latency %.1f ms; nothing outside the stall waits", p50)
 	}
 }

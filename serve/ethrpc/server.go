@@ -99,6 +99,8 @@ type Server struct {
 	subMu                           sync.Mutex
 	subs                            map[string]*subscription // by id; those whose answer is out
 	opened                          int                      // subscriptions activated so far
+	relMu                           sync.Mutex
+	releases                        []Release // see StallReleases
 
 	mu       sync.Mutex
 	closing  bool

@@ -293,10 +293,37 @@ func (s *Server) stallWait(due time.Time, done <-chan struct{}) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
+		s.released(end, time.Now())
 		return true
 	case <-done:
 		return false
 	}
+}
+
+// maxReleases bounds the stall releases kept for StallReleases.
+const maxReleases = 1000
+
+// released notes that a connection's writer, held by the stall that ended at end, resumed at
+// now.
+func (s *Server) released(end, now time.Time) {
+	s.relMu.Lock()
+	defer s.relMu.Unlock()
+	if len(s.releases) < maxReleases {
+		s.releases = append(s.releases, Release{End: end, Resumed: now})
+	}
+}
+
+// Release is one connection's return from a stall: the stall's scheduled end, and when its writer
+// actually resumed writing (later on a busy machine).
+type Release struct {
+	End, Resumed time.Time
+}
+
+// StallReleases are the releases from stalls so far (the first 1000), in the order they happened.
+func (s *Server) StallReleases() []Release {
+	s.relMu.Lock()
+	defer s.relMu.Unlock()
+	return append([]Release(nil), s.releases...)
 }
 
 // publish makes a block every blockTime, from clock0, until stop closes or newBlocks are made.
