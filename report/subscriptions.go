@@ -51,6 +51,40 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 	if u.Spread != nil {
 		fmt.Fprintf(b, "  (time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events)\n", u.SpreadEvents)
 	}
+	if len(u.Parts) > 0 {
+		b.WriteString("  by the calls' stage, when received:\n")
+		rows := partRows(u)
+		w := make([]int, len(rows[0]))
+		for _, r := range rows {
+			for i, c := range r {
+				w[i] = max(w[i], len([]rune(c)))
+			}
+		}
+		for _, r := range rows {
+			line := "   "
+			for i, c := range r {
+				line += fmt.Sprintf("  %-*s", w[i], c)
+			}
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+	}
+}
+
+// partRows are the table of the subscriptions' parts, its header first.
+func partRows(u *summary.Subscriptions) [][]string {
+	rows := [][]string{{"part", "time", "notifications", "delivery p50", "p99", "max"}}
+	for _, p := range u.Parts {
+		from := "0s"
+		if p.FromS > 0 {
+			from = fmtSeconds(p.FromS)
+		}
+		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), fmt.Sprint(p.Messages), "", "", ""}
+		if d := p.Delivery; d != nil {
+			r[3], r[4], r[5] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 // subscriptionsMarkdown writes the subscriptions section of the Markdown report, if any.
@@ -63,6 +97,17 @@ func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
 	mdHeader(b, "", "")
 	for _, r := range subscriptionRows(u) {
 		mdRow(b, r[0], mdCell(r[1]))
+	}
+	if len(u.Parts) > 0 {
+		b.WriteString("\nBy the calls' stage, when received:\n\n")
+		rows := partRows(u)
+		mdHeader(b, rows[0]...)
+		for _, r := range rows[1:] {
+			for i := range r {
+				r[i] = mdCell(r[i])
+			}
+			mdRow(b, r...)
+		}
 	}
 }
 

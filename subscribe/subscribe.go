@@ -26,6 +26,7 @@ import (
 	"hash/fnv"
 	"net/http"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,10 @@ type Config struct {
 	Header http.Header
 	// TLS configures wss connections; nil: the defaults.
 	TLS *tls.Config
+	// Marks split the run into parts at these offsets from its start, in increasing order: the
+	// notifications and delivery latencies of each part are kept apart too (Result.Parts), e.g.
+	// for the stages of a call load beside the subscriptions.
+	Marks []time.Duration
 }
 
 func (c *Config) check() error {
@@ -96,6 +101,12 @@ func (c *Config) check() error {
 	}
 	if c.SpreadWindow == 0 {
 		c.SpreadWindow = DefaultSpreadWindow
+	}
+	for i, m := range c.Marks {
+		if m <= 0 || i > 0 && m <= c.Marks[i-1] {
+			errs = append(errs, fmt.Errorf("marks %v: want increasing offsets above 0", c.Marks))
+			break
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -126,6 +137,31 @@ type Result struct {
 	MinPerSub, MaxPerSub uint64
 	UnsubscribeSent      int // unsubscribe calls sent (one per opened subscription still open)
 	Unsubscribed         int // of which answered true
+	// Parts are the run cut at Config.Marks (none without marks): the notifications received in
+	// each and their delivery latencies.
+	Parts []Part
+}
+
+// newParts are the empty parts of a run cut at marks; none without marks. The last one's To is
+// set at the run's end.
+func newParts(marks []time.Duration) []Part {
+	if len(marks) == 0 {
+		return nil
+	}
+	var parts []Part
+	from := time.Duration(0)
+	for _, m := range append(marks[:len(marks):len(marks)], -1) {
+		parts = append(parts, Part{From: from, To: m, Delivery: result.NewHistogram()})
+		from = m
+	}
+	return parts
+}
+
+// Part is a stretch of the run, by the time notifications were received.
+type Part struct {
+	From, To time.Duration // from the run's start; the last part's To is where the run ended
+	Messages uint64
+	Delivery *result.Histogram
 }
 
 // Run opens the subscriptions on cfg's schedule, holds them until cfg.Hold has passed since the
@@ -144,6 +180,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer r.client.CloseIdleConnections()
 	r.unsub = strings.TrimSuffix(cfg.Method, "subscribe") + "unsubscribe"
 	start := time.Now()
+	r.start = start
+	r.res.Parts = newParts(cfg.Marks)
 	ctx, cancel := context.WithDeadline(ctx, start.Add(cfg.Hold))
 	defer cancel()
 
@@ -165,6 +203,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	wg.Wait()
 	<-sweepDone
 	r.settle(time.Time{})
+	if n := len(r.res.Parts); n > 0 {
+		r.res.Parts[n-1].To = time.Since(start)
+	}
 	return r.res, nil
 }
 
@@ -184,6 +225,7 @@ type runner struct {
 	client *http.Client
 	unsub  string
 
+	start  time.Time
 	mu     sync.Mutex
 	res    *Result
 	minSet bool              // res.MinPerSub holds a subscription's count
@@ -444,9 +486,20 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 	if s.messages == 1 {
 		result.RecordDuration(r.res.TimeToFirst, now.Sub(s.sent))
 	}
+	var part *Part
+	if len(r.res.Parts) > 0 {
+		at := now.Sub(r.start)
+		i := sort.Search(len(r.cfg.Marks), func(i int) bool { return r.cfg.Marks[i] > at })
+		part = &r.res.Parts[i]
+		part.Messages++
+	}
 	if n.Params.Stamp != nil {
 		r.res.Stamped++
-		result.RecordDuration(r.res.Delivery, now.Sub(time.Unix(0, *n.Params.Stamp)))
+		d := now.Sub(time.Unix(0, *n.Params.Stamp))
+		result.RecordDuration(r.res.Delivery, d)
+		if part != nil {
+			result.RecordDuration(part.Delivery, d)
+		}
 	}
 	// Receipts are stamped by their readers and may take the lock out of order.
 	ev := r.events[key]
@@ -486,6 +539,11 @@ func (r *Result) Summary() *summary.Subscriptions {
 	}
 	if r.Opened > 0 {
 		out.MeanPerSubscription = float64(r.Messages) / float64(r.Opened)
+	}
+	for _, p := range r.Parts {
+		out.Parts = append(out.Parts, summary.SubscriptionPart{
+			FromS: p.From.Seconds(), ToS: p.To.Seconds(), Messages: p.Messages, Delivery: summary.PercentilesOf(p.Delivery),
+		})
 	}
 	for msg, n := range r.Errors {
 		out.Errors = append(out.Errors, summary.SubscriptionError{Message: msg, Count: n})

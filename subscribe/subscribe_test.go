@@ -3,6 +3,7 @@ package subscribe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -208,5 +209,40 @@ func TestSpreadByHand(t *testing.T) {
 	}
 	if r.res.Messages != 4 || len(r.events) != 0 {
 		t.Errorf("%d messages, %d events left; want 4, 0", r.res.Messages, len(r.events))
+	}
+}
+
+// Parts count each notification in the stretch it was received in: cut at 1 s and 2 s,
+// notifications at 0.5, 1.5, 1.7 and 2.5 s are 1, 2 and 1; the stamped one at 1.7 s (stamped
+// 0.2 s before) is the second part's only latency.
+func TestPartsByHand(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1_700_000_000, 0)
+	marks := []time.Duration{time.Second, 2 * time.Second}
+	r := &runner{cfg: Config{Marks: marks}, start: t0, events: map[uint64]*event{},
+		res: &Result{TimeToFirst: result.NewHistogram(), Delivery: result.NewHistogram(), Spread: result.NewHistogram(), Parts: newParts(marks)}}
+	s := &sub{id: "0x1"}
+	for i, at := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond, 1700 * time.Millisecond, 2500 * time.Millisecond} {
+		var n notification
+		n.Params.Subscription = "0x1"
+		n.Params.Result = json.RawMessage(fmt.Sprintf(`{"number":"0x%x"}`, i+1))
+		if i == 2 {
+			stamp := t0.Add(1500 * time.Millisecond).UnixNano()
+			n.Params.Stamp = &stamp
+		}
+		r.message(s, &n, t0.Add(at))
+	}
+	p := r.res.Parts
+	if len(p) != 3 || p[0].Messages != 1 || p[1].Messages != 2 || p[2].Messages != 1 {
+		t.Fatalf("parts %+v; want 3 of 1, 2, 1 notifications", p)
+	}
+	if p[0].From != 0 || p[0].To != time.Second || p[1].From != time.Second || p[1].To != 2*time.Second || p[2].From != 2*time.Second {
+		t.Errorf("parts %+v; want 0–1 s, 1–2 s, 2 s–", p)
+	}
+	if p[1].Delivery.TotalCount() != 1 || p[0].Delivery.TotalCount()+p[2].Delivery.TotalCount() != 0 {
+		t.Errorf("latencies by part %d %d %d; want 0 1 0", p[0].Delivery.TotalCount(), p[1].Delivery.TotalCount(), p[2].Delivery.TotalCount())
+	}
+	if v := p[1].Delivery.Max(); v < 199_900 || v > 200_100 {
+		t.Errorf("the second part's latency %d µs; want 200000", v)
 	}
 }

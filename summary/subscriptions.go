@@ -33,6 +33,19 @@ type Subscriptions struct {
 	Spread          *Percentiles `json:"fanout_spread_ms,omitempty"`
 	UnsubscribeSent int          `json:"unsubscribes_sent"`
 	Unsubscribed    int          `json:"unsubscribes_answered"` // answered true
+	// Parts are the run in stretches (the stages of the call load beside the subscriptions), by
+	// the time notifications were received; none when the run was not cut.
+	Parts []SubscriptionPart `json:"parts,omitempty"`
+}
+
+// SubscriptionPart is the notifications received in one stretch of the run and their delivery
+// latencies (nil when none was stamped).
+type SubscriptionPart struct {
+	Label    string       `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
+	FromS    float64      `json:"from_s"`
+	ToS      float64      `json:"to_s"`
+	Messages uint64       `json:"messages"`
+	Delivery *Percentiles `json:"delivery_latency_ms,omitempty"`
 }
 
 // SubscriptionError is one distinct failure of subscriptions and how many had it.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,6 +86,7 @@ func subscribeConfig(p plan.Plan, hold time.Duration) subscribe.Config {
 
 // subscriptionRun is a plan's subscriptions running beside its calls.
 type subscriptionRun struct {
+	labels []string // of the parts, by the stages of the calls
 	cancel context.CancelFunc
 	done   chan struct{}
 	res    *subscribe.Result
@@ -103,11 +105,51 @@ func startSubscriptions(ctx context.Context, p plan.Plan) *subscriptionRun {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	r := &subscriptionRun{cancel: cancel, done: make(chan struct{})}
+	cfg := subscribeConfig(p, untilCancelled)
+	cfg.Marks, r.labels = stageMarks(p.Load)
 	go func() {
 		defer close(r.done)
-		r.res, r.err = subscribe.Run(ctx, subscribeConfig(p, untilCancelled))
+		r.res, r.err = subscribe.Run(ctx, cfg)
 	}()
 	return r
+}
+
+// stageMarks cuts a run at the end of its warm-up and of each stage but the last, and names the
+// parts; none for a run of one level. A stage of no length (a step) has no part: it sets the level
+// the next one starts from.
+func stageMarks(l plan.Load) (marks []time.Duration, labels []string) {
+	if len(l.Stages) == 0 && l.Warmup == 0 {
+		return nil, nil
+	}
+	at := l.Warmup
+	if at > 0 {
+		marks, labels = append(marks, at), append(labels, "warm-up")
+	}
+	last := -1 // the last stage with a length
+	for i, st := range l.Stages {
+		if st.Duration > 0 {
+			last = i
+		}
+	}
+	if last < 0 {
+		return marks, append(labels, "measured")
+	}
+	unit := "/s"
+	if l.Model == plan.Closed {
+		unit = " connections"
+	}
+	level := 0.0
+	for i, st := range l.Stages {
+		if st.Duration > 0 {
+			labels = append(labels, fmt.Sprintf("stage %d: %s → %s%s", i+1, strconv.FormatFloat(level, 'f', -1, 64), strconv.FormatFloat(st.Target, 'f', -1, 64), unit))
+			at += st.Duration
+			if i < last {
+				marks = append(marks, at)
+			}
+		}
+		level = st.Target
+	}
+	return marks, labels
 }
 
 // finish ends the subscriptions (the calls are over: they unsubscribe) and puts their figures
@@ -124,6 +166,9 @@ func (r *subscriptionRun) finish(e *env, cmd string, s *summary.Summary) {
 	}
 	if s != nil {
 		s.Subscriptions = r.res.Summary()
+		for i := range s.Subscriptions.Parts {
+			s.Subscriptions.Parts[i].Label = r.labels[i]
+		}
 	}
 }
 
