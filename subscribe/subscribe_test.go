@@ -58,7 +58,7 @@ func TestStallLatencyMatchesSchedule(t *testing.T) {
 		t.Fatalf("opened %d, gaps %d, stamped %d of %d: want 1, 0, all", r.Opened, r.Gaps, r.Stamped, r.Messages)
 	}
 	m := int64(r.Messages)
-	if m < 700 || m > 900 {
+	if m < 700 || m > 950 { // 900 due in 9 s, a few more while the unsubscribe is answered
 		t.Fatalf("%d notifications in 9 s at one per 10 ms", m)
 	}
 	if got := r.Delivery.TotalCount(); got != m {
