@@ -423,7 +423,7 @@ var commandKeys = []string{"command", "env", "timeout", "junit", "build", "repea
 var loadKeys = []string{
 	// requests
 	"endpoints", "path", "method", "body", "targets_file", "targets_format", "order", "data", "data_order",
-	"rewrite_host", "setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol",
+	"rewrite_host", "setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol", "subscribe",
 	// load
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
 	"warmup", "grace", "interval", "send_slack",
@@ -505,6 +505,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 			f.mapping(v, kp, nil, func(key string, k, v *yaml.Node) { tr.Weights[key] = f.number(v, joinKey(kp, key)) })
 		case "jsonrpc":
 			p.JSONRPC = f.jsonrpc(v, kp)
+		case "subscribe":
+			p.Subscribe = f.subscribe(v, kp)
 		case "checks":
 			p.Checks = f.checks(v, kp)
 		case "protocol":

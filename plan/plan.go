@@ -46,6 +46,8 @@ type Plan struct {
 	Protocol result.Proto `json:"protocol,omitempty"`
 	// JSONRPC, when it has calls, sends JSON-RPC 2.0 calls to the URL of the one endpoint.
 	JSONRPC JSONRPC `json:"jsonrpc,omitzero"`
+	// Subscribe, when set, opens JSON-RPC subscriptions during the run (see Subscribe).
+	Subscribe *Subscribe `json:"subscribe,omitempty"`
 	// Checks judge the answers beyond their status.
 	Checks Checks `json:"checks,omitzero"`
 	// SLO is what the run must meet to pass (see SLO); none: the run is not judged.

@@ -140,6 +140,7 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
 		}
 	}
+	subscriptionsMarkdown(b, s)
 	stagesMarkdown(b, s)
 	sloMarkdown(b, s)
 	resourcesMarkdown(b, s)

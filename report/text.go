@@ -40,6 +40,7 @@ func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	callsText(b, &s.Stats)
 	checksText(b, &s.Stats)
 	answerMetricsText(b, s)
+	subscriptionsText(b, s)
 	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)

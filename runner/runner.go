@@ -75,7 +75,9 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // timeline, per-stage figures, watched resources and notes — and the outputs stopped with it. An
 // interrupted run (ctx cancelled, Cut closed) is an Outcome whose Result says Interrupted: every
 // output still receives what was measured. Any other error says the run could not start; the
-// outputs are then stopped with nothing, and keep no file that holds no run.
+// outputs are then stopped with nothing, and keep no file that holds no run. A plan's JSON-RPC
+// subscriptions (plan.Subscribe) run beside its calls, timed per message, into the summary's
+// Subscriptions.
 func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) {
 	np := prep.Plan
 	warn := o.Warn
@@ -126,8 +128,10 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	}
 	o.Watch.start(np, observers)
 	o.Profile.start(np)
+	subs := startSubscriptions(ctx, np)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
+		subs.finish(nil, warn)
 		o.Watch.stop(nil, time.Time{})
 		o.Profile.stop(nil, warn)
 		o.Outputs.Stop(nil, nil) //nolint:errcheck // the run did not happen: its error is the one to tell
@@ -135,6 +139,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	}
 	s := summary.New(summary.Run{Plan: res.Plan.Shown(o.ShowSecrets), Version: o.Version, Trailer: res.Trailer}, res.Total)
 	s.SetTimeline(tl.Points)
+	subs.finish(s, warn)
 	s.Stages = stages.Results()
 	o.Watch.stop(s, res.MeasuredStart)
 	s.SetStageResources()

@@ -65,6 +65,8 @@ type Summary struct {
 	// SetResources).
 	Resources []result.Resources `json:"resources,omitempty"`
 	Metrics   *result.Metrics    `json:"metrics,omitempty"`
+	// Subscriptions are the figures of the run's JSON-RPC subscriptions, when it had some.
+	Subscriptions *Subscriptions `json:"subscriptions,omitempty"`
 	// Generators are the runs a merged run adds up, one per result file (see Run.Parts).
 	Generators []Generator `json:"generators,omitempty"`
 }

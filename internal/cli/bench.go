@@ -58,6 +58,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
+	if err := benchSubscriptions(b); err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
 	checked, err := bench.Check(b, plan.OSFiles(e.stdin))
 	if err != nil {
 		return fail(e, "bench", usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}, ExitUsage)

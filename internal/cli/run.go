@@ -43,6 +43,7 @@ const runExamples = `  rpcbench run --rate 5000 --duration 30s http://127.0.0.1:
   rpcbench run --jsonrpc eth_blockNumber --rate 1000 http://127.0.0.1:18545/       JSON-RPC 2.0 calls, a unique id each
   rpcbench run --jsonrpc eth_getBalance --params '["{{randAddress}}","latest"]' --rate 100 http://127.0.0.1:18545/   a random address per call ({{randHex 20}}, {{randHash}})
   rpcbench run --calls calls.jsonl --batch 10 --connections 8 ws://127.0.0.1:18545/   a calls file, in batches, over WebSocket
+  rpcbench run --jsonrpc eth_blockNumber --rate 100 --subscribe 'eth_subscribe ["newHeads"]' --subscriptions 100 ws://127.0.0.1:18545/   subscriptions timed per message, beside calls
   rpcbench run --expect-status 200,201 --check-json result.status=ok --check 'has id: json id exists' --rate 100 http://127.0.0.1:8080/
   rpcbench run --rate 1000 --duration 30s --slo 'p99<50ms,errors<0.1%' http://127.0.0.1:8080/   exit 1 when an objective is missed
   rpcbench run --rate 1000 --monitor-pid 4242 --monitor-process nginx --out run.rb http://127.0.0.1:8080/   CPU, memory, disk, network of the target
@@ -93,6 +94,7 @@ type runFlags struct {
 	planf      planFlags
 	noVerdict  bool
 	live       liveFlags
+	subs       subscribeFlags
 }
 
 func (f *runFlags) define(fs *flag.FlagSet) {
@@ -136,6 +138,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 func (f *runFlags) defineRunOnly(fs *flag.FlagSet) {
 	f.planf.define(fs)
 	f.live.define(fs)
+	f.subs.define(fs)
 	fs.BoolVar(&f.output.outLog, "out-log", false, "print the result file on stdout after the report, gzip+base64 between marker lines, so that a pod's log carries it (rpcbench k8s collect)")
 	fs.BoolVar(&f.noVerdict, "no-verdict", false, "exit 0 when the run completed even if an --slo objective was missed or no request succeeded (the report still says so): for a segment, whose verdict belongs to the merged run")
 }
@@ -186,6 +189,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		return p, err
 	}
 	if err := f.rpc.apply(&p); err != nil {
+		return p, err
+	}
+	if err := f.subs.apply(&p); err != nil {
 		return p, err
 	}
 	f.segment.apply(&p)
@@ -246,6 +252,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
+	}
+	if code, done := f.runSubscriptionsAlone(ctx, e, fs, p); done {
+		return code
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
 	o.series = series

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
@@ -19,6 +20,8 @@ func init() {
   rpcbench serve jsonrpc --blocks 1000 --tx-per-block 100    fewer, fuller blocks
   rpcbench serve jsonrpc --addr 127.0.0.1:18545 --chain-id 1
   rpcbench serve jsonrpc --noise --inject-share 0.001    a random "noise" member in each answer, "injected": true in 0.1 %
+  rpcbench serve jsonrpc --block-time 100ms    a new block every 100 ms for eth_subscribe (WebSocket)
+  rpcbench serve jsonrpc --block-time 10ms --stall 1s/5s --drop-every 100   faults for subscribers
   curl -s -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}' http://127.0.0.1:18545/`,
 		flags: jsonrpcFlags,
 	})
@@ -33,7 +36,20 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 	fs.IntVar(&cfg.MaxStorageRange, "max-storage-range", ethrpc.DefaultMaxStorageRange, "largest maxResult of debug_storageRangeAt, the heavy call (`n`)")
 	fs.BoolVar(&cfg.Noise, "noise", false, "add a member \"noise\" with a random value to every answer that has a result (a field that differs by nature, for diff --reference)")
 	fs.Float64Var(&cfg.InjectShare, "inject-share", 0, "add \"injected\": true to this `share` (0 to 1) of the answers that have a result: exactly floor(N*share) of the first N")
+	fs.DurationVar(&cfg.BlockTime, "block-time", 0, "grow the chain by a block every `D` and push it to eth_subscribe subscribers (newHeads, logs, newPendingTransactions); 0: no new blocks")
+	var stall string
+	fs.StringVar(&stall, "stall", "", "fault: hold subscription notifications for `D/P`, D at every multiple of P (e.g. 1s/5s)")
+	fs.IntVar(&cfg.DropEvery, "drop-every", 0, "fault: the first subscription loses every `k`-th notification")
 	return func(ctx context.Context, se *serveEnv) error {
+		if stall != "" {
+			d, p, ok := strings.Cut(stall, "/")
+			var err1, err2 error
+			cfg.StallFor, err1 = time.ParseDuration(d)
+			cfg.StallEvery, err2 = time.ParseDuration(p)
+			if !ok || err1 != nil || err2 != nil || cfg.StallFor <= 0 || cfg.StallFor >= cfg.StallEvery {
+				return usageError{fmt.Sprintf("--stall %q: want D/P, two durations with 0 < D < P (e.g. 1s/5s)", stall)}
+			}
+		}
 		if err := checkJSONRPCFlags(cfg); err != nil {
 			return err
 		}
@@ -57,6 +73,9 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 			fmt.Fprintf(se.Out, "jsonrpc: \"injected\": true in %g %% of the answers with a result (floor(N*%g) of the first N)\n", cfg.InjectShare*100, cfg.InjectShare)
 		}
 		fmt.Fprintf(se.Out, "jsonrpc listening on %s and %s\n", s.URL(), s.WebSocketURL())
+		if cfg.BlockTime > 0 {
+			fmt.Fprintf(se.Out, "jsonrpc: a new block every %v for eth_subscribe on %s\n", cfg.BlockTime, s.WebSocketURL())
+		}
 		if se.Pprof {
 			fmt.Fprintf(se.Out, "pprof on %sdebug/pprof/\n", s.URL())
 		}
@@ -78,6 +97,15 @@ func checkJSONRPCFlags(c ethrpc.Config) error {
 	}
 	if !(c.InjectShare >= 0 && c.InjectShare <= 1) {
 		errs = append(errs, fmt.Errorf("--inject-share %v is out of range; want 0 to 1, e.g. 0.001 for 0.1 %%", c.InjectShare))
+	}
+	if c.BlockTime < 0 {
+		errs = append(errs, fmt.Errorf("--block-time %v is negative; want 0 (no new blocks) or more", c.BlockTime))
+	}
+	if c.DropEvery < 0 {
+		errs = append(errs, fmt.Errorf("--drop-every %d is negative; want 0 (none) or more", c.DropEvery))
+	}
+	if c.BlockTime == 0 && (c.DropEvery > 0 || c.StallFor > 0) {
+		errs = append(errs, errors.New("--stall and --drop-every act on subscription notifications: give --block-time too"))
 	}
 	if c.MaxStorageRange < 1 {
 		errs = append(errs, fmt.Errorf("--max-storage-range %d is out of range; want 1 or more", c.MaxStorageRange))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"sync"
 )
 
 // Sizes of the synthetic world.
@@ -128,12 +129,14 @@ type block struct {
 	txs          []tx
 }
 
-// chain is the generated world. It is read-only after newChain: safe for concurrent use.
+// chain is the generated world. It is safe for concurrent use: it only grows, by grow (new blocks
+// at the server's block time), and mu guards what growing changes.
 type chain struct {
 	seed, chainID uint64
 	avgTxs        uint64
 	genesisTime   uint64
-	hashes        [][32]byte // block hashes by number
+	mu            sync.RWMutex // guards hashes, byHash, txByPrefix and txByHash
+	hashes        [][32]byte   // block hashes by number
 	byHash        map[[32]byte]uint64
 	txByPrefix    map[uint64]uint64 // first 8 bytes of a tx hash → number<<16 | index
 	txByHash      map[[32]byte]uint64
@@ -202,29 +205,66 @@ func (c *chain) indexTx(t *tx) {
 	c.txByHash[t.hash] = loc
 }
 
-func (c *chain) head() uint64 { return uint64(len(c.hashes)) - 1 }
+func (c *chain) head() uint64 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return uint64(len(c.hashes)) - 1
+}
+
+// hashAt is the hash of block n (n ≤ head).
+func (c *chain) hashAt(n uint64) [32]byte {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.hashes[n]
+}
+
+// number is the number of the block with hash h; ok=false when the chain has none.
+func (c *chain) number(h [32]byte) (n uint64, ok bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok = c.byHash[h]
+	return n, ok
+}
+
+// grow appends the next block to the chain and returns it.
+func (c *chain) grow() block {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := uint64(len(c.hashes))
+	b := c.build(n, c.hashes[n-1])
+	c.hashes = append(c.hashes, b.hash)
+	c.byHash[b.hash] = n
+	for i := range b.txs {
+		c.indexTx(&b.txs[i])
+	}
+	return b
+}
 
 // blockAt returns block n (n ≤ head).
 func (c *chain) blockAt(n uint64) block {
 	var parent [32]byte
 	if n > 0 {
-		parent = c.hashes[n-1]
+		parent = c.hashAt(n - 1)
 	}
 	return c.build(n, parent)
 }
 
 // txLookup finds a transaction; ok=false when the chain has none with that hash.
 func (c *chain) txLookup(h [32]byte) (t tx, blockHash [32]byte, ok bool) {
+	c.mu.RLock()
 	loc, ok := c.txByPrefix[binary.BigEndian.Uint64(h[:8])]
 	if ok && loc == collided {
 		loc, ok = c.txByHash[h]
 	}
 	if !ok {
+		c.mu.RUnlock()
 		return tx{}, blockHash, false
 	}
 	n := loc >> 16
+	blockHash = c.hashes[n]
+	c.mu.RUnlock()
 	t = c.tx(n, int(loc&0xffff), c.baseFee(n))
-	return t, c.hashes[n], t.hash == h
+	return t, blockHash, t.hash == h
 }
 
 func (c *chain) baseFee(n uint64) uint64 {

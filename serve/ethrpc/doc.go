@@ -36,6 +36,12 @@
 // random "noise" member to every answer with a result (a field that differs by nature), and
 // Config.InjectShare adds "injected": true to an exact share of them (a real difference at a
 // known path; Server.Injected counts them).
+// With Config.BlockTime, the chain grows by a block every BlockTime and WebSocket connections can
+// subscribe as to geth: eth_subscribe newHeads, logs (address and topics filters; the Transfer
+// logs of the token transfers) and newPendingTransactions (the new block's transactions), with
+// eth_subscription notifications and eth_unsubscribe; see subscribe.go for the two members each
+// notification adds (a sequence number and the event's time), and Config for the stall and drop
+// faults.
 //
 // A Server is like net/http/httptest.Server: New binds 127.0.0.1:0 unless told otherwise, URL
 // and WebSocketURL say where it listens, and Close waits for the calls in flight. The package

@@ -91,7 +91,7 @@ func (s *Server) blockArg(p params, i int, byHash bool) (n uint64, exists bool, 
 		if err != nil {
 			return 0, false, errorf(CodeInvalidParams, "invalid argument %d: blockHash %q: %v", i, clip(*o.BlockHash), err)
 		}
-		n, ok := s.chain.byHash[[32]byte(h)]
+		n, ok := s.chain.number([32]byte(h))
 		if !ok {
 			return 0, false, errorf(CodeServerError, "header for hash not found")
 		}
@@ -161,7 +161,7 @@ func getBlockByHash(s *Server, out []byte, p params) ([]byte, *rpcError) {
 	if e != nil {
 		return out, e
 	}
-	n, ok := s.chain.byHash[[32]byte(h)]
+	n, ok := s.chain.number([32]byte(h))
 	if !ok {
 		return append(out, "null"...), nil
 	}
@@ -249,7 +249,7 @@ func storageRangeAt(s *Server, out []byte, p params) ([]byte, *rpcError) {
 	if maxResult > uint64(s.maxStorageRange) {
 		return out, errorf(CodeInvalidParams, "invalid argument 4: maxResult %d is over this server's limit of %d", maxResult, s.maxStorageRange)
 	}
-	n, ok := s.chain.byHash[[32]byte(bh)]
+	n, ok := s.chain.number([32]byte(bh))
 	if !ok {
 		return out, errorf(CodeServerError, "block %s not found", appendData(nil, bh))
 	}

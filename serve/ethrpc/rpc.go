@@ -41,7 +41,11 @@ var nullID = []byte("null")
 
 // handle answers one HTTP body or WebSocket message: a call or a batch. It appends the answer to
 // out and returns it, or returns out unchanged when nothing is to be sent (only notifications).
-func (s *Server) handle(body, out []byte) []byte {
+func (s *Server) handle(body, out []byte) []byte { return s.handleOn(body, out, nil) }
+
+// handleOn is handle for a call that arrived on a WebSocket connection (cc; nil over HTTP), where
+// eth_subscribe and eth_unsubscribe work.
+func (s *Server) handleOn(body, out []byte, cc *callConn) []byte {
 	body = bytes.TrimSpace(body)
 	if len(body) > 0 && body[0] == '[' {
 		var items []json.RawMessage
@@ -62,7 +66,7 @@ func (s *Server) handle(body, out []byte) []byte {
 				out = append(out, ',')
 			}
 			n := len(out)
-			if out = s.call(out, it); len(out) == n {
+			if out = s.call(out, it, cc); len(out) == n {
 				out = out[:mark] // a notification: no answer
 			}
 		}
@@ -71,11 +75,11 @@ func (s *Server) handle(body, out []byte) []byte {
 		}
 		return append(out, ']')
 	}
-	return s.call(out, body)
+	return s.call(out, body, cc)
 }
 
 // call answers one request (raw is one JSON value, not an array).
-func (s *Server) call(out []byte, raw []byte) []byte {
+func (s *Server) call(out []byte, raw []byte, cc *callConn) []byte {
 	var r request
 	if err := json.Unmarshal(raw, &r); err != nil {
 		if !json.Valid(raw) {
@@ -106,7 +110,7 @@ func (s *Server) call(out []byte, raw []byte) []byte {
 			return appendError(out, id, errorf(CodeInvalidRequest, "invalid request: params: %v", err))
 		}
 	case r.Params[0] == '{':
-		if lookup(name) == nil || !answer {
+		if (lookup(name) == nil && lookupConn(name) == nil) || !answer {
 			break // method not found, or a notification: no answer either way
 		}
 		return appendError(out, id, errorf(CodeInvalidParams, "%s takes its params by position: want an array", name))
@@ -114,6 +118,9 @@ func (s *Server) call(out []byte, raw []byte) []byte {
 		return appendError(out, id, errorf(CodeInvalidRequest, "invalid request: params must be an array or an object, got %s", kind(r.Params)))
 	}
 	m := lookup(name)
+	if cm := lookupConn(name); cm != nil {
+		m = func(s *Server, out []byte, p params) ([]byte, *rpcError) { return cm(s, cc, out, p) }
+	}
 	if m == nil {
 		if !answer {
 			return out // a notification is never answered, even one that cannot run

@@ -56,6 +56,21 @@ type Config struct {
 	// MaxInFlight caps the calls running at once on one WebSocket connection; the connection is
 	// not read while it is reached. Zero: DefaultMaxInFlight.
 	MaxInFlight int
+	// BlockTime, when above 0, grows the chain by a block every BlockTime from New on, and
+	// pushes each to the subscriptions of WebSocket connections (eth_subscribe newHeads, logs,
+	// newPendingTransactions; see subscribe.go). Zero: the chain stays as built.
+	BlockTime time.Duration
+	// NewBlocks, when above 0, stops the block loop after that many blocks: a bounded stream of
+	// notifications, for tests that count them. Zero: no end.
+	NewBlocks uint64
+	// StallFor and StallEvery are a fault for tests of subscribers: the notifications of the
+	// events due in [k·StallEvery, k·StallEvery + StallFor) after New, k ≥ 1, are held until the
+	// window's end, then written at once. Both zero: no stall.
+	StallFor, StallEvery time.Duration
+	// DropEvery, when above 0, is a fault for tests: the first subscription made on the node
+	// loses every DropEvery-th of its notifications (its rpcbenchSeq and, for newHeads, its
+	// block number skip one).
+	DropEvery int
 	// Wrap, if set, wraps the service's handler, e.g. to serve /debug/pprof/ beside it.
 	Wrap func(http.Handler) http.Handler
 	// Noise adds a member "noise" with a random value (0x and 16 hex digits) to every answer
@@ -86,6 +101,20 @@ type Server struct {
 	served          chan struct{}
 	bufs            sync.Pool // *[]byte answer buffers
 
+	// Subscriptions: the block loop and its faults.
+	blockTime, stallFor, stallEvery time.Duration
+	newBlocks                       uint64
+	dropEvery                       int
+	notified                        atomic.Uint64 // notifications written
+	clock0                          time.Time     // the block loop's time 0
+	stop, published                 chan struct{}
+	stopOnce                        sync.Once
+	subMu                           sync.Mutex
+	subs                            map[string]*subscription // by id; those whose answer is out
+	opened                          int                      // subscriptions activated so far
+	relMu                           sync.Mutex
+	releases                        []Release // see StallReleases
+
 	mu       sync.Mutex
 	closing  bool
 	closed   bool
@@ -113,6 +142,13 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		maxStorageRange: cfg.MaxStorageRange, maxInFlight: cfg.MaxInFlight,
 		noise: cfg.Noise, injectShare: cfg.InjectShare,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
+		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
+		newBlocks: cfg.NewBlocks,
+		stop:      make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
+	}
+	s.clock0 = time.Now()
+	if s.blockTime > 0 {
+		go s.publish()
 	}
 	var h http.Handler = s
 	if cfg.Wrap != nil {
@@ -164,6 +200,12 @@ func (c *Config) fill() error {
 	if c.MaxBatch < 0 || c.MaxRequestBytes < 0 || c.MaxStorageRange < 0 || c.MaxInFlight < 0 {
 		errs = append(errs, errors.New("ethrpc: MaxBatch, MaxRequestBytes, MaxStorageRange and MaxInFlight must not be negative"))
 	}
+	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 {
+		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery and DropEvery must not be negative"))
+	}
+	if (c.StallFor > 0) != (c.StallEvery > 0) || c.StallFor >= c.StallEvery && c.StallEvery > 0 {
+		errs = append(errs, fmt.Errorf("ethrpc: StallFor %v and StallEvery %v: give both, StallFor shorter than StallEvery", c.StallFor, c.StallEvery))
+	}
 	return errors.Join(errs...)
 }
 
@@ -179,6 +221,9 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 // Injected is how many answers carried the injected member so far (Config.InjectShare).
 func (s *Server) Injected() uint64 { return s.injected.Load() }
 
+// Notified is the number of subscription notifications written to connections so far.
+func (s *Server) Notified() uint64 { return s.notified.Load() }
+
 // Head is the number of the latest block.
 func (s *Server) Head() uint64 { return s.chain.head() }
 
@@ -187,7 +232,8 @@ func (s *Server) BlockHash(n uint64) string {
 	if n > s.chain.head() {
 		return ""
 	}
-	return string(appendData(nil, s.chain.hashes[n][:]))
+	h := s.chain.hashAt(n)
+	return string(appendData(nil, h[:]))
 }
 
 // Close stops accepting calls, waits for those in flight to be answered, and closes every
@@ -203,6 +249,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.closing = true
+	s.mu.Unlock()
+	s.stopPublishing()
+	s.mu.Lock()
 	conns := make([]*wsConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -325,6 +374,9 @@ type wsConn struct {
 	mu      sync.Mutex
 	closing bool
 	calls   sync.WaitGroup
+	done    chan struct{} // closed when the read loop ends
+	notes   chan note     // notifications to write; nil until the first subscription
+	writer  chan struct{} // closed when the notification writer returns
 }
 
 // wsWriteTimeout bounds one answer's write: a client that stops reading loses its connection.
@@ -339,7 +391,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered
 	}
 	c.SetReadLimit(s.maxRequest)
-	wc := &wsConn{c: c}
+	wc := &wsConn{c: c, done: make(chan struct{})}
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
@@ -368,17 +420,27 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		go func() {
 			defer func() { <-sem; wc.calls.Done() }()
 			buf := s.getBuf()
-			out := s.handle(msg, (*buf)[:0])
+			cc := callConn{wc: wc}
+			out := s.handleOn(msg, (*buf)[:0], &cc)
 			if len(out) > 0 {
 				ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
 				c.Write(ctx, typ, out) //nolint:errcheck // a broken connection ends the read loop
 				cancel()
 			}
+			s.activate(&cc)
 			*buf = out[:0]
 			s.putBuf(buf)
 		}()
 	}
 	wc.calls.Wait()
+	s.forget(wc)
+	close(wc.done)
+	wc.mu.Lock()
+	writer := wc.writer
+	wc.mu.Unlock()
+	if writer != nil {
+		<-writer
+	}
 	c.CloseNow() //nolint:errcheck // already closed, usually
 }
 

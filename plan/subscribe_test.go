@@ -1,0 +1,50 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSubscribe(t *testing.T) {
+	t.Parallel()
+	m, p, err := ParseSubscribe(`eth_subscribe ["logs",{"address":"0x01"}]`)
+	if err != nil || m != "eth_subscribe" || string(p) != `["logs",{"address":"0x01"}]` {
+		t.Errorf("got %q %s %v", m, p, err)
+	}
+	for _, bad := range []string{`eth_subscribe`, `eth_call ["x"]`, `eth_subscribe newHeads`, `_subscribe []`, `eth_subscribe {"a":1}`} {
+		if _, _, err := ParseSubscribe(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestPlanFileSubscribe(t *testing.T) {
+	t.Parallel()
+	const file = `targets:
+  node:
+    url: ws://127.0.0.1:18545/
+scenarios:
+  heads:
+    jsonrpc:
+      calls:
+        - {method: eth_blockNumber}
+    rate: 100
+    subscribe:
+      call: eth_subscribe ["newHeads"]
+      count: 20
+      rate: 5
+`
+	b, err := ReadFile("p.yaml", strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := b.Scenarios[0].Plan.Subscribe
+	if s == nil || s.Method != "eth_subscribe" || string(s.Params) != `["newHeads"]` || s.Count != 20 || s.Rate != 5 {
+		t.Fatalf("subscribe: %+v", s)
+	}
+	bad := strings.Replace(file, `call: eth_subscribe ["newHeads"]`, `call: eth_subscribe newHeads`, 1)
+	_, err = ReadFile("p.yaml", strings.NewReader(bad))
+	if err == nil || !strings.Contains(err.Error(), "p.yaml:11:13: scenarios.heads.subscribe.call:") {
+		t.Errorf("bad call: %v; want the file, line, column and key", err)
+	}
+}

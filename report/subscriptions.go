@@ -1,0 +1,122 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rpcbench/rpcbench/summary"
+)
+
+// subscriptionRows are the lines of the subscriptions section: a label and its figures.
+func subscriptionRows(u *summary.Subscriptions) [][2]string {
+	pcts := func(p *summary.Percentiles, what string) string {
+		if p == nil {
+			return "none " + what
+		}
+		return fmt.Sprintf("p50 %s, p90 %s, p99 %s, p99.9 %s, max %s", fmtMs(p.P50), fmtMs(p.P90), fmtMs(p.P99), fmtMs(p.P999), fmtMs(p.Max))
+	}
+	rows := [][2]string{
+		{"subscriptions", fmt.Sprintf("%d asked, %d opened, %d failed", u.Asked, u.Opened, u.Failed)},
+		{"time to id", pcts(u.TimeToID, "(no subscription opened)")},
+		{"time to first", pcts(u.TimeToFirst, "(no notification)")},
+		{"notifications", fmt.Sprintf("%d; per subscription mean %s, min %d, max %d", u.Messages, fmt1(u.MeanPerSubscription), u.MinPerSubscription, u.MaxPerSubscription)},
+	}
+	switch {
+	case u.GapsBy != "":
+		rows = append(rows, [2]string{"gaps", fmt.Sprintf("%d missing (by %s)", u.Gaps, u.GapsBy)})
+	case u.Messages > 0:
+		rows = append(rows, [2]string{"gaps", "not known: the notifications carry no sequence or block number"})
+	}
+	rows = append(rows,
+		[2]string{"delivery latency", pcts(u.Delivery, "(the notifications carry no rpcbenchStampNs)")},
+		[2]string{"fan-out spread", pcts(u.Spread, "(no event reached two subscriptions)")},
+		[2]string{"unsubscribes", fmt.Sprintf("%d sent, %d answered true", u.UnsubscribeSent, u.Unsubscribed)},
+	)
+	for _, e := range u.Errors {
+		rows = append(rows, [2]string{"failure", fmt.Sprintf("%d× %s", e.Count, e.Message)})
+	}
+	return rows
+}
+
+// subscriptionsText writes the subscriptions section of the text report, if the run had some.
+func subscriptionsText(b *strings.Builder, s *summary.Summary) {
+	u := s.Subscriptions
+	if u == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nSubscriptions: %s\n", u.Request)
+	for _, r := range subscriptionRows(u) {
+		fmt.Fprintf(b, "  %-17s %s\n", r[0], r[1])
+	}
+	if u.Spread != nil {
+		fmt.Fprintf(b, "  (time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events)\n", u.SpreadEvents)
+	}
+	if len(u.Parts) > 0 {
+		b.WriteString("  by the calls' stage, when received:\n")
+		rows := partRows(u)
+		w := make([]int, len(rows[0]))
+		for _, r := range rows {
+			for i, c := range r {
+				w[i] = max(w[i], len([]rune(c)))
+			}
+		}
+		for _, r := range rows {
+			line := "   "
+			for i, c := range r {
+				line += fmt.Sprintf("  %-*s", w[i], c)
+			}
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		}
+	}
+}
+
+// partRows are the table of the subscriptions' parts, its header first.
+func partRows(u *summary.Subscriptions) [][]string {
+	rows := [][]string{{"part", "time", "notifications", "delivery p50", "p99", "max"}}
+	for _, p := range u.Parts {
+		from := "0s"
+		if p.FromS > 0 {
+			from = fmtSeconds(p.FromS)
+		}
+		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), fmt.Sprint(p.Messages), "", "", ""}
+		if d := p.Delivery; d != nil {
+			r[3], r[4], r[5] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// subscriptionsMarkdown writes the subscriptions section of the Markdown report, if any.
+func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
+	u := s.Subscriptions
+	if u == nil {
+		return
+	}
+	fmt.Fprintf(b, "\nSubscriptions: `%s`\n\n", mdCell(u.Request))
+	mdHeader(b, "", "")
+	for _, r := range subscriptionRows(u) {
+		mdRow(b, r[0], mdCell(r[1]))
+	}
+	if len(u.Parts) > 0 {
+		b.WriteString("\nBy the calls' stage, when received:\n\n")
+		rows := partRows(u)
+		mdHeader(b, rows[0]...)
+		for _, r := range rows[1:] {
+			for i := range r {
+				r[i] = mdCell(r[i])
+			}
+			mdRow(b, r...)
+		}
+	}
+}
+
+// Subscriptions writes only the subscriptions section of s, in format (text or markdown), for a run
+// that had subscriptions and no calls.
+func Subscriptions(b *strings.Builder, s *summary.Summary, format string) {
+	if format == "markdown" {
+		subscriptionsMarkdown(b, s)
+		return
+	}
+	subscriptionsText(b, s)
+}

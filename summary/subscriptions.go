@@ -1,0 +1,58 @@
+package summary
+
+import "github.com/rpcbench/rpcbench/result"
+
+// Subscriptions are the figures of a run's JSON-RPC subscriptions (run --subscribe; package
+// subscribe), message by message.
+type Subscriptions struct {
+	Request string              `json:"request"` // method and params, e.g. eth_subscribe ["newHeads"]
+	Asked   int                 `json:"asked"`   // subscriptions the schedule opened
+	Opened  int                 `json:"opened"`  // answered with a subscription id
+	Failed  int                 `json:"failed"`
+	Errors  []SubscriptionError `json:"errors,omitempty"`
+	// TimeToID runs from the subscribe call's send to its answer; TimeToFirst to the first
+	// notification. Nil when none.
+	TimeToID    *Percentiles `json:"time_to_id_ms,omitempty"`
+	TimeToFirst *Percentiles `json:"time_to_first_ms,omitempty"`
+	Messages    uint64       `json:"messages"`
+	// Mean, min and max notifications of one opened subscription.
+	MeanPerSubscription float64 `json:"mean_per_subscription"`
+	MinPerSubscription  uint64  `json:"min_per_subscription"`
+	MaxPerSubscription  uint64  `json:"max_per_subscription"`
+	// Gaps are notifications missing, read from GapsBy: "sequence" (the rpcbenchSeq member),
+	// "block number" (newHeads), or "" when nothing told.
+	Gaps   uint64 `json:"gaps"`
+	GapsBy string `json:"gaps_by,omitempty"`
+	// Delivery is the latency of each notification from the event's time (rpcbenchStampNs), for
+	// the Stamped ones; nil when none was stamped.
+	Stamped  uint64       `json:"stamped"`
+	Delivery *Percentiles `json:"delivery_latency_ms,omitempty"`
+	// Spread is, per event received by two subscriptions or more (SpreadEvents of them), the
+	// time from its first to its last receipt.
+	SpreadEvents    uint64       `json:"spread_events"`
+	Spread          *Percentiles `json:"fanout_spread_ms,omitempty"`
+	UnsubscribeSent int          `json:"unsubscribes_sent"`
+	Unsubscribed    int          `json:"unsubscribes_answered"` // answered true
+	// Parts are the run in stretches (the stages of the call load beside the subscriptions), by
+	// the time notifications were received; none when the run was not cut.
+	Parts []SubscriptionPart `json:"parts,omitempty"`
+}
+
+// SubscriptionPart is the notifications received in one stretch of the run and their delivery
+// latencies (nil when none was stamped).
+type SubscriptionPart struct {
+	Label    string       `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
+	FromS    float64      `json:"from_s"`
+	ToS      float64      `json:"to_s"`
+	Messages uint64       `json:"messages"`
+	Delivery *Percentiles `json:"delivery_latency_ms,omitempty"`
+}
+
+// SubscriptionError is one distinct failure of subscriptions and how many had it.
+type SubscriptionError struct {
+	Message string `json:"message"`
+	Count   int    `json:"count"`
+}
+
+// PercentilesOf is the figures of h (values in microseconds) in milliseconds; nil when h is empty.
+func PercentilesOf(h *result.Histogram) *Percentiles { return optPercentiles(h) }
