@@ -87,6 +87,7 @@ type runFlags struct {
 	monitor    monitorFlags
 	grpc       grpcFlags
 	h2         h2Flags
+	h3         h3Flags
 	segment    segmentFlags
 	profile    profileFlags
 	planf      planFlags
@@ -125,6 +126,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.h2.define(fs)
+	f.h3.define(fs)
 	f.segment.define(fs)
 	f.profile.define(fs)
 }
@@ -177,6 +179,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 		return p, err
 	}
 	if err := f.h2.apply(&p); err != nil {
+		return p, err
+	}
+	if err := f.h3.apply(&p, f.h2); err != nil {
 		return p, err
 	}
 	if err := f.traffic.apply(&p, ep); err != nil {
@@ -235,6 +240,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	} else {
 		p, err = f.plan(strings.Join(pos, ""))
 	}
+	f.h3.say(e, "run", p.Protocol)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}

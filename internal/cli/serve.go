@@ -33,6 +33,7 @@ type serveKind struct {
 type serveEnv struct {
 	Addr  string    // --addr: where to listen (default 127.0.0.1:0)
 	Out   io.Writer // where to print the address and notes
+	Err   io.Writer // where to print warnings
 	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
 	// Metrics is --metrics: serve Prometheus metrics at /metrics (see metricsHandler).
 	Metrics bool
@@ -118,7 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	fs := newFlagSet(e, "serve "+k.name, "serve "+k.name+" [flags]\n\n"+k.summary, k.examples)
-	se := &serveEnv{Out: e.stdout}
+	se := &serveEnv{Out: e.stdout, Err: e.stderr}
 	fs.StringVar(&se.Addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free port)")
 	fs.BoolVar(&se.Pprof, "pprof", false, "also serve net/http/pprof, to profile the service under load")
 	fs.BoolVar(&se.Metrics, "metrics", false, "also serve Prometheus metrics at /metrics (requests by status code, in flight, Go runtime, process), for run --monitor-metrics")

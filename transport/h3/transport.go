@@ -275,7 +275,7 @@ type handshakeTimeout struct {
 }
 
 func (e *handshakeTimeout) Error() string {
-	return fmt.Sprintf("QUIC handshake with %s got no answer in %v (a server that drops UDP, or no HTTP/3 on that UDP port): %v",
+	return fmt.Sprintf("QUIC handshake with %s got no answer in %v (a server that drops UDP, or no QUIC server on that UDP port): %v",
 		e.addr, e.after.Round(time.Millisecond), e.err)
 }
 
