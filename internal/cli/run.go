@@ -181,13 +181,13 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	if err := f.h2.apply(&p); err != nil {
 		return p, err
 	}
-	if err := f.h3.apply(&p, f.h2); err != nil {
-		return p, err
-	}
 	if err := f.traffic.apply(&p, ep); err != nil {
 		return p, err
 	}
 	if err := f.rpc.apply(&p); err != nil {
+		return p, err
+	}
+	if err := f.h3.apply(&p, f.h2); err != nil {
 		return p, err
 	}
 	f.segment.apply(&p)
