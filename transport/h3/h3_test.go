@@ -215,10 +215,10 @@ func TestNoReuseResumes(t *testing.T) {
 			}
 		}
 	}
-	// the first connection has no ticket; the three after resume the session it got, and send
-	// their GET in 0-RTT, which the server accepts
-	if opened != 4 || resumed != 3 || zeroRTT != 3 {
-		t.Errorf("%d connections opened, %d resumed, %d used 0-RTT; want 4, 3, 3", opened, resumed, zeroRTT)
+	// the first connection has no ticket; the three after resume the session it got; none tries
+	// 0-RTT (quic-go's data race with it), though the server would accept it
+	if opened != 4 || resumed != 3 || zeroRTT != 0 {
+		t.Errorf("%d connections opened, %d resumed, %d used 0-RTT; want 4, 3, 0", opened, resumed, zeroRTT)
 	}
 }
 

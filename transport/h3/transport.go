@@ -88,7 +88,7 @@ func New(o Options) (*Transport, error) {
 	t.tls.InsecureSkipVerify = t.tls.InsecureSkipVerify || o.InsecureSkipVerify //nolint:gosec // the user asked
 	t.tls.NextProtos = []string{http3.NextProtoH3}
 	if t.tls.ClientSessionCache == nil {
-		// a new connection to a server seen before resumes its session, and may send 0-RTT
+		// a new connection to a server seen before resumes its session
 		t.tls.ClientSessionCache = tls.NewLRUClientSessionCache(64)
 	}
 	t.quic = &quic.Config{HandshakeIdleTimeout: t.opts.ConnectTimeout, MaxIdleTimeout: max(30*time.Second, t.opts.Timeout)}
@@ -212,8 +212,8 @@ func (t *Transport) release(c *pconn) {
 	}
 }
 
-// dial opens c to its host: DNS when the host is a name, then the QUIC handshake (0-RTT when a
-// ticket of an earlier connection allows), bounded by the connect timeout. It fills ev with the
+// dial opens c to its host: DNS when the host is a name, then the QUIC handshake (resuming the
+// TLS session of an earlier connection where it has a ticket), bounded by the connect timeout. It fills ev with the
 // set-up's figures, and c.err with its failure before c is ready.
 func (t *Transport) dial(ctx context.Context, c *pconn, ev *result.ConnEvent) (err error) {
 	defer func() { c.err = err; close(c.ready) }()
@@ -243,7 +243,10 @@ func (t *Transport) dial(ctx context.Context, c *pconn, ev *result.ConnEvent) (e
 		tc.ServerName = host
 	}
 	start := time.Now()
-	qc, err := t.qt.DialEarly(ctx, &net.UDPAddr{IP: ip, Port: p}, tc, t.quic)
+	// Dial, not DialEarly: 0-RTT is not attempted, since quic-go races when a client opens
+	// streams before the handshake completes (quic-go issue 4303, open in v0.65); a new
+	// connection still resumes its TLS session from a ticket of an earlier one.
+	qc, err := t.qt.Dial(ctx, &net.UDPAddr{IP: ip, Port: p}, tc, t.quic)
 	if err != nil {
 		var (
 			hte  *quic.HandshakeTimeoutError
@@ -281,8 +284,8 @@ func (e *handshakeTimeout) Error() string {
 
 func (e *handshakeTimeout) Unwrap() error { return e.err }
 
-// connFacts fills ev with what c was once its handshake completed, waiting for it at most until
-// ctx is done (the answer to a request came after it, but for one that used 0-RTT).
+// connFacts fills ev with what c was once its handshake completed (Dial returned after it),
+// waiting at most until ctx is done.
 func connFacts(ctx context.Context, c *pconn, ev *result.ConnEvent) {
 	select {
 	case <-c.hsDone:
