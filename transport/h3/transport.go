@@ -253,7 +253,7 @@ func (t *Transport) dial(ctx context.Context, c *pconn, ev *result.ConnEvent) (e
 			idle *quic.IdleTimeoutError
 		)
 		if errors.As(err, &hte) || errors.As(err, &idle) || errors.Is(err, context.DeadlineExceeded) {
-			return &handshakeTimeout{addr: net.JoinHostPort(ip.String(), port), after: time.Since(start), err: err}
+			return &handshakeTimeout{addr: net.JoinHostPort(ip.String(), port), limit: min(t.opts.ConnectTimeout, t.opts.Timeout), err: err}
 		}
 		return err
 	}
@@ -270,16 +270,17 @@ func (t *Transport) dial(ctx context.Context, c *pconn, ev *result.ConnEvent) (e
 	return nil
 }
 
-// handshakeTimeout is a QUIC handshake that got no answer in time.
+// handshakeTimeout is a QUIC handshake that got no answer within limit, the connect timeout (or
+// the request's, when shorter). Its message does not say which of quic-go's timers or the
+// context's deadline ended it first, so that a report counts these failures as one.
 type handshakeTimeout struct {
 	addr  string
-	after time.Duration
+	limit time.Duration
 	err   error
 }
 
 func (e *handshakeTimeout) Error() string {
-	return fmt.Sprintf("QUIC handshake with %s got no answer in %v (a server that drops UDP, or no QUIC server on that UDP port): %v",
-		e.addr, e.after.Round(time.Millisecond), e.err)
+	return fmt.Sprintf("QUIC handshake with %s got no answer within %v (a server that drops UDP, or no QUIC server on that UDP port)", e.addr, e.limit)
 }
 
 func (e *handshakeTimeout) Unwrap() error { return e.err }
