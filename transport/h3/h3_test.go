@@ -283,3 +283,18 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("class %v, err %v, kept %d, read %d; want too-large, 64 kept of 100 read", out.Class, out.Err, len(out.Body), out.BytesIn)
 	}
 }
+
+func TestBufferNote(t *testing.T) {
+	for _, tc := range []struct {
+		rcv, snd int
+		want     string
+	}{
+		{416 << 10, 416 << 10, "receive buffers of 416 KiB and send buffers of 416 KiB, not the 7168 KiB quic-go asks for: at high rates packets may be dropped and counted as lost; raise the limit with sysctl -w net.core.rmem_max=7340032 net.core.wmem_max=7340032"},
+		{416 << 10, 8 << 20, "receive buffers of 416 KiB, not the 7168 KiB quic-go asks for: at high rates packets may be dropped and counted as lost; raise the limit with sysctl -w net.core.rmem_max=7340032"},
+		{8 << 20, 208 << 10, "send buffers of 208 KiB, not the 7168 KiB quic-go asks for: at high rates packets may be dropped and counted as lost; raise the limit with sysctl -w net.core.wmem_max=7340032"},
+	} {
+		if got := h3.BufferNote(tc.rcv, tc.snd); got != "QUIC's UDP sockets get "+tc.want {
+			t.Errorf("BufferNote(%d, %d) = %q, want %q", tc.rcv, tc.snd, got, "QUIC's UDP sockets get "+tc.want)
+		}
+	}
+}
