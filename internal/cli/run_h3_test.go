@@ -159,10 +159,9 @@ func (c droppingUDP) WriteTo(b []byte, a net.Addr) (int, error) {
 	return c.PacketConn.WriteTo(b, a)
 }
 
-// startStoppingH3 serves HTTP/3 on 127.0.0.1 that answers the first n requests, then drops every
-// UDP packet from the moment the next one reaches the handler, or from when drop is set. It
-// returns the UDP address and drop.
-func startStoppingH3(t *testing.T, n int64) (string, *atomic.Bool) {
+// startH3 serves h over HTTP/3 on a free UDP port of 127.0.0.1, with a self-signed certificate,
+// dropping every packet while drop is set; it returns the UDP address.
+func startH3(t *testing.T, h http.Handler, drop *atomic.Bool) string {
 	t.Helper()
 	tc, _, err := h3serve.SelfSignedTLS("test")
 	if err != nil {
@@ -172,24 +171,8 @@ func startStoppingH3(t *testing.T, n int64) (string, *atomic.Bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drop := new(atomic.Bool)
-	var seen atomic.Int64
 	tc.MinVersion = tls.VersionTLS13
-	srv := &http3.Server{
-		TLSConfig:  http3.ConfigureTLSConfig(tc),
-		QUICConfig: &quic.Config{},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if seen.Add(1) > n {
-				drop.Store(true)
-				select { // hold it: its answer would be dropped anyway
-				case <-r.Context().Done():
-				case <-time.After(10 * time.Second): // a bound, not a synchronisation
-				}
-				return
-			}
-			w.Write([]byte("ok"))
-		}),
-	}
+	srv := &http3.Server{TLSConfig: http3.ConfigureTLSConfig(tc), QUICConfig: &quic.Config{}, Handler: h}
 	done := make(chan struct{})
 	go func() { defer close(done); _ = srv.Serve(droppingUDP{udp, drop}) }()
 	t.Cleanup(func() {
@@ -200,7 +183,59 @@ func startStoppingH3(t *testing.T, n int64) (string, *atomic.Bool) {
 		udp.Close()
 		<-done
 	})
-	return udp.LocalAddr().String(), drop
+	return udp.LocalAddr().String()
+}
+
+// startStoppingH3 serves HTTP/3 on 127.0.0.1 that answers the first n requests, then drops every
+// UDP packet from the moment the next one reaches the handler, or from when drop is set. It
+// returns the UDP address and drop.
+func startStoppingH3(t *testing.T, n int64) (string, *atomic.Bool) {
+	t.Helper()
+	drop := new(atomic.Bool)
+	var seen atomic.Int64
+	addr := startH3(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if seen.Add(1) > n {
+			drop.Store(true)
+			select { // hold it: its answer would be dropped anyway
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second): // a bound, not a synchronisation
+			}
+			return
+		}
+		w.Write([]byte("ok"))
+	}), drop)
+	return addr, drop
+}
+
+// JSON-RPC over HTTP/3 is judged as over HTTP/1.1 and HTTP/2: a method's error answers are
+// status failures by code, an answer with another id a protocol error, every id sent once.
+func TestRunJSONRPCOverHTTP3(t *testing.T) {
+	node := &rpcNode{}
+	addr := startH3(t, node, new(atomic.Bool))
+	calls := writeFile(t, t.TempDir(), "calls.jsonl", `{"method":"eth_blockNumber"}
+{"method":"eth_fail","params":[],"name":"bad"}
+{"method":"eth_wrongid","params":{"a":1}}
+`)
+	code, s, stderr := rpcRun(t, "run", "--http3", "--insecure", "--calls", calls, "--requests", "30", "--connections", "3", "https://"+addr+"/")
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	if len(s.Endpoints) != 3 || s.Requests.Sent != 30 || s.Connections.Protocols["h3"] == 0 {
+		t.Fatalf("endpoints %d, sent %d, protocols %v; want 3 methods, 30 sent, over h3", len(s.Endpoints), s.Requests.Sent, s.Connections.Protocols)
+	}
+	ok, bad, wrong := s.Endpoints[0], s.Endpoints[1], s.Endpoints[2]
+	if ok.Requests.OK != ok.Requests.Sent || ok.Requests.Sent < 9 {
+		t.Errorf("eth_blockNumber: sent %d, ok %d; want about 10, all ok", ok.Requests.Sent, ok.Requests.OK)
+	}
+	if got := failures(bad.Stats); len(got) != 1 || got["status: jsonrpc -32601 Method not found"] != bad.Requests.Sent || bad.Requests.Sent < 9 {
+		t.Errorf("bad: failures %v; want all %d as jsonrpc -32601", got, bad.Requests.Sent)
+	}
+	if got := failures(wrong.Stats)["protocol: jsonrpc: answer id does not match the request"]; got != wrong.Requests.Sent || got < 9 {
+		t.Errorf("wrong id: failures %v; want all %d as protocol errors", failures(wrong.Stats), wrong.Requests.Sent)
+	}
+	if n, repeated := node.uniqueIDs(); n != 30 || repeated {
+		t.Errorf("server saw %d ids, repeated %v; want 30 unique", n, repeated)
+	}
 }
 
 // TestRunHTTP3ServerStopsAnswering: one connection, requests one after another; the server

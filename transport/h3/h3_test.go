@@ -298,3 +298,18 @@ func TestBufferNote(t *testing.T) {
 		}
 	}
 }
+
+// Headers go in order of the request, a Host header becomes the authority sent, and a request
+// without a User-Agent gets rpcbench's.
+func TestHeaders(t *testing.T) {
+	s := startH3(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s|%s|%q|%s", r.Host, r.UserAgent(), r.Header.Values("X-Test"), r.Header.Get("Content-Type"))
+	}))
+	tr := newTransport(t, h3.Options{TLS: &tls.Config{RootCAs: s.pool}, KeepBody: true})
+	r := request(s.addr, "GET", "/", "")
+	r.Header = []transport.Header{{Name: "X-Test", Value: "a"}, {Name: "Host", Value: "items.test"}, {Name: "X-Test", Value: "b"}, {Name: "Content-Type", Value: "application/json"}}
+	out := do(tr, r)
+	if want := `items.test|rpcbench|["a" "b"]|application/json`; out.Class != result.OK || string(out.Body) != want {
+		t.Errorf("class %v (%v), answer %q; want %q", out.Class, out.Err, out.Body, want)
+	}
+}
