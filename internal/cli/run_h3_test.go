@@ -1,22 +1,13 @@
 package cli
 
 import (
-	"context"
-	"crypto/tls"
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/http3"
-
-	"github.com/rpcbench/rpcbench/serve/h3serve"
+	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/serve/items"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -136,82 +127,11 @@ func decodeSummary(t *testing.T, stdout string) *summary.Summary {
 	return &s
 }
 
-// droppingUDP is a server's UDP socket that, once drop is set, neither reads nor answers: a
-// server that stopped answering, as a firewall dropping UDP makes it look.
-type droppingUDP struct {
-	net.PacketConn
-	drop *atomic.Bool
-}
-
-func (c droppingUDP) ReadFrom(b []byte) (int, net.Addr, error) {
-	for {
-		n, a, err := c.PacketConn.ReadFrom(b)
-		if err != nil || !c.drop.Load() {
-			return n, a, err
-		}
-	}
-}
-
-func (c droppingUDP) WriteTo(b []byte, a net.Addr) (int, error) {
-	if c.drop.Load() {
-		return len(b), nil
-	}
-	return c.PacketConn.WriteTo(b, a)
-}
-
-// startH3 serves h over HTTP/3 on a free UDP port of 127.0.0.1, with a self-signed certificate,
-// dropping every packet while drop is set; it returns the UDP address.
-func startH3(t *testing.T, h http.Handler, drop *atomic.Bool) string {
-	t.Helper()
-	tc, _, err := h3serve.SelfSignedTLS("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc.MinVersion = tls.VersionTLS13
-	srv := &http3.Server{TLSConfig: http3.ConfigureTLSConfig(tc), QUICConfig: &quic.Config{}, Handler: h}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(droppingUDP{udp, drop}) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = srv.Close()
-		udp.Close()
-		<-done
-	})
-	return udp.LocalAddr().String()
-}
-
-// startStoppingH3 serves HTTP/3 on 127.0.0.1 that answers the first n requests, then drops every
-// UDP packet from the moment the next one reaches the handler, or from when drop is set. It
-// returns the UDP address and drop.
-func startStoppingH3(t *testing.T, n int64) (string, *atomic.Bool) {
-	t.Helper()
-	drop := new(atomic.Bool)
-	var seen atomic.Int64
-	addr := startH3(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if seen.Add(1) > n {
-			drop.Store(true)
-			select { // hold it: its answer would be dropped anyway
-			case <-r.Context().Done():
-			case <-time.After(10 * time.Second): // a bound, not a synchronisation
-			}
-			return
-		}
-		w.Write([]byte("ok"))
-	}), drop)
-	return addr, drop
-}
-
 // JSON-RPC over HTTP/3 is judged as over HTTP/1.1 and HTTP/2: a method's error answers are
 // status failures by code, an answer with another id a protocol error, every id sent once.
 func TestRunJSONRPCOverHTTP3(t *testing.T) {
 	node := &rpcNode{}
-	addr := startH3(t, node, new(atomic.Bool))
+	addr := faults.NewH3(t, 0, node).Addr
 	calls := writeFile(t, t.TempDir(), "calls.jsonl", `{"method":"eth_blockNumber"}
 {"method":"eth_fail","params":[],"name":"bad"}
 {"method":"eth_wrongid","params":{"a":1}}
@@ -244,16 +164,16 @@ func TestRunJSONRPCOverHTTP3(t *testing.T) {
 // handshakes without an answer: class quic-handshake, not sent; one after another, each tries its
 // own connection.
 func TestRunHTTP3ServerStopsAnswering(t *testing.T) {
-	addr, _ := startStoppingH3(t, 12)
+	addr := faults.NewH3(t, 12, nil).Addr
 	r := reportOf(t, "run", "--http3", "--insecure", "--requests", "20", "--connections", "1", "--timeout", "150ms", "--format", "json", "--quiet", "https://"+addr+"/")
 	q := r.Requests
 	if q.OK != 12 || r.Errors["timeout"] != 8 || len(r.Errors) != 1 || q.Sent != 20 || q.Unsent != 0 || q.OK+q.Errors != q.Sent+q.Unsent {
 		t.Errorf("ok %d, errors %v (%d), sent %d, unsent %d; want 12 ok, then 8 timeouts, all sent, ok+failed = sent+unsent", q.OK, r.Errors, q.Errors, q.Sent, q.Unsent)
 	}
 
-	dropping, drop := startStoppingH3(t, 0)
-	drop.Store(true)
-	r = reportOf(t, "run", "--http3", "--insecure", "--requests", "4", "--connections", "1", "--connect-timeout", "150ms", "--format", "json", "--quiet", "https://"+dropping+"/")
+	dropping := faults.NewH3(t, 0, nil)
+	dropping.Drop()
+	r = reportOf(t, "run", "--http3", "--insecure", "--requests", "4", "--connections", "1", "--connect-timeout", "150ms", "--format", "json", "--quiet", "https://"+dropping.Addr+"/")
 	q = r.Requests
 	if r.Errors["quic-handshake"] != 4 || q.Unsent != 4 || q.Sent != 0 || q.OK+q.Errors != q.Sent+q.Unsent || r.Connections.Failed != 4 {
 		t.Errorf("errors %v, sent %d, unsent %d, connections failed %d; want 4 quic-handshake, unsent, 4 connections failed", r.Errors, q.Sent, q.Unsent, r.Connections.Failed)

@@ -7,76 +7,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/http3"
-
+	"github.com/rpcbench/rpcbench/internal/faults"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
 	"github.com/rpcbench/rpcbench/transport/h3"
 )
 
-// dropConn is a server's UDP socket that, while drop is set, neither reads nor answers: a server
-// that stopped answering, or a firewall that drops UDP.
-type dropConn struct {
-	net.PacketConn
-	drop *atomic.Bool
-}
-
-func (c dropConn) ReadFrom(b []byte) (int, net.Addr, error) {
-	for {
-		n, a, err := c.PacketConn.ReadFrom(b)
-		if err != nil || !c.drop.Load() {
-			return n, a, err
-		}
-	}
-}
-
-func (c dropConn) WriteTo(b []byte, a net.Addr) (int, error) {
-	if c.drop.Load() {
-		return len(b), nil
-	}
-	return c.PacketConn.WriteTo(b, a)
-}
-
-// h3Server is an HTTP/3 server on 127.0.0.1 with a certificate of httptest's, whose CA pool
-// trusts it.
+// h3Server is a faults.H3 and a CA pool that trusts its certificate.
 type h3Server struct {
+	*faults.H3
 	addr string
 	pool *x509.CertPool
-	drop atomic.Bool
-	n    atomic.Int64 // requests answered
 }
 
-// startH3 serves h over HTTP/3 on a free UDP port of 127.0.0.1, accepting 0-RTT.
+// startH3 serves h over HTTP/3 on a free UDP port of 127.0.0.1.
 func startH3(t *testing.T, h http.Handler) *h3Server {
 	t.Helper()
-	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
-	ts.StartTLS() // only for its certificate
-	t.Cleanup(ts.Close)
-	s := &h3Server{pool: x509.NewCertPool()}
-	s.pool.AddCert(ts.Certificate())
-	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.addr = udp.LocalAddr().String()
-	srv := &http3.Server{
-		Handler:    http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.n.Add(1); h.ServeHTTP(w, r) }),
-		TLSConfig:  http3.ConfigureTLSConfig(&tls.Config{Certificates: ts.TLS.Certificates, MinVersion: tls.VersionTLS13}),
-		QUICConfig: &quic.Config{Allow0RTT: true},
-	}
-	done := make(chan struct{})
-	go func() { defer close(done); _ = srv.Serve(dropConn{udp, &s.drop}) }()
-	t.Cleanup(func() { _ = srv.Close(); udp.Close(); <-done })
+	s := &h3Server{H3: faults.NewH3(t, 0, h), pool: x509.NewCertPool()}
+	s.addr = s.Addr
+	s.pool.AppendCertsFromPEM(s.CertPEM)
 	return s
 }
 
@@ -158,8 +113,8 @@ func TestCountsAndBodies(t *testing.T) {
 	}
 	wg.Wait()
 	// 1 in 5 paths asks for a 404: 5 of each worker's 25
-	if statuses[200] != 80 || statuses[404] != 20 || classes[result.OK] != 100 || s.n.Load() != 100 {
-		t.Errorf("statuses %v, classes %v, server answered %d; want 80×200 and 20×404, all answered (the engine judges statuses), 100 at the server", statuses, classes, s.n.Load())
+	if statuses[200] != 80 || statuses[404] != 20 || classes[result.OK] != 100 || s.Answered() != 100 {
+		t.Errorf("statuses %v, classes %v, server answered %d; want 80×200 and 20×404, all answered (the engine judges statuses), 100 at the server", statuses, classes, s.Answered())
 	}
 	if len(badBody) > 0 {
 		t.Errorf("%d bad outcomes, first: %s", len(badBody), badBody[0])
@@ -216,7 +171,7 @@ func TestNoReuseResumes(t *testing.T) {
 		}
 	}
 	// the first connection has no ticket; the three after resume the session it got; none tries
-	// 0-RTT (quic-go's data race with it), though the server would accept it
+	// 0-RTT (quic-go's data race with it)
 	if opened != 4 || resumed != 3 || zeroRTT != 0 {
 		t.Errorf("%d connections opened, %d resumed, %d used 0-RTT; want 4, 3, 0", opened, resumed, zeroRTT)
 	}
@@ -248,7 +203,7 @@ func TestTLSVerification(t *testing.T) {
 
 func TestServerDropsUDP(t *testing.T) {
 	s := startH3(t, echo)
-	s.drop.Store(true)
+	s.Drop()
 	tr := newTransport(t, h3.Options{InsecureSkipVerify: true, ConnectTimeout: 300 * time.Millisecond})
 	out := do(tr, request(s.addr, "GET", "/", ""))
 	if out.Class != result.QUICHandshake || !out.Sent.IsZero() || !out.Conn.Failed || out.Err == nil || !strings.Contains(out.Err.Error(), "QUIC handshake with "+s.addr) {
@@ -262,7 +217,7 @@ func TestServerStopsAnsweringMidRun(t *testing.T) {
 	classes := map[result.Class]int{}
 	for i := range 10 {
 		if i == 6 {
-			s.drop.Store(true)
+			s.Drop()
 		}
 		out := do(tr, request(s.addr, "GET", "/", ""))
 		classes[out.Class]++
