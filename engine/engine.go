@@ -615,7 +615,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		Unsent:    unsent,
 	}
 	ev.MsgLatencies, ev.MsgGaps = out.MsgLatencies, out.MsgGaps
-	ev.RetriedGoAway = out.RetriedGoAway
+	ev.RetriedGoAway, ev.Packets = out.RetriedGoAway, out.Packets
 	if !out.FirstByte.IsZero() {
 		ev.TTFB = out.FirstByte.Sub(sent)
 	}

@@ -102,11 +102,11 @@ func (p Plan) validateProtocol() []error {
 		return nil // the URLs' own checks say what is wrong with the first one
 	}
 	if !proto.Known() {
-		return []error{fmt.Errorf("plan: protocol %q: want http1, h2, h2c, grpc or ws", proto)}
+		return []error{fmt.Errorf("plan: protocol %q: want http1, h2, h2c, h3, grpc or ws", proto)}
 	}
 	var errs []error
-	if p.HTTP.Streams > 0 && proto != result.H2 && proto != result.H2C && proto != result.GRPC {
-		errs = append(errs, fmt.Errorf("plan: streams per connection go with HTTP/2 (h2, h2c) and gRPC, not with protocol %s", proto))
+	if p.HTTP.Streams > 0 && proto != result.H2 && proto != result.H2C && proto != result.H3 && proto != result.GRPC {
+		errs = append(errs, fmt.Errorf("plan: streams per connection go with HTTP/2 (h2, h2c), HTTP/3 (h3) and gRPC, not with protocol %s", proto))
 	}
 	for i, e := range p.Endpoints {
 		s := schemeOf(e.URL)

@@ -31,7 +31,7 @@ func TestPlanProtocol(t *testing.T) {
 			"WebSocket endpoints must share one URL"},
 		{"h2 cannot carry http", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: transport.H2}, transport.H2,
 			`protocol h2 does not carry http:// URLs`},
-		{"unknown protocol", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: "h3"}, "h3", `protocol "h3": want http1, h2, h2c, grpc or ws`},
+		{"unknown protocol", Plan{Endpoints: ep("http://127.0.0.1:1/"), Protocol: "quic"}, "quic", `protocol "quic": want http1, h2, h2c, h3, grpc or ws`},
 	} {
 		n := tc.p.Normalized()
 		if n.Protocol != tc.proto {

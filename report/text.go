@@ -74,6 +74,8 @@ func header(b *strings.Builder, s *summary.Summary) {
 		load += ", HTTP/2 where the server's ALPN chose it (h2)"
 	case result.H2C:
 		load += ", HTTP/2 over cleartext (h2c)"
+	case result.H3:
+		load += ", HTTP/3 over QUIC (h3)"
 	}
 	if n := s.Config.HTTP.Streams; n > 0 {
 		load += fmt.Sprintf(", up to %d streams per connection", n)
@@ -445,13 +447,43 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 		}
 	}
 	b.WriteString("\n")
+	tlsName := "tls set-up"
+	if c.QUIC != nil && c.Connect == nil {
+		tlsName = "quic handshake" // QUIC carries TLS 1.3 in its own handshake: there is no connect
+	}
 	for _, p := range []struct {
 		name string
 		v    *summary.Percentiles
-	}{{"dns set-up", c.DNS}, {"connect set-up", c.Connect}, {"tls set-up", c.TLS}} {
+	}{{"dns set-up", c.DNS}, {"connect set-up", c.Connect}, {tlsName, c.TLS}} {
 		if p.v != nil {
 			fmt.Fprintf(b, "  %-15s p50 %s, p99 %s, max %s\n", p.name, fmtMs(p.v.P50), fmtMs(p.v.P99), fmtMs(p.v.Max))
 		}
+	}
+	quicLines(b, c.QUIC)
+}
+
+// quicLines says what the QUIC connections of HTTP/3 were: their versions, how many used 0-RTT
+// (the others 1-RTT), resumed a TLS session and sent with GSO, and their packets.
+func quicLines(b *strings.Builder, q *result.QUICConns) {
+	if q == nil {
+		return
+	}
+	if n := q.Conns(); n > 0 {
+		fmt.Fprintf(b, "  %-15s ", "quic")
+		for i, v := range slices.Sorted(maps.Keys(q.Versions)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(b, "%s %d", v, q.Versions[v])
+		}
+		fmt.Fprintf(b, "; 0-RTT %d, 1-RTT %d; resumed %d; GSO %d of %d\n", q.Used0RTT, n-q.Used0RTT, q.Resumed, q.GSO, n)
+	}
+	if !q.QUICPackets.IsZero() {
+		lost := ""
+		if q.Sent > 0 {
+			lost = fmt.Sprintf(" (%.2f%%)", 100*float64(q.Lost)/float64(q.Sent))
+		}
+		fmt.Fprintf(b, "  %-15s %d sent, %d received, %d lost%s, %s lost\n", "quic packets", q.Sent, q.Received, q.Lost, lost, fmtBytes(float64(q.BytesLost)))
 	}
 }
 

@@ -9,22 +9,23 @@ type Class uint8
 
 // The classes, in the order reports list them.
 const (
-	OK       Class = iota // an answer that counts as a success
-	Refused               // the connection was refused (nothing listens)
-	Timeout               // connect, send or answer exceeded its time limit
-	Reset                 // the peer reset or closed the connection mid-request
-	TLS                   // the TLS handshake or certificate check failed
-	DNS                   // the host name could not be resolved
-	Protocol              // the answer broke the protocol (bad status line, bad framing)
-	Status                // an answer with a non-success status (HTTP 4xx/5xx, gRPC non-OK)
-	Check                 // an answer that failed a user's check
-	Canceled              // cut short when the run was stopped
-	Other                 // anything else
-	TooLarge              // an answer whose body, kept for checks, exceeded the limit (--max-body)
+	OK            Class = iota // an answer that counts as a success
+	Refused                    // the connection was refused (nothing listens)
+	Timeout                    // connect, send or answer exceeded its time limit
+	Reset                      // the peer reset or closed the connection mid-request
+	TLS                        // the TLS handshake or certificate check failed
+	DNS                        // the host name could not be resolved
+	Protocol                   // the answer broke the protocol (bad status line, bad framing)
+	Status                     // an answer with a non-success status (HTTP 4xx/5xx, gRPC non-OK)
+	Check                      // an answer that failed a user's check
+	Canceled                   // cut short when the run was stopped
+	Other                      // anything else
+	TooLarge                   // an answer whose body, kept for checks, exceeded the limit (--max-body)
+	QUICHandshake              // a QUIC handshake that got no answer in time (a server that drops UDP, or no HTTP/3 there)
 	NumClasses
 )
 
-var classNames = [NumClasses]string{"ok", "refused", "timeout", "reset", "tls", "dns", "protocol", "status", "check", "canceled", "other", "too-large"}
+var classNames = [NumClasses]string{"ok", "refused", "timeout", "reset", "tls", "dns", "protocol", "status", "check", "canceled", "other", "too-large", "quic-handshake"}
 
 // String returns the class's lower-case name as used in reports ("timeout").
 func (c Class) String() string {

@@ -230,6 +230,8 @@ type connsRec struct {
 	TLS     string `json:"tls,omitempty"`
 	// Protos counts the connections by the protocol they spoke (Conns.Protos).
 	Protos map[string]uint64 `json:"protocols,omitempty"`
+	// QUIC sums the QUIC connections and their packets (Conns.QUIC).
+	QUIC *QUICConns `json:"quic,omitempty"`
 }
 
 func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
@@ -301,7 +303,8 @@ func (fw *Writer) encodeInterval(iv *Interval) (*intervalRec, error) {
 		if len(c.Protos) > 0 {
 			cr.Protos = maps.Clone(c.Protos)
 		}
-		if cr.Opened != 0 || cr.Failed != 0 || cr.DNS != "" || cr.Connect != "" || cr.TLS != "" || cr.Protos != nil {
+		cr.QUIC = c.QUIC.Clone()
+		if cr.Opened != 0 || cr.Failed != 0 || cr.DNS != "" || cr.Connect != "" || cr.TLS != "" || cr.Protos != nil || cr.QUIC != nil {
 			rec.Conns = &cr
 		}
 	}

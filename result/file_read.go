@@ -120,6 +120,7 @@ func (fr *Reader) decodeInterval(b []byte) (*Interval, error) {
 		if len(cr.Protos) > 0 {
 			iv.Conns.Protos = cr.Protos
 		}
+		iv.Conns.QUIC = cr.QUIC
 		dec("dns", iv.Conns.DNS, cr.DNS)
 		dec("connect", iv.Conns.Connect, cr.Connect)
 		dec("tls", iv.Conns.TLS, cr.TLS)

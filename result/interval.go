@@ -249,6 +249,9 @@ type Conns struct {
 	// Protos counts the connections opened by the protocol they spoke, for transports that say
 	// (ConnEvent.Proto); nil when none did.
 	Protos map[string]uint64
+	// QUIC sums the facts of QUIC connections (HTTP/3) and their packets; nil when there were
+	// none.
+	QUIC *QUICConns
 }
 
 // NewConns returns empty Conns with their histograms.
@@ -266,6 +269,9 @@ func (c *Conns) Merge(o *Conns) {
 		}
 		c.Protos[p] += n
 	}
+	if o.QUIC != nil {
+		c.quic().merge(o.QUIC)
+	}
 	c.DNS.Merge(o.DNS)
 	c.Connect.Merge(o.Connect)
 	c.TLS.Merge(o.TLS)
@@ -275,6 +281,7 @@ func (c *Conns) Merge(o *Conns) {
 func (c *Conns) Reset() {
 	c.Opened, c.Failed = 0, 0
 	clear(c.Protos)
+	c.QUIC = nil
 	c.DNS.Reset()
 	c.Connect.Reset()
 	c.TLS.Reset()

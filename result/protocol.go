@@ -20,6 +20,7 @@ const (
 	H2C   Proto = "h2c"   // HTTP/2 over cleartext TCP, with prior knowledge: http://
 	GRPC  Proto = "grpc"  // gRPC over HTTP/2: grpc://, grpcs://
 	WS    Proto = "ws"    // JSON-RPC messages over WebSocket: ws://, wss://
+	H3    Proto = "h3"    // HTTP/3 over QUIC (UDP): https://
 )
 
 // protocols holds what each protocol is: the URL schemes it serves, whether it is their default
@@ -35,6 +36,7 @@ var protocols = []struct {
 	{H2C, []string{"http"}, false, true},
 	{GRPC, []string{"grpc", "grpcs"}, true, false},
 	{WS, []string{"ws", "wss"}, true, false},
+	{H3, []string{"https"}, false, true},
 }
 
 // ErrNoTransport is returned for a protocol or URL scheme that no transport serves.
@@ -74,7 +76,7 @@ func (p Proto) Known() bool {
 
 // HTTPStatus reports whether answers of p carry HTTP status codes, which a user may judge
 // (--expect-status): HTTP/1.1 and HTTP/2 do; a WebSocket message carries the 101 of its
-// connection's upgrade, a gRPC call its own status code.
+// connection's upgrade, a gRPC call its own status code. HTTP/3 does as HTTP/2.
 func (p Proto) HTTPStatus() bool {
 	for _, d := range protocols {
 		if d.p == p {

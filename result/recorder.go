@@ -45,6 +45,9 @@ type Event struct {
 	Scheduled bool
 	// Conn is the connection opened for this request, if one was; nil otherwise.
 	Conn *ConnEvent
+	// Packets are the QUIC packets the request's connection added since it last reported them
+	// (Outcome.Packets); zero for other protocols.
+	Packets QUICPackets
 	// Unsent marks a request that failed before any byte of it was written (a connection refused,
 	// a name not resolved): it counts as failed, but not as sent, and has no service time.
 	Unsent bool
@@ -75,8 +78,11 @@ type ConnEvent struct {
 	TLS     time.Duration // 0 without TLS
 	Failed  bool
 	// Proto is the protocol the connection spoke, as ALPN names it ("h2", "http/1.1"; "h2c" for
-	// HTTP/2 over cleartext), when the transport tells; "" otherwise.
+	// HTTP/2 over cleartext; "h3" for HTTP/3), when the transport tells; "" otherwise.
 	Proto string
+	// QUIC describes a QUIC connection that opened (its handshake, in TLS above, included the
+	// QUIC handshake: there is no Connect); nil for the others.
+	QUIC *QUICConn
 }
 
 // Recorder collects Events from many goroutines into per-shard intervals and hands out their merged
@@ -200,6 +206,9 @@ func (r *Recorder) Record(shard int, e *Event) {
 	if e.Conn != nil {
 		recordConn(s.cur.Conns, e.Conn)
 	}
+	if !e.Packets.IsZero() {
+		s.cur.Conns.quic().QUICPackets.add(e.Packets)
+	}
 	s.mu.Unlock()
 }
 
@@ -213,6 +222,9 @@ func recordConn(c *Conns, e *ConnEvent) {
 				c.Protos = map[string]uint64{}
 			}
 			c.Protos[e.Proto]++
+		}
+		if e.QUIC != nil {
+			c.quic().addConn(e.QUIC)
 		}
 	}
 	if e.DNS > 0 {

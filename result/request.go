@@ -66,6 +66,9 @@ type Outcome struct {
 	// (Conn.Failed), when there was one: then Opened is true.
 	Conn   ConnEvent
 	Opened bool
+	// Packets are the QUIC packets the request's connection sent, received and lost since it
+	// last reported them (HTTP/3); zero for other protocols.
+	Packets QUICPackets
 	// Retried counts the times the request was sent again on a new connection because a reused
 	// one was closed or reset before any byte of the answer (see httpx); the rest of the Outcome
 	// describes the last attempt.

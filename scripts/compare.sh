@@ -11,7 +11,7 @@ usage() {
 	cat <<'USAGE'
 Usage: scripts/compare.sh [options]
 
-Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,stall):
+Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,h3,stall):
   closed   closed loop: C busy connections for D against nginx
   rate     fixed rates (--rates) for D against nginx
   memory   2,000/s against nginx for each of --memory-durations: maximum resident set
@@ -21,6 +21,10 @@ Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,sta
            calls nothing else); each on one connection but fortio (C connections, its way)
   h2c      HTTP/2 over cleartext, C streams on one connection, closed loop: rpcbench --h2c,
            h2load and oha --http2 against rpcbench serve items (Go's h2c server)
+  h3       HTTP/3 against HTTP/2, C streams on one connection, closed loop: rpcbench --http3 and
+           rpcbench (h2 by ALPN) against rpcbench serve items over TLS with --h3-addr, requests
+           per CPU-second of each; h2load -c 1 -m C (h2) and h2load --npn-list=h3 beside them,
+           when the installed h2load speaks HTTP/3 (Debian's 1.52 is built without QUIC: no row)
   stall    1,000/s against rpcbench serve lab stalling 1 s every 5 s: latency percentiles beside
            the ground truth the stall schedule gives
 
@@ -47,7 +51,7 @@ reference). h2load is Debian's nghttp2-client.
 USAGE
 }
 
-scenarios=closed,rate,memory,grpc,h2c,stall
+scenarios=closed,rate,memory,grpc,h2c,h3,stall
 grpc_rates=5000
 tools=
 duration=10
@@ -87,7 +91,7 @@ for v in "$duration" "$conns" "$rounds" ${rates//,/ } ${grpc_rates//,/ } ${memdu
 	isnum "$v" || { log "compare.sh: $v is no positive whole number (--duration, --rates, --memory-durations, --connections and --rounds take whole numbers)"; exit 2; }
 done
 for s in ${scenarios//,/ }; do
-	case $s in closed | rate | memory | grpc | h2c | stall) ;; *) log "compare.sh: unknown scenario $s (closed, rate, memory, grpc, h2c, stall)"; exit 2 ;; esac
+	case $s in closed | rate | memory | grpc | h2c | h3 | stall) ;; *) log "compare.sh: unknown scenario $s (closed, rate, memory, grpc, h2c, h3, stall)"; exit 2 ;; esac
 done
 have jq || die "compare.sh needs jq (scripts/install.sh installs it)"
 [[ -x /usr/bin/time ]] || die "compare.sh needs GNU time as /usr/bin/time (scripts/install.sh installs it)"
@@ -173,6 +177,9 @@ run_tool() {
 		local x=()
 		[[ $url == grpc://* ]] && x=(--call "$grpc_call" --body "$grpc_body" --streams "$conns")
 		[[ $scen == h2c ]] && x=(--h2c --streams "$conns")
+		# h3: h2 (by ALPN) or, with key h3, HTTP/3; C streams on one connection either way.
+		[[ $scen == h3 ]] && x=(--insecure --streams "$conns")
+		[[ $scen == h3 && $key == h3 ]] && x+=(--http3)
 		if [[ $tool == rpcbench-slack ]]; then
 			# rpcbench paced as wrk2 paces: one wake-up a millisecond for every arrival due by then
 			[[ $mode == closed || $scen == memory ]] && return 0
@@ -256,7 +263,9 @@ run_tool() {
 			[.count, .rps, p(50), p(90), p(99), .slowest / 1e6, (.count - (.statusCodeDistribution.OK // 0))] | @tsv' "$RAW/$name.out" 2>/dev/null) ;;
 	h2load)
 		[[ $mode == closed ]] || return 0
-		measure "$name" "$limit" "$bin" -c 1 -m "$conns" -D "$dur" "$url"
+		local hx=()
+		[[ $key == h3 ]] && hx=(--npn-list=h3)
+		measure "$name" "$limit" "$bin" -c 1 -m "$conns" -D "$dur" "${hx[@]}" "$url"
 		# h2load prints no percentiles: count, rate, the slowest request, and failures.
 		fields=$(awk '
 			function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
@@ -347,6 +356,29 @@ if has_scenario h2c; then
 		log "could not create the item the h2c runs read"
 	for ((r = 1; r <= rounds; r++)); do
 		for t in rpcbench h2load oha; do uses "$t" && run_tool h2c closed "$t" "$r" closed 0 "$duration" "${TARGET_URL}rpz/items/bench"; done
+	done
+	stop_target "$TARGET_PID"
+fi
+
+# h2load_h3 URL: whether the installed h2load speaks HTTP/3 to URL (built with QUIC).
+h2load_h3() {
+	timeout 10 h2load --npn-list=h3 -n 1 -c 1 "$1" 2>/dev/null | grep -q '^requests: 1 total, 1 started, 1 done, 1 succeeded'
+}
+
+if has_scenario h3; then
+	start_items h3
+	curl -fsSk -X POST -d '{"id":"bench","name":"bench"}' "${TARGET_URL}rpz/items" >/dev/null 2>&1 ||
+		log "could not create the item the h3 runs read"
+	h3url=${TARGET_URL}rpz/items/bench
+	h2load_quic=0
+	if uses h2load; then
+		if h2load_h3 "$h3url"; then h2load_quic=1; else log "h2load $(h2load --version 2>&1 | sed -n 's|.*nghttp2/||p' | head -n 1) does not speak HTTP/3 (built without QUIC): no h2load h3 row"; fi
+	fi
+	for ((r = 1; r <= rounds; r++)); do
+		for key in h2 h3; do
+			uses rpcbench && run_tool h3 "$key" rpcbench "$r" closed 0 "$duration" "$h3url"
+			if uses h2load && [[ $key == h2 || $h2load_quic == 1 ]]; then run_tool h3 "$key" h2load "$r" closed 0 "$duration" "$h3url"; fi
+		done
 	done
 	stop_target "$TARGET_PID"
 fi
@@ -468,6 +500,22 @@ tables() {
 			ok=1
 		fi
 	fi
+	if has_scenario h3; then
+		local any=0
+		for key in h2 h3; do [[ -n $(render h3 "$key") ]] && any=1; done
+		if ((any)); then
+			printf '### HTTP/3 against HTTP/2: %s streams on one connection for %s s against rpcbench serve items (TLS, self-signed; HTTP/3 by quic-go)\n\n' "$conns" "$duration"
+			printf '| protocol | tool | requests/s | requests per CPU-second | CPU s | max RSS MB | p50 ms | p99 ms | max ms | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+			for key in h2 h3; do
+				awk -F '\t' -v k="$key" '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", k, $1, $2, $3, $4, $5, $6, $7, $8, $9 }' <<<"$(render h3 "$key")"
+			done
+			if uses h2load && ((h2load_quic == 0)); then
+				printf '\nh2load %s speaks no HTTP/3 (built without QUIC), so it has no h3 row.\n' "$(h2load --version 2>&1 | sed -n 's|.*nghttp2/||p' | head -n 1)"
+			fi
+			printf '\n'
+			ok=1
+		fi
+	fi
 	if has_scenario stall; then
 		rows=$(render stall "$stall_rate")
 		if [[ -n $rows ]]; then
@@ -501,7 +549,7 @@ versions() {
 		hey) printf -- '- hey %s\n' "$HEY_VERSION" ;;
 		k6) printf -- '- k6 %s\n' "$K6_VERSION" ;;
 		ghz) if has_scenario grpc; then printf -- '- ghz %s\n' "$GHZ_VERSION"; fi ;;
-		h2load) if has_scenario h2c; then printf -- '- h2load %s (Debian nghttp2-client)\n' "$(h2load --version 2>&1 | sed -n 's|.*nghttp2/||p' | head -n 1)"; fi ;;
+		h2load) if has_scenario h2c || has_scenario h3; then printf -- '- h2load %s (Debian nghttp2-client)\n' "$(h2load --version 2>&1 | sed -n 's|.*nghttp2/||p' | head -n 1)"; fi ;;
 		esac
 	done
 	if has_scenario closed || has_scenario rate || has_scenario memory; then

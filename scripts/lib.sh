@@ -154,20 +154,22 @@ start_lab() {
 	TARGET_URL=http://127.0.0.1:$port/
 }
 
-# start_items: rpcbench serve items (a grpc-go server) on TARGET_CPU, with item "bench" created.
-# Sets GRPC_ADDR, TARGET_URL and TARGET_PID.
+# start_items [h3]: rpcbench serve items (a grpc-go server) on TARGET_CPU; with h3, over TLS
+# (self-signed) and HTTP/3 on the UDP port of the same number. Sets GRPC_ADDR, TARGET_URL and
+# TARGET_PID.
 start_items() {
-	local port gport log
+	local port gport log extra=() scheme=http
 	port=$(free_port)
 	gport=$(free_port)
 	log=$WORK/items-$port.log
-	taskset -c "$TARGET_CPU" "$RPCBENCH_BIN" serve items --addr "127.0.0.1:$port" --grpc-addr "127.0.0.1:$gport" >"$log" 2>&1 &
+	[[ ${1:-} == h3 ]] && { extra=(--h3-addr "127.0.0.1:$port"); scheme=https; }
+	taskset -c "$TARGET_CPU" "$RPCBENCH_BIN" serve items --addr "127.0.0.1:$port" --grpc-addr "127.0.0.1:$gport" "${extra[@]}" >"$log" 2>&1 &
 	TARGET_PID=$!
 	PIDS+=("$TARGET_PID")
 	wait_port "$port" "$TARGET_PID" "$log"
 	wait_port "$gport" "$TARGET_PID" "$log"
 	GRPC_ADDR=127.0.0.1:$gport
-	TARGET_URL=http://127.0.0.1:$port/
+	TARGET_URL=$scheme://127.0.0.1:$port/
 }
 
 # start_fortio_ping: fortio server (its gRPC ping service, with reflection) on TARGET_CPU.

@@ -339,6 +339,10 @@ type Connections struct {
 	// Protocols counts the connections by the protocol they spoke ("h2", "h2c", "http/1.1"), for
 	// the transports that say (HTTP/2's, which may fall back to HTTP/1.1 by ALPN).
 	Protocols map[string]uint64 `json:"protocols,omitempty"`
+	// QUIC sums the QUIC connections of HTTP/3 (their handshake is TLS above): how many spoke
+	// each version, used 0-RTT, resumed a TLS session and sent with GSO, and their packets sent,
+	// received and lost up to each connection's last answer, as quic-go counts them.
+	QUIC *result.QUICConns `json:"quic,omitempty"`
 }
 
 // Run describes a measured run for New: the facts that are not in the merged interval — the plan,
@@ -416,6 +420,7 @@ func New(run Run, total *result.Interval) *Summary {
 	if len(c.Protos) > 0 {
 		s.Connections.Protocols = maps.Clone(c.Protos)
 	}
+	s.Connections.QUIC = c.QUIC.Clone()
 	s.Notes = notes(s, p, run.CutShort)
 	if len(run.Parts) > 0 {
 		var behind []string

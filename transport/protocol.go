@@ -22,6 +22,7 @@ const (
 	H2C   = result.H2C   // HTTP/2 over cleartext TCP, with prior knowledge: http://
 	GRPC  = result.GRPC  // gRPC over HTTP/2: grpc://, grpcs://
 	WS    = result.WS    // JSON-RPC messages over WebSocket: ws://, wss://
+	H3    = result.H3    // HTTP/3 over QUIC: https://
 )
 
 // ErrNoTransport is returned for a protocol or URL scheme that no transport serves.

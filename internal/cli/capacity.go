@@ -88,6 +88,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	p, err := f.plan(strings.Join(pos, ""))
+	f.h3.say(e, "capacity", p.Protocol)
 	if err != nil {
 		return fail(e, "capacity", err, ExitUsage)
 	}

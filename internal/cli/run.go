@@ -89,6 +89,7 @@ type runFlags struct {
 	monitor    monitorFlags
 	grpc       grpcFlags
 	h2         h2Flags
+	h3         h3Flags
 	segment    segmentFlags
 	profile    profileFlags
 	planf      planFlags
@@ -129,6 +130,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	f.monitor.define(fs)
 	f.grpc.define(fs)
 	f.h2.define(fs)
+	f.h3.define(fs)
 	f.segment.define(fs)
 	f.profile.define(fs)
 }
@@ -194,6 +196,9 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 	if err := f.subs.apply(&p); err != nil {
 		return p, err
 	}
+	if err := f.h3.apply(&p, f.h2); err != nil {
+		return p, err
+	}
 	f.segment.apply(&p)
 	if f.rate.set && f.rate.v == 0 {
 		return p, usagef("--rate: 0 sends nothing; give a rate above 0, or --connections for the closed model")
@@ -250,6 +255,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	} else {
 		p, err = f.plan(strings.Join(pos, ""))
 	}
+	f.h3.say(e, "run", p.Protocol)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}

@@ -19,7 +19,7 @@ type h2Flags struct {
 func (f *h2Flags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.h2c, "h2c", false, "speak HTTP/2 over cleartext to http:// URLs (prior knowledge)")
 	fs.BoolVar(&f.http1, "http1", false, "speak HTTP/1.1 to https:// URLs (default: HTTP/2 when the server's ALPN chooses it)")
-	fs.IntVar(&f.streams, "streams", 0, "HTTP/2 and gRPC: requests one connection carries at once before another opens, up to --connections (default 100 for HTTP/2)")
+	fs.IntVar(&f.streams, "streams", 0, "HTTP/2, HTTP/3 and gRPC: requests one connection carries at once before another opens, up to --connections (default 100 for HTTP/2 and HTTP/3)")
 	fs.Var(choiceFlag{&f.tlsMin, []string{"1.2", "1.3"}}, "tls-min", "lowest TLS `version` accepted: 1.2 or 1.3 (default 1.2)")
 }
 

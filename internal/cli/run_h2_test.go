@@ -169,7 +169,7 @@ func TestRunH2UsageErrors(t *testing.T) {
 	}{
 		{[]string{"--h2c", "--http1", "http://127.0.0.1:1/"}, "--h2c and --http1: give one of them"},
 		{[]string{"--h2c", "https://127.0.0.1:1/"}, "protocol h2c does not carry https:// URLs"},
-		{[]string{"--streams", "4", "http://127.0.0.1:1/"}, "streams per connection go with HTTP/2 (h2, h2c) and gRPC, not with protocol http1"},
+		{[]string{"--streams", "4", "http://127.0.0.1:1/"}, "streams per connection go with HTTP/2 (h2, h2c), HTTP/3 (h3) and gRPC, not with protocol http1"},
 		{[]string{"--cacert", ca, "http://127.0.0.1:1/"}, "is plaintext: certificates"},
 		{[]string{"--tls-min", "1.1", "https://127.0.0.1:1/"}, "want one of 1.2, 1.3"},
 		{[]string{"--cacert", "/nonexistent/ca.pem", "https://127.0.0.1:1/"}, "/nonexistent/ca.pem"},

@@ -33,6 +33,7 @@ type serveKind struct {
 type serveEnv struct {
 	Addr  string    // --addr: where to listen (default 127.0.0.1:0)
 	Out   io.Writer // where to print the address and notes
+	Err   io.Writer // where to print warnings
 	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
 	// Metrics is --metrics: serve Prometheus metrics at /metrics (see metricsHandler).
 	Metrics bool
@@ -118,7 +119,7 @@ func runServe(ctx context.Context, e *env, args []string) int {
 		return ExitUsage
 	}
 	fs := newFlagSet(e, "serve "+k.name, "serve "+k.name+" [flags]\n\n"+k.summary, k.examples)
-	se := &serveEnv{Out: e.stdout}
+	se := &serveEnv{Out: e.stdout, Err: e.stderr}
 	fs.StringVar(&se.Addr, "addr", "127.0.0.1:0", "`host:port` to listen on (port 0: any free port)")
 	fs.BoolVar(&se.Pprof, "pprof", false, "also serve net/http/pprof, to profile the service under load")
 	fs.BoolVar(&se.Metrics, "metrics", false, "also serve Prometheus metrics at /metrics (requests by status code, in flight, Go runtime, process), for run --monitor-metrics")
@@ -163,21 +164,24 @@ func warnExposed(w io.Writer, kind, addr string) {
 // exposedWarning says why --addr addr (host:port, checked) may let other machines in, or returns
 // "" when its host is loopback (an address of 127.0.0.0/8 or ::1, or "localhost"). A host name
 // other than localhost is not looked up: where it leads is not known here.
-func exposedWarning(addr string) string {
+func exposedWarning(addr string) string { return exposedWarningOf("--addr", addr) }
+
+// exposedWarningOf is exposedWarning for the address of flag (--addr, --h3-addr).
+func exposedWarningOf(flag, addr string) string {
 	host, port, _ := net.SplitHostPort(addr)
 	if strings.EqualFold(host, "localhost") {
 		return ""
 	}
 	const open = "the built-in services have no authentication, so "
-	local := " Give --addr " + net.JoinHostPort("127.0.0.1", port) + " to keep them to this machine."
+	local := " Give " + flag + " " + net.JoinHostPort("127.0.0.1", port) + " to keep them to this machine."
 	ip, err := netip.ParseAddr(host)
 	switch {
 	case host == "" || err == nil && ip.IsUnspecified():
-		return "--addr " + addr + " listens on every interface of this machine: " + open + "anyone who can reach its port can use them." + local
+		return flag + " " + addr + " listens on every interface of this machine: " + open + "anyone who can reach its port can use them." + local
 	case err != nil:
-		return "--addr " + addr + " names a host, not a loopback address: " + open + "if " + host + " leads to an address other machines reach, they can use them." + local
+		return flag + " " + addr + " names a host, not a loopback address: " + open + "if " + host + " leads to an address other machines reach, they can use them." + local
 	case !ip.IsLoopback():
-		return "--addr " + addr + " is not a loopback address: " + open + "anyone who can reach " + ip.String() + " can use them." + local
+		return flag + " " + addr + " is not a loopback address: " + open + "anyone who can reach " + ip.String() + " can use them." + local
 	}
 	return ""
 }

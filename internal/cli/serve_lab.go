@@ -17,7 +17,8 @@ func init() {
 		examples: `  rpcbench serve lab --latency 2ms
   rpcbench serve lab --latency-dist exp:1ms --body-bytes 1024
   rpcbench serve lab --latency-dist uniform:1ms-3ms --error-rate 0.01 --reset-rate 0.001 --seed 7
-  rpcbench serve lab --latency 1ms --stall 1s --every 10s --stall-start 5s --spin 1ms`,
+  rpcbench serve lab --latency 1ms --stall 1s --every 10s --stall-start 5s --spin 1ms
+  rpcbench serve lab --addr 127.0.0.1:8080 --h3-addr 127.0.0.1:8443   also over HTTP/3 (self-signed: run --http3 --insecure https://127.0.0.1:8443/)`,
 		flags: labFlags,
 	})
 }
@@ -33,6 +34,7 @@ func labFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error {
 	fs.Float64Var(&cfg.ResetRate, "reset-rate", 0, "`fraction` of requests whose connection is reset (0 to 1)")
 	fs.IntVar(&cfg.BodyBytes, "body-bytes", 0, "size of every 200 answer's body (`bytes`)")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the random draws: the same seed gives the same draws (`n`)")
+	fs.StringVar(&cfg.H3Addr, "h3-addr", "", "also serve over HTTP/3 (QUIC) on this UDP `host:port`, with a self-signed certificate for localhost, 127.0.0.1 and ::1 made at start")
 	fs.DurationVar(&cfg.SpinWait, "spin", 0, "poll the clock for the last `duration` of each wait instead of sleeping: waits end within µs rather than ~0.1–1ms late, at a CPU cost")
 	return func(ctx context.Context, se *serveEnv) error {
 		if err := checkLabFlags(cfg); err != nil {
@@ -44,6 +46,9 @@ func labFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error {
 			return err
 		}
 		fmt.Fprintf(se.Out, "lab listening on %s\n", s.URL())
+		if a := s.H3Addr(); a != "" {
+			sayH3(se, "lab", a, false)
+		}
 		if se.Pprof {
 			fmt.Fprintf(se.Out, "pprof on %s/debug/pprof/\n", s.URL())
 		}

@@ -41,3 +41,17 @@ func TestServeWarnsOfANonLoopbackAddress(t *testing.T) {
 		t.Errorf("warning %q for a loopback address; want none", stderr.String())
 	}
 }
+
+// --h3-addr off loopback is warned about as --addr is, naming its own flag.
+func TestServeH3AddrWarning(t *testing.T) {
+	var out, errb strings.Builder
+	sayH3(&serveEnv{Out: &out, Err: &errb}, "lab", "0.0.0.0:8443", false)
+	if want := "rpcbench serve lab: warning: --h3-addr 0.0.0.0:8443 listens on every interface of this machine: the built-in services have no authentication, so anyone who can reach its port can use them. Give --h3-addr 127.0.0.1:8443 to keep them to this machine.\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("stderr %q; want %q", errb.String(), want)
+	}
+	errb.Reset()
+	sayH3(&serveEnv{Out: &out, Err: &errb}, "lab", "127.0.0.1:8443", false)
+	if strings.Contains(errb.String(), "warning: --h3-addr") {
+		t.Errorf("a loopback --h3-addr warned: %q", errb.String())
+	}
+}

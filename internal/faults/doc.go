@@ -2,7 +2,8 @@
 // each binds 127.0.0.1, serves one fault (resets mid-answer, closes kept-alive connections,
 // answers garbage, trickles, sends an endless body, fails the TLS handshake, upgrades to
 // WebSocket and then resets or stays silent, goes away and comes back, allows no HTTP/2 stream,
-// answers every DNS question "no such name") and stops with Close, which waits for every goroutine
+// answers every DNS question "no such name", serves HTTP/3 and then drops every UDP packet) and
+// stops with Close, which waits for every goroutine
 // it started. A refused connection needs no server: see testnet.RefusedAddr.
 //
 // Most faults are raw net.Listeners: an HTTP server cannot misbehave enough. They read a request

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/rpcbench/rpcbench/serve/h3serve"
 	"github.com/rpcbench/rpcbench/serve/items/rpzpb"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	// knowledge (h2c).
 	TLS               bool
 	CertFile, KeyFile string
+	// H3Addr, when set, is the UDP host:port of the HTTP API over HTTP/3 (QUIC), with the
+	// certificate of TLS (setting it implies TLS); the HTTPS API then offers it by Alt-Svc.
+	H3Addr string
 
 	// PayloadBytes adds a payload of this many bytes to every item returned: printable ASCII in
 	// the JSON "payload" member, bytes in Item.payload over gRPC. 0 means no payload.
@@ -98,6 +102,7 @@ type Server struct {
 	wg        sync.WaitGroup // the two serving goroutines
 	errMu     sync.Mutex
 	serveErr  error
+	h3        *h3serve.Server // nil without H3Addr
 }
 
 // New validates cfg, makes or loads the certificate when TLS is on, listens on both addresses and
@@ -110,7 +115,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if cfg.CertFile != "" {
+	if cfg.CertFile != "" || cfg.H3Addr != "" {
 		cfg.TLS = true
 	}
 	if cfg.Addr == "" {
@@ -146,6 +151,14 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 	var h http.Handler = s.handler()
 	if o.wrap != nil {
 		h = o.wrap(h)
+	}
+	if cfg.H3Addr != "" {
+		if s.h3, err = h3serve.Listen(cfg.H3Addr, tlsCfg, h); err != nil {
+			s.httpLn.Close()
+			s.grpcLn.Close()
+			return nil, fmt.Errorf("items: HTTP/3: %w", err)
+		}
+		h = s.h3.Advertise(h)
 	}
 	var protos http.Protocols
 	protos.SetHTTP1(true)
@@ -204,6 +217,14 @@ func (s *Server) URL() string { return s.scheme + "://" + s.httpLn.Addr().String
 // Addr returns the host:port of the HTTP API.
 func (s *Server) Addr() string { return s.httpLn.Addr().String() }
 
+// H3Addr returns the UDP host:port of the HTTP API over HTTP/3, or "" without it.
+func (s *Server) H3Addr() string {
+	if s.h3 == nil {
+		return ""
+	}
+	return s.h3.Addr()
+}
+
 // GRPCAddr returns the host:port of the gRPC service.
 func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 
@@ -254,6 +275,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		gdone := make(chan struct{})
 		go func() { s.grpcSrv.GracefulStop(); close(gdone) }()
 		err = s.httpSrv.Shutdown(ctx)
+		if s.h3 != nil {
+			if herr := s.h3.Shutdown(ctx); err == nil {
+				err = herr
+			}
+		}
 		select {
 		case <-gdone:
 		case <-ctx.Done():

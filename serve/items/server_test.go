@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rpcbench/rpcbench/serve/h3serve"
 )
 
 func newServer(t testing.TB, cfg Config) *Server {
@@ -220,7 +222,7 @@ func TestH2C(t *testing.T) {
 func TestCertFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	certPEM, keyPEM, err := selfSigned(time.Now())
+	certPEM, keyPEM, err := h3serve.SelfSigned("rpcbench items", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

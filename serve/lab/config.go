@@ -15,6 +15,9 @@ const MaxBodyBytes = 64 << 20
 type Config struct {
 	// Addr is the host:port to listen on; "" means 127.0.0.1:0 (a free loopback port).
 	Addr string
+	// H3Addr, when set, is the UDP host:port where the same service answers over HTTP/3 (QUIC),
+	// with a self-signed certificate for localhost, 127.0.0.1 and ::1 made at start.
+	H3Addr string
 
 	// Latency is a fixed service time added to every request; 0 means none.
 	Latency time.Duration

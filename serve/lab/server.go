@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rpcbench/rpcbench/serve/h3serve"
 )
 
 // Option changes how New builds a Server; options inject dependencies, the Config says what the
@@ -53,6 +55,7 @@ type Server struct {
 	served, errors, resets atomic.Uint64
 	closeOnce              sync.Once
 	serveErr               error
+	h3                     *h3serve.Server // nil without H3Addr
 }
 
 // Stats counts the requests a Server has finished.
@@ -96,6 +99,16 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		BaseContext:       func(net.Listener) context.Context { return s.baseCtx },
 		ErrorLog:          log.New(io.Discard, "", 0),
 	}
+	if cfg.H3Addr != "" {
+		tc, _, err := h3serve.SelfSignedTLS("rpcbench lab")
+		if err == nil {
+			s.h3, err = h3serve.Listen(cfg.H3Addr, tc, h)
+		}
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("lab: HTTP/3: %w", err)
+		}
+	}
 	s.origin = time.Now()
 	s.sched = cfg.schedule(s.origin)
 	go func() {
@@ -110,6 +123,14 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 
 // URL returns the base URL, e.g. http://127.0.0.1:41234. Any path serves.
 func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// H3Addr returns the UDP host:port of the service over HTTP/3, or "" without it.
+func (s *Server) H3Addr() string {
+	if s.h3 == nil {
+		return ""
+	}
+	return s.h3.Addr()
+}
 
 // Addr returns the address the server listens on, host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
@@ -283,6 +304,9 @@ func (s *Server) Close() error {
 		s.cancel()
 		ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
 		s.srv.Shutdown(ctx) //nolint:errcheck // on timeout, Close below ends what is left
+		if s.h3 != nil {
+			s.h3.Shutdown(ctx) //nolint:errcheck // it closes its socket whatever happened
+		}
 		cancel()
 		s.srv.Close()
 		s.waitIdle()

@@ -1,6 +1,6 @@
 // Package protocols registers the transport of every protocol this module has with the transport
 // package's registry, so that a plan's protocol finds its transport: HTTP/1.1 (transport/httpx),
-// HTTP/2 as h2 and h2c (transport/h2), JSON-RPC over WebSocket (transport/ws) and gRPC
+// HTTP/2 as h2 and h2c (transport/h2), HTTP/3 as h3 (transport/h3), JSON-RPC over WebSocket (transport/ws) and gRPC
 // (transport/grpcx). Import it for its side effect, as the engine does; a
 // program that wants fewer protocols in its binary imports the ones it needs and registers them
 // itself.
@@ -14,6 +14,7 @@ import (
 	"github.com/rpcbench/rpcbench/transport"
 	"github.com/rpcbench/rpcbench/transport/grpcx"
 	"github.com/rpcbench/rpcbench/transport/h2"
+	"github.com/rpcbench/rpcbench/transport/h3"
 	"github.com/rpcbench/rpcbench/transport/httpx"
 	"github.com/rpcbench/rpcbench/transport/ws"
 )
@@ -24,6 +25,7 @@ func init() {
 	transport.Register(transport.GRPC, GRPC)
 	transport.Register(transport.H2, H2)
 	transport.Register(transport.H2C, H2C)
+	transport.Register(transport.H3, H3)
 }
 
 // tlsConfig returns the TLS settings c's files describe, or nil for the defaults.
@@ -78,6 +80,30 @@ func newH2(c transport.Config, cleartext bool) (transport.Transport, error) {
 		KeepBody:           c.KeepBody,
 		MaxBody:            c.MaxBody,
 	})
+}
+
+// H3 makes the HTTP/3 transport for https:// URLs: HTTP over QUIC, c.Streams requests per
+// connection, at most c.Conns connections.
+func H3(c transport.Config) (transport.Transport, error) {
+	tc, err := tlsConfig(c)
+	if err != nil {
+		return nil, fmt.Errorf("h3: %w", err)
+	}
+	t, err := h3.New(h3.Options{
+		Timeout:            c.Timeout,
+		ConnectTimeout:     c.ConnectTimeout,
+		MaxConns:           c.Conns,
+		Streams:            c.Streams,
+		DisableKeepAlive:   c.DisableKeepAlive,
+		InsecureSkipVerify: c.InsecureSkipVerify,
+		TLS:                tc,
+		KeepBody:           c.KeepBody,
+		MaxBody:            c.MaxBody,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 // WS makes the JSON-RPC over WebSocket transport: in the closed model c.Conns connections, each
