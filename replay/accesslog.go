@@ -72,13 +72,13 @@ func compileLayout(src string) (*layout, error) {
 		}
 		l.parts = append(l.parts, part{v: name})
 		l.hasT = l.hasT || timeVars[name]
-		l.hasRq = l.hasRq || name == "request" || name == "request_uri"
+		l.hasRq = l.hasRq || name == "request" || name == "request_uri" || name == "uri"
 	}
 	if lit.Len() > 0 {
 		l.parts = append(l.parts, part{lit: lit.String()})
 	}
 	if !l.hasRq {
-		return nil, fmt.Errorf("log_format %q: no $request or $request_uri: the log does not say which request was made", src)
+		return nil, fmt.Errorf("log_format %q: no $request, $request_uri or $uri: the log does not say which request was made", src)
 	}
 	return l, nil
 }

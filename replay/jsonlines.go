@@ -153,7 +153,6 @@ func newCSVLogReader(name string, r io.Reader) (*csvLogReader, error) {
 // Next implements Reader.
 func (c *csvLogReader) Next() (Record, error) {
 	row, err := c.r.Read()
-	line, _ := c.r.FieldPos(0)
 	if err == io.EOF {
 		return Record{}, io.EOF
 	}
@@ -164,6 +163,7 @@ func (c *csvLogReader) Next() (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("%s: %w", c.name, err)
 	}
+	line, _ := c.r.FieldPos(0)
 	bad := func(format string, a ...any) error {
 		return &LineError{File: c.name, Line: line, Err: fmt.Errorf(format, a...)}
 	}
