@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
 
@@ -340,6 +341,42 @@ func (t *Timeline) Count(at time.Duration) uint64 {
 // End implements engine.Timeline: when the last record is due.
 func (t *Timeline) End() time.Duration {
 	return t.due(t.o.Loop-1, t.info.Records-1, t.info.Last)
+}
+
+// Plan returns the plan a replay runs, sending to base: one endpoint per name the scan found (so
+// that a report gives figures per endpoint; an endpoint whose recorded path makes no URL shows
+// base), the open model with the replay's record count and, as its rate, their mean rate over
+// the replay (or the constant rate). The timeline decides each due time: run the plan with it as
+// the engine's timeline and source.
+func (t *Timeline) Plan(base string) plan.Plan {
+	var eps []plan.Endpoint
+	for k, name := range t.info.Names {
+		ex := t.info.Examples[k]
+		u := plan.JoinURL(base, ex.Path)
+		if (plan.Plan{Endpoints: []plan.Endpoint{{URL: u}}}).Validate() != nil {
+			u = base
+		}
+		eps = append(eps, plan.Endpoint{Name: name, Method: ex.Method, URL: u})
+	}
+	rate := float64(t.total)
+	if end := t.End(); end > 0 {
+		rate = float64(t.total) / end.Seconds()
+	}
+	if t.o.Rate > 0 {
+		rate = t.o.Rate
+	}
+	return plan.Plan{Endpoints: eps, Load: plan.Load{Model: plan.Open, Rate: rate, Requests: t.total}}
+}
+
+// JSONRPC reports whether every record is a JSON-RPC call or batch, whose answers are judged as
+// JSON-RPC answers.
+func (t *Timeline) JSONRPC() bool {
+	for _, ex := range t.info.Examples {
+		if ex.Calls == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // Err returns why reading stopped early, if it did.

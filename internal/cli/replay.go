@@ -196,45 +196,23 @@ func executeReplay(ctx context.Context, e *env, prep *plan.Prepared, o outputs, 
 	return execute(ctx, e, prep, o, engine.WithTimeline(tl), engine.WithSource(tl))
 }
 
-// prepare makes the plan a replay runs: one endpoint per name the scan found (so that the report
-// gives figures per endpoint), the open model with the replay's record count, the recorded mean
-// rate (the report's "open model at R/s"; the timeline decides each due time).
+// prepare makes the plan a replay runs (see replay.Timeline.Plan) with the flags' HTTP settings
+// and checks; a JSON-RPC recording's answers are judged as JSON-RPC answers.
 func (f *replayFlags) prepare(e *env, tl *replay.Timeline, base string) (*plan.Prepared, error) {
-	info := tl.Info()
-	var eps []plan.Endpoint
-	jsonrpc := true
-	for k, name := range info.Names {
-		ex := info.Examples[k]
-		u := plan.JoinURL(base, ex.Path)
-		if (plan.Plan{Endpoints: []plan.Endpoint{{URL: u}}}).Validate() != nil {
-			u = base // a recorded path that does not make a URL of its own: the report shows the base
-		}
-		eps = append(eps, plan.Endpoint{Name: name, Method: ex.Method, URL: u})
-		jsonrpc = jsonrpc && ex.Calls > 0
-	}
-	rate := float64(tl.Records())
-	if end := tl.End(); end > 0 {
-		rate = float64(tl.Records()) / end.Seconds()
-	}
-	if f.rate.v > 0 {
-		rate = f.rate.v
-	}
-	p := plan.Plan{
-		Endpoints: eps,
-		Load:      plan.Load{Model: plan.Open, Rate: rate, Requests: tl.Records(), Connections: f.conns},
-		HTTP:      plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, Insecure: f.insecure},
-		Checks:    plan.Checks{Status: f.expectStatus},
-	}
+	p := tl.Plan(base)
+	p.Load.Connections = f.conns
+	p.HTTP = plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, Insecure: f.insecure}
+	p.Checks = plan.Checks{Status: f.expectStatus}
 	prep, err := prepare(e, p)
 	if err != nil {
 		return nil, err
 	}
-	if jsonrpc {
+	if tl.JSONRPC() {
 		if prep.Verifier == nil {
 			prep.Verifier = &check.Verifier{}
 		}
 		prep.Verifier.JSONRPC = true
-		for _, n := range info.Names {
+		for _, n := range tl.Info().Names {
 			if n != replay.Other && n != "batch" {
 				prep.Verifier.Methods = append(prep.Verifier.Methods, n)
 			}
