@@ -75,6 +75,7 @@ func TestGolden(t *testing.T) {
 				Header: hdr("Referer", "https://example.com/form", "User-Agent", "curl/8.5.0")},
 			{Time: at("2024-03-01T10:00:03+01:00"), Method: "GET", Target: `/search?q="ab"`, Status: 404, Line: 4},
 			{Time: at("2024-03-01T10:00:04+01:00"), Method: "DELETE", Target: "/v0/items/42", Status: 204, Line: 7},
+			{Time: at("2024-03-01T10:00:05+01:00"), Method: "GET", Target: "/ua", Status: 200, Line: 8, Header: hdr("User-Agent", `say "hi" now`)},
 		}, []string{"testdata/combined.log:3: $remote_addr: want", "testdata/combined.log:6: $request"}},
 		{"testdata/common.log", FormatCommon, []Record{
 			{Time: at("2000-10-10T13:55:36-07:00"), Method: "GET", Target: "/apache_pb.gif", Status: 200, Line: 1},

@@ -208,6 +208,13 @@ func TestChoiceAndRewrites(t *testing.T) {
 		})
 	}
 
+	// reading stops at the end of the window: the lines after it are not read (a 10 GB log
+	// replayed for its first minutes is not read to its end)
+	tail := files["a.log"] + strings.Repeat("garbage\n", 100)
+	if info := scan(t, Options{ToOffset: time.Second, Reorder: 1}, map[string]string{"a.log": tail}).Info(); info.Records != 10 || info.Skips.Count != 0 {
+		t.Errorf("--to 1s: %d records, %d lines skipped; want 10 and none read after the window", info.Records, info.Skips.Count)
+	}
+
 	// the first record kept is due at 0: the window starts the replay
 	dues, _ := drain(t, scan(t, Options{FromOffset: 300 * time.Millisecond, ToOffset: 600 * time.Millisecond}, files))
 	if want := ms(0, 100, 200); !equalDurations(dues, want) {
