@@ -338,9 +338,13 @@ func (t *Timeline) Count(at time.Duration) uint64 {
 	return n
 }
 
-// End implements engine.Timeline: when the last record is due.
+// End implements engine.Timeline: when a record after the last would be due — one mean interval
+// after it, where the next pass of a loop would start — so that every record is due before it.
 func (t *Timeline) End() time.Duration {
-	return t.due(t.o.Loop-1, t.info.Records-1, t.info.Last)
+	if t.o.Rate > 0 {
+		return t.due(0, t.total, time.Time{})
+	}
+	return time.Duration(t.o.Loop) * t.period
 }
 
 // Plan returns the plan a replay runs, sending to base: one endpoint per name the scan found (so

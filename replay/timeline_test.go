@@ -99,7 +99,8 @@ func equalDurations(a, b []time.Duration) bool {
 }
 
 // Due times: recorded offsets divided by the speed; a constant rate in recorded order; each loop
-// one mean interval after the last record of the pass before.
+// one mean interval after the last record of the pass before. The end is where a record after the
+// last would be due: one mean interval (or 1/rate) after it.
 func TestDueTimes(t *testing.T) {
 	files := map[string]string{"a.log": msecLog(0, 1000, 1500, 4500)}
 	cases := []struct {
@@ -108,13 +109,13 @@ func TestDueTimes(t *testing.T) {
 		want []time.Duration
 		end  time.Duration
 	}{
-		{"recorded pace", Options{}, ms(0, 1000, 1500, 4500), 4500 * time.Millisecond},
-		{"twice as fast", Options{Speed: 2}, ms(0, 500, 750, 2250), 2250 * time.Millisecond},
-		{"half as fast", Options{Speed: 0.5}, ms(0, 2000, 3000, 9000), 9 * time.Second},
-		{"constant rate", Options{Rate: 4}, ms(0, 250, 500, 750), 750 * time.Millisecond},
+		{"recorded pace", Options{}, ms(0, 1000, 1500, 4500), 6 * time.Second},
+		{"twice as fast", Options{Speed: 2}, ms(0, 500, 750, 2250), 3 * time.Second},
+		{"half as fast", Options{Speed: 0.5}, ms(0, 2000, 3000, 9000), 12 * time.Second},
+		{"constant rate", Options{Rate: 4}, ms(0, 250, 500, 750), time.Second},
 		// span 4.5 s, mean interval 1.5 s: the second pass starts 6 s after the first
-		{"two loops", Options{Loop: 2}, ms(0, 1000, 1500, 4500, 6000, 7000, 7500, 10500), 10500 * time.Millisecond},
-		{"two loops, rate", Options{Loop: 2, Rate: 2}, ms(0, 500, 1000, 1500, 2000, 2500, 3000, 3500), 3500 * time.Millisecond},
+		{"two loops", Options{Loop: 2}, ms(0, 1000, 1500, 4500, 6000, 7000, 7500, 10500), 12 * time.Second},
+		{"two loops, rate", Options{Loop: 2, Rate: 2}, ms(0, 500, 1000, 1500, 2000, 2500, 3000, 3500), 4 * time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
