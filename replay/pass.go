@@ -176,7 +176,7 @@ func (p *pass) sorted() (item, error) {
 	}
 	it := heap.Pop(&p.held).(item)
 	if l := p.last; l != nil && it.rec.Time.Before(l.rec.Time) {
-		return item{}, fmt.Errorf("%s:%d: recorded at %s, before %s:%d (%s), which was sent already: "+
+		return item{}, fmt.Errorf("%s:%d: recorded at %s, earlier than %s:%d (%s), which is in time order before it already: "+
 			"the record is written more than %d records after its place in time (--reorder); sort the file, or raise --reorder",
 			it.file, it.rec.Line, it.rec.Time.Format(time.RFC3339Nano), l.file, l.rec.Line, l.rec.Time.Format(time.RFC3339Nano), limit)
 	}

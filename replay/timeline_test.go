@@ -157,7 +157,7 @@ func TestReorder(t *testing.T) {
 	}
 
 	_, err := Scan(Options{Files: []string{"a.log"}, Format: msecLayout, Base: "http://127.0.0.1:9", Open: memFiles(files), Reorder: 1})
-	if err == nil || !strings.Contains(err.Error(), "a.log:3: recorded at 2024-03-01T10:00:00.1Z, before a.log:2") {
+	if err == nil || !strings.Contains(err.Error(), "a.log:3: recorded at 2024-03-01T10:00:00.1Z, earlier than a.log:2") {
 		t.Errorf("a file going back beyond the window: %v; want it refused at a.log:3", err)
 	}
 }
