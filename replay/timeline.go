@@ -338,6 +338,11 @@ func (t *Timeline) Count(at time.Duration) uint64 {
 	return n
 }
 
+// Last returns when the last record is due.
+func (t *Timeline) Last() time.Duration {
+	return t.due(t.o.Loop-1, t.info.Records-1, t.info.Last)
+}
+
 // End implements engine.Timeline: when a record after the last would be due — one mean interval
 // after it, where the next pass of a loop would start — so that every record is due before it.
 func (t *Timeline) End() time.Duration {
@@ -365,6 +370,7 @@ func (t *Timeline) Plan(base string) plan.Plan {
 	rate := float64(t.total)
 	if end := t.End(); end > 0 {
 		rate = float64(t.total) / end.Seconds()
+		rate = math.Round(rate*1000) / 1000 // as reports print it: 9.5/s, not 9.499999999525/s
 	}
 	if t.o.Rate > 0 {
 		rate = t.o.Rate

@@ -27,7 +27,7 @@ const replayExamples = `  rpcbench replay examples/replay/access.log http://127.
   rpcbench replay --from 10m --to 15m --include '^/api/' access.log http://127.0.0.1:8080   five minutes of the API's traffic
   rpcbench replay --log-format '$remote_addr [$time_iso8601] "$request" $status' custom.log http://127.0.0.1:8080
   rpcbench replay --drop-header Cookie -H 'Authorization: Bearer test' session.har https://127.0.0.1:8443 --insecure
-  rpcbench replay --sample 0.1 --seed 7 --out replay.rb rpc.jsonl http://127.0.0.1:8545   a tenth of a JSON-RPC log
+  rpcbench replay --sample 0.1 --seed 7 --out replay.rb rpc.jsonl http://127.0.0.1:18545   a tenth of a JSON-RPC log
   rpcbench replay --every 10 --log requests.csv old-requests.csv http://127.0.0.1:8080   every 10th request of a run's --log`
 
 // replayFlags are the flags of `replay`.
@@ -236,8 +236,8 @@ func describeReplay(e *env, tl *replay.Timeline, o replay.Options) {
 	if !info.First.IsZero() {
 		recorded = fmt.Sprintf(", recorded over %v from %s", info.Last.Sub(info.First), info.First.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(e.stderr, "rpcbench replay: %d records%s%s, sent %s over %v (the report's rate is their mean)\n",
-		info.Records, loops, recorded, pace, tl.End().Round(time.Millisecond))
+	fmt.Fprintf(e.stderr, "rpcbench replay: %d records%s%s, sent %s, the last %v after the first (the report's rate is their mean)\n",
+		info.Records, loops, recorded, pace, tl.Last().Round(time.Millisecond))
 	if info.Skips.Count > 0 {
 		fmt.Fprintf(e.stderr, "rpcbench replay: %d lines skipped: they do not parse, e.g.\n  %s\n", info.Skips.Count, strings.Join(info.Skips.Samples, "\n  "))
 	}
