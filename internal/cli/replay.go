@@ -236,8 +236,12 @@ func describeReplay(e *env, tl *replay.Timeline, o replay.Options) {
 	if !info.First.IsZero() {
 		recorded = fmt.Sprintf(", recorded over %v from %s", info.Last.Sub(info.First), info.First.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(e.stderr, "rpcbench replay: %d records%s%s, sent %s, the last %v after the first (the report's rate is their mean)\n",
-		info.Records, loops, recorded, pace, tl.Last().Round(time.Millisecond))
+	mean := " (the report's rate is their mean)"
+	if o.Rate > 0 {
+		mean = ""
+	}
+	fmt.Fprintf(e.stderr, "rpcbench replay: %d records%s%s, sent %s, the last %v after the first%s\n",
+		info.Records, loops, recorded, pace, tl.Last().Round(time.Millisecond), mean)
 	if info.Skips.Count > 0 {
 		fmt.Fprintf(e.stderr, "rpcbench replay: %d lines skipped: they do not parse, e.g.\n  %s\n", info.Skips.Count, strings.Join(info.Skips.Samples, "\n  "))
 	}
