@@ -254,3 +254,50 @@ func TestReplayThroughEngine(t *testing.T) {
 		t.Errorf("%d records arrived, %d twice; want %d once each", len(a.at), len(a.twice), n)
 	}
 }
+
+// With RecordedStatus, an answer succeeds when its status is the recorded one — a recorded 404
+// answered 404 too — and fails as a check when it differs.
+func TestReplayRecordedStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/s/"))
+		w.WriteHeader(code)
+	}))
+	defer srv.Close()
+	// path (the status the server answers), recorded status: 2 match, 2 differ, 5 times over
+	rows := [][2]int{{200, 200}, {404, 404}, {500, 200}, {200, 500}}
+	var b strings.Builder
+	for k := range 20 {
+		r := rows[k%4]
+		fmt.Fprintf(&b, "1709287200.%03d \"GET /s/%d HTTP/1.1\" %d\n", 10*k, r[0], r[1])
+	}
+	log := b.String()
+	tl, err := replay.Scan(replay.Options{Files: []string{"rec.log"}, Format: `log_format:$msec "$request" $status`, Base: srv.URL, Speed: 10,
+		Open: func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(log)), nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := plan.Prepare(tl.Plan(srv.URL), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Start()
+	defer tl.Close()
+	res, err := engine.RunPrepared(t.Context(), prep, engine.WithTimeline(tl), engine.WithSource(tl), engine.WithVerifier(replay.RecordedStatus{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok, check, other uint64
+	for _, c := range res.Total.Endpoints {
+		ok += c.OK
+		for cl, n := range c.Errors {
+			if result.Class(cl) == result.Check {
+				check += n
+			} else {
+				other += n
+			}
+		}
+	}
+	if ok != 10 || check != 10 || other != 0 {
+		t.Errorf("ok %d, status differing from the recording %d, other failures %d; want 10, 10, 0", ok, check, other)
+	}
+}

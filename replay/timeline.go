@@ -280,8 +280,12 @@ func (t *Timeline) request(rec *Record) result.Request {
 	if bp := strings.TrimRight(t.base.EscapedPath(), "/"); bp != "" {
 		path = bp + path
 	}
-	return result.Request{Endpoint: idx, Method: rec.Method, Scheme: t.base.Scheme, Host: t.base.Host,
+	r := result.Request{Endpoint: idx, Method: rec.Method, Scheme: t.base.Scheme, Host: t.base.Host,
 		Path: []byte(path), Header: rec.Header, Body: rec.Body}
+	if rec.Status != 0 {
+		r.SourceState = &recorded{status: rec.Status} // for RecordedStatus
+	}
+	return r
 }
 
 // At implements engine.Timeline: record i's due time, waiting for it to be read.

@@ -28,7 +28,8 @@ const replayExamples = `  rpcbench replay examples/replay/access.log http://127.
   rpcbench replay --log-format '$remote_addr [$time_iso8601] "$request" $status' custom.log http://127.0.0.1:8080
   rpcbench replay --drop-header Cookie -H 'Authorization: Bearer test' session.har https://127.0.0.1:8443 --insecure
   rpcbench replay --sample 0.1 --seed 7 --out replay.rb rpc.jsonl http://127.0.0.1:18545   a tenth of a JSON-RPC log
-  rpcbench replay --every 10 --log requests.csv old-requests.csv http://127.0.0.1:8080   every 10th request of a run's --log`
+  rpcbench replay --every 10 --log requests.csv old-requests.csv http://127.0.0.1:8080   every 10th request of a run's --log
+  rpcbench replay --expect-recorded-status --speed 10 access.log http://127.0.0.1:8080   do the statuses match the recorded ones?`
 
 // replayFlags are the flags of `replay`.
 type replayFlags struct {
@@ -45,6 +46,7 @@ type replayFlags struct {
 	timeout, connectTO     time.Duration
 	insecure               bool
 	expectStatus           string
+	recordedStatus         bool
 	format, reportFile     string
 	quiet                  bool
 	output                 outputFlags
@@ -73,6 +75,7 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up (default 10s)")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.StringVar(&f.expectStatus, "expect-status", "", "status `codes` that count as success, e.g. 200,404 or 2xx (default 2xx and 3xx)")
+	fs.BoolVar(&f.recordedStatus, "expect-recorded-status", false, "an answer succeeds when its status is the one recorded for its request (a recorded 404 answered 404 too), else fails as a check; requests recorded without a status are judged as usual")
 	fs.Var(choiceFlag{&f.format, runFormats}, "format", "report `format` on stdout: "+strings.Join(runFormats, ", "))
 	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (format by extension)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
@@ -96,6 +99,8 @@ func (f *replayFlags) options(files []string, base string) (replay.Options, erro
 		return o, usagef("--window %d: want 1 or more records", f.window)
 	case !(f.sample >= 0 && f.sample <= 1):
 		return o, usagef("--sample %v: want a fraction from 0 to 1, e.g. 0.1", f.sample)
+	case f.expectStatus != "" && f.recordedStatus:
+		return o, usagef("--expect-status and --expect-recorded-status: give one of them")
 	case f.inputFormat != "" && f.logFormat != "":
 		return o, usagef("--input-format and --log-format: give one of them (a --log-format is an access log's)")
 	}
@@ -186,14 +191,22 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	o.cmdName = "replay"
 	o.command[0] = "replay"
 	describeReplay(e, tl, ro)
-	return executeReplay(ctx, e, prep, o, tl)
+	var opts []engine.Option
+	if f.recordedStatus {
+		v := replay.RecordedStatus{}
+		if prep.Verifier != nil {
+			v.Inner = prep.Verifier
+		}
+		opts = append(opts, engine.WithVerifier(v))
+	}
+	return executeReplay(ctx, e, prep, o, tl, opts...)
 }
 
 // executeReplay runs a prepared replay through execute: the one place a replay's load runs.
-func executeReplay(ctx context.Context, e *env, prep *plan.Prepared, o outputs, tl *replay.Timeline) int {
+func executeReplay(ctx context.Context, e *env, prep *plan.Prepared, o outputs, tl *replay.Timeline, opts ...engine.Option) int {
 	tl.Start()
 	defer tl.Close()
-	return execute(ctx, e, prep, o, engine.WithTimeline(tl), engine.WithSource(tl))
+	return execute(ctx, e, prep, o, append([]engine.Option{engine.WithTimeline(tl), engine.WithSource(tl)}, opts...)...)
 }
 
 // prepare makes the plan a replay runs (see replay.Timeline.Plan) with the flags' HTTP settings
