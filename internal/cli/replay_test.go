@@ -96,3 +96,27 @@ func TestReplayUsageErrors(t *testing.T) {
 		t.Errorf("bad input sent %q; want nothing sent", got)
 	}
 }
+
+// --expect-recorded-status: the example of docs/replay.md fails the one answer whose status differs
+// from the recorded one (the recorder answers 200 where 404 was recorded).
+func TestReplayExpectRecordedStatus(t *testing.T) {
+	t.Parallel()
+	rec := startRecorder(t)
+	log := filepath.Join("..", "..", "examples", "replay", "statuses.log")
+	code, stdout, stderr := mainOut("replay", "--expect-recorded-status", "--speed", "20", "--format", "json", "--quiet", log, rec.URL)
+	if code != ExitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	var report struct {
+		Requests struct{ Sent, OK, Errors uint64 } `json:"requests"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Fatalf("report: %v", err)
+	}
+	if r := report.Requests; r.Sent != 4 || r.OK != 3 || r.Errors != 1 {
+		t.Errorf("sent %d, ok %d, errors %d; want 4, 3, 1 (the 404 recorded for /missing)", r.Sent, r.OK, r.Errors)
+	}
+	if !strings.Contains(stdout, "status differs from the recording") {
+		t.Errorf("the report does not name the failure: %s", stdout)
+	}
+}
