@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -162,15 +161,13 @@ func (t *Timeline) nameOf(rec *Record) string {
 	return rec.Method + " " + Key(pathOf(rec.Target))
 }
 
-var idSegment = regexp.MustCompile(`^(\d+|[0-9a-fA-F]{16,}|0x[0-9a-fA-F]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$`)
-
 // Key returns a path without its query and with each segment that is an id — a number, a long
 // hex string, a UUID — replaced by {id}: /users/42/posts?x=1 is /users/{id}/posts.
 func Key(path string) string {
 	path, _, _ = strings.Cut(path, "?")
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
-		if idSegment.MatchString(s) {
+		if isID(s) {
 			segs[i] = "{id}"
 		}
 	}
@@ -179,6 +176,28 @@ func Key(path string) string {
 		k = k[:59] + "…"
 	}
 	return k
+}
+
+// isID reports whether a path segment is an id: digits, 0x and hex digits, 16 hex digits or more,
+// or a UUID (8-4-4-4-12 hex digits).
+func isID(s string) bool {
+	hex := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+		return s != ""
+	}
+	switch {
+	case digits(s):
+		return true
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X"):
+		return hex(s[2:])
+	case len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-':
+		return hex(s[:8]) && hex(s[9:13]) && hex(s[14:18]) && hex(s[19:23]) && hex(s[24:])
+	}
+	return len(s) >= 16 && hex(s)
 }
 
 // scale turns a recorded length into one at the replay's speed.

@@ -292,6 +292,24 @@ func TestNames(t *testing.T) {
 	}
 }
 
+func TestKey(t *testing.T) {
+	for path, want := range map[string]string{
+		"/users/42/posts?x=1": "/users/{id}/posts",
+		"/tx/0xAbC1":          "/tx/{id}",
+		"/tx/0x":              "/tx/0x",
+		"/o/123e4567-e89b-12d3-a456-426614174000/x": "/o/{id}/x",
+		"/o/123e4567-e89b-12d3-a456-42661417400g":   "/o/123e4567-e89b-12d3-a456-42661417400g",
+		"/b/0123456789abcdef":                       "/b/{id}",
+		"/b/0123456789abcde":                        "/b/0123456789abcde",
+		"/v2/items":                                 "/v2/items",
+		"/":                                         "/",
+	} {
+		if got := Key(path); got != want {
+			t.Errorf("Key(%q) = %q; want %q", path, got, want)
+		}
+	}
+}
+
 // Bad options and inputs are refused with what was expected.
 func TestScanRefuses(t *testing.T) {
 	files := map[string]string{"a.log": msecLog(0, 1), "empty.log": "junk\n", "vegeta.jsonl": `{"url":"http://h/"}` + "\n"}
