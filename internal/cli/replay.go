@@ -165,6 +165,9 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		outs = append(outs, o)
 	}
 	for _, file := range files {
+		if file == "-" {
+			return fail(e, "replay", usagef("FILE -: standard input cannot be replayed: a replay reads its files twice (once to count and check them, once to send); save it to a file"), ExitUsage)
+		}
 		ins = append(ins, namedFile{"FILE", file})
 	}
 	if err := distinctFiles(outs, ins); err != nil {

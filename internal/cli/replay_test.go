@@ -79,6 +79,7 @@ func TestReplayUsageErrors(t *testing.T) {
 		{[]string{"--input-format", "pcap", good, rec.URL}, `--input-format: "pcap": want one of combined, common, har`},
 		{[]string{"--log-format", "$remote_addr $status", good, rec.URL}, "no $request, $request_uri or $uri"},
 		{[]string{filepath.Join(dir, "missing.log"), rec.URL}, "missing.log: no such file"},
+		{[]string{"-", rec.URL}, "FILE -: standard input cannot be replayed"},
 		{[]string{garbage, rec.URL}, "garbage.log: no record to send (2 lines skipped as unreadable)"},
 		{[]string{"--reorder", "2", backwards, rec.URL}, "backwards.log:3: recorded at 2024-03-01T10:00:03Z, earlier than " + backwards + ":2 (2024-03-01T10:00:04Z)"},
 		{[]string{"--out", good, good, rec.URL}, "--out"},
