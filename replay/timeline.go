@@ -37,6 +37,7 @@ type Example struct {
 	Method string
 	Path   string // with the query
 	Calls  int    // JSON-RPC calls; 0: no JSON-RPC
+	Body   []byte
 }
 
 // Timeline is a prepared replay: the due time of each record (engine.Timeline) and its request
@@ -127,7 +128,7 @@ func Scan(o Options) (*Timeline, error) {
 		}
 		t.index[name] = len(in.Names)
 		in.Names = append(in.Names, name)
-		in.Examples = append(in.Examples, Example{Method: it.rec.Method, Path: pathOf(it.rec.Target), Calls: it.rec.Calls})
+		in.Examples = append(in.Examples, Example{Method: it.rec.Method, Path: pathOf(it.rec.Target), Calls: it.rec.Calls, Body: it.rec.Body})
 	}
 	if t.info.Records == 0 {
 		return nil, fmt.Errorf("replay: %s: no record to send (%d lines skipped as unreadable)", strings.Join(o.Files, ", "), t.info.Skips.Count)
@@ -388,7 +389,8 @@ func (t *Timeline) Plan(base string) plan.Plan {
 		if (plan.Plan{Endpoints: []plan.Endpoint{{URL: u}}}).Validate() != nil {
 			u = base
 		}
-		eps = append(eps, plan.Endpoint{Name: name, Method: ex.Method, URL: u})
+		// the body of its first record: what a WebSocket endpoint sends, by the plan's rules
+		eps = append(eps, plan.Endpoint{Name: name, Method: ex.Method, URL: u, Body: ex.Body})
 	}
 	rate := float64(t.total)
 	if end := t.End(); end > 0 {

@@ -121,3 +121,40 @@ func TestReplayExpectRecordedStatus(t *testing.T) {
 		t.Errorf("the report does not name the failure: %s", stdout)
 	}
 }
+
+// A JSON-RPC request log replays over HTTP and over WebSocket with its recorded ids, batches kept
+// as batches, and the answers judged as JSON-RPC answers: an error member is a failure.
+func TestReplayJSONRPCLog(t *testing.T) {
+	t.Parallel()
+	node := startRPCNode(t)
+	log := writeFile(t, t.TempDir(), "rpc.jsonl", `{"time":"2024-03-01T10:00:00.00Z","request":{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}}
+{"time":"2024-03-01T10:00:00.05Z","request":{"jsonrpc":"2.0","id":2,"method":"eth_fail"}}
+{"time":"2024-03-01T10:00:00.10Z","request":[{"jsonrpc":"2.0","id":3,"method":"eth_blockNumber"},{"jsonrpc":"2.0","id":4,"method":"eth_blockNumber"}]}
+{"time":"2024-03-01T10:00:00.15Z","request":{"jsonrpc":"2.0","id":5,"method":"eth_blockNumber"}}
+`)
+	for _, url := range []string{node.url, node.wsURL()} {
+		node.mu.Lock()
+		node.ids = nil
+		node.mu.Unlock()
+		code, stdout, stderr := mainOut("replay", "--format", "json", "--quiet", log, url)
+		if code != ExitOK {
+			t.Fatalf("%s: exit %d; stderr %s", url, code, stderr)
+		}
+		var report struct {
+			Requests struct{ Sent, OK, Errors uint64 } `json:"requests"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+			t.Fatalf("%s: report: %v", url, err)
+		}
+		if r := report.Requests; r.Sent != 4 || r.OK != 3 || r.Errors != 1 {
+			t.Errorf("%s: sent %d, ok %d, errors %d; want 4 requests (one a batch), 3 ok, eth_fail's error", url, r.Sent, r.OK, r.Errors)
+		}
+		node.mu.Lock()
+		ids := slices.Clone(node.ids)
+		node.mu.Unlock()
+		slices.Sort(ids)
+		if !slices.Equal(ids, []int64{1, 2, 3, 4, 5}) {
+			t.Errorf("%s: ids sent %v; want the recorded 1 to 5", url, ids)
+		}
+	}
+}
