@@ -104,7 +104,11 @@ func p99(xs []time.Duration) time.Duration {
 // same test and at the same time: a plain loop that sleeps to a due time every millisecond while
 // the replay runs, whose p99 lateness is what one wake-up costs on this machine now. A request
 // passes three wake-ups on its way (the pacer, the sender, the server's reader): the bound is four
-// times that p99, or 1 ms on a quiet machine.
+// times that p99, or 1 ms on a quiet machine. A machine so loaded that wake-ups come tenths of a
+// second late (seen here: other builds on the 2 shared cores) also queues the replay's arrivals
+// behind each late one, which one probe's p99 does not show: the pace is tried up to three times,
+// and one attempt within its bound passes. A replay off its pace (a wrong speed, a record sent
+// twice or never) fails every attempt.
 func TestReplayArrivesAtRecordedOffsetsScaled(t *testing.T) {
 	skipTimed(t)
 	const n = 10_000
@@ -116,6 +120,24 @@ func TestReplayArrivesAtRecordedOffsetsScaled(t *testing.T) {
 			recorded[k] = 2 * (k - k%50)
 		}
 	}
+	var tries []string
+	for range 3 {
+		got, noise := paceAttempt(t, recorded)
+		bound := max(time.Millisecond, 4*noise)
+		t.Logf("arrival lateness p99 %v; timer-loop p99 %v meanwhile; bound %v", got, noise, bound)
+		if got <= bound {
+			return
+		}
+		tries = append(tries, fmt.Sprintf("p99 %v beyond %v (4 × the timer loop's %v)", got, bound, noise))
+	}
+	t.Errorf("arrivals late after the recorded offset ÷ 2 in every attempt: %s", strings.Join(tries, "; "))
+}
+
+// paceAttempt replays the records at speed 2 against a fresh server while a plain timer loop
+// measures the machine's noise, checks that every record arrived once and none early, and
+// returns the p99 lateness of the arrivals and the timer loop's p99 lateness meanwhile.
+func paceAttempt(t *testing.T, recorded []int) (got, noise time.Duration) {
+	t.Helper()
 	a := &arrivals{at: map[int]time.Time{}}
 	srv := httptest.NewServer(a)
 	defer srv.Close()
@@ -139,9 +161,8 @@ func TestReplayArrivesAtRecordedOffsetsScaled(t *testing.T) {
 	res := runReplay(t, msecLog(recorded), srv.URL, 2)
 	close(stop)
 	<-done
-	noise := p99(late)
-	bound := max(time.Millisecond, 4*noise)
 
+	n := uint64(len(recorded))
 	c := res.Total.Endpoints[0]
 	if c.Sent != n || c.OK != n || res.Intended != n {
 		t.Fatalf("sent %d, ok %d, intended %d; want %d each", c.Sent, c.OK, res.Intended, n)
@@ -164,11 +185,7 @@ func TestReplayArrivesAtRecordedOffsetsScaled(t *testing.T) {
 		}
 		lateness = append(lateness, l)
 	}
-	got := p99(lateness)
-	t.Logf("arrival lateness p99 %v; timer-loop p99 %v meanwhile (%d wake-ups); bound %v", got, noise, len(late), bound)
-	if got > bound {
-		t.Errorf("arrivals at p99 %v after the recorded offset ÷ 2; want within %v (4 × this machine's timer-loop p99 %v meanwhile, at least 1 ms)", got, bound, noise)
-	}
+	return p99(lateness), p99(late)
 }
 
 // A target that stalls 1 s every 5 s, replayed: latency, counted from each record's recorded
