@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 
@@ -70,6 +71,10 @@ func (h *harReader) Next() (Record, error) {
 	line := h.lines.lineAt(h.entryStart())
 	var e harEntry
 	if err := h.dec.Decode(&e); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) { // the entry was read whole: the next one can be
+			return Record{}, &LineError{File: h.name, Line: line, Err: fmt.Errorf("%s is a JSON %s: want %s", ute.Field, ute.Value, jsonKind(ute.Type))}
+		}
 		h.done = true // the decoder cannot go on after a syntax error
 		return Record{}, fmt.Errorf("%s:%d: an entry that is not JSON: %v", h.name, line, err)
 	}
@@ -79,6 +84,21 @@ func (h *harReader) Next() (Record, error) {
 	}
 	rec.Line = line
 	return rec, nil
+}
+
+// jsonKind names what JSON value a Go type reads.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return "a number"
 }
 
 // entryStart returns the offset of the next entry's '{': the decoder's offset is that of the end

@@ -310,6 +310,26 @@ func TestKey(t *testing.T) {
 	}
 }
 
+// A HAR entry of the wrong shape is a bad line, and the entries after it are read.
+func TestHARWrongShapeEntry(t *testing.T) {
+	har := `{"log": {"entries": [
+  {"startedDateTime": "2024-03-01T10:00:00Z", "request": {"method": "GET", "url": "http://a/1"}, "response": {"status": "OK"}},
+  {"startedDateTime": "2024-03-01T10:00:01Z", "request": {"method": "GET", "url": "http://a/2"}, "response": {"status": 200}}
+]}}`
+	rd, err := NewReader("x.har", strings.NewReader(har), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = rd.Next()
+	if err == nil || err.Error() != "x.har:2: response.status is a JSON string: want a number" {
+		t.Errorf("first entry: %v; want x.har:2 refused for its status", err)
+	}
+	rec, err := rd.Next()
+	if err != nil || rec.Target != "http://a/2" || rec.Line != 3 {
+		t.Errorf("second entry: %+v, %v; want http://a/2 at line 3", rec, err)
+	}
+}
+
 // Bad options and inputs are refused with what was expected.
 func TestScanRefuses(t *testing.T) {
 	files := map[string]string{"a.log": msecLog(0, 1), "empty.log": "junk\n", "vegeta.jsonl": `{"url":"http://h/"}` + "\n"}
