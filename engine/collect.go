@@ -40,7 +40,7 @@ func (c *collector) flush(now time.Duration, final bool) {
 		InFlight:   r.inFlight.Load(),
 		Final:      final,
 	}
-	if end := r.prof.End(); end > 0 {
+	if end := r.tl.End(); end > 0 {
 		t.Planned = end
 	}
 	for _, f := range r.o.observers {

@@ -61,6 +61,7 @@ type options struct {
 	files     fs.FS
 	reqLog    RequestLog
 	startAt   time.Time
+	timeline  Timeline
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -114,6 +115,21 @@ func WithVerifier(v Verifier) Option { return func(o *options) { o.verify = v } 
 func WithObserver(f Observer) Option {
 	return func(o *options) { o.observers = append(o.observers, f) }
 }
+
+// Timeline is the due times of the open model's arrivals. A plan's rate or stages make one
+// (*schedule.Profile); WithTimeline gives another, such as recorded traffic replayed at its own pace.
+type Timeline interface {
+	schedule.Schedule
+	// Count returns how many arrivals are due strictly before offset t.
+	Count(t time.Duration) uint64
+	// End returns the offset at which the arrivals end, 0 when it is not known.
+	End() time.Duration
+}
+
+// WithTimeline sends the open model's arrivals at the due times of tl instead of at the plan's rate
+// or stages, which then only describe the load in the report; the plan's request count (if any)
+// still caps the arrivals. The plan must be of the open model without warm-up or segment.
+func WithTimeline(tl Timeline) Option { return func(o *options) { o.timeline = tl } }
 
 // WithCut makes closing cut end the run at once: no new request starts and the requests in flight
 // are cut (class Canceled) without waiting out the grace period, as a second Ctrl-C asks. The
@@ -178,6 +194,9 @@ func RunPrepared(ctx context.Context, prep *plan.Prepared, opts ...Option) (*Res
 	if err != nil {
 		return nil, err
 	}
+	if o.timeline != nil && (p.Load.Model != plan.Open || p.Load.Warmup > 0 || p.Load.Segment != "") {
+		return nil, fmt.Errorf("engine: a timeline paces the open model's arrivals: the plan must be of the open model, without warm-up or segment")
+	}
 	r := newRun(p, prof, &o)
 	return r.run(ctx), nil
 }
@@ -195,6 +214,7 @@ type run struct {
 	p        plan.Plan
 	o        *options
 	prof     *schedule.Profile
+	tl       Timeline          // the open model's due times: prof, or WithTimeline's
 	sched    schedule.Schedule // open model only
 	workers  int
 	warmup   time.Duration
@@ -222,13 +242,16 @@ type run struct {
 }
 
 func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
-	r := &run{p: p, o: o, prof: prof, warmup: p.Load.Warmup, limit: p.Load.Requests, stopping: make(chan struct{})}
+	r := &run{p: p, o: o, prof: prof, tl: prof, warmup: p.Load.Warmup, limit: p.Load.Requests, stopping: make(chan struct{})}
+	if o.timeline != nil {
+		r.tl = o.timeline
+	}
 	r.workers = p.Load.Connections
 	if p.Load.Model == plan.Open {
-		r.warmN = prof.Count(r.warmup)
-		r.sched = prof
+		r.warmN = r.tl.Count(r.warmup)
+		r.sched = r.tl
 		if r.limit > 0 {
-			r.sched = schedule.Limit{S: prof, N: r.warmN + r.limit}
+			r.sched = schedule.Limit{S: r.tl, N: r.warmN + r.limit}
 		}
 	} else if len(p.Load.Stages) > 0 {
 		r.workers = 0
@@ -375,9 +398,9 @@ func (r *run) nextTick(t time.Duration) time.Duration {
 func (r *run) sendingWindow() time.Duration {
 	end := time.Duration(r.stopAt.Load())
 	if r.exhausted.Load() {
-		if e := r.prof.End(); e > 0 {
+		if e := r.tl.End(); e > 0 {
 			end = e
-		} else if next, ok := r.prof.At(r.warmN + r.limit); ok {
+		} else if next, ok := r.tl.At(r.warmN + r.limit); ok {
 			end = next
 		}
 	}
@@ -401,7 +424,7 @@ func (r *run) intended(t time.Duration) uint64 {
 	if r.sched == nil {
 		return 0
 	}
-	n := r.prof.Count(t)
+	n := r.tl.Count(t)
 	if r.limit > 0 {
 		n = min(n, r.warmN+r.limit)
 	}
@@ -427,11 +450,11 @@ func (r *run) lateSends() time.Duration {
 // planned length, or for a count-limited run when the next arrival after the last would be due.
 // ok is false for a schedule without end.
 func (r *run) plannedEnd() (time.Duration, bool) {
-	if e := r.prof.End(); e > 0 {
+	if e := r.tl.End(); e > 0 {
 		return e, true
 	}
 	if r.limit > 0 {
-		return r.prof.At(r.warmN + r.limit)
+		return r.tl.At(r.warmN + r.limit)
 	}
 	return 0, false
 }

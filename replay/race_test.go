@@ -1,0 +1,6 @@
+//go:build race
+
+package replay
+
+// raceEnabled is true when the race detector is on.
+const raceEnabled = true
