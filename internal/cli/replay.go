@@ -50,6 +50,7 @@ type replayFlags struct {
 	format, reportFile     string
 	quiet                  bool
 	output                 outputFlags
+	live                   liveFlags
 }
 
 func (f *replayFlags) define(fs *flag.FlagSet) {
@@ -80,6 +81,7 @@ func (f *replayFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.reportFile, "report-file", "", "also write the report to `FILE` (format by extension)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	f.output.define(fs)
+	f.live.define(fs)
 }
 
 // options turns the flags into the replay's options; files and base are the arguments.
@@ -152,6 +154,10 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
+	series, err := f.output.split(&f.live, e)
+	if err != nil {
+		return fail(e, "replay", err, ExitUsage)
+	}
 	if len(pos) < 2 {
 		fmt.Fprintf(e.stderr, "rpcbench replay: want FILE… URL, got %d arguments\n(see: rpcbench replay --help)\n", len(pos))
 		return ExitUsage
@@ -192,6 +198,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
 	o.cmdName = "replay"
+	o.series = series
 	o.command[0] = "replay"
 	describeReplay(e, tl, ro)
 	var opts []engine.Option

@@ -224,15 +224,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if zeroConns {
 		return fail(e, "run", usagef("--connections: 0 sends nothing; want 1 or more"), ExitUsage)
 	}
-	files, series, err := f.live.outputs(f.output.outs, e.stderr, Version())
+	series, err := f.output.split(&f.live, e)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
-	}
-	if len(files) > 1 {
-		return fail(e, "run", usagef("--out %s and --out %s: one result file per run (TYPE=URL values name live outputs)", files[0], files[1]), ExitUsage)
-	}
-	if len(files) == 1 {
-		f.output.out = files[0]
 	}
 	if len(pos) != 1 && (len(pos) != 0 || !f.traffic.given()) && f.planf.file == "" {
 		fmt.Fprintf(e.stderr, "rpcbench run: want one URL, got %d arguments (or --targets, --endpoint)\n(see: rpcbench run --help)\n", len(pos))

@@ -103,6 +103,22 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.requireValid, "require-valid", false, "exit 5 when the run is invalid: the generator fell behind or saturated its CPU, another process took its CPU while it fell behind, a GC pause, too few samples for the percentiles shown, ports or files ran out, the target answered from a process not monitored (the report's first line says which)")
 }
 
+// split takes the --out values apart: the result file (f.out; at most one) and the live outputs of
+// the TYPE=URL values and --metrics-addr (see liveFlags.outputs).
+func (f *outputFlags) split(live *liveFlags, e *env) (output.Set, error) {
+	files, series, err := live.outputs(f.outs, e.stderr, Version())
+	if err != nil {
+		return nil, err
+	}
+	if len(files) > 1 {
+		return nil, usagef("--out %s and --out %s: one result file per run (TYPE=URL values name live outputs)", files[0], files[1])
+	}
+	if len(files) == 1 {
+		f.out = files[0]
+	}
+	return series, nil
+}
+
 // outputs gathers where a run's figures go, for execute.
 func (f *outputFlags) outputs(format, reportFile string, quiet bool, args []string) outputs {
 	command := append([]string{"run"}, args...)
