@@ -13,6 +13,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -148,7 +149,7 @@ func Check(b *plan.Bench, fsys fs.FS) (*Checked, error) {
 					prep, err = plan.Prepare(s.PlanFor(t, k, b.Dir), fsys)
 				}
 				if err != nil {
-					errs = append(errs, b.ScenarioError(s, t, err))
+					errs = append(errs, planfile.ScenarioError(b, s, t, err))
 					continue
 				}
 				c.preps[runKey{s.Name, t.Name, k}] = prep

@@ -21,6 +21,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
@@ -125,7 +126,7 @@ func readBench(t *testing.T, dir, text string) *plan.Bench {
 	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := plan.ReadFile(name, strings.NewReader(text))
+	b, err := planfile.ReadFile(name, strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +503,7 @@ func TestCheckPlacesAProblemAtItsScenario(t *testing.T) {
 			"p.yaml:5:3: scenarios.s: against a: rate 10/s with the closed model"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := plan.ReadFile("p.yaml", strings.NewReader(tc.text))
+			b, err := planfile.ReadFile("p.yaml", strings.NewReader(tc.text))
 			if err != nil {
 				t.Fatal(err)
 			}

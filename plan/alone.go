@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strconv"
 )
 
@@ -56,14 +57,14 @@ func (s Scenario) Parts() []string {
 	var out []string
 	if calls := s.Plan.JSONRPC.Calls; len(calls) > 0 {
 		for _, c := range calls {
-			if n := c.label(); !contains(out, n) {
+			if n := c.Label(); !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
 		return out
 	}
 	for _, e := range s.Plan.Endpoints {
-		out = append(out, endpointLabel(e))
+		out = append(out, EndpointLabel(e))
 	}
 	return out
 }
@@ -76,7 +77,7 @@ func (s Scenario) alonePlan(p *Plan, i int) {
 	if len(p.JSONRPC.Calls) > 0 {
 		var calls []Call
 		for _, c := range p.JSONRPC.Calls {
-			if c.label() == name {
+			if c.Label() == name {
 				c.Weight = 0
 				calls = append(calls, c)
 			}

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -143,7 +142,7 @@ func (s Scenario) StepLabel(k int) string {
 	level := ""
 	switch {
 	case r.level > 0:
-		level = "its own " + levelText(r.level, s.partModel())
+		level = "its own " + levelText(r.level, s.PartModel())
 	case r.step >= 0:
 		level = levelText(s.Steps[r.step], s.Plan.Load.Model)
 	}
@@ -157,8 +156,8 @@ func (s Scenario) StepLabel(k int) string {
 	return label
 }
 
-// partModel is the model of a part's own level: open when the scenario sends at a rate.
-func (s Scenario) partModel() Model {
+// PartModel is the model of a part's own level: open when the scenario sends at a rate.
+func (s Scenario) PartModel() Model {
 	if l := s.Plan.Load; l.Model == Open || l.Model == "" && l.Rate > 0 {
 		return Open
 	}
@@ -208,7 +207,7 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 		l.Duration, l.Warmup = s.Step, s.Ramp
 	}
 	if level > 0 {
-		if len(s.Steps) > 0 && l.Model == Open || len(s.Steps) == 0 && s.partModel() == Open {
+		if len(s.Steps) > 0 && l.Model == Open || len(s.Steps) == 0 && s.PartModel() == Open {
 			l.Model, l.Rate = Open, level
 		} else {
 			l.Model, l.Connections = Closed, int(level)
@@ -331,20 +330,4 @@ func (t Traffic) RewriteNote(to string) string {
 	}
 	files := slices.DeleteFunc([]string{t.Targets, t.Setup}, func(f string) bool { return f == "" })
 	return fmt.Sprintf("the URLs of %s go to the scheme and host of %s (rewrite_host)", strings.Join(files, " and "), to)
-}
-
-// ScenarioError places err, a problem of scenario s's run against target t (from Prepare, say), in
-// b's file at the scenario's key: one FileError per problem when err joins several, each naming
-// the target when b has several.
-func (b *Bench) ScenarioError(s Scenario, t BenchTarget, err error) error {
-	key := joinKey("scenarios", s.Name)
-	against := ""
-	if len(b.Targets) > 1 {
-		against = "against " + t.Name + ": "
-	}
-	var errs []error
-	for _, msg := range splitJoined(err) {
-		errs = append(errs, &FileError{File: b.File, Line: s.Line, Col: s.Col, Key: key, Msg: against + strings.TrimPrefix(msg, "plan: ")})
-	}
-	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/internal/cli"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -76,7 +77,7 @@ func TestGraceZeroIsNone(t *testing.T) {
 		{"    grace: 2s\n", 2 * time.Second},
 		{"", plan.DefaultGrace},
 	} {
-		b, err := plan.ReadFile("p.yaml", strings.NewReader("targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n  s:\n    rate: 10\n"+c.yaml))
+		b, err := planfile.ReadFile("p.yaml", strings.NewReader("targets:\n  a: {url: http://127.0.0.1:1/}\nscenarios:\n  s:\n    rate: 10\n"+c.yaml))
 		if err != nil {
 			t.Fatal(err)
 		}

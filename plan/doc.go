@@ -4,7 +4,7 @@
 // zero value plus a URL is a valid plan, Validate reports every problem at once, and the report
 // repeats the plan back so that a saved report explains itself.
 //
-// A plan file (ReadFile, YAML) holds several: named targets, and named scenarios that each become
+// A plan file (package planfile, YAML) holds several: named targets, and named scenarios that each become
 // a Plan per target and step (Scenario.PlanFor); package bench runs them.
 //
 // It is the first step of the flow plan → schedule → engine → transport → result → summary →

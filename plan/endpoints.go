@@ -115,7 +115,7 @@ func (p Plan) validateTraffic() []error {
 		var none []string
 		for _, e := range p.Endpoints {
 			if e.Weight == 0 {
-				none = append(none, endpointLabel(e))
+				none = append(none, EndpointLabel(e))
 			}
 		}
 		verb := "has"
@@ -127,7 +127,8 @@ func (p Plan) validateTraffic() []error {
 	return errs
 }
 
-func endpointLabel(e Endpoint) string {
+// EndpointLabel names an endpoint in messages: its name, else its URL.
+func EndpointLabel(e Endpoint) string {
 	if e.Name != "" {
 		return e.Name
 	}

@@ -167,7 +167,7 @@ func (p Plan) validateGRPC() []error {
 		}
 		u, err := url.Parse(e.URL)
 		if err != nil {
-			continue // checkURL says so
+			continue // CheckURL says so
 		}
 		switch {
 		case u.RawQuery != "" || u.Fragment != "":

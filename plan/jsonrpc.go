@@ -37,8 +37,8 @@ type Call struct {
 // MaxBatch is the largest batch NewJSONRPCSource accepts.
 const MaxBatch = 10_000
 
-// label returns the name the call is reported under.
-func (c Call) label() string {
+// Label returns the name the call is reported under: its name, else its method.
+func (c Call) Label() string {
 	if c.Name != "" {
 		return c.Name
 	}
@@ -139,7 +139,7 @@ func JSONRPCEndpoints(url string, header []result.RequestHeader, calls []Call, b
 		c := calls[first[k]]
 		eps[k] = Endpoint{Name: n, Method: "POST", URL: url, Header: h, Body: appendCall(nil, c, 1)}
 		for _, x := range calls {
-			if len(names) == 1 || x.label() == n {
+			if len(names) == 1 || x.Label() == n {
 				eps[k].Weight += x.Weight // the share of the endpoint's requests, as the report shows it
 			}
 		}
@@ -169,7 +169,7 @@ func checkCalls(calls []Call, batch int) error {
 	if weighted > 0 && weighted < len(calls) {
 		for i, c := range calls {
 			if c.Weight == 0 {
-				return fmt.Errorf("plan: jsonrpc call %d (%s) has no weight; give every call a weight, or none", i+1, c.label())
+				return fmt.Errorf("plan: jsonrpc call %d (%s) has no weight; give every call a weight, or none", i+1, c.Label())
 			}
 		}
 	}
@@ -182,7 +182,7 @@ func checkCalls(calls []Call, batch int) error {
 func WeighCalls(calls []Call, w map[string]float64) error {
 	count := map[string]int{}
 	for _, c := range calls {
-		count[c.label()]++
+		count[c.Label()]++
 	}
 	var unknown []string
 	for name := range w {
@@ -196,8 +196,8 @@ func WeighCalls(calls []Call, w map[string]float64) error {
 		return fmt.Errorf("no call is named %s; the calls are %s", strings.Join(unknown, ", "), strings.Join(names, ", "))
 	}
 	for i := range calls {
-		if v, ok := w[calls[i].label()]; ok {
-			calls[i].Weight = v / float64(count[calls[i].label()])
+		if v, ok := w[calls[i].Label()]; ok {
+			calls[i].Weight = v / float64(count[calls[i].Label()])
 		}
 	}
 	return nil
@@ -207,7 +207,7 @@ func WeighCalls(calls []Call, w map[string]float64) error {
 func callNames(calls []Call, batch int) (names []string, first []int) {
 	seen := map[string]bool{}
 	for i, c := range calls {
-		if n := c.label(); !seen[n] {
+		if n := c.Label(); !seen[n] {
 			seen[n] = true
 			names, first = append(names, n), append(first, i)
 		}
@@ -284,14 +284,14 @@ func NewJSONRPCSource(endpoints []Endpoint, calls []Call, batch int) (*JSONRPCSo
 	for _, c := range calls {
 		k := 0
 		if len(names) > 1 {
-			k = idx[c.label()]
+			k = idx[c.Label()]
 		}
 		tail := appendCall(nil, c, 0)[len(rpcHead)+1:] // drop head and the id "0"
 		rc := rpcCall{endpoint: k, tail: tail}
 		if HasTemplate(string(c.Params)) {
 			t, err := ParseTemplate(string(tail), nil)
 			if err != nil {
-				return nil, fmt.Errorf("plan: jsonrpc call %s: params: %v", c.label(), err)
+				return nil, fmt.Errorf("plan: jsonrpc call %s: params: %v", c.Label(), err)
 			}
 			rc.tailT, s.templated = t, true
 			s.uses.add(t.uses)

@@ -300,7 +300,7 @@ func (p Plan) Validate() error {
 	}
 	names := map[string]bool{}
 	for i, e := range p.Endpoints {
-		if err := checkURL(stripTemplates(e.URL)); err != nil {
+		if err := CheckURL(stripTemplates(e.URL)); err != nil {
 			bad("endpoint %d: %v", i+1, err)
 		}
 		if e.Name != "" {
@@ -412,7 +412,9 @@ func (p Plan) Validate() error {
 	return errors.Join(errs...)
 }
 
-func checkURL(raw string) error {
+// CheckURL checks that raw is a URL a run can send to: a known scheme and a host; the messages
+// quote it redacted.
+func CheckURL(raw string) error {
 	shown := RedactURL(raw) // what the messages quote: no secret of the URL
 	u, err := url.Parse(raw)
 	if err != nil && !strings.Contains(raw, "://") {

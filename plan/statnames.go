@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,10 +18,10 @@ func ParseStats(list []string) ([]string, error) {
 	for _, item := range list {
 		for _, s := range strings.Split(item, ",") {
 			s = strings.TrimSpace(s)
-			if !contains(StatNames, s) {
+			if !slices.Contains(StatNames, s) {
 				return nil, fmt.Errorf("%q is not a statistic a table shows; want some of %s", s, strings.Join(StatNames, ", "))
 			}
-			if contains(out, s) {
+			if slices.Contains(out, s) {
 				return nil, fmt.Errorf("%q is given twice", s)
 			}
 			out = append(out, s)

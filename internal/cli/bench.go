@@ -15,6 +15,7 @@ import (
 	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 )
 
@@ -152,7 +153,7 @@ func readBenchFile(name string) (*plan.Bench, error) {
 		return nil, usagef("%v", err)
 	}
 	defer fh.Close()
-	b, err := plan.ReadFile(name, fh)
+	b, err := planfile.ReadFile(name, fh)
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}

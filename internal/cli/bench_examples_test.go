@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/rpcbench/rpcbench/bench"
-	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 )
 
 // Every plan file in examples/ reads, prepares (its files found beside it) and dry-runs.
@@ -71,7 +71,7 @@ func TestExampleCompareLabShort(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", w, stdout.String())
 		}
 	}
-	b, err := plan.ReadFile(name, strings.NewReader(short))
+	b, err := planfile.ReadFile(name, strings.NewReader(short))
 	if err != nil {
 		t.Fatal(err)
 	}

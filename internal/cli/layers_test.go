@@ -75,7 +75,7 @@ func TestLayers(t *testing.T) {
 		{"summary", []string{"engine", "transport"}},
 		{"compare", []string{"engine", "transport"}},
 		{"report", []string{"engine", "transport"}},
-		{"diff", []string{"report"}},
+		{"tools/diff", []string{"report"}},
 		{"capacity", []string{"report"}},
 	} {
 		bad := func(p string) bool { return p != "report/style" && under(c.forbidden...)(p) }
@@ -130,7 +130,9 @@ func TestOneRunner(t *testing.T) {
 	}
 	for _, p := range pkgs {
 		imps := moduleImports(t, p)
-		if p != "runner" && slices.Contains(imps, "engine") && slices.ContainsFunc(imps, under("output")) {
+		// the outputs themselves (output/…) name the engine's tick; any other package that holds
+		// both would be wiring outputs to an engine by hand
+		if p != "runner" && !under("output")(p) && slices.Contains(imps, "engine") && slices.ContainsFunc(imps, under("output")) {
 			t.Errorf("%s imports the engine and the outputs; want only runner to", p)
 		}
 		if p == "runner" || p == "engine" {

@@ -8,7 +8,7 @@ import (
 )
 
 // The hand-written go test -bench outputs whose figures gobench's tests work out by hand.
-const oldBenchFile, newBenchFile = "../../gobench/testdata/old.txt", "../../gobench/testdata/new.txt"
+const oldBenchFile, newBenchFile = "../../tools/gobench/testdata/old.txt", "../../tools/gobench/testdata/new.txt"
 
 // TestReportGoBench: Go benchmark output is recognised by content and compared as benchstat does.
 func TestReportGoBench(t *testing.T) {

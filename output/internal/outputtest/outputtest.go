@@ -15,6 +15,7 @@ import (
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/lab"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -49,25 +50,23 @@ func Run(t *testing.T, run output.Run, outs output.Set, beforeStop func()) Repor
 		Endpoints: []plan.Endpoint{{Name: "a", URL: srv.URL() + "/a"}, {Name: "b", URL: srv.URL() + "/b"}},
 		Load:      plan.Load{Model: plan.Open, Rate: 400, Duration: 1500 * time.Millisecond, Interval: 250 * time.Millisecond, Connections: 8},
 	}
-	run.Endpoints = []string{"a", "b"}
-	run.Started = time.Now()
-	if err := outs.Start(run); err != nil {
+	prep, err := plan.Prepare(p, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := engine.Run(ctx, p, outs.Options()...)
+	// the outputs as the runner feeds them, behind a probe that runs beforeStop once every tick is
+	// in: the outputs stop in order, so the probe's Stop comes before theirs
+	outs = append(output.Set{&beforeStopProbe{f: beforeStop}}, outs...)
+	ro, err := runner.Run(ctx, prep, runner.Options{Outputs: outs, Version: "test", Labels: run.Labels, Command: run.Command})
 	if err != nil {
-		outs.Stop(nil, nil) //nolint:errcheck // failing anyway
 		t.Fatal(err)
 	}
-	sum := summary.New(summary.Run{Plan: res.Plan, Version: "test", Trailer: res.Trailer}, res.Total)
-	if beforeStop != nil {
-		beforeStop()
+	if ro.OutputErr != nil {
+		t.Fatal(ro.OutputErr)
 	}
-	if err := outs.Stop(res, sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := ro.Summary
 	b, err := json.Marshal(sum)
 	if err != nil {
 		t.Fatal(err)
@@ -143,4 +142,17 @@ func Bench(b *testing.B, o interface {
 	if o.Dropped() != 0 {
 		b.Fatalf("%d samples dropped", o.Dropped())
 	}
+}
+
+// beforeStopProbe is the first output of Run: its Stop calls f, before the others stop.
+type beforeStopProbe struct{ f func() }
+
+func (b *beforeStopProbe) Name() string           { return "probe" }
+func (b *beforeStopProbe) Start(output.Run) error { return nil }
+func (b *beforeStopProbe) Tick(*engine.Tick)      {}
+func (b *beforeStopProbe) Stop(*engine.Result, *summary.Summary) error {
+	if b.f != nil {
+		b.f()
+	}
+	return nil
 }

@@ -1,8 +1,10 @@
-package plan
+package planfile
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 const aloneYAML = `targets:
@@ -46,22 +48,22 @@ func TestAloneRuns(t *testing.T) {
 	type want struct {
 		label string
 		calls []string // the JSON-RPC methods, or the endpoints' names
-		model Model
+		model plan.Model
 		level float64
 	}
 	cases := map[string][]want{
 		"methods": {
-			{"eth_blockNumber alone at 300/s", []string{"eth_blockNumber"}, Open, 300},
-			{"eth_call alone at 300/s", []string{"eth_call"}, Open, 300},
-			{"eth_estimateGas alone at its own 10/s", []string{"eth_estimateGas"}, Open, 10},
-			{"eth_blockNumber alone at 1000/s", []string{"eth_blockNumber"}, Open, 1000},
-			{"eth_call alone at 1000/s", []string{"eth_call"}, Open, 1000},
+			{"eth_blockNumber alone at 300/s", []string{"eth_blockNumber"}, plan.Open, 300},
+			{"eth_call alone at 300/s", []string{"eth_call"}, plan.Open, 300},
+			{"eth_estimateGas alone at its own 10/s", []string{"eth_estimateGas"}, plan.Open, 10},
+			{"eth_blockNumber alone at 1000/s", []string{"eth_blockNumber"}, plan.Open, 1000},
+			{"eth_call alone at 1000/s", []string{"eth_call"}, plan.Open, 1000},
 		},
 		"kv": {
-			{"put alone", []string{"put"}, Closed, 50},
-			{"get alone at its own 1 connection", []string{"get"}, Closed, 1},
+			{"put alone", []string{"put"}, plan.Closed, 50},
+			{"get alone at its own 1 connection", []string{"get"}, plan.Closed, 1},
 		},
-		"mix": {{"", []string{"get", "put"}, Open, 100}},
+		"mix": {{"", []string{"get", "put"}, plan.Open, 100}},
 	}
 	for _, s := range b.Scenarios {
 		ws := cases[s.Name]
@@ -96,7 +98,7 @@ func TestAloneRuns(t *testing.T) {
 			}
 			l := p.Normalized().Load
 			level := l.Rate
-			if l.Model == Closed {
+			if l.Model == plan.Closed {
 				level = float64(l.Connections)
 			}
 			if l.Model != w.model || level != w.level {

@@ -1,10 +1,12 @@
-package plan
+package planfile
 
 import (
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 // A target's monitor: and a capacity scenario read as written; what is left out takes its default.
@@ -40,10 +42,10 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := b.Targets[0].Monitor; !reflect.DeepEqual(m, TargetMonitor{}) {
+	if m := b.Targets[0].Monitor; !reflect.DeepEqual(m, plan.TargetMonitor{}) {
 		t.Errorf("node monitor: got %+v; want the zero value (its command)", m)
 	}
-	want := TargetMonitor{Targets: []string{"node"}, PIDs: []int{12, 34}, Processes: []string{"nginx"}, Cgroups: []string{"/sys/fs/cgroup/x"},
+	want := plan.TargetMonitor{Targets: []string{"node"}, PIDs: []int{12, 34}, Processes: []string{"nginx"}, Cgroups: []string{"/sys/fs/cgroup/x"},
 		Containers: []string{"web"}, Metrics: "http://127.0.0.1:18546/metrics", Series: []string{`http_requests_total{code="200"}`}}
 	if m := b.Targets[1].Monitor; !reflect.DeepEqual(m, want) {
 		t.Errorf("daemon monitor: got %+v; want %+v", m, want)
@@ -52,7 +54,7 @@ scenarios:
 		t.Errorf("outside monitor: got %+v; want nothing watched", m)
 	}
 	c := b.Scenarios[0].Capacity
-	wantCap := &ScenarioCapacity{SLO: b.Scenarios[0].Plan.SLO, Start: 200, Max: 20000, Step: 5 * time.Second, NoWarmup: true, Factor: 1.5, Precision: 0.1, MaxSteps: 12, Confirmations: 5}
+	wantCap := &plan.ScenarioCapacity{SLO: b.Scenarios[0].Plan.SLO, Start: 200, Max: 20000, Step: 5 * time.Second, NoWarmup: true, Factor: 1.5, Precision: 0.1, MaxSteps: 12, Confirmations: 5}
 	if !reflect.DeepEqual(c, wantCap) || c.SLO.String() != "p99<50ms" {
 		t.Errorf("capacity: got %+v; want %+v (the file's slo)", c, wantCap)
 	}
@@ -60,7 +62,7 @@ scenarios:
 		t.Errorf("cap2 slo: got %q; want its own", got)
 	}
 	// the first step of a search, for checks and --dry-run: the open model at the start rate
-	if l := b.Scenarios[0].PlanFor(b.Targets[0], 0, "").Load; l.Model != Open || l.Rate != 200 || l.Duration != 5*time.Second || l.Connections != 100 {
+	if l := b.Scenarios[0].PlanFor(b.Targets[0], 0, "").Load; l.Model != plan.Open || l.Rate != 200 || l.Duration != 5*time.Second || l.Connections != 100 {
 		t.Errorf("capacity load: got %+v; want open 200/s for 5s on 100 connections", l)
 	}
 	if got, want := b.Scenarios[0].Describe(0), "capacity search against p99<50ms, from 200/s, up to 20000/s, 5s steps, at most 12 steps"; got != want {

@@ -1,10 +1,9 @@
-package plan
+package planfile
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/rpcbench/rpcbench/check"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -12,31 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/check"
+	"github.com/rpcbench/rpcbench/plan"
+
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/schedule"
 	"go.yaml.in/yaml/v3"
 )
-
-// FileError is one problem of a plan file, where it stands: "bench.yaml:12:5: scenarios.rpc.rate:
-// …". Key is the dotted path of the key at fault ("" for the file as a whole).
-type FileError struct {
-	File      string
-	Line, Col int
-	Key       string
-	Msg       string
-}
-
-func (e *FileError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Col)
-	}
-	if e.Key != "" {
-		b.WriteString(": " + e.Key)
-	}
-	return b.String() + ": " + e.Msg
-}
 
 // MaxFileSize bounds the plan files ReadFile reads.
 const MaxFileSize = 4 << 20
@@ -46,22 +27,22 @@ const MaxFileSize = 4 << 20
 // to. Every problem is returned at once (errors.Join of *FileError), each with its line, column and
 // key; unknown keys are errors. The scenarios are checked against the first target as
 // Plan.Validate checks a run; their files are read only when they run (Prepare).
-func ReadFile(name string, r io.Reader) (*Bench, error) {
+func ReadFile(name string, r io.Reader) (*plan.Bench, error) {
 	text, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
-		return nil, &FileError{File: name, Msg: err.Error()}
+		return nil, &plan.FileError{File: name, Msg: err.Error()}
 	}
 	if len(text) > MaxFileSize {
-		return nil, &FileError{File: name, Msg: fmt.Sprintf("larger than %d MiB: want a plan file", MaxFileSize>>20)}
+		return nil, &plan.FileError{File: name, Msg: fmt.Sprintf("larger than %d MiB: want a plan file", MaxFileSize>>20)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		return nil, yamlError(name, err)
 	}
 	fr := &fileReader{file: name}
-	b := &Bench{File: name, Dir: filepath.Dir(name)}
+	b := &plan.Bench{File: name, Dir: filepath.Dir(name)}
 	if len(doc.Content) == 0 {
-		return nil, &FileError{File: name, Msg: "empty: want targets: and scenarios:"}
+		return nil, &plan.FileError{File: name, Msg: "empty: want targets: and scenarios:"}
 	}
 	fr.bench(doc.Content[0], b)
 	if len(fr.errs) > 0 {
@@ -77,9 +58,9 @@ func yamlError(name string, err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return &FileError{File: name, Line: line, Col: 1, Msg: "not valid YAML: " + m[2]}
+		return &plan.FileError{File: name, Line: line, Col: 1, Msg: "not valid YAML: " + m[2]}
 	}
-	return &FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	return &plan.FileError{File: name, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // fileReader walks the YAML nodes of a plan file and gathers every problem.
@@ -101,7 +82,7 @@ type partLoad struct {
 }
 
 func (f *fileReader) errorf(n *yaml.Node, key, format string, a ...any) {
-	e := &FileError{File: f.file, Key: key, Msg: fmt.Sprintf(format, a...)}
+	e := &plan.FileError{File: f.file, Key: key, Msg: fmt.Sprintf(format, a...)}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}
@@ -266,7 +247,7 @@ func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bo
 // junit reads a command scenario's junit: the report's file (or glob), or true for one in the run
 // directory; false is none.
 func (f *fileReader) junit(n *yaml.Node, path string) (file string, runDir bool) {
-	const want = "the JUnit XML file the command writes (e.g. report.xml, or a glob such as target/surefire-reports/TEST-*.xml), or true for one in the run directory given in $" + EnvJUnit
+	const want = "the JUnit XML file the command writes (e.g. report.xml, or a glob such as target/surefire-reports/TEST-*.xml), or true for one in the run directory given in $" + plan.EnvJUnit
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
 		return "", f.boolean(n, path)
 	}
@@ -304,7 +285,7 @@ func (f *fileReader) headers(n *yaml.Node, path string) []result.RequestHeader {
 	var out []result.RequestHeader
 	if n.Kind == yaml.SequenceNode || n.Kind == yaml.ScalarNode {
 		for i, s := range f.strings(n, path) {
-			h, err := ParseHeader(s)
+			h, err := plan.ParseHeader(s)
 			if err != nil {
 				f.errorf(n, fmt.Sprintf("%s[%d]", path, i), "%v", err)
 				continue
@@ -314,7 +295,7 @@ func (f *fileReader) headers(n *yaml.Node, path string) []result.RequestHeader {
 		return out
 	}
 	f.mapping(n, path, nil, func(key string, k, v *yaml.Node) {
-		h, err := ParseHeader(key + ": " + f.str(v, joinKey(path, key)))
+		h, err := plan.ParseHeader(key + ": " + f.str(v, joinKey(path, key)))
 		if err != nil {
 			f.errorf(k, joinKey(path, key), "%v", err)
 			return
@@ -335,8 +316,8 @@ func (f *fileReader) name(k *yaml.Node, path string) bool {
 	return true
 }
 
-func (f *fileReader) bench(root *yaml.Node, b *Bench) {
-	var slo SLO
+func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
+	var slo plan.SLO
 	var valid bool
 	var scen *yaml.Node
 	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats"}, func(key string, k, v *yaml.Node) {
@@ -376,8 +357,8 @@ func (f *fileReader) bench(root *yaml.Node, b *Bench) {
 	}
 }
 
-func (f *fileReader) slo(v *yaml.Node, path string) SLO {
-	s, err := ParseSLO(f.str(v, path))
+func (f *fileReader) slo(v *yaml.Node, path string) plan.SLO {
+	s, err := plan.ParseSLO(f.str(v, path))
 	if err != nil {
 		f.errorf(v, path, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
@@ -386,15 +367,15 @@ func (f *fileReader) slo(v *yaml.Node, path string) SLO {
 
 var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor"}
 
-func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
-	t := BenchTarget{Name: name}
+func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
+	t := plan.BenchTarget{Name: name}
 	path := joinKey("targets", name)
 	f.mapping(n, path, targetKeys, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
 		case "url":
 			t.URL = f.str(v, kp)
-			if err := checkURL(t.URL); t.URL != "" && err != nil {
+			if err := plan.CheckURL(t.URL); t.URL != "" && err != nil {
 				f.errorf(v, kp, "%v", err)
 			}
 		case "command":
@@ -403,7 +384,7 @@ func (f *fileReader) target(name string, n *yaml.Node) BenchTarget {
 			t.Env = f.env(v, kp)
 		case "ready":
 			t.Ready = f.str(v, kp)
-			if err := checkURL(t.Ready); t.Ready != "" && err != nil {
+			if err := plan.CheckURL(t.Ready); t.Ready != "" && err != nil {
 				f.errorf(v, kp, "%v", err)
 			}
 		case "ready_timeout":
@@ -439,8 +420,8 @@ var loadKeys = []string{
 	"stats",
 }
 
-func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Scenario {
-	s := Scenario{Name: name}
+func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid bool) plan.Scenario {
+	s := plan.Scenario{Name: name}
 	path := joinKey("scenarios", name)
 	known, isCmd := loadKeys, false
 	if n.Kind == yaml.MappingNode {
@@ -452,7 +433,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 	}
 	s.Plan.SLO, s.Plan.RequireValid = slo, valid
 	f.loads = nil
-	var top Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
+	var top plan.Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
@@ -487,15 +468,15 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		case "targets_file":
 			tr.Targets = f.str(v, kp)
 		case "targets_format":
-			tr.TargetsFormat = f.choice(v, kp, TargetsHTTP, TargetsJSON)
+			tr.TargetsFormat = f.choice(v, kp, plan.TargetsHTTP, plan.TargetsJSON)
 		case "rewrite_host":
 			tr.RewriteHost = f.boolean(v, kp)
 		case "order":
-			tr.Order = Order(f.choice(v, kp, string(Sequential), string(Random)))
+			tr.Order = plan.Order(f.choice(v, kp, string(plan.Sequential), string(plan.Random)))
 		case "data":
 			tr.Data = f.str(v, kp)
 		case "data_order":
-			tr.DataOrder = DataOrder(f.str(v, kp))
+			tr.DataOrder = plan.DataOrder(f.str(v, kp))
 		case "setup":
 			tr.Setup = f.str(v, kp)
 		case "setup_count":
@@ -512,10 +493,10 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		case "protocol":
 			p.Protocol = result.Proto(f.str(v, kp))
 		case "model":
-			l.Model = Model(f.choice(v, kp, string(Open), string(Closed)))
+			l.Model = plan.Model(f.choice(v, kp, string(plan.Open), string(plan.Closed)))
 		case "rate":
 			if s, ok := f.scalar(v, kp, "a rate such as 1000 or 300/m"); ok {
-				r, err := ParseRate(s)
+				r, err := plan.ParseRate(s)
 				if err != nil {
 					f.errorf(v, kp, "%v", err)
 				}
@@ -548,7 +529,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		case "warmup":
 			l.Warmup = f.duration(v, kp)
 		case "grace":
-			l.Grace = Wait(f.duration(v, kp))
+			l.Grace = plan.Wait(f.duration(v, kp))
 		case "send_slack":
 			l.SendSlack = f.duration(v, kp)
 		case "interval":
@@ -579,7 +560,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 		if len(s.Plan.Endpoints) > 0 {
 			f.errorf(n, path, "both endpoints: and path/method/body: put them in the endpoints")
 		} else {
-			s.Plan.Endpoints = []Endpoint{top}
+			s.Plan.Endpoints = []plan.Endpoint{top}
 		}
 	}
 	f.steps(n, path, &s)
@@ -589,7 +570,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo SLO, valid bool) Sc
 }
 
 // alone checks what goes with alone: and reads the parts' own loads into s.Loads.
-func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
+func (f *fileReader) alone(n *yaml.Node, path string, s *plan.Scenario) {
 	p := &s.Plan
 	if s.Alone {
 		switch {
@@ -613,8 +594,8 @@ func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
 			f.errorf(pl.node, pl.path, "the scenario's stages set the load of every run: drop load: or stages:")
 		case pl.level <= 0:
 			f.errorf(pl.node, pl.path, "want a level above 0")
-		case s.partModel() == Closed && (pl.level != float64(int(pl.level)) || pl.level > MaxConnections):
-			f.errorf(pl.node, pl.path, "%v connections: want a whole number up to %d", pl.level, MaxConnections)
+		case s.PartModel() == plan.Closed && (pl.level != float64(int(pl.level)) || pl.level > plan.MaxConnections):
+			f.errorf(pl.node, pl.path, "%v connections: want a whole number up to %d", pl.level, plan.MaxConnections)
 		case s.Loads[pl.name] > 0:
 			f.errorf(pl.node, pl.path, "%s has a load already: give it once", pl.name)
 		default:
@@ -630,12 +611,12 @@ func (f *fileReader) alone(n *yaml.Node, path string, s *Scenario) {
 // stats reads a list of StatNames: [p50, p95, mean] or "p50,p95,mean".
 func (f *fileReader) stats(n *yaml.Node, path string) []string {
 	list := f.strings(n, path)
-	st, err := ParseStats(list)
+	st, err := plan.ParseStats(list)
 	if err != nil {
 		f.errorf(n, path, "%v", err)
 	}
 	if len(st) == 0 && err == nil {
-		f.errorf(n, path, "empty: want some of %s, e.g. [p50, p95, p99, mean, stdev, requests, rps]", strings.Join(StatNames, ", "))
+		f.errorf(n, path, "empty: want some of %s, e.g. [p50, p95, p99, mean, stdev, requests, rps]", strings.Join(plan.StatNames, ", "))
 	}
 	return st
 }
@@ -646,7 +627,7 @@ func (f *fileReader) load(n *yaml.Node, path, name string) {
 }
 
 // steps checks what goes with steps.
-func (f *fileReader) steps(n *yaml.Node, path string, s *Scenario) {
+func (f *fileReader) steps(n *yaml.Node, path string, s *plan.Scenario) {
 	l := s.Plan.Load
 	switch {
 	case len(s.Steps) == 0:
@@ -657,13 +638,13 @@ func (f *fileReader) steps(n *yaml.Node, path string, s *Scenario) {
 		f.errorf(n, path, "steps without their length: give step: (e.g. step: 5m)")
 	case l.Rate > 0 || len(l.Stages) > 0 || l.Duration > 0 || l.Warmup > 0 || l.Requests > 0:
 		f.errorf(n, path, "steps set the level and the length of each run: drop rate, stages, duration, warmup and requests (the warm-up of a step is ramp:)")
-	case l.Model == Closed || l.Model == "":
+	case l.Model == plan.Closed || l.Model == "":
 		if l.Connections > 0 {
 			f.errorf(n, path, "with steps in the closed model, each step is a number of connections: drop connections")
 		}
 		for i, x := range s.Steps {
-			if x != float64(int(x)) || x > MaxConnections {
-				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections: want a whole number up to %d (or model: open for rates)", x, MaxConnections)
+			if x != float64(int(x)) || x > plan.MaxConnections {
+				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections: want a whole number up to %d (or model: open for rates)", x, plan.MaxConnections)
 			}
 		}
 	}
@@ -680,7 +661,7 @@ func (f *fileReader) choice(n *yaml.Node, path string, choices ...string) string
 // stages reads stages as a text ("30s:1000,60s:5000") or a list of {duration, target}.
 func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
 	if n.Kind == yaml.ScalarNode {
-		st, err := ParseStages(f.str(n, path))
+		st, err := plan.ParseStages(f.str(n, path))
 		if err != nil {
 			f.errorf(n, path, "%s", strings.ReplaceAll(err.Error(), "\n", "; "))
 		}
@@ -702,7 +683,7 @@ func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
 				return
 			}
 			s, _ := f.scalar(v, joinKey(kp, key), "a rate or a number of connections")
-			r, err := ParseRate(s)
+			r, err := plan.ParseRate(s)
 			if err != nil {
 				f.errorf(v, joinKey(kp, key), "%v", err)
 			}
@@ -718,15 +699,15 @@ func (f *fileReader) stages(n *yaml.Node, path string) []schedule.Stage {
 
 var endpointKeys = []string{"name", "method", "path", "header", "body", "weight", "load"}
 
-func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
+func (f *fileReader) endpoints(n *yaml.Node, path string) []plan.Endpoint {
 	if n.Kind != yaml.SequenceNode {
 		f.errorf(n, path, "want a list of endpoints, each e.g. {name: read, path: /v0/entity?id=1}")
 		return nil
 	}
-	var out []Endpoint
+	var out []plan.Endpoint
 	for i, c := range n.Content {
 		kp := fmt.Sprintf("%s[%d]", path, i)
-		var e Endpoint
+		var e plan.Endpoint
 		var load *yaml.Node
 		f.mapping(c, kp, endpointKeys, func(key string, k, v *yaml.Node) {
 			ep := joinKey(kp, key)
@@ -748,7 +729,7 @@ func (f *fileReader) endpoints(n *yaml.Node, path string) []Endpoint {
 			}
 		})
 		if load != nil {
-			f.load(load, joinKey(kp, "load"), endpointLabel(e))
+			f.load(load, joinKey(kp, "load"), plan.EndpointLabel(e))
 		}
 		out = append(out, e)
 	}
@@ -776,8 +757,8 @@ func (f *fileReader) tls(n *yaml.Node, path string) result.TLSFiles {
 	return t
 }
 
-func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {
-	var j JSONRPC
+func (f *fileReader) jsonrpc(n *yaml.Node, path string) plan.JSONRPC {
+	var j plan.JSONRPC
 	f.mapping(n, path, []string{"calls", "calls_file", "batch"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
@@ -798,8 +779,8 @@ func (f *fileReader) jsonrpc(n *yaml.Node, path string) JSONRPC {
 	return j
 }
 
-func (f *fileReader) call(n *yaml.Node, path string) Call {
-	var c Call
+func (f *fileReader) call(n *yaml.Node, path string) plan.Call {
+	var c plan.Call
 	var load *yaml.Node
 	f.mapping(n, path, []string{"method", "params", "name", "weight", "load"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
@@ -830,13 +811,13 @@ func (f *fileReader) call(n *yaml.Node, path string) Call {
 		f.errorf(n, path, "%v", err)
 	}
 	if load != nil {
-		f.load(load, joinKey(path, "load"), c.label())
+		f.load(load, joinKey(path, "load"), c.Label())
 	}
 	return c
 }
 
-func (f *fileReader) checks(n *yaml.Node, path string) Checks {
-	var c Checks
+func (f *fileReader) checks(n *yaml.Node, path string) plan.Checks {
+	var c plan.Checks
 	f.mapping(n, path, []string{"status", "body", "metrics"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "status":
@@ -851,8 +832,8 @@ func (f *fileReader) checks(n *yaml.Node, path string) Checks {
 }
 
 // answerMetrics reads checks.metrics: NAME: PATH lines, in file order.
-func (f *fileReader) answerMetrics(n *yaml.Node, path string) []AnswerMetric {
-	var out []AnswerMetric
+func (f *fileReader) answerMetrics(n *yaml.Node, path string) []plan.AnswerMetric {
+	var out []plan.AnswerMetric
 	f.mapping(n, path, nil, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		p, ok := f.scalar(v, kp, "a JSON path such as State.HopLatency")
@@ -863,7 +844,7 @@ func (f *fileReader) answerMetrics(n *yaml.Node, path string) []AnswerMetric {
 			f.errorf(v, kp, "%v", err)
 			return
 		}
-		out = append(out, AnswerMetric{Name: key, Path: p})
+		out = append(out, plan.AnswerMetric{Name: key, Path: p})
 	})
 	return out
 }
@@ -877,4 +858,20 @@ func splitJoined(err error) []string {
 		return out
 	}
 	return []string{err.Error()}
+}
+
+// ScenarioError places err, a problem of scenario s's run against target t (from Prepare, say), in
+// b's file at the scenario's key: one FileError per problem when err joins several, each naming
+// the target when b has several.
+func ScenarioError(b *plan.Bench, s plan.Scenario, t plan.BenchTarget, err error) error {
+	key := joinKey("scenarios", s.Name)
+	against := ""
+	if len(b.Targets) > 1 {
+		against = "against " + t.Name + ": "
+	}
+	var errs []error
+	for _, msg := range splitJoined(err) {
+		errs = append(errs, &plan.FileError{File: b.File, Line: s.Line, Col: s.Col, Key: key, Msg: against + strings.TrimPrefix(msg, "plan: ")})
+	}
+	return errors.Join(errs...)
 }

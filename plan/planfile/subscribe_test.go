@@ -1,18 +1,20 @@
-package plan
+package planfile
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 func TestParseSubscribe(t *testing.T) {
 	t.Parallel()
-	m, p, err := ParseSubscribe(`eth_subscribe ["logs",{"address":"0x01"}]`)
+	m, p, err := plan.ParseSubscribe(`eth_subscribe ["logs",{"address":"0x01"}]`)
 	if err != nil || m != "eth_subscribe" || string(p) != `["logs",{"address":"0x01"}]` {
 		t.Errorf("got %q %s %v", m, p, err)
 	}
 	for _, bad := range []string{`eth_subscribe`, `eth_call ["x"]`, `eth_subscribe newHeads`, `_subscribe []`, `eth_subscribe {"a":1}`} {
-		if _, _, err := ParseSubscribe(bad); err == nil {
+		if _, _, err := plan.ParseSubscribe(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

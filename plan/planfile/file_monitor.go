@@ -1,47 +1,20 @@
-package plan
+package planfile
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/plan"
+
 	"go.yaml.in/yaml/v3"
 )
-
-// TargetMonitor says what to watch of a plan file's target while each load runs against it: its
-// started command's processes (with their children) unless NoCommand, and whatever else is named.
-// The zero value watches the command of a target that has one, and nothing for one that has none.
-// It is plain data, safe to copy.
-type TargetMonitor struct {
-	// NoCommand turns off watching the target's own command (monitor: {command: false}, or
-	// monitor: false for nothing at all).
-	NoCommand bool `json:"no_command,omitempty"`
-	// PIDs are processes watched with their children, each one on its own.
-	PIDs []int `json:"pids,omitempty"`
-	// Processes are command names; each watches every process of that name.
-	Processes []string `json:"processes,omitempty"`
-	// Cgroups are cgroup v2 directories.
-	Cgroups []string `json:"cgroups,omitempty"`
-	// Containers are container names, watched through their cgroup or the Docker Engine API.
-	Containers []string `json:"containers,omitempty"`
-	// Targets names other targets of the plan whose started commands are watched too: the node
-	// behind a relay, say, so each process's figures are side by side.
-	Targets []string `json:"targets,omitempty"`
-	// Metrics is the URL of the target's Prometheus metrics, and Series the series followed.
-	Metrics string   `json:"metrics,omitempty"`
-	Series  []string `json:"series,omitempty"`
-}
-
-// Watches reports whether m asks for anything beyond the target's command.
-func (m TargetMonitor) Watches() bool {
-	return len(m.PIDs)+len(m.Processes)+len(m.Cgroups)+len(m.Containers)+len(m.Targets) > 0 || m.Metrics != ""
-}
 
 var monitorKeys = []string{"command", "pid", "process", "cgroup", "container", "targets", "metrics", "series"}
 
 // monitor reads a target's monitor: false, or a mapping of monitorKeys.
-func (f *fileReader) monitor(n *yaml.Node, path string) TargetMonitor {
-	var m TargetMonitor
+func (f *fileReader) monitor(n *yaml.Node, path string) plan.TargetMonitor {
+	var m plan.TargetMonitor
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
 		if f.boolean(n, path) {
 			f.errorf(n, path, "monitor: true is the default; give false for nothing, or a mapping such as {process: nginx}")
@@ -77,7 +50,7 @@ func (f *fileReader) monitor(n *yaml.Node, path string) TargetMonitor {
 			m.Containers = f.nonEmpty(v, kp, "a container name", nil)
 		case "metrics":
 			m.Metrics = f.str(v, kp)
-			if err := checkURL(m.Metrics); m.Metrics != "" && err != nil {
+			if err := plan.CheckURL(m.Metrics); m.Metrics != "" && err != nil {
 				f.errorf(v, kp, "%v", err)
 			}
 		case "series":
@@ -107,8 +80,8 @@ func (f *fileReader) nonEmpty(n *yaml.Node, path, want string, ok func(string) b
 }
 
 // checkMonitors checks that the targets each monitor names are other targets with a command.
-func (f *fileReader) checkMonitors(b *Bench) {
-	byName := map[string]BenchTarget{}
+func (f *fileReader) checkMonitors(b *plan.Bench) {
+	byName := map[string]plan.BenchTarget{}
 	for _, t := range b.Targets {
 		byName[t.Name] = t
 	}

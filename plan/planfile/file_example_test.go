@@ -1,10 +1,10 @@
-package plan_test
+package planfile_test
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 )
 
 // ExampleReadFile reads a plan file and shows the plan of step 2 of a scenario against a target.
@@ -19,7 +19,7 @@ scenarios:
     step: 5m
     ramp: 1m
 `
-	b, err := plan.ReadFile("bench.yaml", strings.NewReader(text))
+	b, err := planfile.ReadFile("bench.yaml", strings.NewReader(text))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -29,7 +29,7 @@ scenarios:
 	fmt.Println(p.Endpoints[0].URL)
 	fmt.Println(s.Describe(1))
 
-	_, err = plan.ReadFile("bench.yaml", strings.NewReader(strings.Replace(text, "ramp:", "rmap:", 1)))
+	_, err = planfile.ReadFile("bench.yaml", strings.NewReader(strings.Replace(text, "ramp:", "rmap:", 1)))
 	fmt.Println(err)
 	// Output:
 	// http://127.0.0.1:8081/v0/entity?id=1
