@@ -29,7 +29,7 @@ func goBenchTable(t *testing.T, paths ...string) *gobench.Table {
 	return tb
 }
 
-const oldBench, newBench = "../gobench/testdata/old.txt", "../gobench/testdata/new.txt"
+const oldBench, newBench = "../tools/gobench/testdata/old.txt", "../tools/gobench/testdata/new.txt"
 
 func TestGoBenchGolden(t *testing.T) {
 	t.Parallel()

@@ -136,7 +136,7 @@ func TestREADMEGoBench(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bench.html")); err != nil {
 		t.Errorf("%s: the html command wrote no page: %v", page, err)
 	}
-	_, shown, _ := strings.Cut(sec, "gobench/testdata/old.txt gobench/testdata/new.txt`):\n\n```\n")
+	_, shown, _ := strings.Cut(sec, "tools/gobench/testdata/old.txt tools/gobench/testdata/new.txt`):\n\n```\n")
 	shown, _, _ = strings.Cut(shown, "```\n")
 	_, got, _ := cliRun(t, "report", oldBenchFile, newBenchFile)
 	if shown != got {
