@@ -35,7 +35,7 @@ func TestProtocolServesAndSuccess(t *testing.T) {
 	}{
 		{transport.HTTP1, "https", true}, {transport.H2, "https", true}, {transport.H2, "http", false},
 		{transport.H2C, "http", true}, {transport.H2C, "https", false}, {transport.WS, "http", false},
-		{transport.WS, "WSS", true}, {"h3", "https", false},
+		{transport.WS, "WSS", true}, {"spdy", "https", false},
 	}
 	for _, tc := range serves {
 		if got := tc.p.Serves(tc.scheme); got != tc.want {
@@ -62,16 +62,16 @@ func TestProtocolServesAndSuccess(t *testing.T) {
 // one it lacks.
 func TestNew(t *testing.T) {
 	t.Parallel()
-	for _, p := range []transport.Protocol{transport.HTTP1, transport.H2, transport.H2C, transport.WS, transport.GRPC} {
+	for _, p := range []transport.Protocol{transport.HTTP1, transport.H2, transport.H2C, transport.H3, transport.WS, transport.GRPC} {
 		tr, err := transport.New(p, transport.Config{Conns: 1})
 		if err != nil {
 			t.Fatalf("New(%s): %v", p, err)
 		}
 		tr.Close()
 	}
-	_, err := transport.New("h3", transport.Config{})
-	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "h3" (this build has grpc, h2, h2c, http1, ws)`) {
-		t.Errorf("New(h3): %v; want ErrNoTransport naming the protocols there are", err)
+	_, err := transport.New("spdy", transport.Config{})
+	if !errors.Is(err, transport.ErrNoTransport) || !strings.Contains(err.Error(), `protocol "spdy" (this build has grpc, h2, h2c, h3, http1, ws)`) {
+		t.Errorf("New(spdy): %v; want ErrNoTransport naming the protocols there are", err)
 	}
 }
 
