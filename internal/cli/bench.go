@@ -17,6 +17,7 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 func init() {
@@ -65,6 +66,12 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	checked, err := bench.Check(b, plan.OSFiles(e.stdin))
 	if err != nil {
 		return fail(e, "bench", usageError{strings.ReplaceAll(err.Error(), "plan: ", "")}, ExitUsage)
+	}
+	for _, sc := range b.Scenarios { // the UDP buffers that HTTP/3 wants, said once
+		if !sc.IsCommand() && sc.Plan.ProtocolOf() == transport.H3 {
+			(&h3Flags{}).say(e, "bench", transport.H3)
+			break
+		}
 	}
 	if f.dryRun {
 		dryRun(e.stdout, b)
