@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/plan"
@@ -20,11 +22,13 @@ func statsOf(b *plan.Bench, s plan.Scenario, given []string) []string {
 	return b.StatsOf(s)
 }
 
-// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s run with alone: true — each endpoint or
-// call by itself at each level — a row per step and figure, a column per target and, after the
-// first, its ratio to the first; nil when s is not run part by part or nothing of it ran.
+// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s
+// run with alone: true — each endpoint or call by itself at each level — or with a sweep — each
+// value of its parameter: a row per step and figure, a column per target and, after the first,
+// its ratio to the first; nil when s is neither or nothing of it ran.
 func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) *table {
-	if !s.Alone {
+	title := sideTitle(s)
+	if title == "" {
 		return nil
 	}
 	if len(stats) == 0 {
@@ -34,7 +38,7 @@ func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, sta
 	for i, t := range targets {
 		names[i] = t.Name
 	}
-	t := figures(names, nil, "Each alone, side by side (one step per endpoint or method and level)")
+	t := figures(names, nil, title)
 	t.head, t.right = append([]string{"step"}, t.head...), append([]bool{false}, t.right...)
 	for _, g := range groups {
 		if g.Scenario != s.Name {
@@ -87,4 +91,31 @@ func spread(m compare.Metric, labels, names []string) compare.Metric {
 		}
 	}
 	return out
+}
+
+// sideTitle is the title of aloneTable for s: "" when s is run neither alone nor swept.
+func sideTitle(s plan.Scenario) string {
+	if s.Sweep == nil {
+		if s.Alone {
+			return "Each alone, side by side (one step per endpoint or method and level)"
+		}
+		return ""
+	}
+	what := []string{"value of " + s.Sweep.Param}
+	if s.Alone {
+		what = append(what, "endpoint or method")
+	}
+	if len(s.Steps) > 0 {
+		what = append(what, "level")
+	}
+	return fmt.Sprintf("%s swept, side by side (one step per %s)", s.Sweep.Param, strings.Join(what, ", "))
+}
+
+// sideHeading is the heading of the section of aloneTable for s: "NAME: each alone", "NAME: batch
+// swept".
+func sideHeading(s plan.Scenario) string {
+	if s.Sweep != nil {
+		return s.Name + ": " + s.Sweep.Param + " swept"
+	}
+	return s.Name + ": each alone"
 }

@@ -418,6 +418,8 @@ var loadKeys = []string{
 	"alone",
 	// the figures of the report's side-by-side tables
 	"stats",
+	// one parameter varied over runs
+	"sweep",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid bool) plan.Scenario {
@@ -435,6 +437,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.loads = nil
 	var top plan.Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
+	var sweepAt *yaml.Node // where sweep: stands, for the problems of what goes with it
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		p, l, tr := &s.Plan, &s.Plan.Load, &s.Plan.Traffic
@@ -554,6 +557,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Alone = f.boolean(v, kp)
 		case "stats":
 			s.Stats = f.stats(v, kp)
+		case "sweep":
+			s.Sweep, sweepAt = f.sweep(v, kp), v
 		}
 	})
 	if topSet {
@@ -566,6 +571,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
 	f.alone(n, path, &s)
+	f.checkSweep(sweepAt, path, &s)
 	return s
 }
 
