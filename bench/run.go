@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,18 @@ type RunID struct {
 	Level string `json:"level,omitempty"`
 	// CapacityStep numbers the steps of a capacity search, from 1; 0 for any other run.
 	CapacityStep int `json:"capacity_step,omitempty"`
+}
+
+// FileStem is the name of the run's files without their extension: SCENARIO.TARGET,
+// SCENARIO.stepN.TARGET, or SCENARIO.capacityN.TARGET for a step of a capacity search.
+func (r RunID) FileStem() string {
+	switch {
+	case r.CapacityStep > 0:
+		return fmt.Sprintf("%s.capacity%d.%s", r.Scenario, r.CapacityStep, r.Target)
+	case r.Steps <= 1:
+		return r.Scenario + "." + r.Target
+	}
+	return fmt.Sprintf("%s.step%d.%s", r.Scenario, r.Step+1, r.Target)
 }
 
 // String names the run as progress lines do: "methods step 2/4 (100 connections) on go".
@@ -89,6 +102,10 @@ type Options struct {
 	Command []string
 	// Progress, when set, receives a line as each target starts and each run begins and ends.
 	Progress io.Writer
+	// ProfileDir is where the profiles of the targets with a ProfileURL go, for each load run (and
+	// each step of a capacity search): RUN.cpu.pprof and RUN.allocs.pprof (RunID.FileStem); "":
+	// none are taken.
+	ProfileDir string
 	// Version is the tool's version, for the summaries.
 	Version string
 	// ShowSecrets keeps the secrets of the plans in the summaries; otherwise they are redacted.
@@ -254,7 +271,7 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				m := Measured{RunID: id, Err: errors.New(gone)}
 				if gone == "" {
-					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), watchesFor(ctx, t, started, o.ShowSecrets))
+					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), o.runnerOptions(id, t, watchesFor(ctx, t, started, o.ShowSecrets)))
 					m.TargetEnded = ended(t)
 				}
 				o.endedWhile(id.String(), m.TargetEnded)
@@ -333,13 +350,13 @@ func (o *Options) progress(format string, a ...any) {
 }
 
 // runLoad runs one prepared load run through the runner, its setup phase first.
-func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, w *runner.Watching) Measured {
+func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, ro runner.Options) Measured {
 	m := Measured{RunID: id}
 	o.progress("%s: %s", id, describe(prep.Plan))
 	if tr := prep.Plan.Traffic; tr.RewriteHost {
 		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))
 	}
-	run, err := runner.Run(ctx, prep, o.runnerOptions(id, w))
+	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
 		m.Err = err
 		var se *runner.SetupError
@@ -356,11 +373,17 @@ func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, w 
 	return m
 }
 
-// runnerOptions are the options of run id: its outputs, what it watches, the cut.
-func (o *Options) runnerOptions(id RunID, w *runner.Watching) runner.Options {
+// runnerOptions are the options of run id against t: its outputs, what it watches, the target's
+// profiles, the cut.
+func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, w *runner.Watching) runner.Options {
 	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels()}
 	if o.Outputs != nil {
 		ro.Outputs = o.Outputs(id)
+	}
+	if t.ProfileURL != "" && o.ProfileDir != "" {
+		stem := filepath.Join(o.ProfileDir, id.FileStem())
+		ro.Profile = &runner.Profiling{Name: "targets." + t.Name + ".profile", URL: t.ProfileURL, CPUPath: stem + ".cpu.pprof", AllocsPath: stem + ".allocs.pprof"}
+		ro.Warn = func(msg string) { o.progress("%s: %s", id, msg) }
 	}
 	return ro
 }

@@ -57,6 +57,10 @@ type BenchTarget struct {
 	// Monitor says what to watch while each load runs against the target (see TargetMonitor); the
 	// zero value watches the started command, if any.
 	Monitor TargetMonitor `json:"monitor,omitzero"`
+	// ProfileURL, when set, is the base of the target's net/http/pprof handlers (a Go target,
+	// "http://127.0.0.1:6060/debug/pprof"): each load run against it saves a CPU and an
+	// allocation profile of the target over its measured window, in the run directory.
+	ProfileURL string `json:"profile_url,omitempty"`
 }
 
 // DefaultReadyTimeout is how long a started target may take to answer.

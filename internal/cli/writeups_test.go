@@ -106,6 +106,13 @@ func TestWriteupsShort(t *testing.T) {
 				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
 			}
 		}
+		if p == "kv.yaml" { // the store's profiles, declared in the plan, over put-get's measured window
+			for _, f := range []string{"put-get.kv.cpu.pprof", "put-get.kv.allocs.pprof"} {
+				if st, err := os.Stat(filepath.Join(dir, "run-"+p, f)); err != nil || st.Size() == 0 {
+					t.Errorf("%s: %s: %v; want the target's profile in the run directory", p, f, err)
+				}
+			}
+		}
 		page, err := os.ReadFile(filepath.Join(dir, "run-"+p, "report.html"))
 		if err != nil || !strings.Contains(string(page), "<h2>read</h2>") && !strings.Contains(string(page), "Resources compared") {
 			t.Errorf("%s: report.html: %v; want the page with its tables", p, err)

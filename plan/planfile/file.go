@@ -365,7 +365,7 @@ func (f *fileReader) slo(v *yaml.Node, path string) plan.SLO {
 	return s
 }
 
-var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor"}
+var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor", "profile"}
 
 func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 	t := plan.BenchTarget{Name: name}
@@ -391,6 +391,8 @@ func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 			t.ReadyTimeout = f.duration(v, kp)
 		case "monitor":
 			t.Monitor = f.monitor(v, kp)
+		case "profile":
+			t.ProfileURL = f.profile(v, kp)
 		}
 	})
 	if t.URL == "" && resolve(n).Kind == yaml.MappingNode {
