@@ -145,12 +145,15 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	out.Sent = time.Now()
 	written := c.cw.n
 	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
-	out.BytesOut += c.cw.n - written
 
 	// Read the answer even when writing failed: a server may answer (413, say) and close before it
 	// has read the whole request.
 	var resp response
 	_, rerr := c.br.Peek(1)
+	if err := c.cw.sent(); werr == nil {
+		werr = err // the request's end went out with that first read
+	}
+	out.BytesOut += c.cw.n - written
 	if rerr == nil {
 		out.FirstByte = time.Now()
 		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, t.maxBody, out.Body)
