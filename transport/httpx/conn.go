@@ -18,13 +18,14 @@ import (
 // are shared with the goroutine of a context.AfterFunc that interrupts a request when its context is
 // done.
 type conn struct {
-	nc   net.Conn
-	pool *hostPool
-	br   *bufio.Reader
-	bw   *bufio.Writer
-	cw   countingWriter
-	uses int      // requests that completed on this connection
-	num  [20]byte // scratch for Content-Length digits
+	nc       net.Conn
+	pool     *hostPool
+	br       *bufio.Reader
+	bw       *bufio.Writer
+	cw       countingWriter
+	uses     int       // requests that completed on this connection
+	answered time.Time // when the first byte of the last complete answer came
+	num      [20]byte  // scratch for Content-Length digits
 
 	mu       sync.Mutex
 	done     <-chan struct{} // Done channel of the context watched
