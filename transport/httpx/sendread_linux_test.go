@@ -1,7 +1,12 @@
 package httpx
 
 import (
+	"bufio"
+	"io"
+	"net"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport/rawconn"
@@ -36,5 +41,50 @@ func TestRequestGoesOutWithTheAnswersRead(t *testing.T) {
 	}
 	if n := rc.EmptyReads(); n != 0 {
 		t.Errorf("%d of %d requests read an empty socket before their answer came; want 0", n, requests)
+	}
+}
+
+// A request not a byte of which could be written takes nothing read from its connection as its
+// answer. The server answered the first request, then (unasked) a second time, and reset the
+// connection. The next request is taken without a look (it comes within checkIdleAfter), meets the
+// reset when it writes, and must not count the answer sent before it: it is a GET, so it is sent
+// again on a new connection, and counted as retried.
+func TestRequestNotWrittenTakesNoAnswer(t *testing.T) {
+	t.Parallel()
+	idle, reset := make(chan struct{}), make(chan struct{})
+	var first atomic.Bool
+	srv := startRaw(t, func(c net.Conn) {
+		if first.CompareAndSwap(false, true) {
+			if _, err := readRequest(bufio.NewReader(c), nil); err != nil {
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			select {
+			case <-idle: // the client has read its answer: the connection sits idle in its pool
+			case <-time.After(10 * time.Second):
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nzz")
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close() // a reset, with the second answer already in the client's socket
+			close(reset)
+			return
+		}
+		answerEach("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")(c)
+	})
+	tr := newTransport(t, Options{KeepBody: true})
+	tr.checkIdleAfter = time.Hour
+	r := get(srv.Host())
+	if out := do(tr, r); out.Class != result.OK || string(out.Body) != "ok" {
+		t.Fatalf("first request: class %v (%v), body %q; want ok, \"ok\"", out.Class, out.Err, out.Body)
+	}
+	close(idle)
+	<-reset
+	out := do(tr, r)
+	if out.Class != result.OK || string(out.Body) != "ok" || !out.Opened || out.Retried != 1 {
+		t.Errorf("second request: class %v (%v), body %q, opened %v, retried %d; want ok, \"ok\" on a new connection after 1 retry, not the unasked \"zz\"", out.Class, out.Err, out.Body, out.Opened, out.Retried)
+	}
+	if got := srv.accepted.Load(); got != 2 {
+		t.Errorf("%d connections; want 2", got)
 	}
 }

@@ -158,12 +158,19 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	written := c.cw.n
 	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
 
-	// Read the answer even when writing failed: a server may answer (413, say) and close before it
-	// has read the whole request.
+	// Read the answer even when writing failed part way: a server may answer (413, say) and close
+	// before it has read the whole request.
 	var resp response
-	_, rerr := c.br.Peek(1)
-	if err := c.cw.sent(); werr == nil {
-		werr = err // the request's end went out with that first read
+	var rerr error
+	if werr == nil || c.cw.n > written {
+		_, rerr = c.br.Peek(1)
+		if err := c.cw.sent(); werr == nil {
+			werr = err // the request's end went out with that first read
+		}
+	}
+	if werr != nil && c.cw.n == written {
+		// Not a byte of the request went out: what the connection holds answers no request of ours.
+		rerr = werr
 	}
 	out.BytesOut += c.cw.n - written
 	if rerr == nil {
