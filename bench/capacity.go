@@ -36,7 +36,7 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	cfg.Options = func() runner.Options {
 		step++
 		id := RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
-		return o.runnerOptions(id, t, watchesFor(ctx, t, started, o.ShowSecrets))
+		return o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets))
 	}
 	cfg.OnStep = func(st capacity.Step) {
 		o.progress("%s on %s: %s", s.Name, t.Name, st.Line())

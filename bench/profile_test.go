@@ -77,3 +77,51 @@ scenarios:
 		}
 	}
 }
+
+// A target's profile: {command: …} runs over each load run's measured window with {pid},
+// {duration} and {out} replaced, its output beside {out}; one still running when the run ends is
+// interrupted and may write {out} then.
+func TestRunProfilerCommand(t *testing.T) {
+	t.Parallel()
+	target, _ := methodLab(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "first-done") // the first run's profiler ends at once, the second's runs on
+	b := readBench(t, dir, fmt.Sprintf(`targets:
+  t:
+    url: %q
+    monitor: {pid: %d}
+    profile: {command: "if [ -e %s ]; then trap 'echo interrupted > {out}; exit 0' INT; sleep 30 & wait; else echo {pid} {duration} > {out}; echo said; touch %s; fi"}
+scenarios:
+  s:
+    connections: 1
+    warmup: 200ms
+    duration: 1500ms
+  again:
+    connections: 1
+    duration: 500ms
+`, target.URL()+"/", os.Getpid(), marker, marker))
+	out, err := Run(context.Background(), b, Options{ProfileDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"s.t.profile":     fmt.Sprintf("%d 2\n", os.Getpid()), // 1.5 s measured: 2 whole seconds
+		"s.t.profile.log": "said\n",
+		"again.t.profile": "interrupted\n",
+		"first-done":      "",
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v; want %q", file, b, err, want)
+		}
+	}
+	for _, m := range out.Runs {
+		want := "(exit status 0): "
+		if m.Scenario == "again" {
+			want = "(interrupted at the run's end, then exit status 0): "
+		}
+		if notes := strings.Join(m.Summary.Notes, "\n"); !strings.Contains(notes, "profiler command over the measured window "+want+filepath.Join(dir, m.Scenario+".t.profile")) {
+			t.Errorf("%s: notes %q; want the profiler's exit and file", m.RunID, notes)
+		}
+	}
+}

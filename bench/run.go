@@ -271,7 +271,7 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				m := Measured{RunID: id, Err: errors.New(gone)}
 				if gone == "" {
-					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), o.runnerOptions(id, t, watchesFor(ctx, t, started, o.ShowSecrets)))
+					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets)))
 					m.TargetEnded = ended(t)
 				}
 				o.endedWhile(id.String(), m.TargetEnded)
@@ -374,8 +374,8 @@ func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, ro
 }
 
 // runnerOptions are the options of run id against t: its outputs, what it watches, the target's
-// profiles, the cut.
-func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, w *runner.Watching) runner.Options {
+// profiles (its profiler command's {pid} is pid), the cut.
+func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, pid int, w *runner.Watching) runner.Options {
 	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels()}
 	if o.Outputs != nil {
 		ro.Outputs = o.Outputs(id)
@@ -385,7 +385,24 @@ func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, w *runner.Watching
 		ro.Profile = &runner.Profiling{Name: "targets." + t.Name + ".profile", URL: t.ProfileURL, CPUPath: stem + ".cpu.pprof", AllocsPath: stem + ".allocs.pprof"}
 		ro.Warn = func(msg string) { o.progress("%s: %s", id, msg) }
 	}
+	if t.ProfileCommand != "" && o.ProfileDir != "" {
+		ro.Profiler = &runner.ProfilerCommand{Name: "targets." + t.Name + ".profile.command", Command: t.ProfileCommand, PID: pid,
+			Out: filepath.Join(o.ProfileDir, id.FileStem()+".profile")}
+		ro.Warn = func(msg string) { o.progress("%s: %s", id, msg) }
+	}
 	return ro
+}
+
+// profilePID is the process a profiler command of t profiles: the one of its started command that
+// answers, else the first of its monitor's pids; 0 when it has neither.
+func profilePID(t plan.BenchTarget, started map[string]*startedTarget) int {
+	if st, ok := started[t.Name]; ok && len(st.pids) > 0 {
+		return st.pids[0]
+	}
+	if len(t.Monitor.PIDs) > 0 {
+		return t.Monitor.PIDs[0]
+	}
+	return 0
 }
 
 // outputFailed tells what an output of run id could not write.

@@ -61,6 +61,10 @@ type BenchTarget struct {
 	// "http://127.0.0.1:6060/debug/pprof"): each load run against it saves a CPU and an
 	// allocation profile of the target over its measured window, in the run directory.
 	ProfileURL string `json:"profile_url,omitempty"`
+	// ProfileCommand, when set, is a profiler command for a target not written in Go, run
+	// through /bin/sh -c over each load run's measured window with {pid} (the target's process),
+	// {duration} (the window in whole seconds) and {out} (a file in the run directory) replaced.
+	ProfileCommand string `json:"profile_command,omitempty"`
 }
 
 // DefaultReadyTimeout is how long a started target may take to answer.

@@ -370,6 +370,7 @@ var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "mo
 func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 	t := plan.BenchTarget{Name: name}
 	path := joinKey("targets", name)
+	var profileAt *yaml.Node // where profile: stands
 	f.mapping(n, path, targetKeys, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
@@ -392,11 +393,15 @@ func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 		case "monitor":
 			t.Monitor = f.monitor(v, kp)
 		case "profile":
-			t.ProfileURL = f.profile(v, kp)
+			t.ProfileURL, t.ProfileCommand = f.profile(v, kp)
+			profileAt = v
 		}
 	})
 	if t.URL == "" && resolve(n).Kind == yaml.MappingNode {
 		f.errorf(n, path, "no url: want e.g. url: http://127.0.0.1:8080/")
+	}
+	if strings.Contains(t.ProfileCommand, "{pid}") && len(t.Command) == 0 && len(t.Monitor.PIDs) == 0 {
+		f.errorf(profileAt, joinKey(path, "profile.command"), "{pid} of which process: give the target a command: (its process is the pid) or monitor: {pid: N}")
 	}
 	return t
 }
