@@ -63,12 +63,24 @@ scenarios:
 		if !slices.Contains(types, want) {
 			t.Errorf("%s holds %v; want %s samples", name, types, want)
 		}
+		for _, s := range p.Sample {
+			for _, l := range s.Location {
+				for _, ln := range l.Line {
+					if want == "alloc_space" && ln.Function != nil && (strings.HasPrefix(ln.Function.Name, "net/http/pprof.") || strings.HasPrefix(ln.Function.Name, "runtime/pprof.")) {
+						t.Errorf("%s: an allocation under %s, the profiler's own, is left in", name, ln.Function.Name)
+					}
+				}
+			}
+		}
 	}
 	if m, _ := filepath.Glob(filepath.Join(dir, "s.other.*pprof")); len(m) > 0 {
 		t.Errorf("target other, without profile:, has profiles %v", m)
 	}
 	for _, m := range out.Runs {
 		notes := strings.Join(m.Summary.Notes, "\n")
+		if m.Target == "go" && !strings.Contains(notes, "s.go.allocs.pprof (allocations, without the profiler's own: ") {
+			t.Errorf("%s: notes %q; want the allocations without the profiler's own, and their share", m.RunID, notes)
+		}
 		if has := strings.Contains(notes, "s.go.cpu.pprof"); has != (m.Target == "go") {
 			t.Errorf("%s: notes %q; the CPU profile named: %v, want %v", m.RunID, notes, has, m.Target == "go")
 		}
