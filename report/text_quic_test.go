@@ -92,6 +92,15 @@ func TestQUICReportsGolden(t *testing.T) {
 	if strings.Count(page.String(), "<h2>QUIC connections") != 1 {
 		t.Errorf("the HTML report has %d QUIC sections; want 1, the h3 run's (h2's connections are over TCP)", strings.Count(page.String(), "<h2>QUIC connections"))
 	}
+	// the share resumed is the setting of tickets, not an outcome: 4 of 4 against 3 of 4 is shown,
+	// never called better
+	again := *h3
+	q := *h3.Connections.QUIC
+	q.Resumed = 4
+	again.Connections.QUIC = &q
+	var both strings.Builder
+	textCompare(&both, compare.New([]*summary.Summary{h3, &again}, []string{"A", "B"}))
+	containsAll(t, "h3 against h3", both.String(), "  resumed        75.00%       100.00%      1.3× the resumed\n")
 	// without a run over QUIC, nothing of QUIC: neither a section nor a compared figure
 	var plain strings.Builder
 	if err := Markdown(&plain, []*summary.Summary{h2, h2}, nil); err != nil {
