@@ -131,3 +131,43 @@ scenarios:
 		}
 	}
 }
+
+// A scenario of several steps that sends a mix has, after its steps, a table of each endpoint at
+// each step side by side: a row group per step and endpoint.
+func TestMethodsOverSteps(t *testing.T) {
+	t.Parallel()
+	a, _ := methodLab(t)
+	b, _ := methodLab(t)
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  a: {url: %q}
+  b: {url: %q}
+scenarios:
+  kv:
+    steps: [1, 2]
+    step: 200ms
+    endpoints:
+      - {name: get, path: "/v0/entity?id=1"}
+      - {name: put, method: PUT, path: "/v0/entity?id=1", body: x}
+  one:
+    steps: [1, 2]
+    step: 100ms
+`, a.URL()+"/", b.URL()+"/"))
+	out, err := Run(context.Background(), bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	if err := Render(&doc, out, "markdown", report.Options{Stats: []string{"requests", "p50"}}); err != nil {
+		t.Fatal(err)
+	}
+	md := doc.String()
+	for _, w := range []string{"## kv: each endpoint over the steps", "| step | endpoint | figure | a | b | vs a |",
+		"| 1 connection | get | requests |", "|  |  | p50 |", "|  | put | requests |", "| 2 connections | get | requests |"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("report lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(md, "## one: each endpoint over the steps") {
+		t.Errorf("a scenario of one endpoint has a table of its endpoints:\n%s", md)
+	}
+}

@@ -89,7 +89,7 @@ func TestWriteupsShort(t *testing.T) {
 			"Resources compared", "| daemon | node's command, pid ", "## batch · step 4/4: batch 100", "## batch: batch swept", "| batch 1 | throughput |", "| batch 100 | throughput |"},
 		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared", "| hop_latency_ns p50 |", "| hop_latency_ns p99 |", "Answer metrics of in-process", "Answer metrics of grpc", "| http | command, pid ", "| 6 (pids "},
 		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
-		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
+		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "## methods: each endpoint over the steps", "| 10 connections | eth_blockNumber | throughput |", "|  | eth_getBalance | throughput |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## methods: whole scenario", "Resources over the whole scenario", "## e2e (command)", "| relayed | 0 |",
 			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
 		"items-http.yaml": {"## preload", "## max", "## read", "| https vs http |"},
