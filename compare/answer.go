@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"math"
 	"slices"
 
 	"github.com/rpcbench/rpcbench/summary"
@@ -25,25 +24,9 @@ func (c *Comparison) addAnswerMetrics(runs []*summary.Summary, stats []string) {
 			if _, ok := (summary.Percentiles{}).Stat(stat); !ok {
 				continue
 			}
-			m := Metric{Name: name + " " + stat, Unit: "count", Better: LowerIsBetter, phrase: name + " " + stat}
-			for i, s := range runs {
-				v, ok := answerStat(s.AnswerMetrics, name, stat)
-				if !ok {
-					if m.Missing == nil {
-						m.Missing = make([]bool, len(runs))
-					}
-					m.Missing[i] = true
-				}
-				m.Values = append(m.Values, v)
-			}
-			for i, v := range m.Values {
-				if m.missing(i) || m.missing(0) {
-					m.Ratios = append(m.Ratios, math.NaN())
-					continue
-				}
-				m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
-			}
-			c.Metrics = append(c.Metrics, m)
+			c.addOptional(runs, name+" "+stat, "count", LowerIsBetter, func(s *summary.Summary) (float64, bool) {
+				return answerStat(s.AnswerMetrics, name, stat)
+			})
 		}
 	}
 }

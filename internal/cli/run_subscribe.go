@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/subscribe"
 	"github.com/rpcbench/rpcbench/summary"
@@ -53,16 +55,17 @@ func (f *subscribeFlags) apply(p *plan.Plan) error {
 		return usagef("--subscribe-rate %v: want subscriptions per second above 0, or none (all at once)", f.rate)
 	}
 	p.Subscribe = s
-	return checkSubscribeURL(*p)
+	return checkSubscribeURL(*p, "--subscribe")
 }
 
-// checkSubscribeURL checks that p's subscriptions have a WebSocket URL to go to.
-func checkSubscribeURL(p plan.Plan) error {
+// checkSubscribeURL checks that p's subscriptions have a WebSocket URL to go to; what names
+// where they were asked for: the flag --subscribe, the plan file's key subscribe.
+func checkSubscribeURL(p plan.Plan, what string) error {
 	if len(p.Endpoints) != 1 {
-		return usagef("--subscribe: subscriptions go to one URL; the plan has %d endpoints", len(p.Endpoints))
+		return usagef("%s: subscriptions go to one URL; the plan has %d endpoints", what, len(p.Endpoints))
 	}
 	if u := p.Endpoints[0].URL; !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-		return usagef("--subscribe: subscriptions need a WebSocket URL (ws:// or wss://); got %q", u)
+		return usagef("%s: subscriptions need a WebSocket URL (ws:// or wss://); got %q", what, plan.RedactURL(u))
 	}
 	return nil
 }
@@ -83,7 +86,7 @@ func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.F
 	if p.Subscribe == nil {
 		return 0, false
 	}
-	if err := checkSubscribeURL(p); err != nil {
+	if err := checkSubscribeURL(p, "--subscribe"); err != nil {
 		return fail(e, "run", err, ExitUsage), true
 	}
 	if !subscriptionsAlone(p) {
@@ -172,13 +175,32 @@ func (r *subscriptionsReport) write(w io.Writer, format string) error {
 	return err
 }
 
-// benchSubscriptions refuses the subscribe: of a plan's scenarios, which `rpcbench run --plan`
-// runs and bench does not yet.
+// benchSubscriptions checks the subscribe: of a plan's scenarios against each target: bench runs
+// them beside a load scenario's calls, to the target's WebSocket URL, and reports them side by
+// side as it does the calls.
 func benchSubscriptions(b *plan.Bench) error {
+	var errs []error
 	for _, sc := range b.Scenarios {
-		if sc.Plan.Subscribe != nil {
-			return usagef("%s: scenarios.%s.subscribe: bench does not run subscriptions yet; run the scenario with rpcbench run --plan %s --scenario %s", b.File, sc.Name, b.File, sc.Name)
+		if sc.IsCommand() || sc.Plan.Subscribe == nil {
+			continue
 		}
+		for _, t := range b.Targets {
+			p := sc.PlanFor(t, 0, b.Dir)
+			err := checkSubscribeURL(p, "subscribe")
+			switch {
+			case err != nil:
+			case sc.Capacity != nil:
+				err = usagef("subscribe: bench runs subscriptions in load scenarios, not in a capacity search")
+			case subscriptionsAlone(p):
+				err = usagef("subscribe: bench runs subscriptions beside the scenario's calls; give it jsonrpc: calls, or run the subscriptions alone with rpcbench run --plan %s --scenario %s", b.File, sc.Name)
+			}
+			if err != nil {
+				errs = append(errs, planfile.ScenarioError(b, sc, t, err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err.Error()}
 	}
 	return nil
 }
