@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rpcbench/rpcbench/serve/ethrpc"
+)
+
+// subscriptionsSection is the subscriptions section of a text report: from its title to the
+// blank line that ends it; "" when there is none.
+func subscriptionsSection(report string) string {
+	i := strings.Index(report, "\nSubscriptions: ")
+	if i < 0 {
+		return ""
+	}
+	s := report[i+1:]
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j+1]
+	}
+	return s
+}
+
+// A run's result file keeps its subscriptions: `rpcbench report run.rb` shows the same section,
+// line for line, as the run did, and the same figures in JSON. The run is cut in stages so that
+// the parts come back too.
+func TestResultFileKeepsSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, NewBlocks: 40, DropEvery: 7})
+	dir := t.TempDir()
+	rb, live := filepath.Join(dir, "run.rb"), filepath.Join(dir, "live.txt")
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--stages", "0s:20,600ms:20,600ms:40", "--format", "json", "--quiet",
+		"--report-file", live, "--out", rb, "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "3", s.WebSocketURL())
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	liveText, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := subscriptionsSection(string(liveText))
+	if !strings.Contains(want, "subscriptions     3 asked, 3 opened, 0 failed") || !strings.Contains(want, "stage 2:") || !strings.Contains(want, "missing (by sequence)") {
+		t.Fatalf("the run's own section is not what the test is about:\n%s", liveText)
+	}
+	code, again, stderr := mainOut("report", rb)
+	if code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	if got := subscriptionsSection(again); got != want {
+		t.Errorf("report run.rb shows\n%s\nthe run showed\n%s", got, want)
+	}
+	code, againJSON, stderr := mainOut("report", "--format", "json", rb)
+	if code != ExitOK {
+		t.Fatalf("report --format json: exit %d\n%s", code, stderr)
+	}
+	subs := func(doc string) string {
+		var r struct{ Subscriptions json.RawMessage }
+		if err := json.Unmarshal([]byte(doc), &r); err != nil || r.Subscriptions == nil {
+			t.Fatalf("no subscriptions (%v) in\n%s", err, doc)
+		}
+		var b bytes.Buffer
+		if err := json.Compact(&b, r.Subscriptions); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if a, b := subs(againJSON), subs(stdout); a != b {
+		t.Errorf("report --format json run.rb: subscriptions\n%s\nthe run's\n%s", a, b)
+	}
+}
