@@ -48,8 +48,8 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 	for _, r := range subscriptionRows(u) {
 		fmt.Fprintf(b, "  %-17s %s\n", r[0], r[1])
 	}
-	if u.Spread != nil {
-		fmt.Fprintf(b, "  (time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events)\n", u.SpreadEvents)
+	if n := subscriptionsNote(u); n != "" {
+		fmt.Fprintf(b, "  (%s)\n", n)
 	}
 	if len(u.Parts) > 0 {
 		b.WriteString("  by the calls' stage, when received:\n")
@@ -68,6 +68,15 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
+}
+
+// subscriptionsNote says from when to when the figures of u run; "" when no event reached two
+// subscriptions.
+func subscriptionsNote(u *summary.Subscriptions) string {
+	if u.Spread == nil {
+		return ""
+	}
+	return fmt.Sprintf("time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events", u.SpreadEvents)
 }
 
 // partRows are the table of the subscriptions' parts, its header first.
