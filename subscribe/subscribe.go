@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -77,6 +78,24 @@ type Config struct {
 	// notifications and delivery latencies of each part are kept apart too (Result.Parts), e.g.
 	// for the stages of a call load beside the subscriptions.
 	Marks []time.Duration
+	// Live, if set, counts the subscriptions as they go, for outputs that show them during the
+	// run.
+	Live *Live
+}
+
+// Live is a run's subscriptions counted as they go; safe for concurrent use. The zero value
+// counts from nothing.
+type Live struct {
+	opened, failed atomic.Int64
+	messages, gaps atomic.Uint64
+}
+
+// Counts returns the counts so far; nil-safe (a nil Live has counted nothing).
+func (l *Live) Counts() summary.SubscriptionCounts {
+	if l == nil {
+		return summary.SubscriptionCounts{}
+	}
+	return summary.SubscriptionCounts{Opened: l.opened.Load(), Failed: l.failed.Load(), Notifications: l.messages.Load(), Gaps: l.gaps.Load()}
 }
 
 func (c *Config) check() error {
@@ -270,6 +289,9 @@ func (r *runner) fail(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Failed++
+	if l := r.cfg.Live; l != nil {
+		l.failed.Add(1)
+	}
 	if _, ok := r.res.Errors[msg]; !ok && len(r.res.Errors) >= maxErrors {
 		msg = "other"
 	}
@@ -379,6 +401,9 @@ func (r *runner) subscription(ctx context.Context) {
 			answered = true
 			r.mu.Lock()
 			r.res.Opened++
+			if l := r.cfg.Live; l != nil {
+				l.opened.Add(1)
+			}
 			result.RecordDuration(r.res.TimeToID, m.at.Sub(s.sent))
 			r.mu.Unlock()
 		case <-timeout.C:
@@ -462,6 +487,7 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 		return // not a notification of this subscription
 	}
 	s.messages++
+	gaps := s.gaps
 	switch {
 	case n.Params.Seq != nil:
 		s.by = "sequence"
@@ -483,6 +509,10 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Messages++
+	if l := r.cfg.Live; l != nil {
+		l.messages.Add(1)
+		l.gaps.Add(s.gaps - gaps)
+	}
 	if s.messages == 1 {
 		result.RecordDuration(r.res.TimeToFirst, now.Sub(s.sent))
 	}

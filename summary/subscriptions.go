@@ -56,3 +56,13 @@ type SubscriptionError struct {
 
 // PercentilesOf is the figures of h (values in microseconds) in milliseconds; nil when h is empty.
 func PercentilesOf(h *result.Histogram) *Percentiles { return optPercentiles(h) }
+
+// SubscriptionCounts are a run's subscriptions so far, as the live outputs show them while it
+// goes: subscriptions opened and failed, notifications received, and gaps seen (notifications
+// missing before one received).
+type SubscriptionCounts struct {
+	Opened        int64  `json:"opened"`
+	Failed        int64  `json:"failed"`
+	Notifications uint64 `json:"notifications"`
+	Gaps          uint64 `json:"gaps"`
+}

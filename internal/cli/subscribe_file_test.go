@@ -73,3 +73,50 @@ func TestResultFileKeepsSubscriptions(t *testing.T) {
 		t.Errorf("report --format json run.rb: subscriptions\n%s\nthe run's\n%s", a, b)
 	}
 }
+
+// --live lines count the subscriptions as they go: the last line has every subscription opened,
+// every notification the node wrote (its own count; its 20 blocks are out well before the end),
+// the gaps the report counts, and each line's new notifications add up to the total.
+func TestLiveLinesCountSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, NewBlocks: 20, DropEvery: 4})
+	live := filepath.Join(t.TempDir(), "live.jsonl")
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--rate", "20", "--duration", "1500ms", "--interval", "250ms", "--format", "json", "--quiet",
+		"--live", live, "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2", s.WebSocketURL())
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	var rep struct {
+		Subscriptions struct{ Messages, Gaps uint64 }
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type counts struct {
+		Opened, Failed      int64
+		Notifications, Gaps uint64
+		NewNotifications    uint64 `json:"new_notifications"`
+	}
+	var last counts
+	var added uint64
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	for _, l := range lines {
+		var line struct{ Subscriptions *counts }
+		if err := json.Unmarshal([]byte(l), &line); err != nil || line.Subscriptions == nil {
+			t.Fatalf("a line without subscriptions (%v): %s", err, l)
+		}
+		last, added = *line.Subscriptions, added+line.Subscriptions.NewNotifications
+	}
+	wrote := s.Notified()
+	if len(lines) < 2 || last.Opened != 2 || last.Failed != 0 || last.Notifications != wrote || added != wrote || wrote == 0 {
+		t.Errorf("%d lines, the last %+v, new notifications adding up to %d; want 2 opened, the node's %d notifications", len(lines), last, added, wrote)
+	}
+	if last.Gaps == 0 || last.Gaps != rep.Subscriptions.Gaps || rep.Subscriptions.Messages != wrote {
+		t.Errorf("the last line counts %d gaps, the report %d gaps and %d notifications; want the same gaps, some, and the node's %d notifications",
+			last.Gaps, rep.Subscriptions.Gaps, rep.Subscriptions.Messages, wrote)
+	}
+}
