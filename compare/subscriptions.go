@@ -33,11 +33,11 @@ func (c *Comparison) addOptional(runs []*summary.Summary, name, unit string, bet
 
 // addSubscriptionMetrics appends to c.Metrics, when some run had JSON-RPC subscriptions
 // (summary.Subscriptions), their figures side by side: subscriptions opened (higher is better),
-// notifications received (not judged: the node's events set them), gaps, and the p99 of the time
-// to the subscription's id and to its first notification, the p50 and p99 of the delivery latency
-// and the p99 of the fan-out spread (lower is better). A run lacks a figure it has no value of:
-// no subscriptions, no sequence or block number to count gaps by, nothing stamped, no event
-// received twice.
+// notifications received (not judged: the node's events set them), gaps, the p99 of the time to
+// the subscription's id and to its first notification, the p50 and p99 of the delivery latency,
+// the p99 of the fan-out spread and of the lag behind a reference connection (lower is better). A
+// run lacks a figure it has no value of: no subscriptions, no sequence or block number to count
+// gaps by, nothing stamped, no event received twice, no reference.
 func (c *Comparison) addSubscriptionMetrics(runs []*summary.Summary) {
 	some := false
 	for _, s := range runs {
@@ -70,4 +70,10 @@ func (c *Comparison) addSubscriptionMetrics(runs []*summary.Summary) {
 	c.addOptional(runs, "delivery p50", "ms", LowerIsBetter, pct(func(u *summary.Subscriptions) *summary.Percentiles { return u.Delivery }, "p50"))
 	c.addOptional(runs, "delivery p99", "ms", LowerIsBetter, pct(func(u *summary.Subscriptions) *summary.Percentiles { return u.Delivery }, "p99"))
 	c.addOptional(runs, "fan-out spread p99", "ms", LowerIsBetter, pct(func(u *summary.Subscriptions) *summary.Percentiles { return u.Spread }, "p99"))
+	c.addOptional(runs, "reference lag p99", "ms", LowerIsBetter, pct(func(u *summary.Subscriptions) *summary.Percentiles {
+		if u.Reference == nil {
+			return nil
+		}
+		return u.Reference.Lag
+	}, "p99"))
 }

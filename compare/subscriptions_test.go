@@ -14,10 +14,11 @@ func TestSubscriptionMetricsSideBySide(t *testing.T) {
 	t.Parallel()
 	a := &summary.Summary{Subscriptions: &summary.Subscriptions{Opened: 4, Messages: 400, Gaps: 2, GapsBy: "block number",
 		TimeToID: &summary.Percentiles{P99: 1}, TimeToFirst: &summary.Percentiles{P99: 50},
-		Delivery: &summary.Percentiles{P50: 2, P99: 8}, Spread: &summary.Percentiles{P99: 0.5}}}
+		Delivery: &summary.Percentiles{P50: 2, P99: 8}, Spread: &summary.Percentiles{P99: 0.5},
+		Reference: &summary.ReferenceLag{Lag: &summary.Percentiles{P99: 40}}}}
 	b := &summary.Summary{Subscriptions: &summary.Subscriptions{Opened: 2, Messages: 100, Gaps: 6, GapsBy: "block number",
 		TimeToID: &summary.Percentiles{P99: 3}, TimeToFirst: &summary.Percentiles{P99: 25},
-		Delivery: &summary.Percentiles{P50: 1, P99: 24}}}
+		Delivery: &summary.Percentiles{P50: 1, P99: 24}, Reference: &summary.ReferenceLag{Lag: &summary.Percentiles{P99: 10}}}}
 	c := &summary.Summary{Subscriptions: &summary.Subscriptions{Opened: 4, Messages: 400}} // no gaps counted, nothing stamped
 	none := &summary.Summary{}
 	cmp := New([]*summary.Summary{a, b, c, none}, []string{"a", "b", "c", "none"})
@@ -35,6 +36,7 @@ func TestSubscriptionMetricsSideBySide(t *testing.T) {
 		{"delivery p50", LowerIsBetter, []float64{2, 1, math.NaN(), math.NaN()}, 0.5},
 		{"delivery p99", LowerIsBetter, []float64{8, 24, math.NaN(), math.NaN()}, 3},
 		{"fan-out spread p99", LowerIsBetter, []float64{0.5, math.NaN(), math.NaN(), math.NaN()}, math.NaN()},
+		{"reference lag p99", LowerIsBetter, []float64{40, 10, math.NaN(), math.NaN()}, 0.25},
 	}
 	for _, w := range want {
 		m, ok := Find(cmp.Metrics, w.name)

@@ -30,6 +30,19 @@ func subscriptionRows(u *summary.Subscriptions) [][2]string {
 	rows = append(rows,
 		[2]string{"delivery latency", pcts(u.Delivery, "(the notifications carry no rpcbenchStampNs)")},
 		[2]string{"fan-out spread", pcts(u.Spread, "(no event reached two subscriptions)")},
+	)
+	if ref := u.Reference; ref != nil {
+		rows = append(rows, [2]string{"reference lag", pcts(ref.Lag, "(no head timed)")})
+		line := fmt.Sprintf("%d heads timed against %d received on %s; %d received before the reference (lag 0)", ref.Timed, ref.Heads, ref.URL, ref.Ahead)
+		if w := ref.Slowest; w != nil {
+			line += fmt.Sprintf("; slowest subscriber mean %s, max %s over %d heads", fmtMs(w.MeanMs), fmtMs(w.MaxMs), w.Heads)
+		}
+		if ref.Error != "" {
+			line += "; the reference ended early: " + ref.Error
+		}
+		rows = append(rows, [2]string{"behind reference", line})
+	}
+	rows = append(rows,
 		[2]string{"unsubscribes", fmt.Sprintf("%d sent, %d answered true", u.UnsubscribeSent, u.Unsubscribed)},
 	)
 	for _, e := range u.Errors {

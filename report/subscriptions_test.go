@@ -86,3 +86,29 @@ func TestSubscriptionsHTML(t *testing.T) {
 		t.Errorf("a run without subscriptions has their section (%v)", err)
 	}
 }
+
+// A run with a reference connection has its lag rows: the percentiles, then the heads timed, the
+// reference's, those received first, the slowest subscriber and why the reference ended.
+func TestSubscriptionsReferenceRows(t *testing.T) {
+	t.Parallel()
+	s := subscriptionsSample()
+	s.Subscriptions.Reference = &summary.ReferenceLag{URL: "ws://127.0.0.1:9/", Heads: 20, Timed: 34, Ahead: 1, Error: "read: EOF",
+		Lag:     &summary.Percentiles{P50: 0.1, P90: 300, P99: 301, P999: 301, Max: 302},
+		Slowest: &summary.SubscriberLag{Heads: 14, MeanMs: 300.5, MaxMs: 302}}
+	var b strings.Builder
+	subscriptionsText(&b, s)
+	for _, want := range []string{
+		"  reference lag     p50 100µs, p90 300.0ms, p99 301.0ms, p99.9 301.0ms, max 302.0ms\n",
+		"  behind reference  34 heads timed against 20 received on ws://127.0.0.1:9/; 1 received before the reference (lag 0); slowest subscriber mean 300.5ms, max 302.0ms over 14 heads; the reference ended early: read: EOF\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Subscriptions.Reference = nil
+	b.Reset()
+	subscriptionsText(&b, s)
+	if strings.Contains(b.String(), "reference") {
+		t.Errorf("a run without a reference has its rows:\n%s", b.String())
+	}
+}

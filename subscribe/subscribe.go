@@ -78,6 +78,11 @@ type Config struct {
 	// notifications and delivery latencies of each part are kept apart too (Result.Parts), e.g.
 	// for the stages of a call load beside the subscriptions.
 	Marks []time.Duration
+	// Reference, when set, is a ws:// or wss:// URL on which one more connection subscribes to
+	// newHeads (with Method), not counted among the subscriptions: each head the subscriptions
+	// receive is timed behind the reference's receipt of it (Result's reference lag). The
+	// subscriptions must be of newHeads too.
+	Reference string
 	// Live, if set, counts the subscriptions as they go, for outputs that show them during the
 	// run.
 	Live *Live
@@ -105,6 +110,11 @@ func (c *Config) check() error {
 	}
 	if _, _, err := plan.ParseSubscribe(c.Method + " " + string(c.Params)); err != nil {
 		errs = append(errs, err)
+	}
+	if c.Reference != "" {
+		if err := plan.CheckReference(c.Reference, c.Params); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Count < 1 {
 		errs = append(errs, fmt.Errorf("%d subscriptions; want 1 or more", c.Count))
@@ -159,6 +169,9 @@ type Result struct {
 	// Parts are the run cut at Config.Marks (none without marks): the notifications received in
 	// each and their delivery latencies.
 	Parts []Part
+
+	ref    *reference // with Config.Reference: the heads timed against it
+	refURL string
 }
 
 // newParts are the empty parts of a run cut at marks; none without marks. The last one's To is
@@ -207,6 +220,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sweepDone := make(chan struct{})
 	go func() { defer close(sweepDone); r.sweep(ctx) }()
 	var wg sync.WaitGroup
+	if cfg.Reference != "" {
+		r.res.ref = &reference{heads: map[string]time.Time{}, lag: result.NewHistogram()}
+		r.res.refURL = plan.RedactURL(cfg.Reference)
+		wg.Go(func() { r.runReference(ctx) })
+	}
 	for i := range cfg.Count {
 		if cfg.Rate > 0 {
 			at := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
@@ -330,6 +348,9 @@ type sub struct {
 	seen     bool
 	by       string
 	gaps     uint64
+	// the lag of its heads behind the reference: their sum, number and largest
+	lagSum, lagMax time.Duration
+	lagN           uint64
 }
 
 // subscription runs one subscription: connect, subscribe, read until ctx ends, unsubscribe.
@@ -479,6 +500,11 @@ func (r *runner) finish(s *sub, sent, answered bool) {
 		r.res.MinPerSub, r.minSet = s.messages, true
 	}
 	r.res.MaxPerSub = max(r.res.MaxPerSub, s.messages)
+	if ref := r.res.ref; ref != nil && s.lagN > 0 {
+		if w := &ref.slowest; w.n == 0 || s.lagSum/time.Duration(s.lagN) > w.sum/time.Duration(w.n) {
+			w.sum, w.max, w.n = s.lagSum, s.lagMax, s.lagN
+		}
+	}
 }
 
 // message takes one message of an open subscription.
@@ -509,6 +535,11 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Messages++
+	if r.res.ref != nil {
+		if lag, ok := r.behind(n.Params.Result, now); ok {
+			s.lagSum, s.lagMax, s.lagN = s.lagSum+lag, max(s.lagMax, lag), s.lagN+1
+		}
+	}
 	if l := r.cfg.Live; l != nil {
 		l.messages.Add(1)
 		l.gaps.Add(s.gaps - gaps)
@@ -566,6 +597,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 		Delivery: summary.PercentilesOf(r.Delivery), Spread: summary.PercentilesOf(r.Spread),
 		SpreadEvents:    uint64(r.Spread.TotalCount()),
 		UnsubscribeSent: r.UnsubscribeSent, Unsubscribed: r.Unsubscribed,
+		Reference: r.lagOf(),
 	}
 	if r.Opened > 0 {
 		out.MeanPerSubscription = float64(r.Messages) / float64(r.Opened)

@@ -21,22 +21,24 @@ import (
 // subscribeFlags are the flags of `run` that open JSON-RPC subscriptions during the run, beside
 // its calls or alone.
 type subscribeFlags struct {
-	call  string
-	count int
-	rate  float64
+	call      string
+	count     int
+	rate      float64
+	reference string
 }
 
 func (f *subscribeFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.call, "subscribe", "", "open JSON-RPC subscriptions over WebSocket during the run, e.g. 'eth_subscribe [\"newHeads\"]' (`METHOD PARAMS`), each timed message by message; alone, or beside --jsonrpc calls")
 	fs.IntVar(&f.count, "subscriptions", 0, "with --subscribe: `N` subscriptions, each on its own connection (default 1)")
+	fs.StringVar(&f.reference, "subscribe-reference", "", "with --subscribe of newHeads: one more connection to `URL` (ws://) subscribes to newHeads, and each head the subscriptions receive is timed behind its receipt there")
 	fs.Float64Var(&f.rate, "subscribe-rate", 0, "with --subscribe: open the subscriptions at `R` per second until --subscriptions are open (open model); default: all at once, held (closed)")
 }
 
 // apply puts the subscriptions into p, whose endpoint is set.
 func (f *subscribeFlags) apply(p *plan.Plan) error {
 	if f.call == "" {
-		if f.count != 0 || f.rate != 0 {
-			return usagef("--subscriptions and --subscribe-rate go with --subscribe 'METHOD PARAMS'")
+		if f.count != 0 || f.rate != 0 || f.reference != "" {
+			return usagef("--subscriptions, --subscribe-rate and --subscribe-reference go with --subscribe 'METHOD PARAMS'")
 		}
 		return nil
 	}
@@ -44,7 +46,12 @@ func (f *subscribeFlags) apply(p *plan.Plan) error {
 	if err != nil {
 		return usagef("--subscribe: %v", err)
 	}
-	s := &plan.Subscribe{Method: method, Params: params, Count: f.count, Rate: f.rate}
+	s := &plan.Subscribe{Method: method, Params: params, Count: f.count, Rate: f.rate, Reference: f.reference}
+	if f.reference != "" {
+		if err := plan.CheckReference(f.reference, params); err != nil {
+			return usagef("--subscribe-reference: %v", err)
+		}
+	}
 	switch {
 	case f.count < 0:
 		return usagef("--subscriptions %d: want 1 or more", f.count)
@@ -77,7 +84,7 @@ func subscriptionsAlone(p plan.Plan) bool {
 }
 
 // aloneFlags are the flags that mean something to a run of subscriptions alone.
-var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "duration", "format", "report-file", "quiet", "header", "H", "connect-timeout"}
+var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "subscribe-reference", "duration", "format", "report-file", "quiet", "header", "H", "connect-timeout"}
 
 // runSubscriptionsAlone checks p's subscriptions, if any; when p has no calls, it runs them for
 // the run's duration and reports them (done=true). done=false: p has no subscriptions, or calls

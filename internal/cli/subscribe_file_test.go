@@ -120,3 +120,41 @@ func TestLiveLinesCountSubscriptions(t *testing.T) {
 			last.Gaps, rep.Subscriptions.Gaps, rep.Subscriptions.Messages, wrote)
 	}
 }
+
+// --subscribe-reference times each head behind a second connection's receipt of it: every head
+// the subscriptions receive is timed, and with the reference's own they are all the node wrote.
+func TestRunSubscribeReference(t *testing.T) {
+	t.Parallel()
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, NewBlocks: 30})
+	code, stdout, stderr := mainOut("run", "--duration", "1500ms", "--format", "json", "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2",
+		"--subscribe-reference", s.WebSocketURL(), s.WebSocketURL())
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var rep struct {
+		Subscriptions struct {
+			Opened    int
+			Messages  uint64
+			Reference *struct {
+				URL   string
+				Heads uint64                 `json:"reference_heads"`
+				Timed uint64                 `json:"timed"`
+				Lag   *struct{ P50 float64 } `json:"lag_ms"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	u := rep.Subscriptions
+	if u.Opened != 2 || u.Reference == nil || u.Reference.Lag == nil || u.Reference.URL != s.WebSocketURL() {
+		t.Fatalf("subscriptions %+v: want 2 opened and a reference with its lag\n%s", u, stdout)
+	}
+	if wrote := s.Notified(); u.Reference.Heads == 0 || u.Reference.Timed != u.Messages || u.Messages+u.Reference.Heads != wrote {
+		t.Errorf("%d notifications (%d timed) and %d heads on the reference; the node wrote %d in all", u.Messages, u.Reference.Timed, u.Reference.Heads, wrote)
+	}
+	code, text, _ := mainOut("run", "--duration", "500ms", "--subscribe", `eth_subscribe ["newHeads"]`, "--subscribe-reference", s.WebSocketURL(), s.WebSocketURL())
+	if code != ExitOK || !strings.Contains(text, "  reference lag     ") || !strings.Contains(text, "  behind reference  ") {
+		t.Errorf("exit %d; the text report lacks the reference's rows:\n%s", code, text)
+	}
+}
