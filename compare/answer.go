@@ -24,9 +24,10 @@ func (c *Comparison) addAnswerMetrics(runs []*summary.Summary, stats []string) {
 			if _, ok := (summary.Percentiles{}).Stat(stat); !ok {
 				continue
 			}
-			c.addOptional(runs, name+" "+stat, "count", LowerIsBetter, func(s *summary.Summary) (float64, bool) {
-				return answerStat(s.AnswerMetrics, name, stat)
+			m := partialMetric(Metric{Name: name + " " + stat, Unit: "count", Better: LowerIsBetter, phrase: name + " " + stat}, len(runs), func(i int) (float64, bool) {
+				return answerStat(runs[i].AnswerMetrics, name, stat)
 			})
+			c.Metrics = append(c.Metrics, m)
 		}
 	}
 }

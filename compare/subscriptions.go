@@ -1,34 +1,13 @@
 package compare
 
 import (
-	"math"
-
 	"github.com/rpcbench/rpcbench/summary"
 )
 
 // addOptional appends to c.Metrics the figure name of each run, of(s) giving its value and
-// whether the run has it; a run that has not is Missing, and every ratio against it NaN.
+// whether the run has it (see partialMetric).
 func (c *Comparison) addOptional(runs []*summary.Summary, name, unit string, better Direction, of func(*summary.Summary) (float64, bool)) {
-	m := Metric{Name: name, Unit: unit, Better: better, phrase: name}
-	for i, s := range runs {
-		v, ok := of(s)
-		if !ok {
-			if m.Missing == nil {
-				m.Missing = make([]bool, len(runs))
-			}
-			m.Missing[i] = true
-			v = 0
-		}
-		m.Values = append(m.Values, v)
-	}
-	for i, v := range m.Values {
-		if m.missing(i) || m.missing(0) {
-			m.Ratios = append(m.Ratios, math.NaN())
-			continue
-		}
-		m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
-	}
-	c.Metrics = append(c.Metrics, m)
+	c.Metrics = append(c.Metrics, partialMetric(Metric{Name: name, Unit: unit, Better: better, phrase: name}, len(runs), func(i int) (float64, bool) { return of(runs[i]) }))
 }
 
 // addSubscriptionMetrics appends to c.Metrics, when some run had JSON-RPC subscriptions
