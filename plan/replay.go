@@ -61,7 +61,7 @@ func (r *ScenarioReplay) describe() string {
 		fmt.Fprintf(&b, ", %d passes", r.Loop)
 	}
 	if r.Every > 1 {
-		fmt.Fprintf(&b, ", every %d-th record", r.Every)
+		fmt.Fprintf(&b, ", one record in %d", r.Every)
 	}
 	if r.Sample > 0 && r.Sample < 1 {
 		fmt.Fprintf(&b, ", a %s sample (seed %d)", strconv.FormatFloat(r.Sample, 'f', -1, 64), r.Seed)

@@ -106,12 +106,12 @@ func (f *fileReader) checkReplay(n *yaml.Node, path string, s *plan.Scenario) {
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
-		if !contains(replayWith, k.Value) {
+		switch {
+		case !contains(replayWith, k.Value):
 			f.errorf(k, joinKey(path, k.Value), "a replay sends the recorded requests at their recorded times: drop %s here (with replay: give only %s)",
 				k.Value, strings.Join(replayWith[1:], ", "))
+		case k.Value == "checks" && s.Replay.RecordedStatus && s.Plan.Checks.Status != "":
+			f.errorf(k, joinKey(path, "checks.status"), "both checks.status and replay.expect_recorded_status: give one of them")
 		}
-	}
-	if s.Replay.RecordedStatus && s.Plan.Checks.Status != "" {
-		f.errorf(n, joinKey(path, "checks.status"), "both checks.status and replay.expect_recorded_status: give one of them")
 	}
 }
