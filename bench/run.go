@@ -81,8 +81,8 @@ type Options struct {
 	// Outputs, when set, gives each load run (and each step of a capacity search) the outputs its
 	// figures flow into as it goes: its result file, say (see runner.Options.Outputs).
 	Outputs func(id RunID) output.Set
-	// OutputErrs receives the outputs that failed at the end of a run, named; nil: they are notes of
-	// the run's summary.
+	// OutputErrs receives the outputs that failed at the end of a run (or of a capacity step),
+	// named; nil: a progress line says so.
 	OutputErrs func(id RunID, err error)
 	// Cut, when closed, cuts the run in progress at once (engine.WithCut).
 	Cut <-chan struct{}

@@ -42,6 +42,7 @@ func NewStats(runs []*summary.Summary, labels []string, stats []string) *Compari
 		c.Metrics = append(c.Metrics, metricOf(f, all))
 	}
 	c.addAnswerMetrics(runs, stats)
+	c.addQUICMetrics(runs)
 	c.Endpoints = endpoints(runs, figs)
 	return c
 }

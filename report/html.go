@@ -141,6 +141,8 @@ type runView struct {
 	// the send lag's p50, p99 and max in the open model ("" in the closed, which has no schedule).
 	Times   [][3]string
 	SendLag string
+	// QUIC are the facts of the run's QUIC connections (HTTP/3), a name and a value each (quicRows).
+	QUIC [][2]string
 }
 
 type endpointRow struct {
@@ -252,6 +254,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Warnings:    s.Warnings,
 		SLO:         sloHTML(s),
 		Generators:  generatorLines(s),
+		QUIC:        quicRows(&s.Connections),
 	}
 	if judged(s.Validity) {
 		r.Validity = &s.Validity

@@ -37,6 +37,10 @@ type Options struct {
 	Command []string
 	// Labels name the run among others (scenario, target, step) for the outputs.
 	Labels map[string]string
+	// OnSummary, when set, is given the run's result and its summary, complete, before the outputs
+	// stop (so that a report on a terminal does not wait for an output flushing to a slow
+	// receiver).
+	OnSummary func(*engine.Result, *summary.Summary)
 	// OnSetup, when set, is told that the setup phase succeeded, before the measured run starts.
 	OnSetup func(engine.SetupResult)
 	// Warn, when set, receives what went wrong without stopping the run: a profile that could not
@@ -115,9 +119,11 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	var tl summary.Timeline
 	stages := summary.NewStages(np.Load, names, o.StageRamps)
 	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
+	// the watch takes its last samples at the last tick before the outputs see that tick, so that
+	// those that take samples (output.ResourceObserver) get them with it
+	opts = append(opts, o.Watch.options()...)
 	opts = append(opts, o.Outputs.Options()...)
 	opts = append(opts, cut...)
-	opts = append(opts, o.Watch.options()...)
 	opts = append(opts, checked...)
 	opts = append(opts, o.Engine...)
 	var observers []output.ResourceObserver
@@ -144,5 +150,8 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	o.Watch.stop(s, res.MeasuredStart)
 	s.SetStageResources()
 	o.Profile.stop(s, warn)
+	if o.OnSummary != nil {
+		o.OnSummary(res, s)
+	}
 	return &Outcome{Result: res, Summary: s, OutputErr: o.Outputs.Stop(res, s)}, nil
 }

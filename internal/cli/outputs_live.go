@@ -10,6 +10,7 @@ import (
 	"github.com/rpcbench/rpcbench/output/otlp"
 	"github.com/rpcbench/rpcbench/output/promrw"
 	"github.com/rpcbench/rpcbench/output/promscrape"
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 // liveFlags are the flags of `run` that serve its live series to a Prometheus that pulls; those
@@ -35,7 +36,7 @@ var outType = regexp.MustCompile(`^([a-z][a-z0-9-]*)=(.*)$`)
 // scrape endpoint. A value whose TYPE is not an output's is a usage error when what follows is a
 // URL, and a file name otherwise ("a=b.json" stays a file). notes gets each output's closing line
 // (what it sent and dropped); version is the tool's, told to receivers.
-func (f *liveFlags) outputs(outs []string, notes io.Writer, version string) (files []string, live output.Set, err error) {
+func (f *liveFlags) outputs(outs []string, notes io.Writer, cut <-chan struct{}, version string) (files []string, live output.Set, err error) {
 	for _, v := range outs {
 		m := outType.FindStringSubmatch(v)
 		if m == nil {
@@ -44,20 +45,20 @@ func (f *liveFlags) outputs(outs []string, notes io.Writer, version string) (fil
 		}
 		switch typ, rest := m[1], m[2]; typ {
 		case "prometheus-rw":
-			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes, NativeHistograms: f.natives}, UserAgent: "rpcbench/" + version})
+			o, err := promrw.New("--out "+typ, rest, promrw.Options{PushOptions: output.PushOptions{Notes: notes, NativeHistograms: f.natives, Cut: cut}, UserAgent: "rpcbench/" + version})
 			if err != nil {
-				return nil, nil, usagef("--out %s: %v", v, err)
+				return nil, nil, usagef("--out %s=%s: %v", typ, plan.RedactURL(rest), err)
 			}
 			live = append(live, o)
 		case "otlp", "otlp-grpc":
-			o, err := otlp.New("--out "+typ, rest, otlp.Options{PushOptions: output.PushOptions{Notes: notes}, Version: version, GRPC: typ == "otlp-grpc"})
+			o, err := otlp.New("--out "+typ, rest, otlp.Options{PushOptions: output.PushOptions{Notes: notes, Cut: cut}, Version: version, GRPC: typ == "otlp-grpc"})
 			if err != nil {
-				return nil, nil, usagef("--out %s: %v", v, err)
+				return nil, nil, usagef("--out %s=%s: %v", typ, plan.RedactURL(rest), err)
 			}
 			live = append(live, o)
 		default:
 			if strings.Contains(rest, "://") {
-				return nil, nil, usagef("--out %s: no output is named %q: expected one of %s, as --out TYPE=URL, or a file name", v, typ, strings.Join(liveTypes, ", "))
+				return nil, nil, usagef("--out %s=%s: no output is named %q: expected one of %s, as --out TYPE=URL, or a file name", typ, plan.RedactURL(rest), typ, strings.Join(liveTypes, ", "))
 			}
 			files = append(files, v)
 		}

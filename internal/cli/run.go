@@ -337,6 +337,18 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", o.cmd(), msg) },
 	}
+	// With --live -, stdout is the stream of JSON lines, which the report must not break: it goes
+	// to stderr. The report is printed as soon as the summary is whole, before the outputs finish
+	// (a live output may wait for a slow receiver).
+	reportTo := e.stdout
+	if o.live == "-" {
+		reportTo = e.stderr
+	}
+	var renderErr error
+	ro.OnSummary = func(res *engine.Result, s *summary.Summary) {
+		segmentWarnings(e, res)
+		renderErr = render(reportTo, s, o.format, o.tables)
+	}
 	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
 		var pe *runner.PreflightError
@@ -353,16 +365,9 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
 	res, s := run.Result, run.Summary
-	segmentWarnings(e, res)
-	// With --live -, stdout is the stream of JSON lines, which the report must not break: it goes
-	// to stderr.
-	reportTo := e.stdout
-	if o.live == "-" {
-		reportTo = e.stderr
-	}
 	code := ExitOK
-	if err := render(reportTo, s, o.format, o.tables); err != nil {
-		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), err)
+	if renderErr != nil {
+		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), renderErr)
 		code = ExitCannotStart
 	}
 	if run.OutputErr != nil {

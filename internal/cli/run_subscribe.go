@@ -120,7 +120,7 @@ func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.F
 		return fail(e, "run", usagef("--subscribe: %v", err), ExitUsage), true
 	}
 	rep := subscriptionsReport{
-		Schema: summary.Schema, Tool: summary.Tool{Name: "rpcbench", Version: Version()}, Target: p.Endpoints[0].URL,
+		Schema: summary.Schema, Tool: summary.Tool{Name: "rpcbench", Version: Version()}, Target: plan.ShownURL(p.Endpoints[0].URL, f.output.showSecrets),
 		StartedAt: started.UTC(), DurationS: time.Since(started).Seconds(), Subscriptions: res.Summary(),
 	}
 	code = ExitOK
