@@ -142,3 +142,49 @@ scenarios:
 		}
 	}
 }
+
+// With expect_recorded_status, each target's answers are judged by the statuses recorded: a
+// target that answers 200 to everything fails the one request recorded as a 404, and passes the
+// three recorded as 200.
+func TestReplayScenarioJudgesByTheRecordedStatus(t *testing.T) {
+	t.Parallel()
+	src, err := filepath.Abs(filepath.Join("..", "examples", "replay", "statuses.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for range 2 {
+		s, err := lab.New(lab.Config{}, lab.WithMiddleware(func(http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		urls = append(urls, s.URL())
+	}
+	bench := readBench(t, t.TempDir(), fmt.Sprintf(`targets:
+  a: {url: %q}
+  b: {url: %q}
+scenarios:
+  recorded:
+    replay: {files: [%q], speed: 40, expect_recorded_status: true}
+`, urls[0], urls[1], src))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := Run(ctx, bench, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Runs) != 2 {
+		t.Fatalf("runs: got %d; want one per target", len(out.Runs))
+	}
+	for _, m := range out.Runs {
+		if m.Err != nil || m.Summary == nil {
+			t.Fatalf("%s: %v", m.RunID, m.Err)
+		}
+		if r := m.Summary.Requests; r.Sent != 4 || r.OK != 3 || r.Errors != 1 {
+			t.Errorf("%s: sent %d, ok %d, errors %d; want 4, 3, 1 (the 404 recorded for /missing answered 200)", m.RunID, r.Sent, r.OK, r.Errors)
+		}
+	}
+}

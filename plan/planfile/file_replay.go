@@ -37,11 +37,14 @@ func (f *fileReader) replay(n *yaml.Node, path string) *plan.ScenarioReplay {
 			r.Format = f.choice(v, kp, replay.Formats...)
 		case "log_format":
 			logFormat = v
-			if s := f.str(v, kp); s != "" {
+			if s, ok := f.scalar(v, kp, "an access log's layout"); ok && s == "" {
+				f.errorf(v, kp, `empty: want an access log's layout in nginx's log_format syntax, e.g. '$remote_addr [$time_local] "$request" $status'`)
+			} else if ok {
 				r.Format = "log_format:" + s
 			}
 		case "speed":
-			if r.Speed = f.number(v, kp); r.Speed == 0 {
+			told := len(f.errs)
+			if r.Speed = f.number(v, kp); r.Speed == 0 && len(f.errs) == told { // a 0, not a mistake told already
 				f.errorf(v, kp, "want a number above 0 (2: twice as fast, 0.5: half as fast)")
 			}
 		case "rate":

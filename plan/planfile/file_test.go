@@ -214,6 +214,8 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:5:21: scenarios.s.replay.files: file 2 is -: standard input cannot be replayed`}},
 		{"a replay's bad pattern", head + "  s:\n    replay: {files: [a.log], include: \"(\"}\n", []string{
 			`p.yaml:5:39: scenarios.s.replay.include: "(": error parsing regexp: missing closing ): ` + "`(`"}},
+		{"a replay's empty log_format", head + "  s:\n    replay: {files: [a.log], log_format: \"\"}\n", []string{
+			`p.yaml:5:42: scenarios.s.replay.log_format: empty: want an access log's layout`}},
 		{"a replay's speed 0", head + "  s:\n    replay: {files: [a.log], speed: 0}\n", []string{
 			`p.yaml:5:37: scenarios.s.replay.speed: want a number above 0`}},
 		{"a replay's unknown format", head + "  s:\n    replay: {files: [a.log], format: apache}\n", []string{
