@@ -43,6 +43,7 @@ func NewStats(runs []*summary.Summary, labels []string, stats []string) *Compari
 	}
 	c.addAnswerMetrics(runs, stats)
 	c.addQUICMetrics(runs)
+	c.addSubscriptionMetrics(runs)
 	c.Endpoints = endpoints(runs, figs)
 	return c
 }

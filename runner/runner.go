@@ -7,6 +7,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/subscribe"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -115,6 +116,11 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 		names[i] = e.Name
 	}
 	run := output.Run{Plan: shown, Endpoints: names, Command: o.Command, Labels: o.Labels, Version: o.Version, Started: time.Now()}
+	var live *subscribe.Live
+	if np.Subscribe != nil {
+		live = &subscribe.Live{}
+		run.Subscriptions = live.Counts
+	}
 	if err := o.Outputs.Start(run); err != nil {
 		return nil, &OutputError{err}
 	}
@@ -137,7 +143,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	o.Watch.start(np, observers)
 	o.Profile.start(np)
 	o.Profiler.start(np)
-	subs := startSubscriptions(ctx, np)
+	subs := startSubscriptions(ctx, np, live)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
 		subs.finish(nil, warn)

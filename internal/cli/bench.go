@@ -74,7 +74,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if f.dryRun {
-		dryRun(e.stdout, b)
+		dryRun(e.stdout, checked)
 		return ExitOK
 	}
 	dir := f.outDir
@@ -184,13 +184,21 @@ func makeRunDir(dir string) error {
 func resultName(id bench.RunID) string { return id.FileStem() + ".rb" }
 
 // dryRun prints the targets and the runs in the order they would go, with their lengths.
-func dryRun(w io.Writer, b *plan.Bench) {
+func dryRun(w io.Writer, c *bench.Checked) {
+	b := c.Bench
 	var total time.Duration
 	runs, unknown := 0, false
 	for _, s := range b.Scenarios {
 		if s.IsCommand() {
 			runs += max(1, s.Repeat) * len(b.Targets)
 			unknown = true
+			continue
+		}
+		if s.Replay != nil { // as long as each target's timeline
+			for _, t := range b.Targets {
+				total += c.Timeline(s.Name, t.Name).End()
+				runs++
+			}
 			continue
 		}
 		for k := range s.Runs() {
@@ -200,6 +208,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 			unknown = unknown || !ok
 		}
 	}
+	total = total.Round(time.Millisecond)
 	about := "about " + total.String()
 	if unknown {
 		about = "at least " + total.String() + " (some runs end on a count, a command's exit or a capacity search's answer)"
@@ -237,7 +246,11 @@ func dryRun(w io.Writer, b *plan.Bench) {
 		for k := range s.Runs() {
 			for _, t := range b.Targets {
 				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				fmt.Fprintf(w, "  %s: %s\n", id, s.Describe(k))
+				what := s.Describe(k)
+				if tl := c.Timeline(s.Name, t.Name); tl != nil {
+					what += ": " + bench.DescribeReplay(tl)
+				}
+				fmt.Fprintf(w, "  %s: %s\n", id, what)
 			}
 		}
 	}

@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/schedule"
@@ -244,8 +246,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	var p plan.Plan
+	var rr *replayRun
 	if f.planf.file != "" {
-		p, err = f.planOfFile(e, fs, pos)
+		p, rr, err = f.planOfFile(e, fs, pos)
 	} else {
 		p, err = f.plan(strings.Join(pos, ""))
 	}
@@ -274,11 +277,19 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if o.profile, err = f.profile.prepare(f.output.out); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	o.engine = f.segment.options()
+	if rr != nil {
+		prep, tl, err := bench.PrepareReplay(rr.s, rr.t, rr.b.Dir, plan.OSFiles(e.stdin))
+		if err != nil {
+			return fail(e, "run", usageError{planfile.ScenarioError(rr.b, rr.s, rr.t, err).Error()}, ExitUsage)
+		}
+		fmt.Fprintf(e.stderr, "rpcbench run: %s: %s: %s\n", rr.s.Name, rr.s.Describe(0), bench.DescribeReplay(tl))
+		return executeReplay(ctx, e, prep, o, tl, rr.s.Replay.RecordedStatus)
+	}
 	prep, err := prepare(e, p)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	o.engine = f.segment.options()
 	return execute(ctx, e, prep, o)
 }
 

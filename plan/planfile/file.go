@@ -421,6 +421,8 @@ var loadKeys = []string{
 	"slo", "require_valid",
 	// a capacity search instead of a load
 	"capacity",
+	// a recording sent instead of a load
+	"replay",
 	// each endpoint or call alone instead of the mix
 	"alone",
 	// the figures of the report's side-by-side tables
@@ -560,6 +562,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			p.RequireValid = f.boolean(v, kp)
 		case "capacity":
 			s.Capacity = f.capacity(v, kp)
+		case "replay":
+			s.Replay = f.replay(v, kp)
 		case "alone":
 			s.Alone = f.boolean(v, kp)
 		case "stats":
@@ -577,6 +581,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	}
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
+	f.checkReplay(n, path, &s)
 	f.alone(n, path, &s)
 	f.checkSweep(sweepAt, path, &s)
 	return s

@@ -29,12 +29,13 @@ import (
 //
 // Before an idle connection is reused, its socket is looked at (one system call): a connection
 // that the server closed, or on which it sent something unasked (a 408 at its idle timeout), is
-// closed and another one used. A connection whose last answer came less than CheckIdleAfter ago
-// is reused without the look: no server closes a kept-alive connection at an idle timeout that
-// short, and in a closed loop or at a high rate it saves a system call per request. A server that
-// closes a connection right after an answer without saying so ("Connection: close") is then seen
-// as above: the idempotent request is retried and counted, a POST fails with class Reset (which a
-// look made right after the answer may miss too: the close can come after it).
+// closed and another one used. For an idempotent request, a connection whose last answer came less
+// than CheckIdleAfter ago is reused without the look: no server closes a kept-alive connection at
+// an idle timeout that short, and in a closed loop or at a high rate it saves a system call per
+// request; a server that closes a connection right after an answer without saying so
+// ("Connection: close") is then seen as above, the request retried and counted. A POST or a PATCH,
+// which cannot be sent twice, always has the look (which may still miss a close that comes after
+// it: the POST then fails with class Reset).
 type Transport struct {
 	opts           Options
 	timeout        time.Duration
@@ -121,7 +122,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	key := poolKey{r.Scheme, r.Host}
-	c, ev, opened, err := t.getConn(ctx, key, now, deadline)
+	c, ev, opened, err := t.getConn(ctx, key, now, deadline, idempotent(r.Method))
 	if opened {
 		out.Conn, out.Opened = ev, true
 	}
