@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,6 +53,23 @@ func run(t *testing.T, cfg Config) *Result {
 //
 // Not parallel: it runs alone in the package, as its figures are times.
 func TestStallLatencyMatchesSchedule(t *testing.T) {
+	// A busy machine can hold the node's block loop or the reader off the CPU for longer than 2 %
+	// of a latency: up to three tries, one that matches is enough; a wrong measure fails all three.
+	var fails []string
+	for try := 1; try <= 3; try++ {
+		problems := stallTry(t)
+		if len(problems) == 0 {
+			return
+		}
+		fails = append(fails, fmt.Sprintf("try %d: %s", try, strings.Join(problems, "; ")))
+	}
+	t.Error(strings.Join(fails, "\n"))
+}
+
+// stallTry runs the stall once and returns what did not match the schedule.
+func stallTry(t *testing.T) (problems []string) {
+	t.Helper()
+	errorf := func(format string, a ...any) { problems = append(problems, fmt.Sprintf(format, a...)) }
 	s := node(t, ethrpc.Config{BlockTime: 10 * time.Millisecond, StallFor: time.Second, StallEvery: 5 * time.Second})
 	r := run(t, Config{URL: s.WebSocketURL(), Count: 1, Hold: 9 * time.Second})
 	if r.Opened != 1 || r.Gaps != 0 || r.Stamped != r.Messages {
@@ -82,17 +100,18 @@ func TestStallLatencyMatchesSchedule(t *testing.T) {
 		checked++
 		got := float64(r.Delivery.ValueAtQuantile(q)) / 1000
 		if math.Abs(got-want) > 0.02*want {
-			t.Errorf("p%v delivery latency %.1f ms; the schedule says %.0f ms (±2 %%; the writer resumed %.1f ms late)", q, got, want, late)
+			errorf("p%v delivery latency %.1f ms; the schedule says %.0f ms (±2 %%; the writer resumed %.1f ms late)", q, got, want, late)
 		}
 	}
 	if checked < 4 {
-		t.Errorf("only %d percentiles were checked", checked)
+		errorf("only %d percentiles were checked", checked)
 	}
 	// Below the stalled part, the truth is near zero: the median must be far below the stalled
 	// latencies' (500 ms).
 	if p50 := float64(r.Delivery.ValueAtQuantile(50)) / 1000; p50 > 50 {
-		t.Errorf("median delivery latency %.1f ms; nothing outside the stall waits", p50)
+		errorf("median delivery latency %.1f ms; nothing outside the stall waits", p50)
 	}
+	return problems
 }
 
 // The node makes 100 blocks, one per 20 ms, and drops every 60th notification of the first
