@@ -213,7 +213,7 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	if unknown {
 		about = "at least " + total.String() + " (some runs end on a count, a command's exit or a capacity search's answer)"
 	}
-	fmt.Fprintf(w, "plan %s: %d targets, %d scenarios, %d runs, %s\n\ntargets:\n", b.File, len(b.Targets), len(b.Scenarios), runs, about)
+	fmt.Fprintf(w, "plan %s: %s, %s, %s, %s\n\ntargets:\n", b.File, counted(len(b.Targets), "target"), counted(len(b.Scenarios), "scenario"), counted(runs, "run"), about)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range b.Targets {
 		how := "already running"
@@ -254,4 +254,12 @@ func dryRun(w io.Writer, c *bench.Checked) {
 			}
 		}
 	}
+}
+
+// counted says n things: "1 target", "2 targets".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -161,7 +161,7 @@ scenarios:
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"2 targets, 1 scenarios, 4 runs", `
+	for _, want := range []string{"2 targets, 1 scenario, 4 runs", `
 runs, in order:
   e2e build (timed apart): make e2e
   e2e on a (round 1): command: ./e2e

@@ -55,7 +55,7 @@ scenarios:
 	}
 	for _, w := range []string{
 		// each target's replay ends one mean interval (1 s) after its last record: 3 s at 20×
-		"1 scenarios, 2 runs, about 300ms\n",
+		"1 scenario, 2 runs, about 300ms\n",
 		"  recorded on lab: replay of three.log at 20× the recorded pace: 3 recorded requests, the last 100ms after the first\n",
 		"  recorded on other: replay of three.log",
 	} {
