@@ -123,11 +123,11 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 		return fail(e, "capacity", err, ExitUsage)
 	}
 	// the steps' live series share one run_id, the search's start, each labelled with its step
-	runID, step := output.RunID(time.Now()), 0
+	runID, steps := output.RunID(time.Now()), 0
 	cfg.Options = func() runner.Options {
-		step++
-		notes := prefixed{w: e.stderr, prefix: fmt.Sprintf("rpcbench capacity: step %d: ", step)}
-		return runner.Options{Watch: watch, Outputs: live.set(notes), Labels: map[string]string{"run_id": runID, "step": fmt.Sprintf("capacity %d", step)}}
+		steps++
+		notes := prefixed{w: e.stderr, prefix: fmt.Sprintf("rpcbench capacity: step %d: ", steps)}
+		return runner.Options{Watch: watch, Outputs: live.set(notes), Labels: map[string]string{"run_id": runID, "step": fmt.Sprintf("capacity %d", steps)}}
 	}
 	cfg.Cut = e.cut
 	cfg.OnStep = func(st capacity.Step) {
