@@ -73,24 +73,26 @@ type window struct {
 	what     string
 }
 
-// Item 5 end to end: a lab whose requests stall for 1s every 7s (a GC-like pause, counted by
-// lab_pause_seconds_total as a GC's pause time is) and burn 80ms of CPU each in a window of 2s,
+// Item 5 end to end: a lab whose requests stall for 1s every 8s (a GC-like pause, counted by
+// lab_pause_seconds_total as a GC's pause time is) and burn 300ms of CPU each in a window of 1.5s,
 // watched by --monitor-pid and --monitor-metrics. The text report names a jump at each window
 // inside the run — the pause counter at the stalls, the lab's CPU at the burn — and nothing else
 // of the lab: no jump outside the windows, no CPU at a stall, no pause at the burn.
 // The windows are placed by the lab's schedule against its own start and the run's, not by how
-// fast anything ran: a service time of 20ms, ten requests a second, so that a noisy machine's
-// hiccups stay below the 60ms a jump needs.
+// fast anything ran: a service time of 20ms, five requests a second, so that a noisy machine's
+// hiccups stay below the three times the median p99 a jump needs, and a burn that asks for one and
+// a half cores, so that its latency and CPU stand out on a loaded machine too; a warm-up of 1s, so that the
+// connections' set-up is no jump; the windows 2s apart or more, as the burn's queue drains after it.
 func TestJumpsNameTheLabsWindows(t *testing.T) {
 	const (
-		stall, every, stallStart = 1.0, 7.0, 4.0
-		burnStart, burnFor       = 7.0, 2.0
+		stall, every, stallStart = 1.0, 8.0, 4.0
+		burnStart, burnFor       = 7.0, 1.5
 		runFor                   = 14.0
 	)
-	url, pid, origin := startLabProcess(t, "--latency", "20ms", "--stall", "1s", "--every", "7s", "--stall-start", "4s",
-		"--burn", "80ms", "--burn-start", "7s", "--burn-for", "2s")
+	url, pid, origin := startLabProcess(t, "--latency", "20ms", "--stall", "1s", "--every", "8s", "--stall-start", "4s",
+		"--burn", "300ms", "--burn-start", "7s", "--burn-for", "1500ms")
 	file := filepath.Join(t.TempDir(), "report.txt")
-	code, stdout, stderr := mainOut("run", "--rate", "10", "--duration", "14s", "--quiet", "--format", "json", "--report-file", file,
+	code, stdout, stderr := mainOut("run", "--rate", "5", "--warmup", "1s", "--duration", "14s", "--quiet", "--format", "json", "--report-file", file,
 		"--monitor-pid", strconv.Itoa(pid), "--monitor-metrics", url+"/metrics", "--monitor-series", "lab_pause_seconds_total", url+"/x")
 	if code != ExitOK && code != ExitInvalid {
 		t.Fatalf("exit %d\n%s", code, stderr)
