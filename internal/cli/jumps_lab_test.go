@@ -73,26 +73,27 @@ type window struct {
 	what     string
 }
 
-// Item 5 end to end: a lab whose requests stall for 1s every 8s (a GC-like pause, counted by
-// lab_pause_seconds_total as a GC's pause time is) and burn 300ms of CPU each in a window of 1.5s,
+// Item 5 end to end: a lab whose requests stall for 1.5s every 9s (a GC-like pause, counted by
+// lab_pause_seconds_total as a GC's pause time is) and burn 800ms of CPU each in a window of 1s,
 // watched by --monitor-pid and --monitor-metrics. The text report names a jump at each window
 // inside the run — the pause counter at the stalls, the lab's CPU at the burn — and nothing else
 // of the lab: no jump outside the windows, no CPU at a stall, no pause at the burn.
 // The windows are placed by the lab's schedule against its own start and the run's, not by how
-// fast anything ran: a service time of 20ms, five requests a second, so that a noisy machine's
-// hiccups stay below the three times the median p99 a jump needs, and a burn that asks for one and
-// a half cores, so that its latency and CPU stand out on a loaded machine too; a warm-up of 1s, so that the
-// connections' set-up is no jump; the windows 2s apart or more, as the burn's queue drains after it.
+// fast anything ran. For a loaded machine: a service time of 100ms, so that hiccups of the
+// machine (up to ~100ms of send lag seen) stay below the three times the median p99 a jump needs;
+// a warm-up of 1s, so that the connections' set-up is no jump; a burn that asks for 3.2s of CPU
+// in 1s, so that its latency and CPU stand out, and the next stall 5s after it, as its queue
+// drains.
 func TestJumpsNameTheLabsWindows(t *testing.T) {
 	const (
-		stall, every, stallStart = 1.0, 8.0, 4.0
-		burnStart, burnFor       = 7.0, 1.5
+		stall, every, stallStart = 1.5, 9.0, 4.0
+		burnStart, burnFor       = 7.0, 1.0
 		runFor                   = 14.0
 	)
-	url, pid, origin := startLabProcess(t, "--latency", "20ms", "--stall", "1s", "--every", "8s", "--stall-start", "4s",
-		"--burn", "300ms", "--burn-start", "7s", "--burn-for", "1500ms")
+	url, pid, origin := startLabProcess(t, "--latency", "100ms", "--stall", "1500ms", "--every", "9s", "--stall-start", "4s",
+		"--burn", "800ms", "--burn-start", "7s", "--burn-for", "1s")
 	file := filepath.Join(t.TempDir(), "report.txt")
-	code, stdout, stderr := mainOut("run", "--rate", "5", "--warmup", "1s", "--duration", "14s", "--quiet", "--format", "json", "--report-file", file,
+	code, stdout, stderr := mainOut("run", "--rate", "4", "--warmup", "1s", "--duration", "14s", "--quiet", "--format", "json", "--report-file", file,
 		"--monitor-pid", strconv.Itoa(pid), "--monitor-metrics", url+"/metrics", "--monitor-series", "lab_pause_seconds_total", url+"/x")
 	if code != ExitOK && code != ExitInvalid {
 		t.Fatalf("exit %d\n%s", code, stderr)
