@@ -33,11 +33,13 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	step := 0 // the steps run so far
 	cfg := o.capacityConfig(s, t, dir)
 	cfg.Prepared = prep
+	var id RunID // the step running
 	cfg.Options = func() runner.Options {
 		step++
-		id := RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
+		id = RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
 		return o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets))
 	}
+	cfg.OutputFailed = func(err error) { o.outputFailed(id, err) }
 	cfg.OnStep = func(st capacity.Step) {
 		o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
 	}
@@ -49,6 +51,11 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 		return r
 	}
 	r.Result = res
+	if res.Err != nil { // a step could not run: the search failed there
+		r.Err = fmt.Errorf("a step could not run, and the search stopped there: %w", res.Err)
+		o.progress("%s on %s: %v", s.Name, t.Name, r.Err)
+		return r
+	}
 	o.progress("%s on %s: %s", s.Name, t.Name, res.Answer())
 	return r
 }

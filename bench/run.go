@@ -14,6 +14,7 @@ import (
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/plan/planfile"
+	"github.com/rpcbench/rpcbench/replay"
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -80,8 +81,8 @@ type Options struct {
 	// Outputs, when set, gives each load run (and each step of a capacity search) the outputs its
 	// figures flow into as it goes: its result file, say (see runner.Options.Outputs).
 	Outputs func(id RunID) output.Set
-	// OutputErrs receives the outputs that failed at the end of a run, named; nil: they are notes of
-	// the run's summary.
+	// OutputErrs receives the outputs that failed at the end of a run (or of a capacity step),
+	// named; nil: a progress line says so.
 	OutputErrs func(id RunID, err error)
 	// Cut, when closed, cuts the run in progress at once (engine.WithCut).
 	Cut <-chan struct{}
@@ -106,6 +107,9 @@ type Checked struct {
 	// preps are the prepared runs by scenario, target and step (step 0 for a search); a run takes
 	// its own out, so that what it read is freed when it is done.
 	preps map[runKey]*plan.Prepared
+	// timelines are the replay scenarios' recordings by scenario and target, read once to check
+	// them; a run takes its own out.
+	timelines map[runKey]*replay.Timeline
 }
 
 type runKey struct {
@@ -117,6 +121,12 @@ type runKey struct {
 // nil when the plan file has none such.
 func (c *Checked) Prepared(scenario, target string, step int) *plan.Prepared {
 	return c.preps[runKey{scenario, target, step}]
+}
+
+// Timeline returns the timeline of replay scenario against target, nil when the plan file has
+// none such or its run has taken it.
+func (c *Checked) Timeline(scenario, target string) *replay.Timeline {
+	return c.timelines[runKey{scenario, target, 0}]
 }
 
 // take returns the prepared run of k, and forgets it.
@@ -133,7 +143,7 @@ func Check(b *plan.Bench, fsys fs.FS) (*Checked, error) {
 	if fsys == nil {
 		fsys = plan.OSFiles(nil)
 	}
-	c := &Checked{Bench: b, preps: map[runKey]*plan.Prepared{}}
+	c := &Checked{Bench: b, preps: map[runKey]*plan.Prepared{}, timelines: map[runKey]*replay.Timeline{}}
 	o := &Options{Files: fsys}
 	var errs []error
 	for _, s := range b.Scenarios {
@@ -149,6 +159,11 @@ func Check(b *plan.Bench, fsys fs.FS) (*Checked, error) {
 						break
 					}
 					prep, err = o.capacityConfig(s, t, b.Dir).Prepare()
+				} else if s.Replay != nil {
+					var tl *replay.Timeline
+					if prep, tl, err = PrepareReplay(s, t, b.Dir, fsys); err == nil {
+						c.timelines[runKey{s.Name, t.Name, k}] = tl
+					}
 				} else {
 					prep, err = plan.Prepare(s.PlanFor(t, k, b.Dir), fsys)
 				}
@@ -258,8 +273,18 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 				}
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				m := Measured{RunID: id, Err: errors.New(gone)}
+				key := runKey{s.Name, t.Name, k}
+				switch {
+				case gone != "":
+				case s.Replay != nil:
+					tl := checked.timelines[key]
+					delete(checked.timelines, key)
+					m = o.runReplay(ctx, id, s, checked.take(key), tl, watchesFor(ctx, t, started, o.ShowSecrets))
+				default:
+					prep := checked.take(key)
+					m = o.runLoad(ctx, id, prep, o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets)), describe(prep.Plan))
+				}
 				if gone == "" {
-					m = o.runLoad(ctx, id, checked.take(runKey{s.Name, t.Name, k}), watchesFor(ctx, t, started, o.ShowSecrets))
 					m.TargetEnded = ended(t)
 				}
 				o.endedWhile(id.String(), m.TargetEnded)
@@ -337,14 +362,15 @@ func (o *Options) progress(format string, a ...any) {
 	}
 }
 
-// runLoad runs one prepared load run through the runner, its setup phase first.
-func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, w *runner.Watching) Measured {
+// runLoad runs one prepared load run through the runner with ro (see runnerOptions), its setup
+// phase first; what says what it sends, for the progress line.
+func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, ro runner.Options, what string) Measured {
 	m := Measured{RunID: id}
-	o.progress("%s: %s", id, describe(prep.Plan))
+	o.progress("%s: %s", id, what)
 	if tr := prep.Plan.Traffic; tr.RewriteHost {
 		o.progress("%s: %s", id, tr.RewriteNote(plan.RedactURL(tr.Base)))
 	}
-	run, err := runner.Run(ctx, prep, o.runnerOptions(id, w))
+	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
 		m.Err = err
 		var se *runner.SetupError

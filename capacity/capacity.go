@@ -92,6 +92,9 @@ type Config struct {
 	// Options, when set, gives each step's run its outputs and what it watches (runner.Options;
 	// its Version, ShowSecrets and Cut are this Config's). Called before each step.
 	Options func() runner.Options
+	// OutputFailed, when set, is told of a step's outputs that failed at its end (the figures
+	// stand); nil: a note of the step's summary.
+	OutputFailed func(error)
 	// Cut, when closed, cuts the step in progress at once (engine.WithCut).
 	Cut <-chan struct{}
 	// Run runs one step's plan, prepared, calling observe with each of its ticks (as
@@ -150,6 +153,9 @@ type Result struct {
 	Confirmations int
 	// Interrupted is true when ctx ended the search: the steps so far are kept.
 	Interrupted bool
+	// Err says why a step could not run (an output that could not start, a server gone before
+	// the step's pre-flight); the search stopped there, the steps before it are kept.
+	Err error
 }
 
 // Search runs the search of c. It returns an error when the search cannot start (no SLO, an
@@ -164,6 +170,11 @@ func Search(ctx context.Context, c Config) (*Result, error) {
 	if prep == nil {
 		var err error
 		if prep, err = c.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	if c.Run == nil { // what the first step's pre-flight would find, told before any step
+		if err := runner.Preflight(ctx, prep); err != nil {
 			return nil, err
 		}
 	}
@@ -478,7 +489,11 @@ func (s *search) step(ctx context.Context, rate float64, phase string) (Step, bo
 	p.Plan.Load.Duration = s.length(rate)
 	sum, collapsed, err := s.runStep(ctx, &p)
 	if err != nil {
-		s.res.Interrupted = true
+		if ctx.Err() != nil {
+			s.res.Interrupted = true
+		} else {
+			s.res.Err = err // the step could not run: the search stops, saying why
+		}
 		return Step{}, false
 	}
 	st := Step{Rate: rate, Summary: sum, Collapsed: collapsed, Phase: phase, Answers: sum.Requests.Completed, Needed: s.need}
@@ -567,7 +582,10 @@ func (s *search) runEngine(ctx context.Context, prep *plan.Prepared, observe eng
 	if err != nil {
 		return nil, err
 	}
-	if run.OutputErr != nil {
+	switch {
+	case run.OutputErr != nil && s.c.OutputFailed != nil:
+		s.c.OutputFailed(run.OutputErr)
+	case run.OutputErr != nil:
 		run.Summary.Notes = append(run.Summary.Notes, "an output of this step failed: "+run.OutputErr.Error())
 	}
 	return run.Summary, nil

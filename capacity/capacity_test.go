@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -18,6 +19,8 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/runner"
+	"github.com/rpcbench/rpcbench/serve/items"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -699,5 +702,33 @@ func TestSearchWithJudge(t *testing.T) {
 	}
 	if err := (Config{Start: 1}).Validate(); err == nil || !strings.Contains(err.Error(), "no SLO") {
 		t.Errorf("without SLO or judge: %v; want an error naming the missing SLO", err)
+	}
+}
+
+// A search whose requests the server cannot serve (a gRPC method it does not have) is refused
+// before any step, saying why — not an interruption that nobody asked for; a server that is not
+// there is the same, as a failure to connect.
+func TestSearchRefusesWhatThePreflightFinds(t *testing.T) {
+	t.Parallel()
+	srv, err := items.New(items.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	for _, c := range []struct {
+		url     string
+		connect bool
+	}{
+		{"grpc://" + srv.GRPCAddr() + "/rpz.ItemService/NoSuchMethod", false},
+		{"grpc://127.0.0.1:1/rpz.ItemService/GetItem", true},
+	} {
+		res, err := Search(context.Background(), Config{
+			Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: c.url, Body: []byte(`{"id":"1"}`)}}, HTTP: plan.HTTP{ConnectTimeout: 2 * time.Second}},
+			SLO:  slo(t, "p99<50ms"), Start: 10, Step: 200 * time.Millisecond, Warmup: plan.Wait(0),
+		})
+		var pe *runner.PreflightError
+		if !errors.As(err, &pe) || pe.Connect != c.connect || res != nil {
+			t.Errorf("%s: result %+v, error %v; want no search and a PreflightError (connect %v)", c.url, res, err, c.connect)
+		}
 	}
 }

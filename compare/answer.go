@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"math"
 	"slices"
 
 	"github.com/rpcbench/rpcbench/summary"
@@ -25,24 +24,9 @@ func (c *Comparison) addAnswerMetrics(runs []*summary.Summary, stats []string) {
 			if _, ok := (summary.Percentiles{}).Stat(stat); !ok {
 				continue
 			}
-			m := Metric{Name: name + " " + stat, Unit: "count", Better: LowerIsBetter, phrase: name + " " + stat}
-			for i, s := range runs {
-				v, ok := answerStat(s.AnswerMetrics, name, stat)
-				if !ok {
-					if m.Missing == nil {
-						m.Missing = make([]bool, len(runs))
-					}
-					m.Missing[i] = true
-				}
-				m.Values = append(m.Values, v)
-			}
-			for i, v := range m.Values {
-				if m.missing(i) || m.missing(0) {
-					m.Ratios = append(m.Ratios, math.NaN())
-					continue
-				}
-				m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
-			}
+			m := partialMetric(Metric{Name: name + " " + stat, Unit: "count", Better: LowerIsBetter, phrase: name + " " + stat}, len(runs), func(i int) (float64, bool) {
+				return answerStat(runs[i].AnswerMetrics, name, stat)
+			})
 			c.Metrics = append(c.Metrics, m)
 		}
 	}

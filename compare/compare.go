@@ -119,6 +119,8 @@ func New(runs []*summary.Summary, labels []string) *Comparison {
 	}
 	add("send lag p99", "ms", "send lag p99", LowerIsBetter, func(s *summary.Summary) float64 { return s.SendLag.P99 })
 	c.addAnswerMetrics(runs, []string{"p50", "p99"})
+	c.addQUICMetrics(runs)
+	c.addSubscriptionMetrics(runs)
 	c.Endpoints = endpoints(runs, []figure{throughput.judged(closed), errorRate, p50, p99})
 	return c
 }

@@ -94,26 +94,12 @@ var (
 
 // metricOf makes the metric of f over stats, one per run; a nil entry is a run without the figure.
 func metricOf(f figure, stats []*summary.Stats) Metric {
-	m := Metric{Name: f.name, Unit: f.unit, Better: f.better, phrase: f.phrase}
-	for i, st := range stats {
-		if st == nil {
-			if m.Missing == nil {
-				m.Missing = make([]bool, len(stats))
-			}
-			m.Missing[i] = true
-			m.Values = append(m.Values, 0)
-			continue
+	return partialMetric(Metric{Name: f.name, Unit: f.unit, Better: f.better, phrase: f.phrase}, len(stats), func(i int) (float64, bool) {
+		if stats[i] == nil {
+			return 0, false
 		}
-		m.Values = append(m.Values, f.of(st))
-	}
-	for i, v := range m.Values {
-		if m.missing(i) || m.missing(0) {
-			m.Ratios = append(m.Ratios, math.NaN())
-			continue
-		}
-		m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
-	}
-	return m
+		return f.of(stats[i]), true
+	})
 }
 
 // missing reports whether run i lacks the figure (an endpoint it did not have).
@@ -154,4 +140,29 @@ func (m Metric) MarshalJSON() ([]byte, error) {
 		Values []*float64 `json:"values"`
 		Ratios []*float64 `json:"ratios"`
 	}{m.Name, m.Unit, better, values, ratios})
+}
+
+// partialMetric is the figure m (its name, unit, direction and phrase) of n runs that some may
+// lack: of(i) is run i's value, ok=false when it has none (then its value is 0 and it is missing,
+// with a NaN ratio, as are all ratios when the first run lacks it).
+func partialMetric(m Metric, n int, of func(i int) (float64, bool)) Metric {
+	for i := range n {
+		v, ok := of(i)
+		if !ok {
+			v = 0
+			if m.Missing == nil {
+				m.Missing = make([]bool, n)
+			}
+			m.Missing[i] = true
+		}
+		m.Values = append(m.Values, v)
+	}
+	for i, v := range m.Values {
+		if m.missing(i) || m.missing(0) {
+			m.Ratios = append(m.Ratios, math.NaN())
+			continue
+		}
+		m.Ratios = append(m.Ratios, Ratio(v, m.Values[0]))
+	}
+	return m
 }

@@ -42,6 +42,8 @@ func NewStats(runs []*summary.Summary, labels []string, stats []string) *Compari
 		c.Metrics = append(c.Metrics, metricOf(f, all))
 	}
 	c.addAnswerMetrics(runs, stats)
+	c.addQUICMetrics(runs)
+	c.addSubscriptionMetrics(runs)
 	c.Endpoints = endpoints(runs, figs)
 	return c
 }

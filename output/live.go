@@ -13,13 +13,15 @@ import (
 // LiveLines writes one JSON line per interval for dashboards and scripts: the time, the elapsed
 // time, whether it is the warm-up or the last line, requests in flight, and for all endpoints
 // together and each endpoint the interval's figures (summary.Point: sent, ok, errors, rps,
-// p50/p90/p99/max).
+// p50/p90/p99/max), and the run's subscriptions so far when it has some.
 type LiveLines struct {
 	name, path string
 	stdout     io.Writer
 	w          io.Writer
 	close      func() error
 	names      []string
+	subs       func() summary.SubscriptionCounts
+	notified   uint64 // the notifications of the line before
 	err        error
 }
 
@@ -32,6 +34,14 @@ type liveLine struct {
 	InFlight  int64           `json:"in_flight"`
 	Total     summary.Point   `json:"total"`
 	Endpoints []summary.Point `json:"endpoints"`
+	// Subscriptions are the run's JSON-RPC subscriptions so far, and the notifications received
+	// since the line before; absent when the run has none.
+	Subscriptions *liveSubscriptions `json:"subscriptions,omitempty"`
+}
+
+type liveSubscriptions struct {
+	summary.SubscriptionCounts
+	NewNotifications uint64 `json:"new_notifications"`
 }
 
 // NewLiveLines returns the output that writes the lines to the file at path, or to stdout when
@@ -45,7 +55,7 @@ func (l *LiveLines) Name() string { return l.name }
 
 // Start opens the file.
 func (l *LiveLines) Start(r Run) error {
-	l.names = r.Endpoints
+	l.names, l.subs = r.Endpoints, r.Subscriptions
 	l.w, l.close = l.stdout, func() error { return nil }
 	if l.path != "-" {
 		fh, err := os.Create(l.path)
@@ -75,6 +85,11 @@ func (l *LiveLines) Tick(t *engine.Tick) {
 			p.Endpoint = l.names[0]
 			line.Endpoints = []summary.Point{p}
 		}
+	}
+	if l.subs != nil {
+		c := l.subs()
+		line.Subscriptions = &liveSubscriptions{SubscriptionCounts: c, NewNotifications: c.Notifications - l.notified}
+		l.notified = c.Notifications
 	}
 	if line.Endpoints == nil {
 		line.Endpoints = []summary.Point{}

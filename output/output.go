@@ -26,6 +26,9 @@ type Run struct {
 	Version string
 	// Started is when the outputs were started, a moment before the first request.
 	Started time.Time
+	// Subscriptions, when the run has JSON-RPC subscriptions beside its calls, counts them so far
+	// (safe to call from Tick); nil without.
+	Subscriptions func() summary.SubscriptionCounts
 }
 
 // Output receives one run as it goes. Start is called once before the first request; Tick at every

@@ -2,6 +2,7 @@ package output
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
@@ -34,6 +36,9 @@ type PushOptions struct {
 	Notes io.Writer
 	// NativeHistograms adds each endpoint's latency as a native histogram (Series.Natives).
 	NativeHistograms bool
+	// Cut, when closed, ends Stop's wait at once (a second Ctrl-C): what is still queued is
+	// counted as dropped.
+	Cut <-chan struct{}
 }
 
 // Pusher is the Output part that the live outputs which push share (remote write, OTLP): it
@@ -125,6 +130,9 @@ func (p *Pusher) Stop(_ *engine.Result, sum *summary.Summary) error {
 	case <-t.C:
 		p.cancel()
 		<-p.done
+	case <-p.o.Cut:
+		p.cancel()
+		<-p.done
 	}
 	p.cancel()
 	if p.o.Notes != nil && sum != nil {
@@ -176,12 +184,29 @@ func (p *Pusher) loop(queue <-chan Batch) {
 
 var _ ResourceObserver = (*Pusher)(nil)
 
+// RedactedErr is err, an HTTP client's failure to send to raw, with raw's secrets (a password, a
+// key-like query value) redacted wherever it names it.
+func RedactedErr(err error, raw string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, plan.RedactURL(raw), ue.Err)
+	}
+	msg := strings.ReplaceAll(err.Error(), raw, plan.RedactURL(raw))
+	if u, perr := url.Parse(raw); perr == nil && u.String() != raw { // as a client writes it back
+		msg = strings.ReplaceAll(msg, u.String(), plan.RedactURL(raw))
+	}
+	if u, perr := url.Parse(raw); perr == nil && u.Host != "" && u.RawQuery != "" { // the query alone
+		msg = strings.ReplaceAll(msg, u.RawQuery, "REDACTED")
+	}
+	return errors.New(msg)
+}
+
 // PushURL checks the URL of a receiver an output pushes to: http or https with a host. what names
 // the receiver in the error ("remote-write"), example is a URL that would do.
 func PushURL(raw, what, example string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not a%s %s URL: expected http:// or https://host:port/path, e.g. %s", raw, an(what), what, example)
+		return "", fmt.Errorf("%q is not a%s %s URL: expected http:// or https://host:port/path, e.g. %s", plan.RedactURL(raw), an(what), what, example)
 	}
 	return u.String(), nil
 }

@@ -62,7 +62,7 @@ func (o *ResultFile) Tick(t *engine.Tick) {
 	o.err = o.w.WriteInterval(iv)
 }
 
-// Stop writes what was watched and the trailer, and closes the file. With res nil (the run could
+// Stop writes what was watched, the subscriptions' figures and the trailer, and closes the file. With res nil (the run could
 // not start) it removes the file, which holds no run — never a device, a pipe or a link the user
 // named.
 func (o *ResultFile) Stop(res *engine.Result, s *summary.Summary) error {
@@ -81,6 +81,12 @@ func (o *ResultFile) Stop(res *engine.Result, s *summary.Summary) error {
 	}
 	if o.err == nil && s != nil && s.Metrics != nil {
 		o.err = o.w.WriteMetrics(*s.Metrics)
+	}
+	if o.err == nil && s != nil && s.Subscriptions != nil {
+		var subs []byte
+		if subs, o.err = json.Marshal(s.Subscriptions); o.err == nil {
+			o.err = o.w.WriteSubscriptions(subs)
+		}
 	}
 	if o.err == nil {
 		t := res.Trailer

@@ -119,6 +119,9 @@ type Scenario struct {
 	// Capacity, when set, makes the scenario a capacity search with Plan's requests (see
 	// ScenarioCapacity) against each target, instead of one load.
 	Capacity *ScenarioCapacity `json:"capacity,omitempty"`
+	// Replay, when set, makes the scenario send a recording to each target (see ScenarioReplay)
+	// instead of a load of its own; Plan gives its connections, timeouts, checks and SLO.
+	Replay *ScenarioReplay `json:"replay,omitempty"`
 	// Alone (alone: true) runs each part of the scenario — each endpoint, or the JSON-RPC calls
 	// of each name — alone, as a run of its own with the whole of the load (the rate, the
 	// connections, each stage), instead of the mix; with Steps, every part at every level.
@@ -261,6 +264,9 @@ func (s Scenario) Length(k int) (time.Duration, bool) {
 		l := s.PlanFor(BenchTarget{}, 0, "").Load
 		return l.Warmup + l.Duration, false // one step: the search ends when it has found the rate
 	}
+	if s.Replay != nil {
+		return 0, false // as long as the recording, known once its files are read
+	}
 	l := s.PlanFor(BenchTarget{}, k, "").Load
 	if l.Requests > 0 && len(l.Stages) == 0 && l.Duration == 0 {
 		return l.Warmup, false
@@ -292,6 +298,9 @@ func (s Scenario) Describe(k int) string {
 	}
 	if s.Capacity != nil {
 		return s.Capacity.describe() + s.rewriteNote()
+	}
+	if s.Replay != nil {
+		return s.Replay.describe()
 	}
 	p := s.PlanFor(BenchTarget{URL: "http://target"}, k, "").Normalized()
 	l := p.Load

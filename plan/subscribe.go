@@ -15,6 +15,10 @@ type Subscribe struct {
 	Params json.RawMessage `json:"params"`
 	Count  int             `json:"count"`
 	Rate   float64         `json:"rate,omitempty"`
+	// Reference, when set, is the ws:// URL of a connection that subscribes to newHeads beside
+	// them, each head the subscriptions receive timed behind its receipt there (see
+	// CheckReference).
+	Reference string `json:"reference,omitempty"`
 }
 
 // String is the subscription request as --subscribe takes it.
@@ -37,4 +41,17 @@ func ParseSubscribe(s string) (method string, params json.RawMessage, err error)
 		return "", nil, fmt.Errorf("%q: the params %s are not a JSON array: %v", s, rest, err)
 	}
 	return method, json.RawMessage(rest), nil
+}
+
+// CheckReference checks a reference connection's URL for subscriptions of params: a WebSocket
+// URL, and subscriptions of newHeads, whose heads are timed behind the reference's.
+func CheckReference(url string, params json.RawMessage) error {
+	if !strings.HasPrefix(url, "ws://") && !strings.HasPrefix(url, "wss://") {
+		return fmt.Errorf("the reference needs a WebSocket URL (ws:// or wss://); got %q", RedactURL(url))
+	}
+	var ps []json.RawMessage
+	if json.Unmarshal(params, &ps) != nil || len(ps) == 0 || string(ps[0]) != `"newHeads"` {
+		return fmt.Errorf("a reference times heads: want subscriptions of newHeads, e.g. eth_subscribe [\"newHeads\"]; got %s", params)
+	}
+	return nil
 }

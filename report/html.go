@@ -131,16 +131,28 @@ type runView struct {
 	MoreMessages, MoreRequests                  uint64
 	Checks                                      []checkView
 	AnswerMetrics                               [][]string // answerMetricsRows
-	ConfigJSON                                  string
-	SLO                                         *sloView
-	StagesTitle                                 string
-	StageResources                              [][8]string // per stage and watched target
-	Stages                                      []stageRow
+	// Subscriptions are the run's JSON-RPC subscriptions (nil without): their request, the rows
+	// of subscriptionRows, the note under them and the parts' table (partRows, header first).
+	Subscriptions  *subscriptionsView
+	ConfigJSON     string
+	SLO            *sloView
+	StagesTitle    string
+	StageResources [][8]string // per stage and watched target
+	Stages         []stageRow
 
 	// Times are the whole run's latency and service time side by side, figure by figure; SendLag
 	// the send lag's p50, p99 and max in the open model ("" in the closed, which has no schedule).
 	Times   [][3]string
 	SendLag string
+	// QUIC are the facts of the run's QUIC connections (HTTP/3), a name and a value each (quicRows).
+	QUIC [][2]string
+}
+
+type subscriptionsView struct {
+	Request string
+	Rows    [][2]string
+	Note    string
+	Parts   [][]string
 }
 
 type endpointRow struct {
@@ -252,6 +264,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Warnings:    s.Warnings,
 		SLO:         sloHTML(s),
 		Generators:  generatorLines(s),
+		QUIC:        quicRows(&s.Connections),
 	}
 	if judged(s.Validity) {
 		r.Validity = &s.Validity
@@ -271,6 +284,12 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	r.MoreMessages, r.MoreRequests = s.Unlisted(10)
 	r.Checks = checksHTML(&s.Stats)
 	r.AnswerMetrics = answerMetricsRows(s)
+	if u := s.Subscriptions; u != nil {
+		r.Subscriptions = &subscriptionsView{Request: u.Request, Rows: subscriptionRows(u), Note: subscriptionsNote(u)}
+		if len(u.Parts) > 0 {
+			r.Subscriptions.Parts = partRows(u)
+		}
+	}
 	if s.Requests.Sent > 0 {
 		for _, row := range timeRows {
 			r.Times = append(r.Times, [3]string{row.name, fmtMs(row.v(&s.Latency)), fmtMs(row.v(&s.Service))})

@@ -140,6 +140,13 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 			mdRow(b, fmt.Sprintf("… and %d more distinct messages", m.Distinct), m.Class, fmt.Sprint(m.Count))
 		}
 	}
+	if rows := quicRows(&s.Connections); len(rows) > 0 {
+		b.WriteString("\nQUIC connections (HTTP/3):\n\n")
+		mdHeader(b, "", "")
+		for _, r := range rows {
+			mdRow(b, r[0], r[1])
+		}
+	}
 	subscriptionsMarkdown(b, s)
 	stagesMarkdown(b, s)
 	sloMarkdown(b, s)

@@ -30,6 +30,19 @@ func subscriptionRows(u *summary.Subscriptions) [][2]string {
 	rows = append(rows,
 		[2]string{"delivery latency", pcts(u.Delivery, "(the notifications carry no rpcbenchStampNs)")},
 		[2]string{"fan-out spread", pcts(u.Spread, "(no event reached two subscriptions)")},
+	)
+	if ref := u.Reference; ref != nil {
+		rows = append(rows, [2]string{"reference lag", pcts(ref.Lag, "(no head timed)")})
+		line := fmt.Sprintf("%d heads timed against %d received on %s; %d received before the reference (lag 0)", ref.Timed, ref.Heads, ref.URL, ref.Ahead)
+		if w := ref.Slowest; w != nil {
+			line += fmt.Sprintf("; slowest subscriber mean %s, max %s over %d heads", fmtMs(w.MeanMs), fmtMs(w.MaxMs), w.Heads)
+		}
+		if ref.Error != "" {
+			line += "; the reference ended early: " + ref.Error
+		}
+		rows = append(rows, [2]string{"behind reference", line})
+	}
+	rows = append(rows,
 		[2]string{"unsubscribes", fmt.Sprintf("%d sent, %d answered true", u.UnsubscribeSent, u.Unsubscribed)},
 	)
 	for _, e := range u.Errors {
@@ -48,8 +61,8 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 	for _, r := range subscriptionRows(u) {
 		fmt.Fprintf(b, "  %-17s %s\n", r[0], r[1])
 	}
-	if u.Spread != nil {
-		fmt.Fprintf(b, "  (time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events)\n", u.SpreadEvents)
+	if n := subscriptionsNote(u); n != "" {
+		fmt.Fprintf(b, "  (%s)\n", n)
 	}
 	if len(u.Parts) > 0 {
 		b.WriteString("  by the calls' stage, when received:\n")
@@ -68,6 +81,15 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 		}
 	}
+}
+
+// subscriptionsNote says from when to when the figures of u run; "" when no event reached two
+// subscriptions.
+func subscriptionsNote(u *summary.Subscriptions) string {
+	if u.Spread == nil {
+		return ""
+	}
+	return fmt.Sprintf("time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events", u.SpreadEvents)
 }
 
 // partRows are the table of the subscriptions' parts, its header first.

@@ -11,16 +11,7 @@ import (
 // table, and what a run without stamps cannot tell said so.
 func TestSubscriptionsSection(t *testing.T) {
 	t.Parallel()
-	s := &summary.Summary{Subscriptions: &summary.Subscriptions{
-		Request: `eth_subscribe ["newHeads"]`, Asked: 4, Opened: 3, Failed: 1,
-		Errors:      []summary.SubscriptionError{{Message: "subscribe: error -32601 nope", Count: 1}},
-		TimeToID:    &summary.Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5},
-		TimeToFirst: &summary.Percentiles{P50: 10, P90: 20, P99: 30, P999: 40, Max: 50},
-		Messages:    30, MeanPerSubscription: 10, MinPerSubscription: 9, MaxPerSubscription: 11, Gaps: 2, GapsBy: "block number",
-		Spread: &summary.Percentiles{P50: 0.5, Max: 1}, SpreadEvents: 10, UnsubscribeSent: 3, Unsubscribed: 2,
-		Parts: []summary.SubscriptionPart{{Label: "warm-up", ToS: 1, Messages: 12}, {Label: "stage 2: 0 → 100/s", FromS: 1, ToS: 3, Messages: 18,
-			Delivery: &summary.Percentiles{P50: 2, P90: 7, P99: 8, Max: 9}}},
-	}}
+	s := subscriptionsSample()
 	var b strings.Builder
 	subscriptionsText(&b, s)
 	text := b.String()
@@ -48,5 +39,76 @@ func TestSubscriptionsSection(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// subscriptionsSample is a run whose subscriptions have every figure but the delivery latency.
+func subscriptionsSample() *summary.Summary {
+	return &summary.Summary{Subscriptions: &summary.Subscriptions{
+		Request: `eth_subscribe ["newHeads"]`, Asked: 4, Opened: 3, Failed: 1,
+		Errors:      []summary.SubscriptionError{{Message: "subscribe: error -32601 nope", Count: 1}},
+		TimeToID:    &summary.Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5},
+		TimeToFirst: &summary.Percentiles{P50: 10, P90: 20, P99: 30, P999: 40, Max: 50},
+		Messages:    30, MeanPerSubscription: 10, MinPerSubscription: 9, MaxPerSubscription: 11, Gaps: 2, GapsBy: "block number",
+		Spread: &summary.Percentiles{P50: 0.5, Max: 1}, SpreadEvents: 10, UnsubscribeSent: 3, Unsubscribed: 2,
+		Parts: []summary.SubscriptionPart{{Label: "warm-up", ToS: 1, Messages: 12}, {Label: "stage 2: 0 → 100/s", FromS: 1, ToS: 3, Messages: 18,
+			Delivery: &summary.Percentiles{P50: 2, P90: 7, P99: 8, Max: 9}}},
+	}}
+}
+
+// The HTML report has the subscriptions section of the run that had them, under that run's letter
+// among several, with the same rows, note and parts as the text.
+func TestSubscriptionsHTML(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	if err := HTML(&b, []*summary.Summary{{}, subscriptionsSample()}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`</span>B: <code>eth_subscribe [&#34;newHeads&#34;]</code></h2>`,
+		`<tr><th>subscriptions</th><td class="msg">4 asked, 3 opened, 1 failed</td></tr>`,
+		`<tr><th>gaps</th><td class="msg">2 missing (by block number)</td></tr>`,
+		`<tr><th>failure</th><td class="msg">1× subscribe: error -32601 nope</td></tr>`,
+		`spread from an event&#39;s first to its last receipt, 10 events</p>`,
+		`<thead><tr><th>part</th><th>time</th><th>notifications</th><th>delivery p50</th><th>p99</th><th>max</th></tr></thead>`,
+		`<tr><td class="msg">stage 2: 0 → 100/s</td><td class="msg">1.00s – 3.00s</td><td class="n">18</td><td class="n">2.00ms</td><td class="n">8.00ms</td><td class="n">9.00ms</td></tr>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if n := strings.Count(page, "<h2>Subscriptions"); n != 1 {
+		t.Errorf("%d subscriptions sections; want the second run's only", n)
+	}
+	b.Reset()
+	if err := HTML(&b, []*summary.Summary{{}}); err != nil || strings.Contains(b.String(), "<h2>Subscriptions") {
+		t.Errorf("a run without subscriptions has their section (%v)", err)
+	}
+}
+
+// A run with a reference connection has its lag rows: the percentiles, then the heads timed, the
+// reference's, those received first, the slowest subscriber and why the reference ended.
+func TestSubscriptionsReferenceRows(t *testing.T) {
+	t.Parallel()
+	s := subscriptionsSample()
+	s.Subscriptions.Reference = &summary.ReferenceLag{URL: "ws://127.0.0.1:9/", Heads: 20, Timed: 34, Ahead: 1, Error: "read: EOF",
+		Lag:     &summary.Percentiles{P50: 0.1, P90: 300, P99: 301, P999: 301, Max: 302},
+		Slowest: &summary.SubscriberLag{Heads: 14, MeanMs: 300.5, MaxMs: 302}}
+	var b strings.Builder
+	subscriptionsText(&b, s)
+	for _, want := range []string{
+		"  reference lag     p50 100µs, p90 300.0ms, p99 301.0ms, p99.9 301.0ms, max 302.0ms\n",
+		"  behind reference  34 heads timed against 20 received on ws://127.0.0.1:9/; 1 received before the reference (lag 0); slowest subscriber mean 300.5ms, max 302.0ms over 14 heads; the reference ended early: read: EOF\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Subscriptions.Reference = nil
+	b.Reset()
+	subscriptionsText(&b, s)
+	if strings.Contains(b.String(), "reference") {
+		t.Errorf("a run without a reference has its rows:\n%s", b.String())
 	}
 }

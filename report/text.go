@@ -447,44 +447,61 @@ func transfer(b *strings.Builder, s *summary.Summary) {
 		}
 	}
 	b.WriteString("\n")
-	tlsName := "tls set-up"
-	if c.QUIC != nil && c.Connect == nil {
-		tlsName = "quic handshake" // QUIC carries TLS 1.3 in its own handshake: there is no connect
-	}
+	quic := quicHandshake(&c)
 	for _, p := range []struct {
 		name string
 		v    *summary.Percentiles
-	}{{"dns set-up", c.DNS}, {"connect set-up", c.Connect}, {tlsName, c.TLS}} {
-		if p.v != nil {
-			fmt.Fprintf(b, "  %-15s p50 %s, p99 %s, max %s\n", p.name, fmtMs(p.v.P50), fmtMs(p.v.P99), fmtMs(p.v.Max))
+	}{{"dns set-up", c.DNS}, {"connect set-up", c.Connect}, {"tls set-up", c.TLS}} {
+		if p.v != nil && (p.v != c.TLS || !quic) {
+			fmt.Fprintf(b, "  %-15s %s\n", p.name, setupTimes(p.v))
 		}
 	}
-	quicLines(b, c.QUIC)
+	for _, r := range quicRows(&c) {
+		fmt.Fprintf(b, "  %-15s %s\n", r[0], r[1])
+	}
 }
 
-// quicLines says what the QUIC connections of HTTP/3 were: their versions, how many used 0-RTT
-// (the others 1-RTT), resumed a TLS session and sent with GSO, and their packets.
-func quicLines(b *strings.Builder, q *result.QUICConns) {
+// setupTimes says the p50, p99 and max of a connection's set-up step.
+func setupTimes(p *summary.Percentiles) string {
+	return fmt.Sprintf("p50 %s, p99 %s, max %s", fmtMs(p.P50), fmtMs(p.P99), fmtMs(p.Max))
+}
+
+// quicHandshake reports whether c's TLS set-up is the QUIC handshake of HTTP/3, which carries TLS
+// 1.3 in itself: there is no connect before it.
+func quicHandshake(c *summary.Connections) bool { return c.QUIC != nil && c.Connect == nil }
+
+// quicRows are the names and values of the lines that say what the QUIC connections of HTTP/3
+// were: their handshake, their versions, how many used 0-RTT (the others 1-RTT), resumed a TLS
+// session and sent with GSO, and their packets; none without QUIC connections. The text, Markdown
+// and HTML reports all show these.
+func quicRows(c *summary.Connections) [][2]string {
+	q := c.QUIC
 	if q == nil {
-		return
+		return nil
+	}
+	var rows [][2]string
+	if c.TLS != nil && quicHandshake(c) {
+		rows = append(rows, [2]string{"quic handshake", setupTimes(c.TLS)})
 	}
 	if n := q.Conns(); n > 0 {
-		fmt.Fprintf(b, "  %-15s ", "quic")
+		var b strings.Builder
 		for i, v := range slices.Sorted(maps.Keys(q.Versions)) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(b, "%s %d", v, q.Versions[v])
+			fmt.Fprintf(&b, "%s %d", v, q.Versions[v])
 		}
-		fmt.Fprintf(b, "; 0-RTT %d, 1-RTT %d; resumed %d; GSO %d of %d\n", q.Used0RTT, n-q.Used0RTT, q.Resumed, q.GSO, n)
+		fmt.Fprintf(&b, "; 0-RTT %d, 1-RTT %d; resumed %d; GSO %d of %d", q.Used0RTT, n-q.Used0RTT, q.Resumed, q.GSO, n)
+		rows = append(rows, [2]string{"quic", b.String()})
 	}
 	if !q.QUICPackets.IsZero() {
 		lost := ""
 		if q.Sent > 0 {
 			lost = fmt.Sprintf(" (%.2f%%)", 100*float64(q.Lost)/float64(q.Sent))
 		}
-		fmt.Fprintf(b, "  %-15s %d sent, %d received, %d lost%s, %s lost\n", "quic packets", q.Sent, q.Received, q.Lost, lost, fmtBytes(float64(q.BytesLost)))
+		rows = append(rows, [2]string{"quic packets", fmt.Sprintf("%d sent, %d received, %d lost%s, %s lost", q.Sent, q.Received, q.Lost, lost, fmtBytes(float64(q.BytesLost)))})
 	}
+	return rows
 }
 
 // TextEndpoints is the most endpoints the text report lists, in the plan's order; a run of more

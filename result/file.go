@@ -26,7 +26,7 @@ import (
 const (
 	FormatName  = "rpcbench.result"
 	FormatMajor = 1
-	FormatMinor = 2 // 1.1 adds the "resources" and "metrics" records, 1.2 an endpoint's "checks"
+	FormatMinor = 3 // 1.1 adds the "resources" and "metrics" records, 1.2 an endpoint's "checks", 1.3 the "subscriptions" record
 )
 
 // FormatVersion is the version this package writes, "major.minor".
@@ -332,9 +332,10 @@ type Reader struct {
 	iv      *Interval // the interval Next returns, reused
 	hist    histDecoder
 
-	resources []Resources
-	metrics   *Metrics
-	check     checker // the identities of the intervals read (consistent.go)
+	resources     []Resources
+	metrics       *Metrics
+	subscriptions json.RawMessage
+	check         checker // the identities of the intervals read (consistent.go)
 }
 
 // maxLine bounds one line of a result file (an interval with many endpoints and error messages).

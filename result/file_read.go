@@ -281,6 +281,9 @@ type File struct {
 	// in older files.
 	Resources []Resources
 	Metrics   *Metrics
+	// Subscriptions are the figures of the run's JSON-RPC subscriptions (format 1.3; a JSON object,
+	// summary.Subscriptions); nil when it had none, and for a merge of several files that had them.
+	Subscriptions json.RawMessage
 	// Parts are the files a merged File adds up, one each, in order (see Merge); nil for one file.
 	Parts []Part
 	// Contradictions are the first of the figures that no run can have written (Reader.Contradictions),
@@ -368,7 +371,7 @@ func Read(r io.Reader, name string, visit func(*File, *Interval) error) (*File, 
 		}
 	}
 	f.Trailer = fr.Trailer()
-	f.Resources, f.Metrics = fr.Resources(), fr.Metrics()
+	f.Resources, f.Metrics, f.Subscriptions = fr.Resources(), fr.Metrics(), fr.Subscriptions()
 	f.Contradictions, f.ContradictionCount = fr.Contradictions()
 	return f, nil
 }
@@ -385,7 +388,7 @@ func Merge(files ...*File) (*File, error) {
 	first := files[0]
 	out := &File{Path: first.Path, Header: first.Header, Total: NewInterval(len(first.Total.Endpoints))}
 	t := Trailer{MeasuredStart: first.Run().MeasuredStart}
-	cut := false
+	cut, withSubs := false, 0
 	for _, f := range files {
 		if len(f.Total.Endpoints) != len(out.Total.Endpoints) {
 			return nil, fmt.Errorf("result: cannot merge %s (%d endpoints) with %s (%d endpoints)", f.Path, len(f.Total.Endpoints), first.Path, len(out.Total.Endpoints))
@@ -395,6 +398,10 @@ func Merge(files ...*File) (*File, error) {
 		out.Resources = append(out.Resources, f.Resources...) // each machine watched its own
 		if out.Metrics == nil {
 			out.Metrics = f.Metrics
+		}
+		if f.Subscriptions != nil {
+			withSubs++
+			out.Subscriptions = f.Subscriptions
 		}
 		r := f.Run()
 		cut = cut || f.CutShort()
@@ -422,6 +429,9 @@ func Merge(files ...*File) (*File, error) {
 		if t.StopReason == "" {
 			t.StopReason = r.StopReason
 		}
+	}
+	if withSubs > 1 {
+		out.Subscriptions = nil // each machine's subscriptions are figures of their own, which do not add up
 	}
 	if !cut {
 		out.Trailer = &t
@@ -466,7 +476,7 @@ func ReadMerged(paths []string, visit func(*File, *Interval) error) (*File, erro
 			if err == io.EOF {
 				s.done = true
 				s.f.Trailer = s.fr.Trailer()
-				s.f.Resources, s.f.Metrics = s.fr.Resources(), s.fr.Metrics()
+				s.f.Resources, s.f.Metrics, s.f.Subscriptions = s.fr.Resources(), s.fr.Metrics(), s.fr.Subscriptions()
 				s.f.Contradictions, s.f.ContradictionCount = s.fr.Contradictions()
 				continue
 			}

@@ -185,6 +185,19 @@ func (fw *Writer) WriteMetrics(m Metrics) error {
 	}{"metrics", m})
 }
 
+// WriteSubscriptions writes the "subscriptions" line, after the intervals and before Close: the
+// figures of the run's JSON-RPC subscriptions (a JSON object, summary.Subscriptions), under the
+// member "subscriptions".
+func (fw *Writer) WriteSubscriptions(subs json.RawMessage) error {
+	if fw.closed {
+		return fmt.Errorf("result: write to a closed Writer")
+	}
+	return fw.line(struct {
+		Kind          string          `json:"kind"`
+		Subscriptions json.RawMessage `json:"subscriptions"`
+	}{"subscriptions", subs})
+}
+
 // maxResourceSamples bounds the samples one record may hold when read: a monitor keeps at most a
 // few thousand, so more is a damaged or hostile file.
 const maxResourceSamples = 1 << 20
@@ -194,6 +207,10 @@ func (fr *Reader) Resources() []Resources { return fr.resources }
 
 // Metrics returns the "metrics" record once read; nil when the file has none.
 func (fr *Reader) Metrics() *Metrics { return fr.metrics }
+
+// Subscriptions returns the "subscriptions" record's figures once read (a JSON object, as
+// summary.Subscriptions reads it); nil when the file has none.
+func (fr *Reader) Subscriptions() json.RawMessage { return fr.subscriptions }
 
 // readExtra reads a record of the kinds beside intervals; ok is false for a kind it does not know.
 func (fr *Reader) readExtra(kind string, b []byte) (ok bool, err error) {
@@ -231,6 +248,21 @@ func (fr *Reader) readExtra(kind string, b []byte) (ok bool, err error) {
 			return true, fr.errorf("a second metrics record")
 		}
 		fr.metrics = &m.Metrics
+		return true, nil
+	case "subscriptions":
+		var r struct {
+			Subscriptions json.RawMessage `json:"subscriptions"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			return true, fr.errorf("bad subscriptions record: %v", err)
+		}
+		if len(r.Subscriptions) == 0 || r.Subscriptions[0] != '{' {
+			return true, fr.errorf("a subscriptions record without its figures: want {\"kind\":\"subscriptions\",\"subscriptions\":{…}}")
+		}
+		if fr.subscriptions != nil {
+			return true, fr.errorf("a second subscriptions record")
+		}
+		fr.subscriptions = r.Subscriptions
 		return true, nil
 	}
 	return false, nil

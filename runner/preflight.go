@@ -34,6 +34,17 @@ type preparer interface {
 	Prepare(context.Context, *transport.Request) error
 }
 
+// Preflight checks prep as Run does before it sends anything (gRPC: the connection, the method,
+// each static body), and lets the transport go: a *PreflightError says what is wrong. For a plan
+// whose transport has no such check it returns nil at once.
+func Preflight(ctx context.Context, prep *plan.Prepared) error {
+	_, done, err := preflight(ctx, prep)
+	if err == nil {
+		done()
+	}
+	return err
+}
+
 // preflight makes the transport of prep's plan and, when it can check a request before the run,
 // checks each endpoint's (a templated URL or body is checked call by call during the run). It
 // returns the option that hands the transport to the engine and the function that closes it; no

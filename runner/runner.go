@@ -7,6 +7,7 @@ import (
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/subscribe"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -37,6 +38,10 @@ type Options struct {
 	Command []string
 	// Labels name the run among others (scenario, target, step) for the outputs.
 	Labels map[string]string
+	// OnSummary, when set, is given the run's result and its summary, complete, before the outputs
+	// stop (so that a report on a terminal does not wait for an output flushing to a slow
+	// receiver).
+	OnSummary func(*engine.Result, *summary.Summary)
 	// OnSetup, when set, is told that the setup phase succeeded, before the measured run starts.
 	OnSetup func(engine.SetupResult)
 	// Warn, when set, receives what went wrong without stopping the run: a profile that could not
@@ -109,15 +114,22 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 		names[i] = e.Name
 	}
 	run := output.Run{Plan: shown, Endpoints: names, Command: o.Command, Labels: o.Labels, Version: o.Version, Started: time.Now()}
+	var live *subscribe.Live
+	if np.Subscribe != nil {
+		live = &subscribe.Live{}
+		run.Subscriptions = live.Counts
+	}
 	if err := o.Outputs.Start(run); err != nil {
 		return nil, &OutputError{err}
 	}
 	var tl summary.Timeline
 	stages := summary.NewStages(np.Load, names, o.StageRamps)
 	opts := []engine.Option{engine.WithObserver(func(t *engine.Tick) { tl.Add(t.Interval, names); stages.Add(t.Interval) })}
+	// the watch takes its last samples at the last tick before the outputs see that tick, so that
+	// those that take samples (output.ResourceObserver) get them with it
+	opts = append(opts, o.Watch.options()...)
 	opts = append(opts, o.Outputs.Options()...)
 	opts = append(opts, cut...)
-	opts = append(opts, o.Watch.options()...)
 	opts = append(opts, checked...)
 	opts = append(opts, o.Engine...)
 	var observers []output.ResourceObserver
@@ -128,7 +140,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	}
 	o.Watch.start(np, observers)
 	o.Profile.start(np)
-	subs := startSubscriptions(ctx, np)
+	subs := startSubscriptions(ctx, np, live)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
 		subs.finish(nil, warn)
@@ -144,5 +156,8 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	o.Watch.stop(s, res.MeasuredStart)
 	s.SetStageResources()
 	o.Profile.stop(s, warn)
+	if o.OnSummary != nil {
+		o.OnSummary(res, s)
+	}
 	return &Outcome{Result: res, Summary: s, OutputErr: o.Outputs.Stop(res, s)}, nil
 }

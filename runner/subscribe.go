@@ -23,9 +23,9 @@ type subscriptions struct {
 const untilCancelled = 100 * 365 * 24 * time.Hour
 
 // startSubscriptions starts p's subscriptions, if it has some (their URL checked by
-// runSubscriptionsAlone), beside the calls the runner sends; finish ends them. Nil when p has
-// none.
-func startSubscriptions(ctx context.Context, p plan.Plan) *subscriptions {
+// runSubscriptionsAlone), beside the calls the runner sends, counting them in live as they go;
+// finish ends them. Nil when p has none.
+func startSubscriptions(ctx context.Context, p plan.Plan, live *subscribe.Live) *subscriptions {
 	if p.Subscribe == nil {
 		return nil
 	}
@@ -33,6 +33,7 @@ func startSubscriptions(ctx context.Context, p plan.Plan) *subscriptions {
 	r := &subscriptions{cancel: cancel, done: make(chan struct{})}
 	cfg := subscribe.ConfigOf(p, untilCancelled)
 	cfg.Marks, r.labels = subscribe.StageMarks(p.Load)
+	cfg.Live = live
 	go func() {
 		defer close(r.done)
 		r.res, r.err = subscribe.Run(ctx, cfg)

@@ -532,6 +532,67 @@ tables() {
 		fi
 	fi
 	((ok)) || printf 'No figures: no scenario ran.\n'
+	ratios
+}
+
+# ratio_rows SCEN KEY WHAT LABEL [ME]: one row per peer that ran in the same rounds as ME (rpcbench
+# by default): ME's figure over the peer's, round by round, and their median. WHAT is "work" (answers per CPU-second:
+# above 1 is rpcbench ahead) or "cpu" (CPU seconds for the same load: below 1 is rpcbench ahead).
+ratio_rows() {
+	awk -F '\t' -v scen="$1" -v key="$2" -v what="$3" -v label="$4" -v me="${5:-rpcbench}" -v rounds="$rounds" '
+	function fig() { if ($12 == "-" || $12 == 0 || $5 == "-" || $5 == 0) return ""; return (what == "cpu") ? $12 / $5 : $5 / $12 }
+	$1 == scen && $2 == key && fig() != "" { v[$3, $4] = fig(); if (!($3 in seen)) { seen[$3] = 1; order[++n] = $3 } }
+	END {
+		for (j = 1; j <= n; j++) {
+			t = order[j]
+			if (t == "rpcbench" || t == "rpcbench-slack") continue
+			m = 0; line = ""
+			for (r = 1; r <= rounds; r++) {
+				if (((me, r) in v) && ((t, r) in v) && v[t, r] > 0) {
+					x = v[me, r] / v[t, r]; q[++m] = x; line = line sprintf(" | %.2f×", x)
+				} else line = line " | –"
+			}
+			if (m == 0) continue
+			for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (q[b] < q[a]) { x = q[a]; q[a] = q[b]; q[b] = x }
+			med = (m % 2) ? q[(m + 1) / 2] : (q[m / 2] + q[m / 2 + 1]) / 2
+			printf "| %s | %s%s | %.2f× |\n", (me == "rpcbench") ? label : label " (" me ")", t, line, med
+		}
+	}' "$RESULTS"
+}
+
+# ratios: rpcbench against each peer, round by round (the rounds were interleaved, so a round's
+# ratio compares runs made under the same load of the machine).
+ratios() {
+	local rows="" key r head
+	has_scenario closed && rows+=$(ratio_rows closed closed work "closed loop, answers per CPU-second")$'\n'
+	if has_scenario rate; then
+		for key in ${rates//,/ }; do
+			rows+=$(ratio_rows rate "$key" cpu "$key/s, CPU seconds per answer")$'\n'
+			rows+=$(ratio_rows rate "$key" cpu "$key/s, CPU seconds per answer" rpcbench-slack)$'\n'
+		done
+	fi
+	if has_scenario grpc; then
+		rows+=$(ratio_rows grpc closed work "gRPC closed loop (serve items), calls per CPU-second")$'\n'
+		rows+=$(ratio_rows grpc-ping closed work "gRPC closed loop (fortio ping), calls per CPU-second")$'\n'
+	fi
+	has_scenario h2c && rows+=$(ratio_rows h2c closed work "h2c closed loop, requests per CPU-second")$'\n'
+	rows=$(grep -v '^$' <<<"$rows" || true)
+	[[ -n $rows ]] || return 0
+	printf '### rpcbench against each peer, round by round
+
+'
+	printf 'rpcbench'"'"'s figure over the peer'"'"'s in the same round. Answers per CPU-second: above 1× rpcbench does more work per CPU-second. CPU seconds per answer at a fixed rate: below 1× rpcbench spends less.
+
+'
+	head='| measure | peer'
+	for ((r = 1; r <= rounds; r++)); do head+=" | round $r"; done
+	printf '%s | median |
+|---|---' "$head"
+	for ((r = 1; r <= rounds; r++)); do printf '|---:'; done
+	printf '|---:|
+%s
+
+' "$rows"
 }
 
 versions() {

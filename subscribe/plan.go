@@ -18,7 +18,7 @@ func ConfigOf(p plan.Plan, hold time.Duration) Config {
 	for _, x := range ep.Header {
 		h.Add(x.Name, x.Value)
 	}
-	cfg := Config{URL: ep.URL, Method: s.Method, Params: s.Params, Count: s.Count, Rate: s.Rate, Hold: hold, Header: h}
+	cfg := Config{URL: ep.URL, Method: s.Method, Params: s.Params, Count: s.Count, Rate: s.Rate, Hold: hold, Header: h, Reference: s.Reference}
 	if p.HTTP.ConnectTimeout > 0 {
 		cfg.AnswerTimeout = p.HTTP.ConnectTimeout
 	}

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -77,6 +78,29 @@ type Config struct {
 	// notifications and delivery latencies of each part are kept apart too (Result.Parts), e.g.
 	// for the stages of a call load beside the subscriptions.
 	Marks []time.Duration
+	// Reference, when set, is a ws:// or wss:// URL on which one more connection subscribes to
+	// newHeads (with Method), not counted among the subscriptions: each head the subscriptions
+	// receive is timed behind the reference's receipt of it (Result's reference lag). The
+	// subscriptions must be of newHeads too.
+	Reference string
+	// Live, if set, counts the subscriptions as they go, for outputs that show them during the
+	// run.
+	Live *Live
+}
+
+// Live is a run's subscriptions counted as they go; safe for concurrent use. The zero value
+// counts from nothing.
+type Live struct {
+	opened, failed atomic.Int64
+	messages, gaps atomic.Uint64
+}
+
+// Counts returns the counts so far; nil-safe (a nil Live has counted nothing).
+func (l *Live) Counts() summary.SubscriptionCounts {
+	if l == nil {
+		return summary.SubscriptionCounts{}
+	}
+	return summary.SubscriptionCounts{Opened: l.opened.Load(), Failed: l.failed.Load(), Notifications: l.messages.Load(), Gaps: l.gaps.Load()}
 }
 
 func (c *Config) check() error {
@@ -86,6 +110,11 @@ func (c *Config) check() error {
 	}
 	if _, _, err := plan.ParseSubscribe(c.Method + " " + string(c.Params)); err != nil {
 		errs = append(errs, err)
+	}
+	if c.Reference != "" {
+		if err := plan.CheckReference(c.Reference, c.Params); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Count < 1 {
 		errs = append(errs, fmt.Errorf("%d subscriptions; want 1 or more", c.Count))
@@ -140,6 +169,9 @@ type Result struct {
 	// Parts are the run cut at Config.Marks (none without marks): the notifications received in
 	// each and their delivery latencies.
 	Parts []Part
+
+	ref    *reference // with Config.Reference: the heads timed against it
+	refURL string
 }
 
 // newParts are the empty parts of a run cut at marks; none without marks. The last one's To is
@@ -188,6 +220,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	sweepDone := make(chan struct{})
 	go func() { defer close(sweepDone); r.sweep(ctx) }()
 	var wg sync.WaitGroup
+	if cfg.Reference != "" {
+		r.res.ref = &reference{heads: map[string]time.Time{}, lag: result.NewHistogram()}
+		r.res.refURL = plan.RedactURL(cfg.Reference)
+		wg.Go(func() { r.runReference(ctx) })
+	}
 	for i := range cfg.Count {
 		if cfg.Rate > 0 {
 			at := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
@@ -270,6 +307,9 @@ func (r *runner) fail(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Failed++
+	if l := r.cfg.Live; l != nil {
+		l.failed.Add(1)
+	}
 	if _, ok := r.res.Errors[msg]; !ok && len(r.res.Errors) >= maxErrors {
 		msg = "other"
 	}
@@ -308,6 +348,9 @@ type sub struct {
 	seen     bool
 	by       string
 	gaps     uint64
+	// the lag of its heads behind the reference: their sum, number and largest
+	lagSum, lagMax time.Duration
+	lagN           uint64
 }
 
 // subscription runs one subscription: connect, subscribe, read until ctx ends, unsubscribe.
@@ -379,6 +422,9 @@ func (r *runner) subscription(ctx context.Context) {
 			answered = true
 			r.mu.Lock()
 			r.res.Opened++
+			if l := r.cfg.Live; l != nil {
+				l.opened.Add(1)
+			}
 			result.RecordDuration(r.res.TimeToID, m.at.Sub(s.sent))
 			r.mu.Unlock()
 		case <-timeout.C:
@@ -454,6 +500,11 @@ func (r *runner) finish(s *sub, sent, answered bool) {
 		r.res.MinPerSub, r.minSet = s.messages, true
 	}
 	r.res.MaxPerSub = max(r.res.MaxPerSub, s.messages)
+	if ref := r.res.ref; ref != nil && s.lagN > 0 {
+		if w := &ref.slowest; w.n == 0 || s.lagSum/time.Duration(s.lagN) > w.sum/time.Duration(w.n) {
+			w.sum, w.max, w.n = s.lagSum, s.lagMax, s.lagN
+		}
+	}
 }
 
 // message takes one message of an open subscription.
@@ -462,6 +513,7 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 		return // not a notification of this subscription
 	}
 	s.messages++
+	gaps := s.gaps
 	switch {
 	case n.Params.Seq != nil:
 		s.by = "sequence"
@@ -483,6 +535,15 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.res.Messages++
+	if r.res.ref != nil {
+		if lag, ok := r.behind(n.Params.Result, now); ok {
+			s.lagSum, s.lagMax, s.lagN = s.lagSum+lag, max(s.lagMax, lag), s.lagN+1
+		}
+	}
+	if l := r.cfg.Live; l != nil {
+		l.messages.Add(1)
+		l.gaps.Add(s.gaps - gaps)
+	}
 	if s.messages == 1 {
 		result.RecordDuration(r.res.TimeToFirst, now.Sub(s.sent))
 	}
@@ -536,6 +597,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 		Delivery: summary.PercentilesOf(r.Delivery), Spread: summary.PercentilesOf(r.Spread),
 		SpreadEvents:    uint64(r.Spread.TotalCount()),
 		UnsubscribeSent: r.UnsubscribeSent, Unsubscribed: r.Unsubscribed,
+		Reference: r.lagOf(),
 	}
 	if r.Opened > 0 {
 		out.MeanPerSubscription = float64(r.Messages) / float64(r.Opened)

@@ -23,5 +23,10 @@ func OfFile(f *result.File, timeline []Point, showSecrets bool) (*Summary, error
 	if len(f.Resources) > 0 || f.Metrics != nil {
 		s.SetResources(f.Resources, f.Metrics)
 	}
+	if f.Subscriptions != nil {
+		if err := json.Unmarshal(f.Subscriptions, &s.Subscriptions); err != nil {
+			return nil, fmt.Errorf("%s: the subscriptions record is not the figures of subscriptions: %v", f.Path, err)
+		}
+	}
 	return s, nil
 }

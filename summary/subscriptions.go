@@ -33,6 +33,9 @@ type Subscriptions struct {
 	Spread          *Percentiles `json:"fanout_spread_ms,omitempty"`
 	UnsubscribeSent int          `json:"unsubscribes_sent"`
 	Unsubscribed    int          `json:"unsubscribes_answered"` // answered true
+	// Reference is the lag of the heads behind a reference connection's (run --subscribe-reference);
+	// nil without one.
+	Reference *ReferenceLag `json:"reference,omitempty"`
 	// Parts are the run in stretches (the stages of the call load beside the subscriptions), by
 	// the time notifications were received; none when the run was not cut.
 	Parts []SubscriptionPart `json:"parts,omitempty"`
@@ -56,3 +59,36 @@ type SubscriptionError struct {
 
 // PercentilesOf is the figures of h (values in microseconds) in milliseconds; nil when h is empty.
 func PercentilesOf(h *result.Histogram) *Percentiles { return optPercentiles(h) }
+
+// SubscriptionCounts are a run's subscriptions so far, as the live outputs show them while it
+// goes: subscriptions opened and failed, notifications received, and gaps seen (notifications
+// missing before one received).
+type SubscriptionCounts struct {
+	Opened        int64  `json:"opened"`
+	Failed        int64  `json:"failed"`
+	Notifications uint64 `json:"notifications"`
+	Gaps          uint64 `json:"gaps"`
+}
+
+// ReferenceLag is how far the subscriptions' heads (newHeads) came behind the same heads on a
+// reference connection: for each head a subscriber received, the time from the reference's
+// receipt to the subscriber's (0 when the subscriber had it first).
+type ReferenceLag struct {
+	URL   string `json:"url"`             // the reference connection's
+	Heads uint64 `json:"reference_heads"` // heads the reference received
+	Error string `json:"error,omitempty"` // why the reference connection ended early
+	Timed uint64 `json:"timed"`           // subscribers' heads timed
+	Ahead uint64 `json:"ahead"`           // of which received before the reference had them
+	// Lag is over every head timed; nil when none was.
+	Lag *Percentiles `json:"lag_ms,omitempty"`
+	// Slowest is the subscriber whose heads came furthest behind on average.
+	Slowest *SubscriberLag `json:"slowest,omitempty"`
+}
+
+// SubscriberLag is one subscriber's lag behind the reference: its heads timed, and their mean and
+// largest lag.
+type SubscriberLag struct {
+	Heads  uint64  `json:"heads"`
+	MeanMs float64 `json:"mean_ms"`
+	MaxMs  float64 `json:"max_ms"`
+}

@@ -67,7 +67,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err := benchSubscriptions(b); err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
-	live, err := f.liveOutputs(b)
+	live, err := f.liveOutputs(b, e.cut)
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
@@ -82,7 +82,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if f.dryRun {
-		dryRun(e.stdout, b)
+		dryRun(e.stdout, checked)
 		return ExitOK
 	}
 	dir := f.outDir
@@ -165,12 +165,12 @@ func runBench(ctx context.Context, e *env, args []string) int {
 // liveOutputs are the live outputs of every run of plan file b: its outputs: key's, then those of
 // --out TYPE=URL and --metrics-addr. An --out that names a file is a usage error: the result files
 // go into the run directory.
-func (f *benchFlags) liveOutputs(b *plan.Bench) (liveSet, error) {
-	live, err := f.live.fileOutputs(b, Version())
+func (f *benchFlags) liveOutputs(b *plan.Bench, cut <-chan struct{}) (liveSet, error) {
+	live, err := f.live.fileOutputs(b, Version(), cut)
 	if err != nil {
 		return nil, err
 	}
-	files, flags, err := f.live.outputs(f.outs, Version())
+	files, flags, err := f.live.outputs(f.outs, cut, Version())
 	if err != nil {
 		return nil, err
 	}
@@ -218,13 +218,21 @@ func resultName(id bench.RunID) string {
 }
 
 // dryRun prints the targets and the runs in the order they would go, with their lengths.
-func dryRun(w io.Writer, b *plan.Bench) {
+func dryRun(w io.Writer, c *bench.Checked) {
+	b := c.Bench
 	var total time.Duration
 	runs, unknown := 0, false
 	for _, s := range b.Scenarios {
 		if s.IsCommand() {
 			runs += max(1, s.Repeat) * len(b.Targets)
 			unknown = true
+			continue
+		}
+		if s.Replay != nil { // as long as each target's timeline
+			for _, t := range b.Targets {
+				total += c.Timeline(s.Name, t.Name).End()
+				runs++
+			}
 			continue
 		}
 		for k := range s.Runs() {
@@ -234,6 +242,7 @@ func dryRun(w io.Writer, b *plan.Bench) {
 			unknown = unknown || !ok
 		}
 	}
+	total = total.Round(time.Millisecond)
 	about := "about " + total.String()
 	if unknown {
 		about = "at least " + total.String() + " (some runs end on a count, a command's exit or a capacity search's answer)"
@@ -271,7 +280,11 @@ func dryRun(w io.Writer, b *plan.Bench) {
 		for k := range s.Runs() {
 			for _, t := range b.Targets {
 				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				fmt.Fprintf(w, "  %s: %s\n", id, s.Describe(k))
+				what := s.Describe(k)
+				if tl := c.Timeline(s.Name, t.Name); tl != nil {
+					what += ": " + bench.DescribeReplay(tl)
+				}
+				fmt.Fprintf(w, "  %s: %s\n", id, what)
 			}
 		}
 	}

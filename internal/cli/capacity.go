@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,7 +87,7 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "capacity", err, ExitUsage)
 	}
-	files, live, err := f.live.outputs(f.output.outs, Version())
+	files, live, err := f.live.outputs(f.output.outs, e.cut, Version())
 	if err == nil && len(files) > 0 {
 		err = usagef("--out %s: capacity writes no result file; use --report-file, or --out TYPE=URL for a live output (TYPE one of %s)", files[0], strings.Join(liveTypes, ", "))
 	}
@@ -137,6 +138,13 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	}
 	res, err := capacity.Search(ctx, cfg)
 	if err != nil {
+		var pe *runner.PreflightError
+		switch {
+		case ctx.Err() != nil:
+			return fail(e, "capacity", err, ExitInterrupted)
+		case errors.As(err, &pe) && !pe.Connect: // the plan asks what the server does not serve
+			return fail(e, "capacity", usageError{err.Error()}, ExitUsage)
+		}
 		return fail(e, "capacity", err, ExitCannotStart)
 	}
 	target := summary.Target(p.Shown(f.output.showSecrets))
@@ -156,6 +164,9 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	case res.Interrupted:
 		fmt.Fprintln(e.stderr, "rpcbench capacity: interrupted; the report covers the steps done until then")
 		return ExitInterrupted
+	case res.Err != nil:
+		fmt.Fprintf(e.stderr, "rpcbench capacity: a step could not run, and the search stopped there: %v\n", res.Err)
+		return ExitCannotStart
 	case res.Best == nil && code == ExitOK:
 		return ExitSLO
 	}

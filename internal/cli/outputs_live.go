@@ -50,17 +50,17 @@ func (l liveSet) set(notes io.Writer) output.Set {
 
 // liveOutput returns the maker of the output of type typ sending to rest, named name in messages,
 // once the arguments are checked; found is false when typ is no output's. version is the tool's,
-// told to receivers.
-func (f *liveFlags) liveOutput(name, typ, rest, version string) (mk func(io.Writer) output.Output, found bool, err error) {
+// told to receivers; cut, when closed, ends the outputs' flush at the end (a second Ctrl-C).
+func (f *liveFlags) liveOutput(name, typ, rest, version string, cut <-chan struct{}) (mk func(io.Writer) output.Output, found bool, err error) {
 	switch typ {
 	case "prometheus-rw":
 		mk, err := maker(name, rest, promrw.New, func(notes io.Writer) promrw.Options {
-			return promrw.Options{PushOptions: output.PushOptions{Notes: notes, NativeHistograms: f.natives}, UserAgent: "rpcbench/" + version}
+			return promrw.Options{PushOptions: output.PushOptions{Notes: notes, NativeHistograms: f.natives, Cut: cut}, UserAgent: "rpcbench/" + version}
 		})
 		return mk, true, err
 	case "otlp", "otlp-grpc":
 		mk, err := maker(name, rest, otlp.New, func(notes io.Writer) otlp.Options {
-			return otlp.Options{PushOptions: output.PushOptions{Notes: notes}, Version: version, GRPC: typ == "otlp-grpc"}
+			return otlp.Options{PushOptions: output.PushOptions{Notes: notes, Cut: cut}, Version: version, GRPC: typ == "otlp-grpc"}
 		})
 		return mk, true, err
 	}
@@ -83,8 +83,8 @@ func maker[O output.Output, Opts any](name, url string, newOutput func(string, s
 // and the rest are returned as they were given (the result file's paths); --metrics-addr adds the
 // scrape endpoint. A value whose TYPE is not an output's is a usage error when what follows is a
 // URL, and a file name otherwise ("a=b.json" stays a file). version is the tool's, told to
-// receivers.
-func (f *liveFlags) outputs(outs []string, version string) (files []string, live liveSet, err error) {
+// receivers; cut ends the outputs' flush (see liveOutput).
+func (f *liveFlags) outputs(outs []string, cut <-chan struct{}, version string) (files []string, live liveSet, err error) {
 	for _, v := range outs {
 		m := outType.FindStringSubmatch(v)
 		if m == nil {
@@ -92,14 +92,14 @@ func (f *liveFlags) outputs(outs []string, version string) (files []string, live
 			continue
 		}
 		typ, rest := m[1], m[2]
-		mk, found, err := f.liveOutput("--out "+typ, typ, rest, version)
+		mk, found, err := f.liveOutput("--out "+typ, typ, rest, version, cut)
 		switch {
 		case err != nil:
-			return nil, nil, usagef("--out %s: %v", v, err)
+			return nil, nil, usagef("--out %s=%s: %v", typ, plan.RedactURL(rest), err)
 		case found:
 			live = append(live, mk)
 		case strings.Contains(rest, "://"):
-			return nil, nil, usagef("--out %s: no output is named %q: expected one of %s, as --out TYPE=URL, or a file name", v, typ, strings.Join(liveTypes, ", "))
+			return nil, nil, usagef("--out %s=%s: no output is named %q: expected one of %s, as --out TYPE=URL, or a file name", typ, plan.RedactURL(rest), typ, strings.Join(liveTypes, ", "))
 		default:
 			files = append(files, v)
 		}
@@ -118,7 +118,7 @@ func (f *liveFlags) outputs(outs []string, version string) (files []string, live
 
 // fileOutputs returns the live outputs of plan file b (its outputs: key); one that is not
 // TYPE=URL of a live output is a usage error at its line.
-func (f *liveFlags) fileOutputs(b *plan.Bench, version string) (liveSet, error) {
+func (f *liveFlags) fileOutputs(b *plan.Bench, version string, cut <-chan struct{}) (liveSet, error) {
 	var live liveSet
 	for i, o := range b.Outputs {
 		fe := &plan.FileError{File: b.File, Line: o.Line, Col: o.Col, Key: "outputs"}
@@ -127,10 +127,10 @@ func (f *liveFlags) fileOutputs(b *plan.Bench, version string) (liveSet, error) 
 		}
 		m := outType.FindStringSubmatch(o.Spec)
 		if m == nil {
-			fe.Msg = "want TYPE=URL, TYPE one of " + strings.Join(liveTypes, ", ") + ", got " + strconv.Quote(o.Spec)
+			fe.Msg = "want TYPE=URL, TYPE one of " + strings.Join(liveTypes, ", ") + ", got " + strconv.Quote(plan.RedactURL(o.Spec))
 			return nil, usageError{fe.Error()}
 		}
-		mk, found, err := f.liveOutput(fe.Key+" "+m[1], m[1], m[2], version)
+		mk, found, err := f.liveOutput(fe.Key+" "+m[1], m[1], m[2], version, cut)
 		switch {
 		case err != nil:
 			fe.Msg = err.Error()

@@ -35,7 +35,7 @@ func TestLiveOutputs(t *testing.T) {
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		files, live, err := f.outputs(c.outs, "test")
+		files, live, err := f.outputs(c.outs, nil, "test")
 		if c.err != "" {
 			var u usageError
 			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &u) {

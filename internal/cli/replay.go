@@ -5,13 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/rpcbench/rpcbench/check"
-	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/replay"
 	"github.com/rpcbench/rpcbench/result"
@@ -117,16 +114,8 @@ func (f *replayFlags) options(files []string, base string) (replay.Options, erro
 	if o.To, o.ToOffset, err = timeBound("--to", f.to); err != nil {
 		return o, err
 	}
-	for _, re := range []struct {
-		flag, expr string
-		dst        **regexp.Regexp
-	}{{"--include", f.include, &o.Include}, {"--exclude", f.exclude, &o.Exclude}} {
-		if re.expr == "" {
-			continue
-		}
-		if *re.dst, err = regexp.Compile(re.expr); err != nil {
-			return o, usagef("%s %q: %v", re.flag, re.expr, err)
-		}
+	if err := o.SetFilters(f.include, f.exclude); err != nil {
+		return o, usagef("--%v", err)
 	}
 	return o, nil
 }
@@ -201,23 +190,15 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	o.series = series
 	o.command[0] = "replay"
 	describeReplay(e, tl, ro)
-	var opts []engine.Option
-	if f.recordedStatus {
-		v := replay.RecordedStatus{}
-		if prep.Verifier != nil {
-			v.Inner = prep.Verifier
-		}
-		opts = append(opts, engine.WithVerifier(v))
-	}
-	return executeReplay(ctx, e, prep, o, tl, opts...)
+	return executeReplay(ctx, e, prep, o, tl, f.recordedStatus)
 }
 
-// executeReplay runs a prepared replay through execute (and so the runner), paced by its timeline:
-// the one place a replay's load runs.
-func executeReplay(ctx context.Context, e *env, prep *plan.Prepared, o outputs, tl *replay.Timeline, opts ...engine.Option) int {
+// executeReplay runs a prepared replay through execute (and so the runner), paced by its timeline
+// and, with recorded, judged by the recorded statuses: the one place a replay's load runs.
+func executeReplay(ctx context.Context, e *env, prep *plan.Prepared, o outputs, tl *replay.Timeline, recorded bool) int {
 	tl.Start()
 	defer tl.Close()
-	o.engine = append(append(o.engine, engine.WithTimeline(tl), engine.WithSource(tl)), opts...)
+	o.engine = append(o.engine, tl.Engine(prep, recorded)...)
 	return execute(ctx, e, prep, o)
 }
 
@@ -232,17 +213,7 @@ func (f *replayFlags) prepare(e *env, tl *replay.Timeline, base string) (*plan.P
 	if err != nil {
 		return nil, err
 	}
-	if tl.JSONRPC() {
-		if prep.Verifier == nil {
-			prep.Verifier = &check.Verifier{}
-		}
-		prep.Verifier.JSONRPC = true
-		for _, n := range tl.Info().Names {
-			if n != replay.Other && n != "batch" {
-				prep.Verifier.Methods = append(prep.Verifier.Methods, n)
-			}
-		}
-	}
+	tl.Judge(prep)
 	return prep, nil
 }
 

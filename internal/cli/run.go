@@ -10,8 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/bench"
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/schedule"
@@ -244,8 +246,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	var p plan.Plan
+	var rr *replayRun
 	if f.planf.file != "" {
-		p, err = f.planOfFile(e, fs, pos)
+		p, rr, err = f.planOfFile(e, fs, pos)
 	} else {
 		p, err = f.plan(strings.Join(pos, ""))
 	}
@@ -274,11 +277,19 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if o.profile, err = f.profile.prepare(f.output.out); err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
+	o.engine = f.segment.options()
+	if rr != nil {
+		prep, tl, err := bench.PrepareReplay(rr.s, rr.t, rr.b.Dir, plan.OSFiles(e.stdin))
+		if err != nil {
+			return fail(e, "run", usageError{planfile.ScenarioError(rr.b, rr.s, rr.t, err).Error()}, ExitUsage)
+		}
+		fmt.Fprintf(e.stderr, "rpcbench run: %s: %s: %s\n", rr.s.Name, rr.s.Describe(0), bench.DescribeReplay(tl))
+		return executeReplay(ctx, e, prep, o, tl, rr.s.Replay.RecordedStatus)
+	}
 	prep, err := prepare(e, p)
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	o.engine = f.segment.options()
 	return execute(ctx, e, prep, o)
 }
 
@@ -326,6 +337,18 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 		},
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", o.cmd(), msg) },
 	}
+	// With --live -, stdout is the stream of JSON lines, which the report must not break: it goes
+	// to stderr. The report is printed as soon as the summary is whole, before the outputs finish
+	// (a live output may wait for a slow receiver).
+	reportTo := e.stdout
+	if o.live == "-" {
+		reportTo = e.stderr
+	}
+	var renderErr error
+	ro.OnSummary = func(res *engine.Result, s *summary.Summary) {
+		segmentWarnings(e, res)
+		renderErr = render(reportTo, s, o.format, o.tables)
+	}
 	run, err := runner.Run(ctx, prep, ro)
 	if err != nil {
 		var pe *runner.PreflightError
@@ -342,16 +365,9 @@ func execute(ctx context.Context, e *env, prep *plan.Prepared, o outputs) int {
 		return fail(e, o.cmd(), err, ExitCannotStart)
 	}
 	res, s := run.Result, run.Summary
-	segmentWarnings(e, res)
-	// With --live -, stdout is the stream of JSON lines, which the report must not break: it goes
-	// to stderr.
-	reportTo := e.stdout
-	if o.live == "-" {
-		reportTo = e.stderr
-	}
 	code := ExitOK
-	if err := render(reportTo, s, o.format, o.tables); err != nil {
-		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), err)
+	if renderErr != nil {
+		fmt.Fprintf(e.stderr, "rpcbench %s: writing the report: %v\n", o.cmd(), renderErr)
 		code = ExitCannotStart
 	}
 	if run.OutputErr != nil {

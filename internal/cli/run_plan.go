@@ -34,12 +34,21 @@ var withPlanFlags = []string{
 	"monitor-pid", "monitor-process", "monitor-cgroup", "monitor-container", "monitor-metrics", "monitor-series",
 }
 
+// replayRun is the choice of run --plan when it is a replay scenario: the plan file, the
+// scenario and the target, which bench.PrepareReplay prepares from.
+type replayRun struct {
+	b *plan.Bench
+	s plan.Scenario
+	t plan.BenchTarget
+}
+
 // planOfFile returns the plan of the run --plan, --scenario, --target and --step choose; pos are
 // the positional arguments, which must be none. A target with a command is not started: run
-// --plan sends to a target that is already running, and says so.
-func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan, error) {
+// --plan sends to a target that is already running, and says so. A replay scenario is returned
+// as a replayRun too: its plan is made from its recording.
+func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan, *replayRun, error) {
 	if len(pos) > 0 {
-		return plan.Plan{}, usagef("--plan %s: the plan file names the target; got %q too", f.planf.file, pos[0])
+		return plan.Plan{}, nil, usagef("--plan %s: the plan file names the target; got %q too", f.planf.file, pos[0])
 	}
 	var extra []string
 	fs.Visit(func(fl *flag.Flag) {
@@ -48,21 +57,28 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 		}
 	})
 	if len(extra) > 0 {
-		return plan.Plan{}, usagef("--plan %s and %s: the plan file says what to send; put it there, or leave --plan out", f.planf.file, strings.Join(extra, ", "))
+		return plan.Plan{}, nil, usagef("--plan %s and %s: the plan file says what to send; put it there, or leave --plan out", f.planf.file, strings.Join(extra, ", "))
 	}
 	b, err := readBenchFile(f.planf.file)
 	if err != nil {
-		return plan.Plan{}, err
+		return plan.Plan{}, nil, err
 	}
-	p, _, t, _, err := b.Select(f.planf.scenario, f.planf.target, f.planf.step)
+	p, s, t, _, err := b.Select(f.planf.scenario, f.planf.target, f.planf.step)
 	if err != nil {
-		return plan.Plan{}, selectError(err)
+		return plan.Plan{}, nil, selectError(err)
+	}
+	var rr *replayRun
+	if s.Replay != nil {
+		if f.segment.segment != "" || f.segment.sequence != "" {
+			return plan.Plan{}, nil, usagef("--segment: scenario %s is a replay, which one generator sends whole", s.Name)
+		}
+		rr = &replayRun{b, s, t}
 	}
 	if len(t.Command) > 0 {
 		fmt.Fprintf(e.stderr, "rpcbench run: target %s has a command, which run --plan does not start: it sends to %s as it is (rpcbench bench starts targets)\n", t.Name, plan.RedactURL(t.URL))
 	}
 	f.segment.apply(&p)
-	return p, nil
+	return p, rr, nil
 }
 
 // selectError names the flag of a choice plan.Bench.Select could not make.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/subscribe"
 	"github.com/rpcbench/rpcbench/summary"
@@ -19,22 +21,24 @@ import (
 // subscribeFlags are the flags of `run` that open JSON-RPC subscriptions during the run, beside
 // its calls or alone.
 type subscribeFlags struct {
-	call  string
-	count int
-	rate  float64
+	call      string
+	count     int
+	rate      float64
+	reference string
 }
 
 func (f *subscribeFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.call, "subscribe", "", "open JSON-RPC subscriptions over WebSocket during the run, e.g. 'eth_subscribe [\"newHeads\"]' (`METHOD PARAMS`), each timed message by message; alone, or beside --jsonrpc calls")
 	fs.IntVar(&f.count, "subscriptions", 0, "with --subscribe: `N` subscriptions, each on its own connection (default 1)")
+	fs.StringVar(&f.reference, "subscribe-reference", "", "with --subscribe of newHeads: one more connection to `URL` (ws://) subscribes to newHeads, and each head the subscriptions receive is timed behind its receipt there")
 	fs.Float64Var(&f.rate, "subscribe-rate", 0, "with --subscribe: open the subscriptions at `R` per second until --subscriptions are open (open model); default: all at once, held (closed)")
 }
 
 // apply puts the subscriptions into p, whose endpoint is set.
 func (f *subscribeFlags) apply(p *plan.Plan) error {
 	if f.call == "" {
-		if f.count != 0 || f.rate != 0 {
-			return usagef("--subscriptions and --subscribe-rate go with --subscribe 'METHOD PARAMS'")
+		if f.count != 0 || f.rate != 0 || f.reference != "" {
+			return usagef("--subscriptions, --subscribe-rate and --subscribe-reference go with --subscribe 'METHOD PARAMS'")
 		}
 		return nil
 	}
@@ -42,7 +46,12 @@ func (f *subscribeFlags) apply(p *plan.Plan) error {
 	if err != nil {
 		return usagef("--subscribe: %v", err)
 	}
-	s := &plan.Subscribe{Method: method, Params: params, Count: f.count, Rate: f.rate}
+	s := &plan.Subscribe{Method: method, Params: params, Count: f.count, Rate: f.rate, Reference: f.reference}
+	if f.reference != "" {
+		if err := plan.CheckReference(f.reference, params); err != nil {
+			return usagef("--subscribe-reference: %v", err)
+		}
+	}
 	switch {
 	case f.count < 0:
 		return usagef("--subscriptions %d: want 1 or more", f.count)
@@ -53,16 +62,17 @@ func (f *subscribeFlags) apply(p *plan.Plan) error {
 		return usagef("--subscribe-rate %v: want subscriptions per second above 0, or none (all at once)", f.rate)
 	}
 	p.Subscribe = s
-	return checkSubscribeURL(*p)
+	return checkSubscribeURL(*p, "--subscribe")
 }
 
-// checkSubscribeURL checks that p's subscriptions have a WebSocket URL to go to.
-func checkSubscribeURL(p plan.Plan) error {
+// checkSubscribeURL checks that p's subscriptions have a WebSocket URL to go to; what names
+// where they were asked for: the flag --subscribe, the plan file's key subscribe.
+func checkSubscribeURL(p plan.Plan, what string) error {
 	if len(p.Endpoints) != 1 {
-		return usagef("--subscribe: subscriptions go to one URL; the plan has %d endpoints", len(p.Endpoints))
+		return usagef("%s: subscriptions go to one URL; the plan has %d endpoints", what, len(p.Endpoints))
 	}
 	if u := p.Endpoints[0].URL; !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-		return usagef("--subscribe: subscriptions need a WebSocket URL (ws:// or wss://); got %q", u)
+		return usagef("%s: subscriptions need a WebSocket URL (ws:// or wss://); got %q", what, plan.RedactURL(u))
 	}
 	return nil
 }
@@ -74,7 +84,7 @@ func subscriptionsAlone(p plan.Plan) bool {
 }
 
 // aloneFlags are the flags that mean something to a run of subscriptions alone.
-var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "duration", "format", "report-file", "quiet", "header", "H", "connect-timeout"}
+var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "subscribe-reference", "duration", "format", "report-file", "quiet", "header", "H", "connect-timeout"}
 
 // runSubscriptionsAlone checks p's subscriptions, if any; when p has no calls, it runs them for
 // the run's duration and reports them (done=true). done=false: p has no subscriptions, or calls
@@ -83,7 +93,7 @@ func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.F
 	if p.Subscribe == nil {
 		return 0, false
 	}
-	if err := checkSubscribeURL(p); err != nil {
+	if err := checkSubscribeURL(p, "--subscribe"); err != nil {
 		return fail(e, "run", err, ExitUsage), true
 	}
 	if !subscriptionsAlone(p) {
@@ -120,7 +130,7 @@ func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.F
 		return fail(e, "run", usagef("--subscribe: %v", err), ExitUsage), true
 	}
 	rep := subscriptionsReport{
-		Schema: summary.Schema, Tool: summary.Tool{Name: "rpcbench", Version: Version()}, Target: p.Endpoints[0].URL,
+		Schema: summary.Schema, Tool: summary.Tool{Name: "rpcbench", Version: Version()}, Target: plan.ShownURL(p.Endpoints[0].URL, f.output.showSecrets),
 		StartedAt: started.UTC(), DurationS: time.Since(started).Seconds(), Subscriptions: res.Summary(),
 	}
 	code = ExitOK
@@ -172,13 +182,32 @@ func (r *subscriptionsReport) write(w io.Writer, format string) error {
 	return err
 }
 
-// benchSubscriptions refuses the subscribe: of a plan's scenarios, which `rpcbench run --plan`
-// runs and bench does not yet.
+// benchSubscriptions checks the subscribe: of a plan's scenarios against each target: bench runs
+// them beside a load scenario's calls, to the target's WebSocket URL, and reports them side by
+// side as it does the calls.
 func benchSubscriptions(b *plan.Bench) error {
+	var errs []error
 	for _, sc := range b.Scenarios {
-		if sc.Plan.Subscribe != nil {
-			return usagef("%s: scenarios.%s.subscribe: bench does not run subscriptions yet; run the scenario with rpcbench run --plan %s --scenario %s", b.File, sc.Name, b.File, sc.Name)
+		if sc.IsCommand() || sc.Plan.Subscribe == nil {
+			continue
 		}
+		for _, t := range b.Targets {
+			p := sc.PlanFor(t, 0, b.Dir)
+			err := checkSubscribeURL(p, "subscribe")
+			switch {
+			case err != nil:
+			case sc.Capacity != nil:
+				err = usagef("subscribe: bench runs subscriptions in load scenarios, not in a capacity search")
+			case subscriptionsAlone(p):
+				err = usagef("subscribe: bench runs subscriptions beside the scenario's calls; give it jsonrpc: calls, or run the subscriptions alone with rpcbench run --plan %s --scenario %s", b.File, sc.Name)
+			}
+			if err != nil {
+				errs = append(errs, planfile.ScenarioError(b, sc, t, err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err.Error()}
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 // split takes the --out values apart: the result file (f.out; at most one) and the live outputs of
 // the TYPE=URL values and --metrics-addr (see liveFlags.outputs).
 func (f *outputFlags) split(live *liveFlags, e *env) (output.Set, error) {
-	files, series, err := live.outputs(f.outs, Version())
+	files, series, err := live.outputs(f.outs, e.cut, Version())
 	if err != nil {
 		return nil, err
 	}

@@ -115,6 +115,15 @@ scenarios:
 	cases = append(cases, tcase{"gen ethereum (a node that does not answer)", func(dir string) []string {
 		return []string{"gen", "ethereum", "--url", withSecrets("http://127.0.0.1:1/", "/"), "--from", "1", "--to", "2", "--timeout", "2s", "--out", filepath.Join(dir, "corpus")}
 	}, false})
+	// a live output whose receiver is not there: its closing line names the receiver, redacted
+	cases = append(cases, tcase{"run --out prometheus-rw (a receiver that is not there)", func(dir string) []string {
+		return append(append([]string{"run", "--requests", "3", "--connections", "1", "--quiet", "--out", "prometheus-rw=" + withSecrets("http://127.0.0.1:1/", "/api/v1/write")}, secretHeaders...), url)
+	}, false})
+	// subscriptions alone: the report names the node's URL
+	cases = append(cases, tcase{"run --subscribe alone", func(dir string) []string {
+		return []string{"run", "--subscribe", `eth_subscribe ["newHeads"]`, "--duration", "300ms", "--format", "json", "--report-file", filepath.Join(dir, "subs.json"),
+			strings.Replace(nodeURL, "http://", "ws://", 1)}
+	}, false})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -52,6 +52,7 @@ type Output struct {
 	res     *resource.Resource
 	started time.Time
 	o       Options
+	raw     string // the receiver's URL as given, redacted in messages
 }
 
 // New returns the output that exports to the OTLP/HTTP receiver at rawURL, the full URL of its
@@ -83,7 +84,7 @@ func New(name, rawURL string, o Options) (*Output, error) {
 			return nil, err
 		}
 	}
-	p := &Output{exp: exp, o: o}
+	p := &Output{exp: exp, o: o, raw: rawURL}
 	p.Pusher = output.NewPusher(name, o.PushOptions, p.send)
 	return p, nil
 }
@@ -134,7 +135,10 @@ func (p *Output) send(ctx context.Context, b output.Batch) error {
 		Scope:   instrumentation.Scope{Name: "github.com/rpcbench/rpcbench/output/otlp", Version: p.o.Version},
 		Metrics: metrics,
 	}}}
-	return p.exp.Export(ctx, rm)
+	if err := p.exp.Export(ctx, rm); err != nil {
+		return output.RedactedErr(err, p.raw) // the exporter's messages may quote the endpoint
+	}
+	return nil
 }
 
 // Stop sends what is queued (output.Pusher.Stop) and shuts the exporter.

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/rpcbench/rpcbench/output"
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 // Options configure the output; the zero value of each field takes the default named.
@@ -131,7 +132,7 @@ func (p *Output) attempt(ctx context.Context, body []byte, attempt int) (retry b
 	}
 	resp, err := p.o.Client.Do(req)
 	if err != nil {
-		return true, err
+		return true, output.RedactedErr(err, p.url)
 	}
 	defer resp.Body.Close()
 	p.buf.Reset()
@@ -140,7 +141,7 @@ func (p *Output) attempt(ctx context.Context, body []byte, attempt int) (retry b
 	if resp.StatusCode/100 == 2 {
 		return false, nil
 	}
-	err = fmt.Errorf("%s answered %s: %s", p.url, resp.Status, strings.TrimSpace(p.buf.String()))
+	err = fmt.Errorf("%s answered %s: %s", plan.RedactURL(p.url), resp.Status, strings.TrimSpace(p.buf.String()))
 	return resp.StatusCode/100 == 5 || resp.StatusCode == http.StatusTooManyRequests, err
 }
 

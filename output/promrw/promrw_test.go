@@ -356,3 +356,55 @@ func TestRemoteWriteStopTwice(t *testing.T) {
 		}
 	}
 }
+
+// A second Ctrl-C (PushOptions.Cut) ends Stop's wait for a receiver that never answers at once,
+// instead of after the flush timeout; what was queued is counted as dropped.
+func TestRemoteWriteStopCut(t *testing.T) {
+	t.Parallel()
+	got := make(chan struct{}, 1)
+	release := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // a test receiver
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l) //nolint:errcheck // closed below
+	defer srv.Close()
+	defer close(release)
+	cut := make(chan struct{})
+	var notes strings.Builder
+	rw, err := promrw.New("prometheus-rw", "http://"+l.Addr().String()+"/api/v1/write", promrw.Options{
+		PushOptions: output.PushOptions{FlushTimeout: time.Hour, Notes: &notes, Cut: cut}, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Start(output.Run{Endpoints: []string{"a"}, Started: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	rw.Tick(&engine.Tick{Elapsed: time.Second})
+	<-got // the sender holds the tick, waiting for the receiver
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		rw.Stop(nil, &summary.Summary{}) //nolint:errcheck // it reports drops in notes
+	}()
+	close(cut)
+	select {
+	case <-stopped:
+	case <-time.After(30 * time.Second): // the flush timeout is an hour: only the cut ends it
+		t.Fatal("Stop still waiting 30 s after the cut")
+	}
+	if rw.Dropped() == 0 || !strings.Contains(notes.String(), "dropped") {
+		t.Errorf("dropped %d, notes %q; want the queued samples counted as dropped", rw.Dropped(), notes.String())
+	}
+}

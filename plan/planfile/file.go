@@ -442,6 +442,8 @@ var loadKeys = []string{
 	"slo", "require_valid",
 	// a capacity search instead of a load
 	"capacity",
+	// a recording sent instead of a load
+	"replay",
 	// each endpoint or call alone instead of the mix
 	"alone",
 	// the figures of the report's side-by-side tables
@@ -578,6 +580,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			p.RequireValid = f.boolean(v, kp)
 		case "capacity":
 			s.Capacity = f.capacity(v, kp)
+		case "replay":
+			s.Replay = f.replay(v, kp)
 		case "alone":
 			s.Alone = f.boolean(v, kp)
 		case "stats":
@@ -593,6 +597,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	}
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
+	f.checkReplay(n, path, &s)
 	f.alone(n, path, &s)
 	return s
 }

@@ -12,26 +12,15 @@ var capacityKeys = []string{"slo", "start", "max", "factor", "precision", "step"
 
 func (f *fileReader) capacity(n *yaml.Node, path string) *plan.ScenarioCapacity {
 	c := &plan.ScenarioCapacity{}
-	rate := func(v *yaml.Node, kp string) float64 {
-		s, ok := f.scalar(v, kp, "a rate such as 1000 or 300/m")
-		if !ok {
-			return 0
-		}
-		r, err := plan.ParseRate(s)
-		if err != nil || r <= 0 {
-			f.errorf(v, kp, "%q: want a rate above 0, such as 1000 or 300/m", s)
-		}
-		return r
-	}
 	f.mapping(n, path, capacityKeys, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
 		case "slo":
 			c.SLO = f.slo(v, kp)
 		case "start":
-			c.Start = rate(v, kp)
+			c.Start = f.positiveRate(v, kp)
 		case "max":
-			c.Max = rate(v, kp)
+			c.Max = f.positiveRate(v, kp)
 		case "factor":
 			if c.Factor = f.number(v, kp); c.Factor != 0 && c.Factor <= 1 {
 				f.errorf(v, kp, "%v: want a ratio above 1, such as 2", c.Factor)
@@ -59,6 +48,19 @@ func (f *fileReader) capacity(n *yaml.Node, path string) *plan.ScenarioCapacity 
 		f.errorf(n, path, "max %s/s is below start %s/s", rate64(c.Max), rate64(c.Start))
 	}
 	return c
+}
+
+// positiveRate reads a rate above 0: 1000, 300/m.
+func (f *fileReader) positiveRate(v *yaml.Node, path string) float64 {
+	s, ok := f.scalar(v, path, "a rate such as 1000 or 300/m")
+	if !ok {
+		return 0
+	}
+	r, err := plan.ParseRate(s)
+	if err != nil || r <= 0 {
+		f.errorf(v, path, "%q: want a rate above 0, such as 1000 or 300/m", s)
+	}
+	return r
 }
 
 // checkCapacity checks what goes with capacity: the search sets the load, and needs an objective.

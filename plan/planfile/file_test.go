@@ -203,6 +203,27 @@ func TestReadFileErrors(t *testing.T) {
 		{"not YAML", "targets: [\n", []string{`p.yaml:1:1: not valid YAML`}},
 		{"an endpoint key", head + "  s:\n    endpoints:\n      - {pth: /}\n", []string{
 			`p.yaml:6:10: scenarios.s.endpoints[0].pth: unknown key "pth"`}},
+		{"a replay key", head + "  s:\n    replay:\n      files: [a.log]\n      sped: 2\n", []string{
+			`p.yaml:7:7: scenarios.s.replay.sped: unknown key "sped"; want one of: files, format, log_format, speed, rate,`}},
+		{"a load beside a replay", head + "  s:\n    replay: {files: [a.log]}\n    rate: 5\n    path: /x\n", []string{
+			`p.yaml:6:5: scenarios.s.rate: a replay sends the recorded requests at their recorded times: drop rate here (with replay: give only header, connections,`,
+			`p.yaml:7:5: scenarios.s.path: a replay sends the recorded requests at their recorded times: drop path here`}},
+		{"a replay without files", head + "  s:\n    replay: {speed: 2}\n", []string{
+			`p.yaml:5:13: scenarios.s.replay: no files: want the recording's files, e.g. files: [access.log]`}},
+		{"a replay of stdin", head + "  s:\n    replay: {files: [a.log, \"-\"]}\n", []string{
+			`p.yaml:5:21: scenarios.s.replay.files: file 2 is -: standard input cannot be replayed`}},
+		{"a replay's bad pattern", head + "  s:\n    replay: {files: [a.log], include: \"(\"}\n", []string{
+			`p.yaml:5:39: scenarios.s.replay.include: "(": error parsing regexp: missing closing ): ` + "`(`"}},
+		{"a replay's empty log_format", head + "  s:\n    replay: {files: [a.log], log_format: \"\"}\n", []string{
+			`p.yaml:5:42: scenarios.s.replay.log_format: empty: want an access log's layout`}},
+		{"a replay's speed 0", head + "  s:\n    replay: {files: [a.log], speed: 0}\n", []string{
+			`p.yaml:5:37: scenarios.s.replay.speed: want a number above 0`}},
+		{"a replay's unknown format", head + "  s:\n    replay: {files: [a.log], format: apache}\n", []string{
+			`p.yaml:5:38: scenarios.s.replay.format: "apache": want combined or common or har or jsonrpc or csvlog or vegeta`}},
+		{"a replay's speed and rate", head + "  s:\n    replay: {files: [a.log], speed: 2, rate: 10}\n", []string{
+			`p.yaml:5:13: scenarios.s.replay: both speed: and rate: give one of them`}},
+		{"a replay's recorded statuses and checks.status", head + "  s:\n    replay: {files: [a.log], expect_recorded_status: true}\n    checks: {status: 2xx}\n", []string{
+			`p.yaml:6:5: scenarios.s.checks.status: both checks.status and replay.expect_recorded_status: give one of them`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

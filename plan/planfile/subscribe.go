@@ -5,11 +5,13 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// subscribe reads a scenario's subscribe: {call: 'eth_subscribe ["newHeads"]', count: N, rate: R}.
+// subscribe reads a scenario's subscribe: {call: 'eth_subscribe ["newHeads"]', count: N, rate: R,
+// reference: ws://…}.
 func (f *fileReader) subscribe(n *yaml.Node, path string) *plan.Subscribe {
 	s := &plan.Subscribe{Count: 1}
 	callSet := false
-	f.mapping(n, path, []string{"call", "count", "rate"}, func(key string, k, v *yaml.Node) {
+	var refNode *yaml.Node
+	f.mapping(n, path, []string{"call", "count", "rate", "reference"}, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
 		case "call":
@@ -22,6 +24,9 @@ func (f *fileReader) subscribe(n *yaml.Node, path string) *plan.Subscribe {
 			if s.Count = f.count(v, kp); s.Count < 1 {
 				f.errorf(v, kp, "want 1 or more subscriptions")
 			}
+		case "reference":
+			s.Reference = f.str(v, kp)
+			refNode = v
 		case "rate":
 			if s.Rate = f.number(v, kp); s.Rate < 0 {
 				f.errorf(v, kp, "want subscriptions per second above 0, or no rate: all at once")
@@ -30,6 +35,11 @@ func (f *fileReader) subscribe(n *yaml.Node, path string) *plan.Subscribe {
 	})
 	if !callSet {
 		f.errorf(n, path, `want call: the subscription, e.g. call: eth_subscribe ["newHeads"]`)
+	}
+	if refNode != nil && callSet && s.Method != "" {
+		if err := plan.CheckReference(s.Reference, s.Params); err != nil {
+			f.errorf(refNode, joinKey(path, "reference"), "%v", err)
+		}
 	}
 	return s
 }

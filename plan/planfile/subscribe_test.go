@@ -49,4 +49,17 @@ scenarios:
 	if err == nil || !strings.Contains(err.Error(), "p.yaml:11:13: scenarios.heads.subscribe.call:") {
 		t.Errorf("bad call: %v; want the file, line, column and key", err)
 	}
+	withRef := strings.Replace(file, "      rate: 5\n", "      rate: 5\n      reference: ws://127.0.0.1:18546/\n", 1)
+	if b, err := ReadFile("p.yaml", strings.NewReader(withRef)); err != nil || b.Scenarios[0].Plan.Subscribe.Reference != "ws://127.0.0.1:18546/" {
+		t.Errorf("reference: %v; want ws://127.0.0.1:18546/ read", err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"reference: ws://", "reference: http://", "p.yaml:14:18: scenarios.heads.subscribe.reference: the reference needs a WebSocket URL"},
+		{`call: eth_subscribe ["newHeads"]`, `call: eth_subscribe ["newPendingTransactions"]`, "p.yaml:14:18: scenarios.heads.subscribe.reference: a reference times heads"},
+	} {
+		_, err := ReadFile("p.yaml", strings.NewReader(strings.Replace(withRef, c.from, c.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.to, err, c.want)
+		}
+	}
 }

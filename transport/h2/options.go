@@ -3,9 +3,9 @@ package h2
 import (
 	"crypto/tls"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
+
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Defaults used for the zero values of Options.
@@ -54,29 +54,10 @@ type Options struct {
 	UserAgent string `json:"user_agent,omitempty"`
 }
 
-// Validate returns every problem of o, joined, or nil.
+// Validate returns every problem of o, joined, or nil (see transport.Limits.Check).
 func (o *Options) Validate() error {
-	var errs []error
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"Timeout", o.Timeout}, {"ConnectTimeout", o.ConnectTimeout}} {
-		if d.v < 0 {
-			errs = append(errs, fmt.Errorf("h2: %s %v is negative; use 0 for the default or a positive duration", d.name, d.v))
-		}
-	}
-	for _, n := range []struct {
-		name string
-		v    int64
-	}{{"MaxConns", int64(o.MaxConns)}, {"Streams", int64(o.Streams)}, {"MaxBody", o.MaxBody}} {
-		if n.v < 0 {
-			errs = append(errs, fmt.Errorf("h2: %s %d is negative; use 0 for the default or a positive number", n.name, n.v))
-		}
-	}
-	if strings.ContainsAny(o.UserAgent, "\r\n\x00") {
-		errs = append(errs, fmt.Errorf("h2: UserAgent %q holds a line break; use a single line", o.UserAgent))
-	}
-	return errors.Join(errs...)
+	return errors.Join(transport.Limits{Timeout: o.Timeout, ConnectTimeout: o.ConnectTimeout, MaxConns: o.MaxConns,
+		Streams: o.Streams, MaxBody: o.MaxBody, UserAgent: o.UserAgent}.Check("h2")...)
 }
 
 // ErrClosed is the error of a request cut short, or refused, because its Transport was closed.

@@ -27,7 +27,7 @@ type h3Server struct {
 }
 
 // startH3 serves h over HTTP/3 on a free UDP port of 127.0.0.1.
-func startH3(t *testing.T, h http.Handler) *h3Server {
+func startH3(t testing.TB, h http.Handler) *h3Server {
 	t.Helper()
 	s := &h3Server{H3: faults.NewH3(t, 0, h), pool: x509.NewCertPool()}
 	s.addr = s.Addr
@@ -46,7 +46,7 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "%s %s %s %s", r.Proto, r.Method, r.URL.RequestURI(), b)
 })
 
-func newTransport(t *testing.T, o h3.Options) *h3.Transport {
+func newTransport(t testing.TB, o h3.Options) *h3.Transport {
 	t.Helper()
 	tr, err := h3.New(o)
 	if err != nil {
@@ -266,5 +266,62 @@ func TestHeaders(t *testing.T) {
 	out := do(tr, r)
 	if want := `items.test|rpcbench|["a" "b"]|application/json`; out.Class != result.OK || string(out.Body) != want {
 		t.Errorf("class %v (%v), answer %q; want %q", out.Class, out.Err, out.Body, want)
+	}
+}
+
+// Requests one after another on one transport each send their own headers, none of an earlier
+// one's; an empty User-Agent gets rpcbench's, as a missing one does.
+func TestHeadersOfOneRequestOnly(t *testing.T) {
+	s := startH3(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s|%q|%q|%q", r.UserAgent(), r.Header.Values("X-A"), r.Header.Values("X-B"), r.Header.Get("Accept"))
+	}))
+	tr := newTransport(t, h3.Options{TLS: &tls.Config{RootCAs: s.pool}, KeepBody: true, MaxConns: 1})
+	for i, c := range []struct {
+		header []transport.Header
+		want   string
+	}{
+		{[]transport.Header{{Name: "X-A", Value: "1"}, {Name: "x-a", Value: "2"}, {Name: "User-Agent", Value: "mine"}}, `mine|["1" "2"]|[]|""`},
+		{[]transport.Header{{Name: "X-B", Value: "3"}}, `rpcbench|[]|["3"]|""`},
+		{[]transport.Header{{Name: "user-agent", Value: ""}, {Name: "Accept", Value: "*/*"}}, `rpcbench|[]|[]|"*/*"`},
+		{nil, `rpcbench|[]|[]|""`},
+	} {
+		r := request(s.addr, "GET", "/", "")
+		r.Header = c.header
+		if out := do(tr, r); out.Class != result.OK || string(out.Body) != c.want {
+			t.Errorf("request %d: class %v (%v), answer %q; want %q", i, out.Class, out.Err, out.Body, c.want)
+		}
+	}
+}
+
+// A request target goes as given: its path and query, escapes kept; one that does not parse, or a
+// method that is not a token, fails before sending with an error that names it.
+func TestTargets(t *testing.T) {
+	s := startH3(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s %s", r.Method, r.RequestURI)
+	}))
+	tr := newTransport(t, h3.Options{TLS: &tls.Config{RootCAs: s.pool}, KeepBody: true, MaxConns: 1})
+	for _, c := range []struct{ method, path, want string }{
+		{"GET", "/v0/entity?id=42", "GET /v0/entity?id=42"},
+		{"GET", "/a?", "GET /a?"},
+		{"GET", "/a%20b/c?q=%20&r=x%2Fy", "GET /a%20b/c?q=%20&r=x%2Fy"},
+		{"DELETE", "/x;v=1/@:!$&'()*+,=~._-", "DELETE /x;v=1/@:!$&'()*+,=~._-"},
+		{"", "/", "GET /"},
+		{"GET", "/a\"b", "GET /a%22b"},
+		{"GET", "//double", "GET //double"},
+		{"GET", "/bad%zz", "h3: request target \"/bad%zz\""},
+		{"GET", "/ctl?\x01", "h3: request target \"/ctl?\\x01\""},
+		{"GE T", "/", `h3: net/http: invalid method "GE T"`},
+	} {
+		out := do(tr, request(s.addr, c.method, c.path, ""))
+		got := string(out.Body)
+		if out.Err != nil {
+			got = out.Err.Error()
+			if out.Class != result.Other || !out.Sent.IsZero() {
+				t.Errorf("%s %q: class %v, sent %v; want other, before sending", c.method, c.path, out.Class, out.Sent)
+			}
+		}
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %q: got %q; want %q", c.method, c.path, got, c.want)
+		}
 	}
 }

@@ -3,8 +3,9 @@ package h3
 import (
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"time"
+
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // Defaults used for the zero values of Options.
@@ -47,26 +48,10 @@ type Options struct {
 	UserAgent string
 }
 
-// Validate returns every problem of o, joined, or nil.
+// Validate returns every problem of o, joined, or nil (see transport.Limits.Check).
 func (o *Options) Validate() error {
-	var errs []error
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"Timeout", o.Timeout}, {"ConnectTimeout", o.ConnectTimeout}} {
-		if d.v < 0 {
-			errs = append(errs, fmt.Errorf("h3: %s %v is negative; use 0 for the default or a positive duration", d.name, d.v))
-		}
-	}
-	for _, n := range []struct {
-		name string
-		v    int64
-	}{{"MaxConns", int64(o.MaxConns)}, {"Streams", int64(o.Streams)}, {"MaxBody", o.MaxBody}} {
-		if n.v < 0 {
-			errs = append(errs, fmt.Errorf("h3: %s %d is negative; use 0 for the default or a positive number", n.name, n.v))
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(transport.Limits{Timeout: o.Timeout, ConnectTimeout: o.ConnectTimeout, MaxConns: o.MaxConns,
+		Streams: o.Streams, MaxBody: o.MaxBody, UserAgent: o.UserAgent}.Check("h3")...)
 }
 
 // ErrClosed is the error of a request refused because its Transport was closed.

@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
@@ -345,11 +347,12 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 			return
 		}
 	}
-	req, err := t.request(ctx, r, out)
+	req, rc, err := t.request(ctx, r, out)
 	if err != nil {
 		out.Class, out.Err = result.Other, err
 		return
 	}
+	defer putCall(rc)
 	resp, err := c.cc.RoundTrip(req)
 	if err != nil {
 		out.Class, out.Err = classify(err), err
@@ -379,52 +382,160 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	out.Answered = true
 }
 
-// request makes the net/http request of r, with a trace that notes in out when its headers were
-// written and when the answer's first byte came.
-func (t *Transport) request(ctx context.Context, r *transport.Request, out *transport.Outcome) (*http.Request, error) {
-	u, err := url.ParseRequestURI(string(r.Path))
-	if err != nil {
-		return nil, fmt.Errorf("h3: request target %q: %w", r.Path, err)
+// call is what a request over HTTP/3 needs of its own beside quic-go's: the net/http request's URL,
+// headers and trace, from a pool, reused request after request. Of the request only the copy that
+// carries its context (Request.WithContext) and its body's reader are made anew: quic-go may still
+// read the body in a goroutine of its own after the answer came. A call goes back to the pool once
+// RoundTrip has returned and the answer's body is closed, when quic-go has written the headers
+// and the trace has fired.
+type call struct {
+	req    http.Request // the template of the request; URL and Header point into the call
+	url    url.URL
+	header http.Header
+	trace  httptrace.ClientTrace // set once: its functions write to out
+	out    *transport.Outcome
+}
+
+var calls = sync.Pool{New: func() any {
+	c := &call{header: http.Header{}}
+	c.trace = httptrace.ClientTrace{
+		WroteHeaders:         func() { c.out.Sent = time.Now() },
+		GotFirstResponseByte: func() { c.out.FirstByte = time.Now() },
 	}
-	u.Scheme, u.Host = "https", r.Host
-	trace := &httptrace.ClientTrace{
-		WroteHeaders:         func() { out.Sent = time.Now() },
-		GotFirstResponseByte: func() { out.FirstByte = time.Now() },
+	return c
+}}
+
+// requestBody is a request's body for net/http: a bytes.Reader that closes (io.NopCloser of a
+// bytes.Reader is two objects, this one).
+type requestBody struct{ bytes.Reader }
+
+func (*requestBody) Close() error { return nil }
+
+// request makes the net/http request of r on a call from the pool (give it back with putCall),
+// with a trace that notes in out when its headers were written and when the answer's first byte
+// came.
+func (t *Transport) request(ctx context.Context, r *transport.Request, out *transport.Outcome) (*http.Request, *call, error) {
+	c := calls.Get().(*call)
+	c.out = out
+	target := string(r.Path)
+	c.url = url.URL{Scheme: "https", Host: r.Host}
+	if plainTarget(target) {
+		// what url.ParseRequestURI and EscapedPath would give back unchanged, as it is
+		c.url.Opaque, c.url.RawQuery, c.url.ForceQuery = target, "", false
+		if i := strings.IndexByte(target, '?'); i >= 0 {
+			c.url.Opaque, c.url.RawQuery, c.url.ForceQuery = target[:i], target[i+1:], i == len(target)-1
+		}
+	} else {
+		u, err := url.ParseRequestURI(target)
+		if err != nil {
+			putCall(c)
+			return nil, nil, fmt.Errorf("h3: request target %q: %w", r.Path, err)
+		}
+		c.url.Path, c.url.RawPath, c.url.RawQuery, c.url.ForceQuery = u.Path, u.RawPath, u.RawQuery, u.ForceQuery
 	}
 	method := r.Method
 	if method == "" {
 		method = http.MethodGet
+	} else if !validMethod(method) {
+		putCall(c)
+		return nil, nil, fmt.Errorf("h3: net/http: invalid method %q", method)
 	}
-	var body io.Reader
-	if len(r.Body) > 0 {
-		body = bytes.NewReader(r.Body)
+	for k, vs := range c.header {
+		c.header[k] = vs[:0] // kept for the values of this request
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), method, u.String(), body)
-	if err != nil {
-		return nil, fmt.Errorf("h3: %w", err)
-	}
+	c.req = http.Request{Method: method, URL: &c.url, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: c.header, Host: r.Host}
 	for _, h := range r.Header {
-		if http.CanonicalHeaderKey(h.Name) == "Host" {
-			req.Host = h.Value
+		k := http.CanonicalHeaderKey(h.Name)
+		if k == "Host" {
+			c.req.Host = h.Value
 			continue
 		}
-		req.Header.Add(h.Name, h.Value)
+		c.header[k] = append(c.header[k], h.Value)
 	}
-	if req.Header.Get("User-Agent") == "" {
-		req.Header.Set("User-Agent", t.opts.UserAgent)
+	if vs := c.header["User-Agent"]; len(vs) == 0 || vs[0] == "" {
+		c.header["User-Agent"] = append(vs[:0], t.opts.UserAgent)
 	}
-	return req, nil
+	for k, vs := range c.header {
+		if len(vs) == 0 {
+			delete(c.header, k) // a header of an earlier request only
+		}
+	}
+	if len(r.Body) > 0 {
+		b := &requestBody{}
+		b.Reset(r.Body)
+		c.req.Body, c.req.ContentLength = b, int64(len(r.Body))
+	}
+	if httptrace.ContextClientTrace(ctx) != nil {
+		// WithClientTrace would chain the caller's trace into the pooled one: give it its own
+		tr := c.trace
+		ctx = httptrace.WithClientTrace(ctx, &tr)
+	} else {
+		ctx = httptrace.WithClientTrace(ctx, &c.trace)
+	}
+	return c.req.WithContext(ctx), c, nil
 }
 
-// readBody reads the answer's body to its end, into out.Body when asked to keep it, and returns
-// how many bytes it read.
+// putCall gives c back to the pool.
+func putCall(c *call) {
+	c.out = nil
+	c.req = http.Request{}
+	calls.Put(c)
+}
+
+// plainTarget reports whether a request target is one that url.ParseRequestURI takes and the URL's
+// RequestURI gives back byte for byte: a path from "/" (not "//") of letters, digits and the
+// characters a path may hold unescaped (no "%"), then maybe "?" and a query without control bytes.
+func plainTarget(s string) bool {
+	if len(s) == 0 || s[0] != '/' || strings.HasPrefix(s, "//") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b == '?' {
+			for j := i + 1; j < len(s); j++ {
+				if s[j] < ' ' || s[j] == 0x7f {
+					return false
+				}
+			}
+			return true
+		}
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		case strings.IndexByte("-._~!$&'()*+,;=:@/", b) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validMethod reports whether m is a method net/http takes: a token.
+func validMethod(m string) bool {
+	return len(m) > 0 && !strings.ContainsFunc(m, func(r rune) bool { return !httpguts.IsTokenRune(r) })
+}
+
+// readBody reads the answer's body to its end, into out.Body when asked to keep it (reusing its
+// capacity), and returns how many bytes it read.
 func (t *Transport) readBody(b io.Reader, out *transport.Outcome) (int64, error) {
 	if !t.opts.KeepBody {
 		return io.Copy(io.Discard, b)
 	}
-	buf := bytes.NewBuffer(out.Body[:0])
-	n, err := buf.ReadFrom(io.LimitReader(b, t.maxBody+1))
-	out.Body = buf.Bytes()
+	buf, limit := out.Body[:0], t.maxBody+1
+	var err error
+	for int64(len(buf)) < limit && err == nil {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grows as append does
+		}
+		room := buf[len(buf):min(int64(cap(buf)), limit)]
+		var n int
+		n, err = b.Read(room)
+		buf = buf[:len(buf)+n]
+	}
+	if err == io.EOF {
+		err = nil
+	}
+	out.Body = buf
+	n := int64(len(buf))
 	if err == nil && n > t.maxBody {
 		out.Body = out.Body[:t.maxBody]
 		m, err := io.Copy(io.Discard, b)

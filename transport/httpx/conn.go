@@ -18,13 +18,14 @@ import (
 // are shared with the goroutine of a context.AfterFunc that interrupts a request when its context is
 // done.
 type conn struct {
-	nc   net.Conn
-	pool *hostPool
-	br   *bufio.Reader
-	bw   *bufio.Writer
-	cw   countingWriter
-	uses int      // requests that completed on this connection
-	num  [20]byte // scratch for Content-Length digits
+	nc       net.Conn
+	pool     *hostPool
+	br       *bufio.Reader
+	bw       *bufio.Writer
+	cw       countingWriter
+	uses     int       // requests that completed on this connection
+	answered time.Time // when the first byte of the last complete answer came
+	num      [20]byte  // scratch for Content-Length digits
 
 	mu       sync.Mutex
 	done     <-chan struct{} // Done channel of the context watched
@@ -38,22 +39,51 @@ type conn struct {
 // newConn wraps nc (the TLS connection over tcp, or tcp itself).
 func newConn(nc, tcp net.Conn, p *hostPool) *conn {
 	c := &conn{nc: nc, pool: p, cw: countingWriter{w: nc}}
+	c.cw.fuser, _ = nc.(sendWithReader)
 	c.peeker.init(tcp)
 	c.br = bufio.NewReaderSize(nc, readBufferSize)
 	c.bw = bufio.NewWriterSize(&c.cw, writeBufferSize)
 	return c
 }
 
-// countingWriter counts the bytes written to the connection.
+// countingWriter counts the bytes written to the connection. While onRead is set, a write is
+// handed to the connection's next read instead (SendWithRead); sent tells how it went.
 type countingWriter struct {
-	w net.Conn
-	n int64
+	w      net.Conn
+	n      int64
+	fuser  sendWithReader // the connection, when it can write with its next read
+	onRead bool
+	fused  bool // bytes wait for (or went out with) the next read; sent not yet called
+}
+
+// sendWithReader is a connection that can write bytes at the start of its next Read, and wait for
+// the answer without first reading an empty socket (transport/rawconn's, on Linux).
+type sendWithReader interface {
+	SendWithRead(p []byte)
+	Sent() (int, error)
 }
 
 func (w *countingWriter) Write(p []byte) (int, error) {
+	if w.onRead {
+		w.fuser.SendWithRead(p)
+		w.fused = true
+		return len(p), nil
+	}
 	n, err := w.w.Write(p)
 	w.n += int64(n)
 	return n, err
+}
+
+// sent counts the bytes that the read after a fused write wrote, and returns its error; nil when
+// there was no fused write.
+func (w *countingWriter) sent() error {
+	if !w.fused {
+		return nil
+	}
+	w.fused = false
+	n, err := w.fuser.Sent()
+	w.n += int64(n)
+	return err
 }
 
 // begin marks c busy with a request under ctx that must end by deadline, and makes sure ctx being done
@@ -118,6 +148,10 @@ func (c *conn) close() {
 // r.Host, User-Agent from ua (a complete header line), unless r.Header gives either. Content-Length
 // is computed from r.Body (and is 0 for POST, PUT and PATCH without a body): Content-Length and
 // Transfer-Encoding lines in r.Header are not sent. closeConn adds "Connection: close".
+//
+// On a connection that can (plain TCP on Linux), what is left in the buffer at the end goes out
+// with the first read of the answer, and cw.sent gives the outcome after it: one system call fewer
+// per request. The read buffer must be empty, so that the read is made.
 func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) error {
 	w := c.bw
 	method := r.Method
@@ -169,7 +203,13 @@ func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) err
 	}
 	w.WriteString("\r\n")
 	w.Write(r.Body)
-	return w.Flush()
+	if c.cw.fuser == nil || c.br.Buffered() > 0 {
+		return w.Flush()
+	}
+	c.cw.onRead = true
+	err := w.Flush()
+	c.cw.onRead = false
+	return err
 }
 
 // checkRequest returns an error when r would not make a well-formed request: a method that is not a

@@ -26,6 +26,16 @@ import (
 // does; the Outcome then describes the second attempt, BytesOut counts both, and Retried is 1, so
 // that a server resetting requests is seen even when the retries succeed. POST and PATCH are
 // not sent twice: they fail with class Reset.
+//
+// Before an idle connection is reused, its socket is looked at (one system call): a connection
+// that the server closed, or on which it sent something unasked (a 408 at its idle timeout), is
+// closed and another one used. For an idempotent request, a connection whose last answer came less
+// than CheckIdleAfter ago is reused without the look: no server closes a kept-alive connection at
+// an idle timeout that short, and in a closed loop or at a high rate it saves a system call per
+// request; a server that closes a connection right after an answer without saying so
+// ("Connection: close") is then seen as above, the request retried and counted. A POST or a PATCH,
+// which cannot be sent twice, always has the look (which may still miss a close that comes after
+// it: the POST then fails with class Reset).
 type Transport struct {
 	opts           Options
 	timeout        time.Duration
@@ -35,6 +45,7 @@ type Transport struct {
 	resolver       *net.Resolver
 	waiterPool     sync.Pool
 	waitHook       func() // tests: called when a request starts waiting for a connection
+	checkIdleAfter time.Duration
 
 	mu      sync.Mutex
 	closed  bool
@@ -59,6 +70,7 @@ func New(opts Options) (*Transport, error) {
 		connectTimeout: opts.ConnectTimeout,
 		pools:          map[poolKey]*hostPool{},
 		conns:          map[*conn]struct{}{},
+		checkIdleAfter: CheckIdleAfter,
 	}
 	if t.timeout == 0 {
 		t.timeout = DefaultTimeout
@@ -99,7 +111,8 @@ func New(opts Options) (*Transport, error) {
 // or failed to open, Opened is true and Conn holds the set-up times (DNS only when a name was
 // resolved) and Failed.
 func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
-	deadline := time.Now().Add(t.timeout)
+	now := time.Now()
+	deadline := now.Add(t.timeout)
 	if err := ctx.Err(); err != nil {
 		out.Class, out.Err = result.Canceled, err
 		return
@@ -109,7 +122,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	key := poolKey{r.Scheme, r.Host}
-	c, ev, opened, err := t.getConn(ctx, key, deadline)
+	c, ev, opened, err := t.getConn(ctx, key, now, deadline, idempotent(r.Method))
 	if opened {
 		out.Conn, out.Opened = ev, true
 	}
@@ -145,12 +158,22 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	out.Sent = time.Now()
 	written := c.cw.n
 	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
-	out.BytesOut += c.cw.n - written
 
-	// Read the answer even when writing failed: a server may answer (413, say) and close before it
-	// has read the whole request.
+	// Read the answer even when writing failed part way: a server may answer (413, say) and close
+	// before it has read the whole request.
 	var resp response
-	_, rerr := c.br.Peek(1)
+	var rerr error
+	if werr == nil || c.cw.n > written {
+		_, rerr = c.br.Peek(1)
+		if err := c.cw.sent(); werr == nil {
+			werr = err // the request's end went out with that first read
+		}
+	}
+	if werr != nil && c.cw.n == written {
+		// Not a byte of the request went out: what the connection holds answers no request of ours.
+		rerr = werr
+	}
+	out.BytesOut += c.cw.n - written
 	if rerr == nil {
 		out.FirstByte = time.Now()
 		resp, rerr = readResponse(c.br, r.Method == "HEAD", t.opts.KeepBody, t.maxBody, out.Body)
@@ -165,6 +188,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 
 	if rerr == nil {
 		out.Answered, out.Status = true, resp.status
+		c.answered = out.FirstByte
 		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive)
 		return false
 	}

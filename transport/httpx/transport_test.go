@@ -266,10 +266,9 @@ func TestRefusedConnEvent(t *testing.T) {
 	}
 }
 
-// TestStaleConnRetry: the server closes a kept-alive connection after each answer without saying so.
-// Idempotent requests are retried once on a new connection; a POST is not.
-func TestStaleConnRetry(t *testing.T) {
-	t.Parallel()
+// closeAfterAnswer starts a server that answers one request per connection and closes it, without
+// saying so; closed receives once per connection closed.
+func closeAfterAnswer(t *testing.T) (*rawServer, <-chan struct{}) {
 	answer := answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 	closed := make(chan struct{}, 8)
 	srv := startRaw(t, func(c net.Conn) {
@@ -277,7 +276,16 @@ func TestStaleConnRetry(t *testing.T) {
 		c.Close()
 		closed <- struct{}{}
 	})
+	return srv, closed
+}
+
+// TestStaleConnRetry: the server closes a kept-alive connection after each answer without saying so.
+// Idempotent requests are retried once on a new connection; a POST is not.
+func TestStaleConnRetry(t *testing.T) {
+	t.Parallel()
+	srv, closed := closeAfterAnswer(t)
 	tr := newTransport(t, Options{})
+	tr.checkIdleAfter = 0 // look at every idle connection, however recently it answered
 	r := get(srv.Host())
 	for i := range 3 {
 		out := do(tr, r)
@@ -298,6 +306,34 @@ func TestStaleConnRetry(t *testing.T) {
 	out := do(tr, r)
 	if out.Class != result.OK || !out.Opened {
 		t.Errorf("POST: got class %v (%v), Opened %v; want ok on a new connection", out.Class, out.Err, out.Opened)
+	}
+}
+
+// A connection whose last answer came less than checkIdleAfter ago is reused without a look at its
+// socket for an idempotent request: when the server closed it right after answering, without
+// saying so, a GET finds out by sending, and is retried on a new connection and counted. A POST,
+// which cannot be sent twice, always has the look: it goes on a new connection, ok.
+func TestRecentlyAnsweredConnIsReusedWithoutALook(t *testing.T) {
+	t.Parallel()
+	srv, closed := closeAfterAnswer(t)
+	tr := newTransport(t, Options{})
+	tr.checkIdleAfter = time.Hour // every connection answered recently enough
+	r := get(srv.Host())
+	if out := do(tr, r); out.Class != result.OK || out.Retried != 0 {
+		t.Fatalf("first GET: class %v (%v), retried %d; want ok, 0", out.Class, out.Err, out.Retried)
+	}
+	<-closed // the idle connection is closed before the next request: a look would see it
+	out := do(tr, r)
+	if out.Class != result.OK || !out.Opened || out.Retried != 1 {
+		t.Errorf("second GET: class %v (%v), opened %v, retried %d; want ok on a new connection after 1 retry", out.Class, out.Err, out.Opened, out.Retried)
+	}
+	<-closed
+	r.Method = "POST"
+	if out := do(tr, r); out.Class != result.OK || !out.Opened || out.Retried != 0 {
+		t.Errorf("POST: class %v (%v), opened %v, retried %d; want ok on a new connection, not retried", out.Class, out.Err, out.Opened, out.Retried)
+	}
+	if got := srv.accepted.Load(); got != 3 {
+		t.Errorf("%d connections; want 3", got)
 	}
 }
 
@@ -325,6 +361,7 @@ func TestIdleConnUnsolicitedAnswerIsDropped(t *testing.T) {
 		close(sent)
 	})
 	tr := newTransport(t, Options{})
+	tr.checkIdleAfter = 0 // look at every idle connection, however recently it answered
 	r := get(srv.Host())
 	if out := do(tr, r); out.Status != 200 {
 		t.Fatalf("first request: status %d (%v); want 200", out.Status, out.Err)

@@ -81,6 +81,21 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// resetPair returns the client end of a connection that its peer reset, once a read has seen the
+// reset (and taken its error): a write after it finds the socket shut.
+func resetPair(t *testing.T) *Conn {
+	t.Helper()
+	c, s := pair(t)
+	if err := s.SetLinger(0); err != nil {
+		t.Fatal(err)
+	}
+	s.Close() // with no linger: a RST
+	if _, err := c.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("read: %v; want ECONNRESET", err)
+	}
+	return c
+}
+
 // The errors are net.Conn's: the same Op, network and addresses, and a cause that errors.Is finds.
 func TestErrors(t *testing.T) {
 	t.Parallel()
@@ -133,15 +148,7 @@ func TestErrors(t *testing.T) {
 		}
 	})
 	t.Run("write to a reset connection", func(t *testing.T) {
-		c, s := pair(t)
-		if err := s.SetLinger(0); err != nil {
-			t.Fatal(err)
-		}
-		s.Close()
-		// A read sees the RST first (and takes its error); a write after it finds the socket shut.
-		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) {
-			t.Fatalf("read: %v; want ECONNRESET", err)
-		}
+		c := resetPair(t)
 		_, err := c.Write([]byte("x"))
 		var oe *net.OpError
 		if !errors.As(err, &oe) || oe.Op != "write" || !(errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)) {
@@ -179,6 +186,36 @@ func TestReadWriteAllocs(t *testing.T) {
 	})
 	if allocs > 0 {
 		t.Errorf("%.1f allocations per write and read; want 0", allocs)
+	}
+	// The same exchange with the write made by the read, against a peer echoing in its own
+	// goroutine (the answer must come after the write).
+	c2, s2 := pair(t)
+	if err := c2.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		b := make([]byte, 64)
+		for {
+			n, err := s2.Read(b)
+			if err != nil {
+				return
+			}
+			if _, err := s2.Write(b[:n]); err != nil {
+				return
+			}
+		}
+	}()
+	allocs = testing.AllocsPerRun(200, func() {
+		c2.SendWithRead(msg)
+		if _, err := io.ReadFull(c2, buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c2.Sent(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%.1f allocations per SendWithRead and Read; want 0", allocs)
 	}
 }
 
@@ -272,4 +309,135 @@ func TestConcurrentWrites(t *testing.T) {
 			t.Fatalf("the write at byte %d was interleaved with another", i)
 		}
 	}
+}
+
+// A Read after SendWithRead writes the bytes and then waits for the answer without first reading
+// the still empty socket: over 50 exchanges with a server that answers each request in one write,
+// no read finds the socket empty (a Write then a Read, as before, makes one such read in nearly
+// every exchange: the server has not answered yet when the read comes right after the write).
+func TestSendWithReadWaitsBeforeReading(t *testing.T) {
+	t.Parallel()
+	c, s := pair(t)
+	if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 50
+	req, ans := []byte("ping 0123456789"), []byte("pong 9876543210")
+	served := make(chan error, 1)
+	go func() {
+		buf := make([]byte, len(req))
+		for range rounds {
+			if _, err := io.ReadFull(s, buf); err != nil {
+				served <- err
+				return
+			}
+			if _, err := s.Write(ans); err != nil {
+				served <- err
+				return
+			}
+		}
+		served <- nil
+	}()
+	buf := make([]byte, 64)
+	for i := range rounds {
+		c.SendWithRead(req)
+		n, err := c.Read(buf)
+		if err != nil || string(buf[:n]) != string(ans) {
+			t.Fatalf("round %d: read %q, %v; want %q, nil", i, buf[:n], err, ans)
+		}
+		if sent, err := c.Sent(); sent != len(req) || err != nil {
+			t.Fatalf("round %d: Sent() = %d, %v; want %d, nil", i, sent, err, len(req))
+		}
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("server: %v", err)
+	}
+	if n := c.EmptyReads(); n != 0 {
+		t.Errorf("%d of %d reads found the socket empty; want 0: the read after the write should wait for the answer first", n, rounds)
+	}
+}
+
+// Bytes given to SendWithRead that do not fit in the socket buffers are written whole all the
+// same (the Read waits for room), before the answer is read.
+func TestSendWithReadLargeRequest(t *testing.T) {
+	t.Parallel()
+	c, s := pair(t)
+	if err := c.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	req := make([]byte, 8<<20)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for i := range req {
+		req[i] = byte(rnd.Uint32())
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, len(req))
+		if _, err := io.ReadFull(s, b); err != nil {
+			t.Errorf("server read: %v", err)
+		}
+		got <- b
+		_, _ = s.Write([]byte("done"))
+	}()
+	c.SendWithRead(req)
+	buf := make([]byte, 16)
+	n, err := c.Read(buf)
+	if err != nil || string(buf[:n]) != "done" {
+		t.Fatalf("read %q, %v; want \"done\", nil", buf[:n], err)
+	}
+	if sent, err := c.Sent(); sent != len(req) || err != nil {
+		t.Errorf("Sent() = %d, %v; want %d, nil", sent, err, len(req))
+	}
+	if b := <-got; !bytes.Equal(b, req) {
+		t.Error("the bytes the server read differ from those sent")
+	}
+}
+
+// When the bytes cannot go out, Sent says why as a write error of net.Conn's kind, and the Read
+// fails as it would have alone.
+func TestSendWithReadErrors(t *testing.T) {
+	t.Parallel()
+	t.Run("closed", func(t *testing.T) {
+		c, _ := pair(t)
+		c.Close()
+		c.SendWithRead([]byte("x"))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+			t.Errorf("read: %v; want net.ErrClosed", err)
+		}
+		n, err := c.Sent()
+		var oe *net.OpError
+		if n != 0 || !errors.As(err, &oe) || oe.Op != "write" || !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Sent() = %d, %v; want 0 and a write error that is net.ErrClosed", n, err)
+		}
+	})
+	t.Run("deadline passed", func(t *testing.T) {
+		c, s := pair(t)
+		if err := c.SetDeadline(time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		c.SendWithRead([]byte("x"))
+		if _, err := c.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("read: %v; want os.ErrDeadlineExceeded", err)
+		}
+		if n, err := c.Sent(); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("Sent() = %d, %v; want 0, os.ErrDeadlineExceeded", n, err)
+		}
+		// Nothing went out: the server reads the end of the stream, not the byte.
+		c.Close()
+		if b, err := io.ReadAll(s); len(b) != 0 || err != nil {
+			t.Errorf("the server read %q, %v; want nothing", b, err)
+		}
+	})
+	t.Run("reset", func(t *testing.T) {
+		c := resetPair(t)
+		c.SendWithRead([]byte("x"))
+		if _, err := c.Read(make([]byte, 1)); err == nil {
+			t.Error("read: nil error; want the reset connection's")
+		}
+		n, err := c.Sent()
+		var oe *net.OpError
+		if n != 0 || !errors.As(err, &oe) || oe.Op != "write" || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+			t.Errorf("Sent() = %d, %v; want 0 and a write error that is EPIPE or ECONNRESET", n, err)
+		}
+	})
 }

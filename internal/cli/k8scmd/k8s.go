@@ -293,6 +293,9 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 	if err != nil {
 		return err
 	}
+	if s.Replay != nil {
+		return cli.Usagef("%s: scenario %s is a replay, which one generator sends whole: run it with rpcbench run --plan or rpcbench bench, not as a Job of segments", file, s.Name)
+	}
 	if len(t.Command) > 0 {
 		return cli.Usagef("%s: target %s has a command: a Job's pods do not start targets, they send to a running service; give a target with only a url: (e.g. http://NAME.NAMESPACE.svc:8080/)", file, t.Name)
 	}

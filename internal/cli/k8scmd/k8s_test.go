@@ -130,6 +130,7 @@ func TestK8sJobPlanFileBadInput(t *testing.T) {
 	two := write("two.yaml", strings.Replace(readFile(t, filepath.Join("testdata", "shop.yaml")), "cart.http", "missing.http", 1))
 	broken := write("broken.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    duration: soon\n")
 	started := write("started.yaml", "targets:\n  a:\n    url: http://127.0.0.1:18080/\n    command: rpcbench serve lab --addr 127.0.0.1:18080\nscenarios:\n  r:\n    rate: 10\n")
+	replayed := write("replayed.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    replay: {files: [access.log]}\n")
 	nested := write("nested.yaml", "targets:\n  a:\n    url: http://a/\nscenarios:\n  r:\n    rate: 10\n    data: data/users.csv\n")
 	ok := []string{"--parallelism", "2", "--image", "img"}
 	runUsageCases(t, []string{"k8s", "job"}, []usageCase{
@@ -141,6 +142,7 @@ func TestK8sJobPlanFileBadInput(t *testing.T) {
 		{"an unknown scenario", append(ok, "--scenario", "nope", "--target", "blue", two), []string{`--scenario: "nope" is not in`}},
 		{"a file the scenario reads is missing", append(ok, "--scenario", "cart", "--target", "blue", two), []string{"missing.http"}},
 		{"a target started by a command", append(ok, started), []string{"target a has a command: a Job's pods do not start targets"}},
+		{"a replay", append(ok, replayed), []string{"replayed.yaml: scenario r is a replay, which one generator sends whole"}},
 		{"a file in a directory", append(ok, nested), []string{"reads data/users.csv", "named without a directory"}},
 		{"two plan files", append(ok, broken, two), []string{"want a plan file (PLAN.yaml)"}},
 	})
