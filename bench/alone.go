@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/plan"
@@ -20,13 +22,32 @@ func statsOf(b *plan.Bench, s plan.Scenario, given []string) []string {
 	return b.StatsOf(s)
 }
 
-// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s run with alone: true — each endpoint or
-// call by itself at each level — a row per step and figure, a column per target and, after the
-// first, its ratio to the first; nil when s is not run part by part or nothing of it ran.
+// aloneTable puts side by side, on stats (the default figures when empty), the steps of scenario s
+// run with alone: true — each endpoint or call by itself at each level — or with a sweep — each
+// value of its parameter: a row per step and figure, a column per target and, after the first,
+// its ratio to the first; nil when s is neither or nothing of it ran.
 func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) *table {
-	if !s.Alone {
+	title := sideTitle(s)
+	if title == "" {
 		return nil
 	}
+	return stepsTable(s, targets, groups, stats, title, false)
+}
+
+// methodsTable puts side by side, on stats (the default figures when empty), each endpoint (each
+// JSON-RPC method) of a scenario of several steps that sends them as a mix — k6's per-method
+// figures at each level: a row per step, endpoint and figure, a column per target and, after the
+// first, its ratio to the first; nil for a scenario of one step, run alone, or of one endpoint.
+func methodsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) *table {
+	if s.Runs() < 2 || s.Alone || s.Capacity != nil {
+		return nil
+	}
+	return stepsTable(s, targets, groups, stats, "Each endpoint or method over the steps, side by side", true)
+}
+
+// stepsTable is the table of aloneTable and methodsTable: the groups of s one after the other, a
+// row per figure of their totals, or with byEndpoint of each of their endpoints.
+func stepsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string, title string, byEndpoint bool) *table {
 	if len(stats) == 0 {
 		stats = aloneFigures
 	}
@@ -34,8 +55,15 @@ func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, sta
 	for i, t := range targets {
 		names[i] = t.Name
 	}
-	t := figures(names, nil, "Each alone, side by side (one step per endpoint or method and level)")
-	t.head, t.right = append([]string{"step"}, t.head...), append([]bool{false}, t.right...)
+	t := figures(names, nil, title)
+	lead := []string{"step"}
+	if byEndpoint {
+		lead = append(lead, "endpoint")
+	}
+	for range lead {
+		t.right = append([]bool{false}, t.right...)
+	}
+	t.head = append(lead, t.head...)
 	for _, g := range groups {
 		if g.Scenario != s.Name {
 			continue
@@ -45,16 +73,25 @@ func aloneTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, sta
 			continue
 		}
 		c := compare.NewStats(sums, labels, stats)
-		var ms []compare.Metric
-		for _, m := range c.Metrics {
-			ms = append(ms, spread(m, labels, names))
+		parts := []compare.Endpoint{{Metrics: c.Metrics}}
+		if byEndpoint {
+			parts = c.Endpoints
 		}
-		for k, row := range figures(names, ms, "").rows {
-			label := ""
-			if k == 0 {
-				label = g.Level
+		for j, part := range parts {
+			var ms []compare.Metric
+			for _, m := range part.Metrics {
+				ms = append(ms, spread(m, labels, names))
 			}
-			t.rows = append(t.rows, append([]string{label}, row...))
+			for k, row := range figures(names, ms, "").rows {
+				cells := make([]string, len(lead))
+				if k == 0 && j == 0 {
+					cells[0] = g.Level
+				}
+				if byEndpoint && k == 0 {
+					cells[1] = part.Name
+				}
+				t.rows = append(t.rows, append(cells, row...))
+			}
 		}
 	}
 	if len(t.rows) == 0 {
@@ -87,4 +124,31 @@ func spread(m compare.Metric, labels, names []string) compare.Metric {
 		}
 	}
 	return out
+}
+
+// sideTitle is the title of aloneTable for s: "" when s is run neither alone nor swept.
+func sideTitle(s plan.Scenario) string {
+	if s.Sweep == nil {
+		if s.Alone {
+			return "Each alone, side by side (one step per endpoint or method and level)"
+		}
+		return ""
+	}
+	what := []string{"value of " + s.Sweep.Param}
+	if s.Alone {
+		what = append(what, "endpoint or method")
+	}
+	if len(s.Steps) > 0 {
+		what = append(what, "level")
+	}
+	return fmt.Sprintf("%s swept, side by side (one step per %s)", s.Sweep.Param, strings.Join(what, ", "))
+}
+
+// sideHeading is the heading of the section of aloneTable for s: "NAME: each alone", "NAME: batch
+// swept".
+func sideHeading(s plan.Scenario) string {
+	if s.Sweep != nil {
+		return s.Name + ": " + s.Sweep.Param + " swept"
+	}
+	return s.Name + ": each alone"
 }

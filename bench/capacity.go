@@ -37,7 +37,7 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.Bench
 	cfg.Options = func() runner.Options {
 		step++
 		id = RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
-		return o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets))
+		return o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets))
 	}
 	cfg.OutputFailed = func(err error) { o.outputFailed(id, err) }
 	cfg.OnStep = func(st capacity.Step) {

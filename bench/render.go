@@ -232,7 +232,12 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 		}
 		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
 			sep()
-			heading(s.Name + ": each alone")
+			heading(sideHeading(s))
+			t.write(w, format)
+		}
+		if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
+			sep()
+			heading(s.Name + ": each endpoint over the steps")
 			t.write(w, format)
 		}
 		if t := wholeRunTable(s.Name, o.Groups()); t != nil {

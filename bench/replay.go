@@ -44,10 +44,9 @@ func DescribeReplay(tl *replay.Timeline) string {
 }
 
 // runReplay runs replay scenario s's prepared run id, paced by its timeline, through runLoad.
-func (o *Options) runReplay(ctx context.Context, id RunID, s plan.Scenario, prep *plan.Prepared, tl *replay.Timeline, w *runner.Watching) Measured {
+func (o *Options) runReplay(ctx context.Context, id RunID, s plan.Scenario, prep *plan.Prepared, tl *replay.Timeline, ro runner.Options) Measured {
 	tl.Start()
 	defer tl.Close()
-	ro := o.runnerOptions(id, w)
 	ro.Engine = append(ro.Engine, tl.Engine(prep, s.Replay.RecordedStatus)...)
 	return o.runLoad(ctx, id, prep, ro, DescribeReplay(tl))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,18 @@ type RunID struct {
 	Level string `json:"level,omitempty"`
 	// CapacityStep numbers the steps of a capacity search, from 1; 0 for any other run.
 	CapacityStep int `json:"capacity_step,omitempty"`
+}
+
+// FileStem is the name of the run's files without their extension: SCENARIO.TARGET,
+// SCENARIO.stepN.TARGET, or SCENARIO.capacityN.TARGET for a step of a capacity search.
+func (r RunID) FileStem() string {
+	switch {
+	case r.CapacityStep > 0:
+		return fmt.Sprintf("%s.capacity%d.%s", r.Scenario, r.CapacityStep, r.Target)
+	case r.Steps <= 1:
+		return r.Scenario + "." + r.Target
+	}
+	return fmt.Sprintf("%s.step%d.%s", r.Scenario, r.Step+1, r.Target)
 }
 
 // String names the run as progress lines do: "methods step 2/4 (100 connections) on go".
@@ -90,6 +103,10 @@ type Options struct {
 	Command []string
 	// Progress, when set, receives a line as each target starts and each run begins and ends.
 	Progress io.Writer
+	// ProfileDir is where the profiles of the targets with a ProfileURL go, for each load run (and
+	// each step of a capacity search): RUN.cpu.pprof and RUN.allocs.pprof (RunID.FileStem); "":
+	// none are taken.
+	ProfileDir string
 	// Version is the tool's version, for the summaries.
 	Version string
 	// ShowSecrets keeps the secrets of the plans in the summaries; otherwise they are redacted.
@@ -279,10 +296,10 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 				case s.Replay != nil:
 					tl := checked.timelines[key]
 					delete(checked.timelines, key)
-					m = o.runReplay(ctx, id, s, checked.take(key), tl, watchesFor(ctx, t, started, o.ShowSecrets))
+					m = o.runReplay(ctx, id, s, checked.take(key), tl, o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets)))
 				default:
 					prep := checked.take(key)
-					m = o.runLoad(ctx, id, prep, o.runnerOptions(id, watchesFor(ctx, t, started, o.ShowSecrets)), describe(prep.Plan))
+					m = o.runLoad(ctx, id, prep, o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets)), describe(prep.Plan))
 				}
 				if gone == "" {
 					m.TargetEnded = ended(t)
@@ -387,13 +404,36 @@ func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, ro
 	return m
 }
 
-// runnerOptions are the options of run id: its outputs, what it watches, the cut.
-func (o *Options) runnerOptions(id RunID, w *runner.Watching) runner.Options {
+// runnerOptions are the options of run id against t: its outputs, what it watches, the target's
+// profiles (its profiler command's {pid} is pid), the cut.
+func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, pid int, w *runner.Watching) runner.Options {
 	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels(o.runID)}
 	if o.Outputs != nil {
 		ro.Outputs = o.Outputs(id)
 	}
+	if t.ProfileURL != "" && o.ProfileDir != "" {
+		stem := filepath.Join(o.ProfileDir, id.FileStem())
+		ro.Profile = &runner.Profiling{Name: "targets." + t.Name + ".profile", URL: t.ProfileURL, CPUPath: stem + ".cpu.pprof", AllocsPath: stem + ".allocs.pprof"}
+		ro.Warn = func(msg string) { o.progress("%s: %s", id, msg) }
+	}
+	if t.ProfileCommand != "" && o.ProfileDir != "" {
+		ro.Profiler = &runner.ProfilerCommand{Name: "targets." + t.Name + ".profile.command", Command: t.ProfileCommand, PID: pid,
+			Out: filepath.Join(o.ProfileDir, id.FileStem()+".profile")}
+		ro.Warn = func(msg string) { o.progress("%s: %s", id, msg) }
+	}
 	return ro
+}
+
+// profilePID is the process a profiler command of t profiles: the one of its started command that
+// answers, else the first of its monitor's pids; 0 when it has neither.
+func profilePID(t plan.BenchTarget, started map[string]*startedTarget) int {
+	if st, ok := started[t.Name]; ok && len(st.pids) > 0 {
+		return st.pids[0]
+	}
+	if len(t.Monitor.PIDs) > 0 {
+		return t.Monitor.PIDs[0]
+	}
+	return 0
 }
 
 // outputFailed tells what an output of run id could not write.

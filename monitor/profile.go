@@ -62,8 +62,12 @@ type ProfileResult struct {
 	// CPUSpan is the length the CPU chunks cover; CPULost the length of a chunk cut by Stop.
 	CPUSpan, CPULost time.Duration
 	// Allocs is what was allocated in the window (the allocs profile at Stop less the one at the
-	// start; its inuse values are the change of the live heap); nil when either could not be read.
+	// start; its inuse values are the change of the live heap), without the profiler's own
+	// allocations (see WithoutProfiler); nil when either could not be read.
 	Allocs *profile.Profile
+	// ProfilerBytes is the part of the window's allocated bytes that the profiler's own stacks made
+	// and Allocs leaves out; AllocBytes the bytes allocated in the window, those included.
+	ProfilerBytes, AllocBytes int64
 	// Err joins every problem met: a handler that answered an error, a profile that did not parse.
 	Err error
 }
@@ -233,11 +237,62 @@ func (p *Profiles) Stop() ProfileResult {
 		if a1 != nil {
 			d, err := AllocsDelta(p.allocs0, a1)
 			p.addErr("allocs", err)
-			r.Allocs = d
+			if d != nil {
+				r.Allocs, r.ProfilerBytes, r.AllocBytes = WithoutProfiler(d)
+			}
 		}
 	}
 	r.Err = errors.Join(p.errs...)
 	return r
+}
+
+// profilerPackages are the packages whose frames mark an allocation as the profiler's own: the
+// handlers that serve the profiles and the runtime's profile writer.
+var profilerPackages = []string{"net/http/pprof.", "runtime/pprof."}
+
+// WithoutProfiler returns allocs profile p without the samples whose stack passes through a
+// function of net/http/pprof or runtime/pprof — what the profiling itself allocated in the target —
+// with the bytes so left out and the bytes of p (its alloc_space values; 0 and 0 when p has none).
+func WithoutProfiler(p *profile.Profile) (out *profile.Profile, profilerBytes, allBytes int64) {
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "alloc_space" {
+			idx = i
+		}
+	}
+	out = p.Copy()
+	kept := out.Sample[:0]
+	for _, s := range out.Sample {
+		var bytes int64
+		if idx >= 0 && idx < len(s.Value) {
+			bytes = s.Value[idx]
+		}
+		allBytes += bytes
+		if profilerStack(s) {
+			profilerBytes += bytes
+			continue
+		}
+		kept = append(kept, s)
+	}
+	out.Sample = kept
+	return out.Compact(), profilerBytes, allBytes
+}
+
+// profilerStack reports whether sample s was allocated under a function of profilerPackages.
+func profilerStack(s *profile.Sample) bool {
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			if l.Function == nil {
+				continue
+			}
+			for _, pkg := range profilerPackages {
+				if strings.HasPrefix(l.Function.Name, pkg) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // AllocsDelta returns what was allocated between two allocs (or heap) profiles of one program:

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
@@ -227,5 +228,33 @@ func TestProfilesStopKeepsFinishedChunks(t *testing.T) {
 	}
 	if r.Allocs == nil || !hasFunc(r.Allocs, "burnProfiled") {
 		t.Errorf("got no allocations of burnProfiled; want them kept")
+	}
+}
+
+// The profiler's own allocations — under net/http/pprof or runtime/pprof anywhere on the stack —
+// are left out of an allocs profile and counted apart; the target's own stay.
+func TestWithoutProfiler(t *testing.T) {
+	t.Parallel()
+	p := allocsProfile(1e9, map[string][2]int64{"main.handle": {7, 700}, "runtime/pprof.(*profileBuilder).build": {1, 100}})
+	// a stack whose leaf is the target's kind of function, called by the pprof handler
+	leaf := &profile.Function{ID: 10, Name: "bytes.growSlice"}
+	caller := &profile.Function{ID: 11, Name: "net/http/pprof.Profile"}
+	l1 := &profile.Location{ID: 10, Line: []profile.Line{{Function: leaf}}}
+	l2 := &profile.Location{ID: 11, Line: []profile.Line{{Function: caller}}}
+	p.Function, p.Location = append(p.Function, leaf, caller), append(p.Location, l1, l2)
+	p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l1, l2}, Value: []int64{2, 200}})
+	out, own, all := WithoutProfiler(p)
+	if own != 300 || all != 1000 {
+		t.Errorf("profiler's bytes %d of %d; want 300 of 1000", own, all)
+	}
+	var left []string
+	for _, s := range out.Sample {
+		left = append(left, fmt.Sprintf("%s=%d", s.Location[0].Line[0].Function.Name, s.Value[1]))
+	}
+	if strings.Join(left, " ") != "main.handle=700" {
+		t.Errorf("samples left %v; want main.handle=700 alone", left)
+	}
+	if len(p.Sample) != 3 {
+		t.Errorf("the profile given has %d samples after; want its 3 untouched", len(p.Sample))
 	}
 }

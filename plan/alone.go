@@ -11,12 +11,33 @@ type run struct {
 	step  int     // index into Steps; -1 without steps or for a part at its own level
 	part  int     // index into Parts; -1 for the mix
 	level float64 // a part's own level (Scenario.Loads); 0 for the step's or the scenario's
+	sweep int     // index into Sweep.Values; -1 without a sweep
 }
 
-// runs lists the runs of s against one target in the order they are done: level by level (each
-// step), and at each level every part alone when Alone is set — a part with its own level
-// (Loads) runs once, in the first level's turn.
+// runs lists the runs of s against one target in the order they are done: with a sweep, value by
+// value, and at each value the runs partRuns lists.
 func (s Scenario) runs() []run {
+	base := s.partRuns()
+	if s.Sweep == nil {
+		for k := range base {
+			base[k].sweep = -1
+		}
+		return base
+	}
+	out := make([]run, 0, len(s.Sweep.Values)*len(base))
+	for i := range s.Sweep.Values {
+		for _, r := range base {
+			r.sweep = i
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// partRuns lists the runs of s at one value of its sweep: level by level (each step), and at each
+// level every part alone when Alone is set — a part with its own level (Loads) runs once, in the
+// first level's turn.
+func (s Scenario) partRuns() []run {
 	steps := len(s.Steps)
 	if !s.Alone {
 		out := make([]run, max(1, steps))

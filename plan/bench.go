@@ -68,6 +68,14 @@ type BenchTarget struct {
 	// Monitor says what to watch while each load runs against the target (see TargetMonitor); the
 	// zero value watches the started command, if any.
 	Monitor TargetMonitor `json:"monitor,omitzero"`
+	// ProfileURL, when set, is the base of the target's net/http/pprof handlers (a Go target,
+	// "http://127.0.0.1:6060/debug/pprof"): each load run against it saves a CPU and an
+	// allocation profile of the target over its measured window, in the run directory.
+	ProfileURL string `json:"profile_url,omitempty"`
+	// ProfileCommand, when set, is a profiler command for a target not written in Go, run
+	// through /bin/sh -c over each load run's measured window with {pid} (the target's process),
+	// {duration} (the window in whole seconds) and {out} (a file in the run directory) replaced.
+	ProfileCommand string `json:"profile_command,omitempty"`
 }
 
 // DefaultReadyTimeout is how long a started target may take to answer.
@@ -132,6 +140,9 @@ type Scenario struct {
 	Loads map[string]float64 `json:"loads,omitempty"`
 	// Stats are the figures of this scenario's side-by-side tables (see Bench.Stats).
 	Stats []string `json:"stats,omitempty"`
+	// Sweep, when set, runs the scenario once per value of one parameter (sweep: {batch: [1,
+	// 10, 50, 100]}), with its steps or parts at each value.
+	Sweep *Sweep `json:"sweep,omitempty"`
 }
 
 // The environment a command scenario and a target command get.
@@ -145,14 +156,27 @@ const (
 func (s Scenario) IsCommand() bool { return len(s.Command) > 0 }
 
 // Runs returns the number of runs of s against one target: its steps, or 1; with Alone, each
-// part at each step (a part with its own load once).
+// part at each step (a part with its own load once); with a Sweep, all of those at each value.
 func (s Scenario) Runs() int { return len(s.runs()) }
 
 // StepLabel names run k (from 0) of s: "50 connections", "300/s"; with Alone, the part too:
-// "eth_call alone at 300/s", "get alone", "eth_call alone at its own 10 connections"; "" for
-// a scenario without steps or Alone.
+// "eth_call alone at 300/s", "get alone", "eth_call alone at its own 10 connections"; with a
+// Sweep, the value first: "batch 10", "batch 10, 50 connections"; "" for a scenario without
+// steps, Alone or Sweep.
 func (s Scenario) StepLabel(k int) string {
 	r := s.runs()[k]
+	label := s.partLabel(r)
+	if r.sweep < 0 {
+		return label
+	}
+	if label == "" {
+		return s.Sweep.label(r.sweep)
+	}
+	return s.Sweep.label(r.sweep) + ", " + label
+}
+
+// partLabel names run r without its sweep value.
+func (s Scenario) partLabel(r run) string {
 	level := ""
 	switch {
 	case r.level > 0:
@@ -211,6 +235,9 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	r := s.runs()[k]
 	if r.part >= 0 {
 		s.alonePlan(&p, r.part)
+	}
+	if r.sweep >= 0 {
+		s.Sweep.apply(&p, r.sweep)
 	}
 	l := &p.Load
 	level := r.level

@@ -15,7 +15,7 @@ type SelectError struct {
 func (e *SelectError) Error() string { return e.Key + ": " + e.Msg }
 
 // Select picks one run of b: scenario, target and step (from 1; 0 when the scenario has no steps;
-// with alone, each part at each level is a step)
+// with alone, each part at each level is a step; with a sweep, each of those at each value)
 // named by the caller, "" or 0 choosing the only one there is. It returns the plan of that run
 // (Scenario.PlanFor) and the choices made. A command scenario is refused: it is no load.
 func (b *Bench) Select(scenario, target string, step int) (p Plan, s Scenario, t BenchTarget, k int, err error) {
@@ -42,8 +42,8 @@ func (b *Bench) Select(scenario, target string, step int) (p Plan, s Scenario, t
 		return p, s, t, 0, err
 	}
 	t = b.Targets[ti]
-	n := len(s.Steps) // the steps to choose from: with alone, each part at each level
-	if s.Alone {
+	n := len(s.Steps) // the steps to choose from: with alone, each part at each level; with a sweep, at each value
+	if s.Alone || s.Sweep != nil {
 		n = s.Runs()
 	}
 	switch {

@@ -65,7 +65,11 @@ func (r *Profiling) stop(s *summary.Summary, warn func(string)) {
 		if err := output.WriteFile(r.AllocsPath, res.Allocs.Write); err != nil {
 			warn(fmt.Sprintf("%s: %v", r.Name, err))
 		} else {
-			saved = append(saved, r.AllocsPath+" (allocations)")
+			what := r.AllocsPath + " (allocations"
+			if res.AllocBytes > 0 {
+				what += fmt.Sprintf(", without the profiler's own: %.0f%% of the %s allocated in the window left out", 100*float64(res.ProfilerBytes)/float64(res.AllocBytes), fmt.Sprintf("%.1f MiB", float64(res.AllocBytes)/(1<<20)))
+			}
+			saved = append(saved, what+")")
 		}
 	}
 	if res.Err != nil {

@@ -22,6 +22,8 @@ type Options struct {
 	Watch *Watching
 	// Profile captures the target's profiles over the measured window; nil: none.
 	Profile *Profiling
+	// Profiler runs a profiler command around the measured window; nil: none.
+	Profiler *ProfilerCommand
 	// Cut, when closed, ends the run at once (engine.WithCut); the setup phase too.
 	Cut <-chan struct{}
 	// Engine are options of the measured run beyond the plan: a start time (engine.WithStartAt),
@@ -140,12 +142,14 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	}
 	o.Watch.start(np, observers)
 	o.Profile.start(np)
+	o.Profiler.start(np)
 	subs := startSubscriptions(ctx, np, live)
 	res, err := engine.RunPrepared(ctx, prep, opts...)
 	if err != nil {
 		subs.finish(nil, warn)
 		o.Watch.stop(nil, time.Time{})
 		o.Profile.stop(nil, warn)
+		o.Profiler.stop(nil, warn)
 		o.Outputs.Stop(nil, nil) //nolint:errcheck // the run did not happen: its error is the one to tell
 		return nil, err
 	}
@@ -156,6 +160,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	o.Watch.stop(s, res.MeasuredStart)
 	s.SetStageResources()
 	o.Profile.stop(s, warn)
+	o.Profiler.stop(s, warn)
 	if o.OnSummary != nil {
 		o.OnSummary(res, s)
 	}

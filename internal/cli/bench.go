@@ -100,6 +100,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	}
 	opts := bench.Options{
 		LogDir:      dir,
+		ProfileDir:  dir,
 		Cut:         e.cut,
 		Version:     Version(),
 		ShowSecrets: f.showSecrets,
@@ -207,15 +208,7 @@ func makeRunDir(dir string) error {
 }
 
 // resultName names the result file of a run: SCENARIO.TARGET.rb, or SCENARIO.stepN.TARGET.rb.
-func resultName(id bench.RunID) string {
-	if id.CapacityStep > 0 {
-		return fmt.Sprintf("%s.capacity%d.%s.rb", id.Scenario, id.CapacityStep, id.Target)
-	}
-	if id.Steps <= 1 {
-		return id.Scenario + "." + id.Target + ".rb"
-	}
-	return fmt.Sprintf("%s.step%d.%s.rb", id.Scenario, id.Step+1, id.Target)
-}
+func resultName(id bench.RunID) string { return id.FileStem() + ".rb" }
 
 // dryRun prints the targets and the runs in the order they would go, with their lengths.
 func dryRun(w io.Writer, c *bench.Checked) {

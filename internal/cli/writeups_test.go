@@ -86,10 +86,10 @@ func TestWriteupsShort(t *testing.T) {
 	// what each report must hold: the figures examples/writeups/README.md maps
 	want := map[string][]string{
 		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |", "|  | p95 |",
-			"Resources compared", "| daemon | node's command, pid "},
+			"Resources compared", "| daemon | node's command, pid ", "## batch · step 4/4: batch 100", "## batch: batch swept", "| batch 1 | throughput |", "| batch 100 | throughput |"},
 		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared", "| hop_latency_ns p50 |", "| hop_latency_ns p99 |", "Answer metrics of in-process", "Answer metrics of grpc", "| http | command, pid ", "| 6 (pids "},
 		"kv.yaml":   {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid "},
-		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "| relayed | command, pid ",
+		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "## methods: each endpoint over the steps", "| 10 connections | eth_blockNumber | throughput |", "|  | eth_getBalance | throughput |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## methods: whole scenario", "Resources over the whole scenario", "## e2e (command)", "| relayed | 0 |",
 			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
 		"items-http.yaml": {"## preload", "## max", "## read", "| https vs http |"},
@@ -104,6 +104,13 @@ func TestWriteupsShort(t *testing.T) {
 		for _, w := range want[p] {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
+			}
+		}
+		if p == "kv.yaml" { // the store's profiles, declared in the plan, over put-get's measured window
+			for _, f := range []string{"put-get.kv.cpu.pprof", "put-get.kv.allocs.pprof"} {
+				if st, err := os.Stat(filepath.Join(dir, "run-"+p, f)); err != nil || st.Size() == 0 {
+					t.Errorf("%s: %s: %v; want the target's profile in the run directory", p, f, err)
+				}
 			}
 		}
 		page, err := os.ReadFile(filepath.Join(dir, "run-"+p, "report.html"))

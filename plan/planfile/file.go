@@ -393,11 +393,12 @@ func (f *fileReader) slo(v *yaml.Node, path string) plan.SLO {
 	return s
 }
 
-var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor"}
+var targetKeys = []string{"url", "command", "env", "ready", "ready_timeout", "monitor", "profile"}
 
 func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 	t := plan.BenchTarget{Name: name}
 	path := joinKey("targets", name)
+	var profileAt *yaml.Node // where profile: stands
 	f.mapping(n, path, targetKeys, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		switch key {
@@ -419,10 +420,16 @@ func (f *fileReader) target(name string, n *yaml.Node) plan.BenchTarget {
 			t.ReadyTimeout = f.duration(v, kp)
 		case "monitor":
 			t.Monitor = f.monitor(v, kp)
+		case "profile":
+			t.ProfileURL, t.ProfileCommand = f.profile(v, kp)
+			profileAt = v
 		}
 	})
 	if t.URL == "" && resolve(n).Kind == yaml.MappingNode {
 		f.errorf(n, path, "no url: want e.g. url: http://127.0.0.1:8080/")
+	}
+	if strings.Contains(t.ProfileCommand, "{pid}") && len(t.Command) == 0 && len(t.Monitor.PIDs) == 0 {
+		f.errorf(profileAt, joinKey(path, "profile.command"), "{pid} of which process: give the target a command: (its process is the pid) or monitor: {pid: N}")
 	}
 	return t
 }
@@ -448,6 +455,8 @@ var loadKeys = []string{
 	"alone",
 	// the figures of the report's side-by-side tables
 	"stats",
+	// one parameter varied over runs
+	"sweep",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid bool) plan.Scenario {
@@ -465,6 +474,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.loads = nil
 	var top plan.Endpoint // path, method, body, header of the one endpoint when endpoints: is not given
 	topSet := false
+	var sweepAt *yaml.Node // where sweep: stands, for the problems of what goes with it
 	f.mapping(n, path, known, func(key string, k, v *yaml.Node) {
 		kp := joinKey(path, key)
 		p, l, tr := &s.Plan, &s.Plan.Load, &s.Plan.Traffic
@@ -586,6 +596,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Alone = f.boolean(v, kp)
 		case "stats":
 			s.Stats = f.stats(v, kp)
+		case "sweep":
+			s.Sweep, sweepAt = f.sweep(v, kp), v
 		}
 	})
 	if topSet {
@@ -599,6 +611,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.checkCapacity(n, path, &s)
 	f.checkReplay(n, path, &s)
 	f.alone(n, path, &s)
+	f.checkSweep(sweepAt, path, &s)
 	return s
 }
 

@@ -300,7 +300,7 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 		return cli.Usagef("%s: target %s has a command: a Job's pods do not start targets, they send to a running service; give a target with only a url: (e.g. http://NAME.NAMESPACE.svc:8080/)", file, t.Name)
 	}
 	one := &plan.Bench{File: b.File, Dir: b.Dir, Targets: []plan.BenchTarget{t}, Scenarios: []plan.Scenario{s}}
-	if len(s.Steps) > 0 {
+	if len(s.Steps) > 0 && !s.Alone && s.Sweep == nil { // run k is step k: keep that one
 		one.Scenarios[0].Steps = s.Steps[k : k+1]
 	}
 	files, err := planFiles(file, s, nil)
@@ -316,7 +316,7 @@ func (j *k8sJobFlags) planArgs(o *k8s.Options, file string) error {
 		o.FilesSecret = o.FilesSecret || holdsSecrets(b)
 	}
 	o.Args = []string{"run", "--plan", k8s.PlanDir + "/" + filepath.Base(file), "--scenario", s.Name, "--target", t.Name}
-	if len(s.Steps) > 0 {
+	if len(s.Steps) > 0 || s.Runs() > 1 {
 		o.Args = append(o.Args, "--step", strconv.Itoa(k+1))
 	}
 	if o.Name == "" {

@@ -283,3 +283,28 @@ func TestK8sJobSecretsInASecret(t *testing.T) {
 		t.Errorf("volumes %+v; want the Secret's file targets.http alone in %s", vol, k8s.PlanDir)
 	}
 }
+
+// A step of a swept scenario (each value a step, beyond the scenario's own steps) runs as a Job
+// whose pods pick that step with run --plan --step.
+func TestK8sJobSweptStep(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "sweep.yaml")
+	plan := "targets:\n  node: {url: http://127.0.0.1:18545/}\nscenarios:\n  batch:\n    steps: [5, 10]\n    step: 10s\n    sweep: {batch: [1, 10]}\n    jsonrpc: {calls: [{method: eth_blockNumber}]}\n"
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := mainOut("k8s", "job", "--parallelism", "2", "--image", "img", "--step", "4", path)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var job batchv1.Job
+	docs := strings.Split(stdout, "---\n")
+	if len(docs) != 2 || yaml.UnmarshalStrict([]byte(docs[1]), &job) != nil {
+		t.Fatalf("want a ConfigMap and a Job:\n%s", stdout)
+	}
+	args := job.Spec.Template.Spec.Containers[0].Args
+	want := []string{"run", "--plan", "/etc/rpcbench/sweep.yaml", "--scenario", "batch", "--target", "node", "--step", "4"}
+	if !slices.Equal(args[:len(want)], want) {
+		t.Errorf("args %q; want them to start with %q (step 4: batch 10 at 10 connections)", args, want)
+	}
+}
