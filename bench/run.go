@@ -111,6 +111,10 @@ type Options struct {
 	Version string
 	// ShowSecrets keeps the secrets of the plans in the summaries; otherwise they are redacted.
 	ShowSecrets bool
+
+	// runID is the run_id label of every run and capacity step of the plan file, for the live
+	// outputs to put them together: the plan file's start (output.RunID), set by RunChecked.
+	runID string
 }
 
 // Checked is a plan file whose load runs and capacity searches are prepared (Check), each once:
@@ -221,6 +225,7 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 	}
 	checked, b := c, c.Bench
 	out := &Outcome{Bench: b}
+	o.runID = output.RunID(time.Now())
 	var procs []*process
 	started := map[string]*startedTarget{} // the started commands, watched during the runs
 	defer func() {
@@ -402,7 +407,7 @@ func (o *Options) runLoad(ctx context.Context, id RunID, prep *plan.Prepared, ro
 // runnerOptions are the options of run id against t: its outputs, what it watches, the target's
 // profiles (its profiler command's {pid} is pid), the cut.
 func (o *Options) runnerOptions(id RunID, t plan.BenchTarget, pid int, w *runner.Watching) runner.Options {
-	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels()}
+	ro := runner.Options{Watch: w, Cut: o.Cut, Version: o.Version, ShowSecrets: o.ShowSecrets, Command: o.Command, Labels: id.labels(o.runID)}
 	if o.Outputs != nil {
 		ro.Outputs = o.Outputs(id)
 	}
@@ -440,9 +445,13 @@ func (o *Options) outputFailed(id RunID, err error) {
 	o.progress("%s: %v", id, err)
 }
 
-// labels name the run for the outputs: scenario, target, and the step when there are several.
-func (r RunID) labels() map[string]string {
+// labels name the run for the outputs: the plan file's run_id, scenario, target, and the step
+// when there are several.
+func (r RunID) labels(runID string) map[string]string {
 	l := map[string]string{"scenario": r.Scenario, "target": r.Target}
+	if runID != "" {
+		l["run_id"] = runID
+	}
 	switch {
 	case r.CapacityStep > 0:
 		l["step"] = "capacity " + strconv.Itoa(r.CapacityStep)

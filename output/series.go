@@ -121,11 +121,15 @@ type Series struct {
 
 var labelName = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
 
+// RunID is the run_id label of a run started at t: the time in UTC, to the second. The runs of one
+// plan file (package bench) share the one of its start.
+func RunID(t time.Time) string { return t.UTC().Format("20060102T150405Z") }
+
 // NewSeries returns the series of run r. The run's labels whose names are not valid label names
 // are left out; run_id is r.Labels["run_id"], else the run's start time (UTC, to the second).
 func NewSeries(r Run) *Series {
 	s := &Series{res: map[string]result.ResourceSample{}}
-	id := r.Started.UTC().Format("20060102T150405Z")
+	id := RunID(r.Started)
 	for k, v := range r.Labels {
 		switch {
 		case k == "run_id":

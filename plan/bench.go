@@ -24,6 +24,17 @@ type Bench struct {
 	// Stats are the figures of the report's side-by-side tables (names of StatNames) for every
 	// scenario without stats of its own; nil: the tables' defaults.
 	Stats []string `json:"stats,omitempty"`
+	// Outputs are the live outputs every load run and capacity step of the plan sends its series
+	// to while it goes, as `rpcbench bench --out TYPE=URL` takes them; left out of JSON, as their
+	// URLs may hold secrets.
+	Outputs []BenchOutput `json:"-"`
+}
+
+// BenchOutput is a live output of a plan file: "prometheus-rw=URL", "otlp=URL" or
+// "otlp-grpc=HOST:PORT", and where it stands in the file, for the messages about it.
+type BenchOutput struct {
+	Spec      string
+	Line, Col int
 }
 
 // StatsOf returns the figures of the side-by-side tables of scenario s: its own stats, else the

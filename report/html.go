@@ -146,6 +146,9 @@ type runView struct {
 	SendLag string
 	// QUIC are the facts of the run's QUIC connections (HTTP/3), a name and a value each (quicRows).
 	QUIC [][2]string
+	// Jumps are the stretches where latency or errors jumped, with what coincided (summary.Jumps),
+	// listed under the latency chart, which marks them.
+	Jumps []jumpView
 }
 
 type subscriptionsView struct {
@@ -247,6 +250,7 @@ func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	r := runView{
 		Letter: runLetter(i), Color: runColor(i), Label: runLabel(s, name), Target: s.Target, Name: name,
+		Jumps:       viewJumps(s),
 		Version:     s.Tool.Version,
 		Started:     "—",
 		Load:        loadText(s.Config.Load),

@@ -209,6 +209,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			}
 			checkCharts(t, tctx, "linear axes", tt.charts)
 			checkSeries(t, tctx, tt.runs)
+			checkJumpShading(t, tctx, tt.runs)
 			// time axes start at 0, ticked on whole seconds
 			lo, err := chromedp.Run(tctx, chromedp.Evaluate[[]float64](`(function () {
   var c = window.rpcbenchCharts.find(function (c) { return c.id === "chart-latency"; });
@@ -329,5 +330,64 @@ func checkSeries(t *testing.T, ctx context.Context, runs []*summary.Summary) {
 			continue
 		}
 		sameSeries(t, chart, got[chart], want)
+	}
+}
+
+// checkJumpShading reads the latency chart's pixels at the top of its plot: tinted in the middle
+// of each jump of a run that has some (summary.Jumps), and, for one run, the plain background in
+// the middle of each interval outside every jump.
+func checkJumpShading(t *testing.T, ctx context.Context, runs []*summary.Summary) {
+	t.Helper()
+	var in, out []float64 // x values, seconds from the measured start
+	for _, s := range runs {
+		jumps := summary.Jumps(s)
+		for _, j := range jumps {
+			in = append(in, (j.StartS+j.EndS)/2)
+		}
+	points:
+		for _, p := range s.Timeline {
+			mid := (p.Start + p.End) / 2
+			if p.Endpoint != "" || len(runs) > 1 {
+				continue
+			}
+			for _, j := range jumps {
+				if p.End > j.StartS && p.Start < j.EndS {
+					continue points
+				}
+			}
+			out = append(out, mid)
+		}
+	}
+	if len(in) == 0 {
+		return
+	}
+	read := func(xs []float64) [][4]float64 {
+		if len(xs) == 0 {
+			return nil
+		}
+		raw, _ := json.Marshal(xs)
+		px, err := chromedp.Run(ctx, chromedp.Evaluate[[][4]float64](`(function (xs) {
+  var c = window.rpcbenchCharts.find(function (c) { return c.id === "chart-latency"; });
+  var u = c.plot, ctx = u.ctx;
+  return xs.map(function (x) {
+    return Array.from(ctx.getImageData(Math.round(u.valToPos(x, "x", true)), Math.round(u.bbox.top + 2), 1, 1).data);
+  });
+})(`+string(raw)+`)`))
+		if err != nil {
+			t.Fatalf("reading the latency chart's pixels: %v", err)
+		}
+		return px
+	}
+	// the shade: red over green for one run, the run's colour (any) when the page compares runs
+	tinted := func(p [4]float64) bool { return p[3] > 0 && (len(runs) > 1 || p[0] > p[1]+10) }
+	for i, p := range read(in) {
+		if !tinted(p) {
+			t.Errorf("the latency chart at %.1fs, in a jump: pixel %v; want the jump's shade", in[i], p)
+		}
+	}
+	for i, p := range read(out) {
+		if tinted(p) {
+			t.Errorf("the latency chart at %.1fs, outside every jump: pixel %v is shaded", out[i], p)
+		}
 	}
 }

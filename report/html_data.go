@@ -37,6 +37,15 @@ type timeData struct {
 	Runs []timeSeriesR `json:"runs"`
 	// Endpoints is the timeline per endpoint when the page holds one run of several endpoints.
 	Endpoints *endpointTime `json:"endpoints,omitempty"`
+	// Jumps are each run's stretches where latency or errors jumped (summary.Jumps), marked on
+	// the latency chart; nil when no run has any.
+	Jumps [][]jumpBand `json:"jumps,omitempty"`
+}
+
+// jumpBand is a stretch of a jump on timeData's x axis, in seconds from the measured start.
+type jumpBand struct {
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
 }
 
 // endpointTime is one run's p99 and throughput per endpoint over time, on timeData's x axis, for
@@ -118,6 +127,14 @@ func buildTime(runs []*summary.Summary) timeData {
 		idx[x] = i
 	}
 	td := timeData{X: xs}
+	for i, s := range runs {
+		for _, j := range summary.Jumps(s) {
+			if td.Jumps == nil {
+				td.Jumps = make([][]jumpBand, len(runs))
+			}
+			td.Jumps[i] = append(td.Jumps[i], jumpBand{From: j.StartS, To: j.EndS})
+		}
+	}
 	for _, s := range runs {
 		n := len(xs)
 		r := timeSeriesR{P50: make([]*float64, n), P90: make([]*float64, n), P99: make([]*float64, n),

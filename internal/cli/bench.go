@@ -36,6 +36,8 @@ type benchFlags struct {
 	showSecrets bool
 	pcts        percentilesFlag
 	stats       statsFlag
+	outs        []string // --out TYPE=URL: the live outputs
+	live        liveFlags
 }
 
 func runBench(ctx context.Context, e *env, args []string) int {
@@ -48,6 +50,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&f.showSecrets, "show-secrets", false, "write secret headers and URL passwords into reports and result files as they are, instead of REDACTED")
 	f.pcts.define(fs)
 	f.stats.define(fs)
+	fs.Var(appended(&f.outs, asIs), "out", "send every run's series while it goes to a live output, as the plan file's outputs: key does: prometheus-rw=URL, otlp=URL, otlp-grpc=HOST:PORT (repeatable); the result files go into --out-dir")
+	f.live.define(fs)
 	pos, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
@@ -61,6 +65,10 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return fail(e, "bench", err, ExitUsage)
 	}
 	if err := benchSubscriptions(b); err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
+	live, err := f.liveOutputs(b, e.cut)
+	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
 	checked, err := bench.Check(b, plan.OSFiles(e.stdin))
@@ -98,7 +106,8 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		ShowSecrets: f.showSecrets,
 		Command:     command,
 		Outputs: func(id bench.RunID) output.Set {
-			return output.Set{output.NewResultFile(resultName(id), filepath.Join(dir, resultName(id)))}
+			set := output.Set{output.NewResultFile(resultName(id), filepath.Join(dir, resultName(id)))}
+			return append(set, live.set(prefixed{w: e.stderr, prefix: "rpcbench bench: " + id.String() + ": "})...)
 		},
 		OutputErrs: func(_ bench.RunID, err error) { writeErrs = append(writeErrs, err) },
 	}
@@ -152,6 +161,24 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		return ExitInvalid
 	}
 	return ExitOK
+}
+
+// liveOutputs are the live outputs of every run of plan file b: its outputs: key's, then those of
+// --out TYPE=URL and --metrics-addr. An --out that names a file is a usage error: the result files
+// go into the run directory.
+func (f *benchFlags) liveOutputs(b *plan.Bench, cut <-chan struct{}) (liveSet, error) {
+	live, err := f.live.fileOutputs(b, Version(), cut)
+	if err != nil {
+		return nil, err
+	}
+	files, flags, err := f.live.outputs(f.outs, cut, Version())
+	if err != nil {
+		return nil, err
+	}
+	if len(files) > 0 {
+		return nil, usagef("--out %s: bench writes a result file per run into --out-dir; --out takes TYPE=URL, TYPE one of %s", files[0], strings.Join(liveTypes, ", "))
+	}
+	return append(live, flags...), nil
 }
 
 // readBenchFile reads a plan file; a problem is a usage error.

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/rpcbench/rpcbench/capacity"
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/runner"
@@ -31,7 +33,7 @@ const capacityExamples = `  rpcbench capacity --slo 'p99<50ms,errors<1%' http://
 // capacityDecides are the flags of run that capacity decides itself (its help leaves them out).
 var capacityDecides = map[string]string{
 	"rate": "--start and --max", "stages": "--start and --max", "model": "the open model", "duration": "--step",
-	"requests": "--step", "warmup": "--step-warmup", "out": "--report-file", "live": "--report-file", "html": "--report-file",
+	"requests": "--step", "warmup": "--step-warmup", "live": "--report-file", "html": "--report-file",
 	"stage-ramps": "--start and --max", "segment": "one generator", "segment-index": "one generator",
 	"segment-sequence": "one generator", "start-at": "one generator, started now",
 }
@@ -40,6 +42,8 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet(e, "capacity", "capacity [flags] URL\n\nFind the highest arrival rate at which the service still meets an SLO: constant-rate steps\nrising geometrically from --start until one fails, then bisecting, each with a warm-up outside\nits figures and long enough for the percentiles judged; a step that collapses is cut short.\nThen each end of the range is repeated until --confirm runs agree: the answer is the range\nbetween the highest rate whose runs all passed and the lowest whose runs all failed.\nThe request and --monitor-* flags are those of run.", capacityExamples)
 	f := &runFlags{format: "text"}
 	f.define(fs)
+	f.live.define(fs)
+	fs.Lookup("out").Usage = "send each step's series while it goes to a live output: prometheus-rw=URL, otlp=URL, otlp-grpc=HOST:PORT (repeatable); the report goes to --report-file"
 	var (
 		start     = rateFlag{v: capacity.DefaultStart}
 		maxRate   = rateFlag{v: capacity.DefaultMax}
@@ -83,6 +87,13 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "capacity", err, ExitUsage)
 	}
+	files, live, err := f.live.outputs(f.output.outs, e.cut, Version())
+	if err == nil && len(files) > 0 {
+		err = usagef("--out %s: capacity writes no result file; use --report-file, or --out TYPE=URL for a live output (TYPE one of %s)", files[0], strings.Join(liveTypes, ", "))
+	}
+	if err != nil {
+		return fail(e, "capacity", err, ExitUsage)
+	}
 	if f.reportFile != "" {
 		if err := checkOutput("--report-file", f.reportFile); err != nil {
 			return fail(e, "capacity", err, ExitUsage)
@@ -112,7 +123,13 @@ func runCapacity(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "capacity", err, ExitUsage)
 	}
-	cfg.Options = func() runner.Options { return runner.Options{Watch: watch} }
+	// the steps' live series share one run_id, the search's start, each labelled with its step
+	runID, steps := output.RunID(time.Now()), 0
+	cfg.Options = func() runner.Options {
+		steps++
+		notes := prefixed{w: e.stderr, prefix: fmt.Sprintf("rpcbench capacity: step %d: ", steps)}
+		return runner.Options{Watch: watch, Outputs: live.set(notes), Labels: map[string]string{"run_id": runID, "step": fmt.Sprintf("capacity %d", steps)}}
+	}
 	cfg.Cut = e.cut
 	cfg.OnStep = func(st capacity.Step) {
 		if !f.quiet {

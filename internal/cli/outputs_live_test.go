@@ -35,7 +35,7 @@ func TestLiveOutputs(t *testing.T) {
 		if err := fs.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		files, live, err := f.outputs(c.outs, io.Discard, nil, "test")
+		files, live, err := f.outputs(c.outs, nil, "test")
 		if c.err != "" {
 			var u usageError
 			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.As(err, &u) {
@@ -44,7 +44,7 @@ func TestLiveOutputs(t *testing.T) {
 			continue
 		}
 		var names []string
-		for _, o := range live {
+		for _, o := range live.set(io.Discard) {
 			names = append(names, o.Name())
 		}
 		if err != nil || !slices.Equal(files, c.files) || !slices.Equal(names, c.live) {

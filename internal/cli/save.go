@@ -106,7 +106,7 @@ func (f *outputFlags) define(fs *flag.FlagSet) {
 // split takes the --out values apart: the result file (f.out; at most one) and the live outputs of
 // the TYPE=URL values and --metrics-addr (see liveFlags.outputs).
 func (f *outputFlags) split(live *liveFlags, e *env) (output.Set, error) {
-	files, series, err := live.outputs(f.outs, e.stderr, e.cut, Version())
+	files, series, err := live.outputs(f.outs, e.cut, Version())
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (f *outputFlags) split(live *liveFlags, e *env) (output.Set, error) {
 	if len(files) == 1 {
 		f.out = files[0]
 	}
-	return series, nil
+	return series.set(e.stderr), nil
 }
 
 // outputs gathers where a run's figures go, for execute.

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // serveKind is one built-in service of `rpcbench serve KIND`. Each lives in a file serve_KIND.go
@@ -37,6 +39,8 @@ type serveEnv struct {
 	Pprof bool      // --pprof: serve net/http/pprof (see PprofHandler)
 	// Metrics is --metrics: serve Prometheus metrics at /metrics (see metricsHandler).
 	Metrics bool
+	// Collectors are the kind's own series, served with --metrics beside the others.
+	Collectors []prometheus.Collector
 }
 
 // shutdownGrace bounds how long a service waits for requests in flight after Ctrl-C.

@@ -231,6 +231,32 @@ func (f *fileReader) strings(n *yaml.Node, path string) []string {
 	return out
 }
 
+// outputs reads the live outputs of a plan file: a list of TYPE=URL texts (one text is a list of
+// one), each kept with its place for the messages of the command that starts them.
+func (f *fileReader) outputs(n *yaml.Node, path string) []plan.BenchOutput {
+	items := []*yaml.Node{n}
+	switch n.Kind {
+	case yaml.ScalarNode:
+	case yaml.SequenceNode:
+		items = n.Content
+	default:
+		f.errorf(n, path, "want a list of TYPE=URL texts (e.g. - prometheus-rw=http://127.0.0.1:9090/api/v1/write), got %s", kindName(n))
+		return nil
+	}
+	var out []plan.BenchOutput
+	for i, c := range items {
+		c = resolve(c)
+		kp := path
+		if n.Kind == yaml.SequenceNode {
+			kp = fmt.Sprintf("%s[%d]", path, i)
+		}
+		if v := f.str(c, kp); v != "" {
+			out = append(out, plan.BenchOutput{Spec: v, Line: c.Line, Col: c.Column})
+		}
+	}
+	return out
+}
+
 // command reads a command: one text for /bin/sh -c, or a list, the argument vector.
 func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bool) {
 	argv = f.strings(n, path)
@@ -320,7 +346,7 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 	var slo plan.SLO
 	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
@@ -336,6 +362,8 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 			valid = f.boolean(v, key)
 		case "stats":
 			b.Stats = f.stats(v, key)
+		case "outputs":
+			b.Outputs = f.outputs(v, key)
 		}
 	})
 	f.checkMonitors(b)

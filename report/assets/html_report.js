@@ -139,8 +139,24 @@
         d.push(t.runs[i][b.key]);
       });
     });
+    // the stretches where latency or errors jumped, shaded behind the lines (in the run's colour
+    // when the page compares runs)
+    function shadeJumps(u) {
+      var ctx = u.ctx;
+      ctx.save();
+      (t.jumps || []).forEach(function (js, i) {
+        (js || []).forEach(function (j) {
+          var x0 = u.valToPos(j.from, "x", true), x1 = u.valToPos(j.to, "x", true);
+          ctx.globalAlpha = 0.15;
+          ctx.fillStyle = multi ? runs[i].color : "#d62728";
+          ctx.fillRect(x0, u.bbox.top, Math.max(1, x1 - x0), u.bbox.height);
+        });
+      });
+      ctx.restore();
+    }
     make("chart-latency", function (log) { return {
       series: series.map(copy),
+      hooks: { drawClear: [shadeJumps] },
       scales: { x: timeX(), y: latencyY(log) },
       axes: [timeAxis(),
         axis("latency (ms)", { size: 60, values: function (u, v) { return v.map(tickNum); } })]

@@ -34,6 +34,12 @@ type Config struct {
 	// Every also 0, the single stall begins at the start).
 	StallStart time.Duration
 
+	// Burn is the CPU each request that arrives in the burn window spends before it is answered,
+	// spinning; 0 means no burn window.
+	Burn time.Duration
+	// BurnStart is the offset of the burn window from the server's start, BurnFor its length.
+	BurnStart, BurnFor time.Duration
+
 	// ErrorRate is the fraction of requests answered 500, in [0, 1].
 	ErrorRate float64
 	// ResetRate is the fraction of requests whose connection is reset (TCP RST) instead of being
@@ -68,6 +74,12 @@ func (c Config) Validate() error {
 	neg("Every", c.Every)
 	neg("StallStart", c.StallStart)
 	neg("SpinWait", c.SpinWait)
+	neg("Burn", c.Burn)
+	neg("BurnStart", c.BurnStart)
+	neg("BurnFor", c.BurnFor)
+	if (c.Burn == 0) != (c.BurnFor == 0) || c.Burn == 0 && c.BurnStart != 0 {
+		errs = append(errs, errors.New("lab: Burn and BurnFor go together, BurnStart with them"))
+	}
 	if err := c.Dist.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("lab: Dist: %w", err))
 	}

@@ -126,3 +126,17 @@ func (s Schedule) Finish(arrive time.Time, service time.Duration) time.Time {
 	m := (rem - 1) / gap
 	return s.Origin.Add(end + m*s.Every + (rem - m*gap))
 }
+
+// Stalled returns how long the stalls have lasted from Origin to instant t: the server's pause
+// time so far, as a garbage collector's pause counter (go_gc_*, jvm_gc_*) counts it.
+func (s Schedule) Stalled(t time.Time) time.Duration {
+	rel := t.Sub(s.Origin)
+	if s.Length <= 0 || rel <= s.First {
+		return 0
+	}
+	var k int64 // the last stall begun by rel
+	if s.Every > 0 {
+		k = int64((rel - s.First) / s.Every)
+	}
+	return time.Duration(k)*s.Length + min(rel-s.start(k), s.Length)
+}

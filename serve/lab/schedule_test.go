@@ -183,3 +183,30 @@ func BenchmarkFinish(b *testing.B) {
 		periodic.Finish(t, 2*time.Millisecond)
 	}
 }
+
+// Stalled counts the stalls' time so far, worked by hand from the schedules above.
+func TestScheduleStalled(t *testing.T) {
+	t.Parallel()
+	ms, s := time.Millisecond, time.Second
+	for _, c := range []struct {
+		sched Schedule
+		at    time.Duration
+		want  time.Duration
+	}{
+		{Schedule{Origin: origin}, 50 * s, 0},
+		{periodic, 5 * s, 0},
+		{periodic, 10 * s, 0},
+		{periodic, 10*s + 500*ms, 500 * ms},
+		{periodic, 11 * s, s},
+		{periodic, 19 * s, s},
+		{periodic, 20*s + 250*ms, s + 250*ms},
+		{periodic, 35 * s, 3 * s},
+		{periodic, -s, 0},
+		{single, 2*s + 500*ms, 500 * ms},
+		{single, 100 * s, s},
+	} {
+		if got := c.sched.Stalled(at(c.at)); got != c.want {
+			t.Errorf("%+v at +%v: stalled %v; want %v", c.sched, c.at, got, c.want)
+		}
+	}
+}

@@ -171,6 +171,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	n := s.next.Add(1) - 1
 	d := s.cfg.draw(n)
 	io.Copy(io.Discard, r.Body) //nolint:errcheck // a short body is the client's business
+	if s.Burning(arrive) {
+		for spun := time.Now(); time.Since(spun) < s.cfg.Burn && r.Context().Err() == nil; {
+		}
+	}
 	if !s.waitUntil(r.Context(), s.sched.Finish(arrive, d.Service)) {
 		if s.baseCtx.Err() != nil {
 			http.Error(w, "lab: server closing", http.StatusServiceUnavailable)
@@ -199,6 +203,13 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Write(s.body) //nolint:errcheck // the client may have gone
 		}
 	}
+}
+
+// Burning says whether instant t is in the burn window (Config.Burn), when each request arriving
+// spins the CPU.
+func (s *Server) Burning(t time.Time) bool {
+	rel := t.Sub(s.origin)
+	return s.cfg.Burn > 0 && rel >= s.cfg.BurnStart && rel < s.cfg.BurnStart+s.cfg.BurnFor
 }
 
 // reset closes the request's connection with SO_LINGER 0, so the client sees a TCP RST. Should

@@ -29,6 +29,10 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		s.Close()
 		t.Fatal("New with ErrorRate 2: got no error; want one")
 	}
+	if s, err := New(Config{Burn: time.Millisecond}); err == nil {
+		s.Close()
+		t.Fatal("New with a Burn and no BurnFor: got no error; want one")
+	}
 	if s, err := New(Config{Addr: "127.0.0.1:bad"}); err == nil {
 		s.Close()
 		t.Fatal(`New with Addr "127.0.0.1:bad": got no error; want one`)
