@@ -170,7 +170,7 @@ func stoppingMessage(name string) string {
 }
 
 func printHelp(w io.Writer, all []command) {
-	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTPS, WebSocket, gRPC) free of coordinated omission\n\n", Version())
+	fmt.Fprintf(w, "rpcbench %s — benchmark RPC services (HTTP/1.1, HTTP/2, HTTP/3, JSON-RPC over HTTP and WebSocket, gRPC) free of coordinated omission\n\n", Version())
 	fmt.Fprintln(w, "Usage: rpcbench COMMAND [flags] [args]")
 	fmt.Fprintln(w, "\nCommands:")
 	cs := slices.Clone(all)
