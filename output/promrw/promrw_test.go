@@ -145,30 +145,11 @@ func TestRemoteWriteNativeHistograms(t *testing.T) {
 // A receiver that never answers slows no tick: the queue takes what it can hold, the rest is
 // dropped and counted, and Stop gives up after its flush timeout.
 func TestRemoteWriteReceiverStuck(t *testing.T) {
-	got := make(chan struct{}, 1)
-	release := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) //nolint:errcheck // a test receiver
-		select {
-		case got <- struct{}{}:
-		default:
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l) //nolint:errcheck // closed below
-	defer srv.Close()
-	defer close(release)
+	got, addr := stuckReceiver(t)
 
 	const queue = 4
 	var notes strings.Builder
-	rw, err := promrw.New("prometheus-rw", "http://"+l.Addr().String()+"/api/v1/write", promrw.Options{
+	rw, err := promrw.New("prometheus-rw", "http://"+addr+"/api/v1/write", promrw.Options{
 		PushOptions: output.PushOptions{Queue: queue, FlushTimeout: 200 * time.Millisecond, Notes: &notes}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -361,29 +342,10 @@ func TestRemoteWriteStopTwice(t *testing.T) {
 // instead of after the flush timeout; what was queued is counted as dropped.
 func TestRemoteWriteStopCut(t *testing.T) {
 	t.Parallel()
-	got := make(chan struct{}, 1)
-	release := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) //nolint:errcheck // a test receiver
-		select {
-		case got <- struct{}{}:
-		default:
-		}
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	})}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l) //nolint:errcheck // closed below
-	defer srv.Close()
-	defer close(release)
+	got, addr := stuckReceiver(t)
 	cut := make(chan struct{})
 	var notes strings.Builder
-	rw, err := promrw.New("prometheus-rw", "http://"+l.Addr().String()+"/api/v1/write", promrw.Options{
+	rw, err := promrw.New("prometheus-rw", "http://"+addr+"/api/v1/write", promrw.Options{
 		PushOptions: output.PushOptions{FlushTimeout: time.Hour, Notes: &notes, Cut: cut}, Timeout: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -407,4 +369,33 @@ func TestRemoteWriteStopCut(t *testing.T) {
 	if rw.Dropped() == 0 || !strings.Contains(notes.String(), "dropped") {
 		t.Errorf("dropped %d, notes %q; want the queued samples counted as dropped", rw.Dropped(), notes.String())
 	}
+}
+
+// stuckReceiver starts a remote-write receiver on loopback that reads each request and never
+// answers it until the test ends; got is told of the first request. It returns its address.
+func stuckReceiver(t *testing.T) (got <-chan struct{}, addr string) {
+	t.Helper()
+	first := make(chan struct{}, 1)
+	release := make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // a test receiver
+		select {
+		case first <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l) //nolint:errcheck // closed at the end of the test
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	return first, l.Addr().String()
 }
