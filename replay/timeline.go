@@ -143,6 +143,18 @@ func Scan(o Options) (*Timeline, error) {
 	if n := t.info.Records; n > 1 {
 		gap = span / time.Duration(n-1)
 	}
+	// the whole replay must fit a time.Duration (292 years), or its due times wrap around
+	const longest = float64(math.MaxInt64) / 2
+	length := float64(span+gap) / o.Speed * float64(o.Loop)
+	if o.Rate > 0 {
+		length = float64(t.total) / o.Rate * 1e9
+	}
+	if length > longest || math.IsNaN(length) {
+		if o.Rate > 0 {
+			return nil, fmt.Errorf("replay: rate %g/s: %d records would take %.3g years; want a higher rate", o.Rate, t.total, length/3.15576e16)
+		}
+		return nil, fmt.Errorf("replay: speed %g: the recording (%v, %d× over) would take %.3g years; want a higher speed", o.Speed, span, o.Loop, length/3.15576e16)
+	}
 	t.period = t.scale(span + gap)
 	return t, nil
 }

@@ -34,6 +34,9 @@ func subscriptionRows(u *summary.Subscriptions) [][2]string {
 	if ref := u.Reference; ref != nil {
 		rows = append(rows, [2]string{"reference lag", pcts(ref.Lag, "(no head timed)")})
 		line := fmt.Sprintf("%d heads timed against %d received on %s; %d received before the reference (lag 0)", ref.Timed, ref.Heads, ref.URL, ref.Ahead)
+		if ref.Unmatched > 0 {
+			line += fmt.Sprintf("; %d never reached the reference, not timed", ref.Unmatched)
+		}
 		if w := ref.Slowest; w != nil {
 			line += fmt.Sprintf("; slowest subscriber mean %s, max %s over %d heads", fmtMs(w.MeanMs), fmtMs(w.MaxMs), w.Heads)
 		}

@@ -4,16 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
 // refWindow is how long a head the reference received is kept for the subscribers that receive it
-// later: a subscriber further behind than that finds it no more, and is counted as not matched.
+// later, and how long a subscriber's head waits for the reference to receive it: past that, the
+// subscriber's head is counted as not matched.
 const refWindow = time.Minute
 
 // reference holds the heads the reference connection received, by block hash, and what the
@@ -25,10 +30,20 @@ type reference struct {
 	lag      *result.Histogram
 	timed    uint64 // subscribers' heads timed against the reference
 	ahead    uint64 // of which received before the reference had them (lag 0)
-	slowest  struct {
+	// pending are subscribers' heads the reference has not received yet, by hash: timed as ahead
+	// when it does, counted in unmatched when it does not within refWindow.
+	pending   map[string]pendingHead
+	unmatched uint64
+	slowest   struct {
 		sum, max time.Duration
 		n        uint64
 	}
+}
+
+// pendingHead is the subscribers' receipts of a head the reference has not had yet.
+type pendingHead struct {
+	n     uint64
+	first time.Time
 }
 
 // headHash is the block hash of a newHeads notification's result; "" for anything else.
@@ -53,10 +68,15 @@ func (r *runner) runReference(ctx context.Context) {
 		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.AnswerTimeout)
-	c, _, err := websocket.Dial(cctx, r.cfg.Reference, &websocket.DialOptions{HTTPClient: r.client, HTTPHeader: r.cfg.Header})
+	// the target's headers (an Authorization, say) go to the reference only on the target's host
+	var header http.Header
+	if sameHost(r.cfg.URL, r.cfg.Reference) {
+		header = r.cfg.Header
+	}
+	c, _, err := websocket.Dial(cctx, r.cfg.Reference, &websocket.DialOptions{HTTPClient: r.client, HTTPHeader: header})
 	cancel()
 	if err != nil {
-		end("connect: " + err.Error())
+		end("connect: " + plan.RedactURL(err.Error())) // the dial error quotes the URL: its secrets stay out
 		return
 	}
 	defer c.CloseNow() //nolint:errcheck // the reference is dropped, not unsubscribed: the run is over
@@ -86,15 +106,25 @@ func (r *runner) runReference(ctx context.Context) {
 			continue
 		}
 		r.mu.Lock()
-		if _, ok := r.res.ref.heads[h]; !ok {
-			r.res.ref.heads[h] = at
-			r.res.ref.received++
-		}
-		for k, t := range r.res.ref.heads {
-			if at.Sub(t) > refWindow {
-				delete(r.res.ref.heads, k)
+		ref := r.res.ref
+		if _, ok := ref.heads[h]; !ok {
+			ref.heads[h] = at
+			ref.received++
+			if p, ok := ref.pending[h]; ok { // subscribers had it first: lag 0 each
+				ref.ahead += p.n
+				ref.timed += p.n
+				for range p.n {
+					result.RecordDuration(ref.lag, 0)
+				}
+				delete(ref.pending, h)
 			}
 		}
+		for k, t := range ref.heads {
+			if at.Sub(t) > refWindow {
+				delete(ref.heads, k)
+			}
+		}
+		ref.expire(at)
 		r.mu.Unlock()
 	}
 }
@@ -107,15 +137,45 @@ func (r *runner) behind(res json.RawMessage, at time.Time) (time.Duration, bool)
 	if h == "" {
 		return 0, false
 	}
+	ref := r.res.ref
+	t, ok := ref.heads[h]
+	if !ok { // not at the reference yet: timed when it is, unmatched if it never is
+		p := ref.pending[h]
+		if p.n == 0 {
+			p.first = at
+		}
+		p.n++
+		ref.pending[h] = p
+		ref.expire(at)
+		return 0, false
+	}
 	var lag time.Duration
-	if t, ok := r.res.ref.heads[h]; ok && at.After(t) {
+	if at.After(t) {
 		lag = at.Sub(t)
 	} else {
-		r.res.ref.ahead++
+		ref.ahead++
 	}
-	r.res.ref.timed++
-	result.RecordDuration(r.res.ref.lag, lag)
+	ref.timed++
+	result.RecordDuration(ref.lag, lag)
 	return lag, true
+}
+
+// expire counts the subscribers' heads that waited for the reference longer than refWindow as not
+// matched.
+func (ref *reference) expire(now time.Time) {
+	for h, p := range ref.pending {
+		if now.Sub(p.first) > refWindow {
+			ref.unmatched += p.n
+			delete(ref.pending, h)
+		}
+	}
+}
+
+// sameHost reports whether two URLs name one host and port.
+func sameHost(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && strings.EqualFold(ua.Host, ub.Host)
 }
 
 // lagOf is the figures of the lag behind the reference, for Result.Summary; nil without a
@@ -125,9 +185,15 @@ func (r *Result) lagOf() *summary.ReferenceLag {
 	if ref == nil {
 		return nil
 	}
+	unmatched := ref.unmatched
+	for _, p := range ref.pending { // the run is over: the reference will not receive them now
+		unmatched += p.n
+	}
 	out := &summary.ReferenceLag{
-		URL: r.refURL, Heads: ref.received, Error: ref.err, Timed: ref.timed, Ahead: ref.ahead,
-		Lag: summary.PercentilesOf(ref.lag),
+		URL: r.refURL, Heads: ref.received, Error: ref.err, Timed: ref.timed, Ahead: ref.ahead, Unmatched: unmatched,
+	}
+	if ref.timed > 0 {
+		out.Lag = summary.PercentilesOf(ref.lag)
 	}
 	if s := ref.slowest; s.n > 0 {
 		out.Slowest = &summary.SubscriberLag{

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -117,5 +119,40 @@ func TestReferenceChecked(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s with reference %s: %v; want %q", c.params, c.ref, err, c.want)
 		}
+	}
+}
+
+// A reference that never answers times no head: the subscribers' heads are counted as not
+// matched, the lag is not a figure (it read 0 before), and the error keeps no secret of its URL.
+// The target's headers (an Authorization) do not go to a reference on another host.
+func TestReferenceThatNeverAnswers(t *testing.T) {
+	t.Parallel()
+	s := node(t, ethrpc.Config{BlockTime: 50 * time.Millisecond, NewBlocks: 10})
+	auth := make(chan string, 4)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth <- r.Header.Get("Authorization")
+		http.Error(w, "not a node", http.StatusNotFound)
+	}))
+	defer other.Close()
+	ref := strings.Replace(other.URL, "http://", "ws://u:pw0rdSecret@", 1) + "/?api_key=k3yValue"
+	h := http.Header{}
+	h.Set("Authorization", "Bearer s3cr3tBearer")
+	r := run(t, Config{URL: s.WebSocketURL(), Reference: ref, Header: h, Count: 1, Hold: time.Second})
+	u := r.Summary().Reference
+	if u == nil || u.Timed != 0 || u.Lag != nil || u.Unmatched != r.Messages || r.Messages == 0 || u.Error == "" {
+		t.Fatalf("reference %+v after %d heads received: want none timed, no lag figure, every head unmatched, an error", u, r.Messages)
+	}
+	for _, secret := range []string{"pw0rdSecret", "k3yValue"} {
+		if strings.Contains(u.Error, secret) || strings.Contains(u.URL, secret) {
+			t.Errorf("the reference's URL %q or error %q holds %q", u.URL, u.Error, secret)
+		}
+	}
+	select {
+	case got := <-auth:
+		if strings.Contains(got, "s3cr3tBearer") { // its own user-info may go as Basic
+			t.Errorf("the reference on another host got the target's Authorization %q", got)
+		}
+	default:
+		t.Error("the reference was never asked for")
 	}
 }

@@ -221,7 +221,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	go func() { defer close(sweepDone); r.sweep(ctx) }()
 	var wg sync.WaitGroup
 	if cfg.Reference != "" {
-		r.res.ref = &reference{heads: map[string]time.Time{}, lag: result.NewHistogram()}
+		r.res.ref = &reference{heads: map[string]time.Time{}, pending: map[string]pendingHead{}, lag: result.NewHistogram()}
 		r.res.refURL = plan.RedactURL(cfg.Reference)
 		wg.Go(func() { r.runReference(ctx) })
 	}

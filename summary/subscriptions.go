@@ -79,6 +79,9 @@ type ReferenceLag struct {
 	Error string `json:"error,omitempty"` // why the reference connection ended early
 	Timed uint64 `json:"timed"`           // subscribers' heads timed
 	Ahead uint64 `json:"ahead"`           // of which received before the reference had them
+	// Unmatched counts subscribers' heads the reference never received (within a minute): not
+	// timed, in no figure.
+	Unmatched uint64 `json:"unmatched,omitempty"`
 	// Lag is over every head timed; nil when none was.
 	Lag *Percentiles `json:"lag_ms,omitempty"`
 	// Slowest is the subscriber whose heads came furthest behind on average.
