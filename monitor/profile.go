@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -172,16 +173,28 @@ func (p *Profiles) cpuLoop(ctx context.Context, start time.Time, window time.Dur
 
 // fetch reads the profile name ("allocs", "profile") of the program, for seconds when not 0.
 func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profile.Profile, error) {
-	u := p.base + "/" + name
-	if seconds > 0 {
-		u += fmt.Sprintf("?seconds=%d", seconds)
+	pu, err := url.Parse(p.base)
+	if err != nil {
+		return nil, err
 	}
+	pu.Path += "/" + name // the base's own query (a key, say) stays the query
+	if seconds > 0 {
+		q := pu.Query()
+		q.Set("seconds", strconv.Itoa(seconds))
+		pu.RawQuery = q.Encode()
+	}
+	u := pu.String()
+	shown := redactURL(u) // what messages quote
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return nil, fmt.Errorf("%s %s: %w", ue.Op, shown, ue.Err)
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
@@ -190,7 +203,7 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, strings.TrimSpace(string(body[:min(len(body), 200)])))
+		return nil, fmt.Errorf("GET %s: %s: %s", shown, resp.Status, strings.TrimSpace(string(body[:min(len(body), 200)])))
 	}
 	prof, err := profile.ParseData(body)
 	if err != nil {
@@ -320,4 +333,24 @@ func AllocsDelta(before, after *profile.Profile) (*profile.Profile, error) {
 		d.DurationNanos = after.TimeNanos - before.TimeNanos
 	}
 	return d, d.CheckValid()
+}
+
+// redactURL is u as messages quote it: its user-info and every query value but seconds replaced by
+// REDACTED (a pprof URL's query holds what lets one in, if anything).
+func redactURL(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	if pu.User != nil {
+		pu.User = url.User("REDACTED")
+	}
+	q := pu.Query()
+	for k := range q {
+		if k != "seconds" {
+			q.Set(k, "REDACTED")
+		}
+	}
+	pu.RawQuery = q.Encode()
+	return pu.String()
 }

@@ -74,7 +74,7 @@ func (r *Profiling) stop(s *summary.Summary, warn func(string)) {
 	}
 	if res.Err != nil {
 		msg := strings.ReplaceAll(res.Err.Error(), "\n", "; ")
-		warn(fmt.Sprintf("%s %s: %s", r.Name, r.URL, msg))
+		warn(fmt.Sprintf("%s %s: %s", r.Name, plan.RedactURL(r.URL), msg))
 		s.Notes = append(s.Notes, "profiling the target failed in part: "+msg)
 	}
 	if len(saved) > 0 {

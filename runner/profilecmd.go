@@ -62,7 +62,7 @@ func (r *ProfilerCommand) start(np plan.Plan) {
 		ctx, cancel := context.WithCancel(context.Background())
 		r.cancel = cancel
 		c := exec.CommandContext(ctx, "/bin/sh", "-c", r.expand(seconds))
-		c.Cancel = func() error { return c.Process.Signal(os.Interrupt) }
+		ownGroup(c)
 		c.WaitDelay = ProfilerWait
 		log, err := os.Create(r.Out + ".log")
 		if err != nil {
@@ -106,6 +106,7 @@ func (r *ProfilerCommand) stop(s *summary.Summary, warn func(string)) {
 		err = <-done
 	}
 	r.cancel()
+	killGroup(r.cmd) // what the command started and left behind
 	if f, ok := r.cmd.Stdout.(*os.File); ok {
 		f.Close()
 	}

@@ -17,10 +17,6 @@ const (
 	DefaultMaxBody        = 16 << 20 // 16 MiB
 )
 
-// CheckIdleAfter is how long after its last answer an idle connection is reused without looking
-// at its socket first (see Transport).
-const CheckIdleAfter = time.Millisecond
-
 // Sizes of each connection's buffers. The status line, chunk size lines and the framing headers of an
 // answer must fit in the read buffer; other header lines may be up to 64 KiB.
 const (

@@ -80,7 +80,15 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time
 		return nil, ev, false, err
 	}
 	if g.c != nil {
-		return g.c, ev, false, nil
+		if g.c.br.Buffered() == 0 && !g.c.stale() {
+			return g.c, ev, false, nil
+		}
+		// handed over, but closed or holding bytes nobody asked for: a new one in its slot
+		err := t.takeSlot(g.c)
+		g.c.close()
+		if err != nil {
+			return nil, ev, false, err
+		}
 	}
 	return t.open1(ctx, p, deadline)
 }

@@ -27,15 +27,11 @@ import (
 // that a server resetting requests is seen even when the retries succeed. POST and PATCH are
 // not sent twice: they fail with class Reset.
 //
-// Before an idle connection is reused, its socket is looked at (one system call): a connection
-// that the server closed, or on which it sent something unasked (a 408 at its idle timeout), is
-// closed and another one used. For an idempotent request, a connection whose last answer came less
-// than CheckIdleAfter ago is reused without the look: no server closes a kept-alive connection at
-// an idle timeout that short, and in a closed loop or at a high rate it saves a system call per
-// request; a server that closes a connection right after an answer without saying so
-// ("Connection: close") is then seen as above, the request retried and counted. A POST or a PATCH,
-// which cannot be sent twice, always has the look (which may still miss a close that comes after
-// it: the POST then fails with class Reset).
+// Before an idle connection is reused, its socket is looked at (one system call), however recently
+// it answered: a connection that the server closed, or on which it sent something unasked (a 408 at
+// its idle timeout, bytes beyond an answer's length, a second answer), is closed and another one
+// used, so that no request takes bytes it did not ask for as its answer. A close that comes after
+// the look is met by the request: a GET is retried as above, a POST fails with class Reset.
 type Transport struct {
 	opts           Options
 	timeout        time.Duration
@@ -45,6 +41,8 @@ type Transport struct {
 	resolver       *net.Resolver
 	waiterPool     sync.Pool
 	waitHook       func() // tests: called when a request starts waiting for a connection
+	// checkIdleAfter, above 0 in tests only, reuses a connection answered less than that ago for an
+	// idempotent request without the look, to reach what a close racing the look does.
 	checkIdleAfter time.Duration
 
 	mu      sync.Mutex
@@ -70,7 +68,6 @@ func New(opts Options) (*Transport, error) {
 		connectTimeout: opts.ConnectTimeout,
 		pools:          map[poolKey]*hostPool{},
 		conns:          map[*conn]struct{}{},
-		checkIdleAfter: CheckIdleAfter,
 	}
 	if t.timeout == 0 {
 		t.timeout = DefaultTimeout
