@@ -25,9 +25,8 @@ type grant struct {
 
 // getConn returns a connection for a request to the pool of key: an idle one, a new one, or one
 // handed over when MaxConns are open. When a connection was opened (or failed to open), ev describes
-// it and opened is true. An idle connection answered before now - t.checkIdleAfter is looked at
-// first, and any idle connection when the request may not be sent twice (mayRepeat false).
-func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time.Time, mayRepeat bool) (c *conn, ev result.ConnEvent, opened bool, err error) {
+// it and opened is true. An idle connection is looked at first (see Transport.checkIdleAfter).
+func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time.Time) (c *conn, ev result.ConnEvent, opened bool, err error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -45,7 +44,7 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		t.idle--
-		if c.br.Buffered() == 0 && (mayRepeat && now.Sub(c.answered) < t.checkIdleAfter || !c.stale()) {
+		if c.br.Buffered() == 0 && (now.Sub(c.answered) < t.checkIdleAfter || !c.stale()) {
 			t.mu.Unlock()
 			return c, ev, false, nil
 		}

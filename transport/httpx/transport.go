@@ -41,8 +41,8 @@ type Transport struct {
 	resolver       *net.Resolver
 	waiterPool     sync.Pool
 	waitHook       func() // tests: called when a request starts waiting for a connection
-	// checkIdleAfter, above 0 in tests only, reuses a connection answered less than that ago for an
-	// idempotent request without the look, to reach what a close racing the look does.
+	// checkIdleAfter, above 0 in tests only, reuses a connection answered less than that ago
+	// without the look, to reach deterministically what a close racing the look does.
 	checkIdleAfter time.Duration
 
 	mu      sync.Mutex
@@ -119,7 +119,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	key := poolKey{r.Scheme, r.Host}
-	c, ev, opened, err := t.getConn(ctx, key, now, deadline, idempotent(r.Method))
+	c, ev, opened, err := t.getConn(ctx, key, now, deadline)
 	if opened {
 		out.Conn, out.Opened = ev, true
 	}

@@ -285,7 +285,6 @@ func TestStaleConnRetry(t *testing.T) {
 	t.Parallel()
 	srv, closed := closeAfterAnswer(t)
 	tr := newTransport(t, Options{})
-	tr.checkIdleAfter = 0 // look at every idle connection, however recently it answered
 	r := get(srv.Host())
 	for i := range 3 {
 		out := do(tr, r)
@@ -306,34 +305,6 @@ func TestStaleConnRetry(t *testing.T) {
 	out := do(tr, r)
 	if out.Class != result.OK || !out.Opened {
 		t.Errorf("POST: got class %v (%v), Opened %v; want ok on a new connection", out.Class, out.Err, out.Opened)
-	}
-}
-
-// A connection whose last answer came less than checkIdleAfter ago is reused without a look at its
-// socket for an idempotent request: when the server closed it right after answering, without
-// saying so, a GET finds out by sending, and is retried on a new connection and counted. A POST,
-// which cannot be sent twice, always has the look: it goes on a new connection, ok.
-func TestRecentlyAnsweredConnIsReusedWithoutALook(t *testing.T) {
-	t.Parallel()
-	srv, closed := closeAfterAnswer(t)
-	tr := newTransport(t, Options{})
-	tr.checkIdleAfter = time.Hour // every connection answered recently enough
-	r := get(srv.Host())
-	if out := do(tr, r); out.Class != result.OK || out.Retried != 0 {
-		t.Fatalf("first GET: class %v (%v), retried %d; want ok, 0", out.Class, out.Err, out.Retried)
-	}
-	<-closed // the idle connection is closed before the next request: a look would see it
-	out := do(tr, r)
-	if out.Class != result.OK || !out.Opened || out.Retried != 1 {
-		t.Errorf("second GET: class %v (%v), opened %v, retried %d; want ok on a new connection after 1 retry", out.Class, out.Err, out.Opened, out.Retried)
-	}
-	<-closed
-	r.Method = "POST"
-	if out := do(tr, r); out.Class != result.OK || !out.Opened || out.Retried != 0 {
-		t.Errorf("POST: class %v (%v), opened %v, retried %d; want ok on a new connection, not retried", out.Class, out.Err, out.Opened, out.Retried)
-	}
-	if got := srv.accepted.Load(); got != 3 {
-		t.Errorf("%d connections; want 3", got)
 	}
 }
 
@@ -361,7 +332,6 @@ func TestIdleConnUnsolicitedAnswerIsDropped(t *testing.T) {
 		close(sent)
 	})
 	tr := newTransport(t, Options{})
-	tr.checkIdleAfter = 0 // look at every idle connection, however recently it answered
 	r := get(srv.Host())
 	if out := do(tr, r); out.Status != 200 {
 		t.Fatalf("first request: status %d (%v); want 200", out.Status, out.Err)
