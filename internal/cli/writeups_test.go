@@ -33,6 +33,7 @@ var shortWriteup = []struct {
 	{regexp.MustCompile(`"limit":1000\b`), `"limit":50`},
 	{regexp.MustCompile(`HopCount == 1000\b`), "HopCount == 50"},
 	{regexp.MustCompile(`go test -json -count=1 \./e2e`), `printf '{"Action":"pass","Test":"TestShort"}\n'`},
+	{regexp.MustCompile(`-c 100 -n 100000\b`), "-c 5 -n 200"},
 }
 
 var writeupPort = regexp.MustCompile(`127\.0\.0\.1:(18\d\d\d)\b`)
