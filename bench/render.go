@@ -447,6 +447,10 @@ type stepJSON struct {
 	Errors  map[string]string `json:"errors,omitempty"`
 	// Report is report.Render's JSON: one run's report, or several runs compared.
 	Report json.RawMessage `json:"report,omitempty"`
+	// ResourcesVs is, as in the step's table of resources compared, each target's first watched
+	// process against the first target's in words ("1.5× more CPU, 1.8× more memory"); each run's
+	// resources are in Report.
+	ResourcesVs map[string]string `json:"resources_vs_first,omitempty"`
 }
 
 func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
@@ -500,6 +504,7 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 					return err
 				}
 				st.Report = b.Bytes()
+				st.ResourcesVs = resourcesVs(labels, resourcesOf(sums))
 			}
 			sj.Steps = append(sj.Steps, st)
 		}

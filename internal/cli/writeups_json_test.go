@@ -45,6 +45,8 @@ type writeupJSON struct {
 		Steps []struct {
 			Level   string
 			Targets []string
+			// Vs is each target's resources against the first's, in words.
+			Vs map[string]string `json:"resources_vs_first"`
 			// Report is several targets' runs and their comparison, or one target's run.
 			Report struct {
 				writeupRun
@@ -408,6 +410,11 @@ var writeupJSONChecks = map[string]struct {
 				switch s.Name {
 				case "methods": // CPU and RAM over the whole run, the relay's against the direct one's
 					seen[s.Name] = true
+					for _, st := range s.Steps { // and per step, as its Resources compared table words it
+						if st.Vs["relayed"] == "" {
+							t.Errorf("jsonrpc-impls.yaml: methods %s: resources_vs_first %v; want the relay's resources in words against direct's", st.Level, st.Vs)
+						}
+					}
 					if len(s.WholeRun) != 2 || s.WholeRun[0].Target != "direct" || s.WholeRun[1].Target != "relayed" || s.WholeRun[1].Vs == "" || len(s.WholeRun[1].Resources) == 0 {
 						t.Errorf("jsonrpc-impls.yaml: methods: whole_run %+v; want direct, then relayed with its resources in words against direct's", s.WholeRun)
 					}
