@@ -379,6 +379,13 @@ var writeupJSONChecks = map[string]struct {
 			levels: []string{"put alone", "get alone"}}},
 		steps: []writeupStep{{scenario: "put-get", targets: []string{"kv"}, endpoints: []string{"get", "put"}}},
 		more: func(t *testing.T, r writeupJSON, dir string) {
+			for _, s := range r.Scenarios { // the store's CPU, memory and disk during put-get
+				for _, st := range s.Steps {
+					if s.Name == "put-get" && (len(st.Report.Resources) == 0 || !strings.HasPrefix(st.Report.Resources[0].Target, "command, pid ")) {
+						t.Errorf("kv.yaml: put-get: watched %+v; want the store's command first", st.Report.Resources)
+					}
+				}
+			}
 			for _, s := range r.Scenarios {
 				if s.Name != "capacity" {
 					continue
