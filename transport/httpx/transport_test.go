@@ -308,6 +308,33 @@ func TestStaleConnRetry(t *testing.T) {
 	}
 }
 
+// TestTimeoutOnReusedConn: a request on a kept-alive connection taken at once (no clock read before
+// the send) still has its Timeout: the server answers the first request and never the second, which
+// must end as a timeout on the same connection, not hang until its context ends.
+func TestTimeoutOnReusedConn(t *testing.T) {
+	t.Parallel()
+	srv := startRaw(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		if _, err := readRequest(br, nil); err != nil {
+			return
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		io.Copy(io.Discard, br) // the second request is read, never answered
+	})
+	tr := newTransport(t, Options{Timeout: 200 * time.Millisecond})
+	r := get(srv.Host())
+	if out := do(tr, r); out.Class != result.OK || !out.Opened {
+		t.Fatalf("first request: class %v (%v), opened %v; want ok on a new connection", out.Class, out.Err, out.Opened)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out transport.Outcome
+	tr.Do(ctx, r, &out)
+	if out.Class != result.Timeout || out.Opened || out.Err == nil || !strings.Contains(out.Err.Error(), "i/o timeout") {
+		t.Errorf("second request: class %v (%v), opened %v; want a timeout (i/o timeout) on the kept-alive connection", out.Class, out.Err, out.Opened)
+	}
+}
+
 // A server that answers, then sends a 408 on the idle connection and closes it (as some servers do
 // at their idle timeout): the next request must not take that 408 as its answer.
 func TestIdleConnUnsolicitedAnswerIsDropped(t *testing.T) {
