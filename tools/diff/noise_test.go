@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,9 +34,10 @@ func collectNoise(t *testing.T, cfg Config, threshold float64, reqs []Request) (
 	tally := NewTally(urls, cfg.URLs[0])
 	tally.LearnNoise(threshold)
 	var got []*Result
-	if err := Run(context.Background(), cfg, reqs, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
+	if err := runList(context.Background(), cfg, reqs, 4, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	slices.SortFunc(got, func(a, b *Result) int { return a.Request.ID - b.Request.ID })
 	return got, tally.Report("")
 }
 
@@ -54,7 +56,7 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 			reqs = append(reqs, call(i, "eth_chainId", ""))
 		}
 	}
-	cfg := Config{URLs: []string{primary.URL(), candidate.URL()}, Reference: reference.URL(), Connections: 4}
+	cfg := Config{URLs: []string{primary.URL(), candidate.URL()}, Reference: reference.URL()}
 	got, rep := collectNoise(t, cfg, 0, reqs)
 	if n := candidate.Injected(); n != 4 {
 		t.Fatalf("the candidate injected %d differences; want 400 × 1 %% = 4", n)
@@ -107,7 +109,7 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 
 	cfg.Reference = ""
 	tally := NewTally(cfg.URLs, cfg.URLs[0])
-	if err := Run(context.Background(), cfg, reqs, func(r *Result) error { tally.Add(r); return nil }); err != nil {
+	if err := runList(context.Background(), cfg, reqs, 4, func(r *Result) error { tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if rep := tally.Report(""); rep.Different != 400 {
@@ -181,7 +183,7 @@ func TestErrorRules(t *testing.T) {
 		"result": `"error":{"code":-32000,"message":"x"}}`})
 	reqs := []Request{call(1, "code", ""), call(2, "presence", ""), call(3, "result", "")}
 	equal := func(rules map[string]ErrorRule) string {
-		got, _ := collect(t, Config{URLs: []string{a, b}, ErrorRules: rules}, reqs)
+		got, _ := collect(t, Config{URLs: []string{a, b}, ErrorRules: rules}, 1, reqs)
 		return fmt.Sprint(got[0].Equal(), got[1].Equal(), got[2].Equal())
 	}
 	for _, tt := range []struct {
@@ -222,11 +224,11 @@ func TestPinBlock(t *testing.T) {
 		call(5, "eth_chainId", ""),
 		{ID: 6, Label: "batch", Header: jsonHeader, Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"}]`)},
 	}
-	got, _ := collect(t, Config{URLs: []string{short.URL(), long.URL()}}, reqs)
+	got, _ := collect(t, Config{URLs: []string{short.URL(), long.URL()}}, 1, reqs)
 	if got[0].Equal() {
 		t.Fatal("unpinned: the latest blocks of nodes of 100 and 120 blocks are equal")
 	}
-	got, rep := collect(t, Config{URLs: []string{short.URL(), long.URL()}, PinBlock: true}, reqs)
+	got, rep := collect(t, Config{URLs: []string{short.URL(), long.URL()}, PinBlock: true}, 1, reqs)
 	for i, want := range []string{"0x63", "0x63", "0x63", "", "", "0x63"} {
 		if got[i].Pinned != want {
 			t.Errorf("request %d pinned to %q; want %q", i+1, got[i].Pinned, want)
@@ -256,7 +258,7 @@ func TestPinBlock(t *testing.T) {
 		t.Errorf("pinned report: %d equal, %d different, %d skipped; want 5, 1, 0", rep.Equal, rep.Different, rep.Skipped)
 	}
 
-	got, rep = collect(t, Config{URLs: []string{long.URL(), short.URL()}, PinBlock: true, SkipAboveHead: true}, reqs)
+	got, rep = collect(t, Config{URLs: []string{long.URL(), short.URL()}, PinBlock: true, SkipAboveHead: true}, 1, reqs)
 	for i, want := range []bool{true, true, true, false, false, true} {
 		if skipped := got[i].Skipped != ""; skipped != want {
 			t.Errorf("request %d skipped %v (%q); want %v", i+1, skipped, got[i].Skipped, want)
@@ -288,7 +290,7 @@ func TestPinBlockHeadFails(t *testing.T) {
 	}))
 	t.Cleanup(bad.Close)
 	a := node(t, 10)
-	got, rep := collect(t, Config{URLs: []string{bad.URL, a.URL()}, PinBlock: true}, []Request{call(1, "eth_getBlockByNumber", `["latest",false]`)})
+	got, rep := collect(t, Config{URLs: []string{bad.URL, a.URL()}, PinBlock: true}, 1, []Request{call(1, "eth_getBlockByNumber", `["latest",false]`)})
 	r := got[0]
 	if r.Answers[0].Class != "other" || r.Answers[0].Error != "eth_blockNumber, to pin the block: error -32601: no such method" ||
 		r.Answers[1].Class != "not sent" || r.Equal() {

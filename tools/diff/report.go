@@ -45,7 +45,8 @@ type Report struct {
 	Latency []Latency `json:"latency"`
 	// Noise lists the paths, per method, where the two instances of the first server differed.
 	Noise []Noise `json:"noise,omitempty"`
-	// Mismatches are the first MaxMismatches requests that were not equal, in corpus order.
+	// Mismatches are the first MaxMismatches requests that were not equal to end (the requests
+	// go concurrently), listed in corpus order.
 	Mismatches []Mismatch `json:"mismatches"`
 	// More counts the mismatches beyond those kept.
 	More int `json:"more_mismatches,omitempty"`
@@ -124,6 +125,9 @@ type Tally struct {
 	// judged when the noise is known (in Report).
 	noise   []methodNoise // per method
 	pending []pendingDiff
+	// first is the least request id of each method: the report lists the methods in corpus
+	// order, whatever order the requests ended in.
+	first []int
 }
 
 // methodNoise is what a method's requests taught of the noise.
@@ -168,7 +172,9 @@ func (t *Tally) Add(r *Result) {
 		rep.Methods = append(rep.Methods, Method{Name: r.Request.Label, Errors: make([]int, len(rep.Servers))})
 		t.mlat = append(t.mlat, make([][]time.Duration, len(rep.Servers)))
 		t.noise = append(t.noise, methodNoise{paths: map[string]*Noise{}})
+		t.first = append(t.first, r.Request.ID)
 	}
+	t.first[i] = min(t.first[i], r.Request.ID)
 	m := &rep.Methods[i]
 	m.Sent++
 	if r.Skipped != "" {
@@ -319,6 +325,16 @@ func (t *Tally) Report(stopped string) Report {
 	if rep.NoiseReference != "" {
 		t.judge(&rep)
 	}
+	// in corpus order: the methods by their first request, the noise by method, the mismatches
+	// by request
+	first := map[string]int{}
+	for name, i := range t.methods {
+		first[name] = t.first[i]
+	}
+	slices.SortStableFunc(rep.Methods, func(a, b Method) int { return first[a.Name] - first[b.Name] })
+	slices.SortStableFunc(rep.Noise, func(a, b Noise) int { return first[a.Method] - first[b.Method] })
+	rep.Mismatches = slices.Clone(rep.Mismatches)
+	slices.SortStableFunc(rep.Mismatches, func(a, b Mismatch) int { return a.ID - b.ID })
 	return rep
 }
 

@@ -1,81 +1,106 @@
 package diff
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
 )
 
-// FromTargets renders n requests from the entries of target file file (plan.LoadTargets) in turn,
-// with their templates — every entry once per round, whatever its weight — each with its own
-// path, labelled by its JSON-RPC method when its body holds one, else by its endpoint's name, and
-// placed at its file and line. n 0: each entry once.
-func FromTargets(t *plan.Targets, file string, n int) ([]Request, error) {
+// Corpus is what a diff sends, drawn request by request as the engine's schedule asks: arrival i
+// is filled by the source of the prepared plan (or by Fixed), so a target file's or a calls
+// file's templates are rendered as the run goes, never the whole list ahead.
+type Corpus struct {
+	// Plan holds the endpoints under the first URL and what they send (a target file's entries,
+	// JSON-RPC calls); its Load is the caller's (see Prepare).
+	Plan plan.Plan
+	// Size is the number of entries in one round: the default request count.
+	Size int
+	// Fixed, when set, are the requests themselves (fixtures, with their expected answers), sent
+	// in turn: arrival i is Fixed[i mod len].
+	Fixed []Request
+	// OwnPath sends each request to its own path under each URL (a target file); otherwise each
+	// goes to the URL's own path.
+	OwnPath bool
+	// source fills the requests in place of the prepared plan's; where says where arrival i was
+	// written.
+	source plan.Source
+	where  func(i uint64) string
+}
+
+// FromTargets is the corpus of target file file (plan.LoadTargets): every entry in turn, with
+// its templates, whatever its weight, each to its own path, labelled by its JSON-RPC method when
+// its body holds one, else by its endpoint's name, and placed at its file and line.
+func FromTargets(t *plan.Targets, file string) (Corpus, error) {
 	for i := range t.Entries {
 		t.Entries[i].Weight = 0 // every entry in turn, whatever its weight
 	}
 	eps, err := plan.GroupTargets(t)
 	if err != nil {
-		return nil, err
+		return Corpus{}, err
 	}
-	p := plan.Plan{Endpoints: eps, Traffic: plan.Traffic{Targets: file, Order: plan.Order("sequential")}}.Normalized()
-	src, err := plan.NewSource(p, plan.Inputs{Targets: t})
+	p := plan.Plan{Endpoints: eps, Traffic: plan.Traffic{Targets: file, Order: plan.Order("sequential")}}
+	src, err := plan.NewSource(p.Normalized(), plan.Inputs{Targets: t})
 	if err != nil {
-		return nil, err
+		return Corpus{}, err
 	}
-	if n == 0 {
-		n = len(t.Entries)
-	}
-	return render(src, n, func(i int, r *transport.Request) (string, string) {
-		label := LabelOf(r.Body)
-		if label == "" {
-			label = p.Endpoints[r.Endpoint].Name
-		}
-		return label, t.Where(i % len(t.Entries))
-	}, true)
+	p.Traffic.Targets = "" // read here: the run's plan holds the endpoints it grouped
+	n := len(t.Entries)
+	return Corpus{Plan: p, Size: n, OwnPath: true, source: src, where: func(i uint64) string { return t.Where(int(i % uint64(n))) }}, nil
 }
 
-// FromCalls renders n JSON-RPC requests of calls in turn (every call once per round, whatever its
-// weight), to url's own path with header; from names where the calls came from ("calls.jsonl",
-// "--jsonrpc") for the requests' places. n 0: each call once.
-func FromCalls(url string, header []transport.Header, calls []plan.Call, from string, n int) ([]Request, error) {
+// FromCalls is the corpus of JSON-RPC calls, every call in turn whatever its weight, to url's
+// own path with header; from names where the calls came from ("calls.jsonl", "--jsonrpc") for
+// the requests' places.
+func FromCalls(url string, header []transport.Header, calls []plan.Call, from string) Corpus {
 	for i := range calls {
 		calls[i].Weight = 0 // every call in turn
 	}
-	eps, err := plan.JSONRPCEndpoints(url, header, calls, 0)
-	if err != nil {
-		return nil, err
+	n := len(calls)
+	return Corpus{
+		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: url, Method: "POST", Header: header}}, JSONRPC: plan.JSONRPC{Calls: calls}},
+		Size: n, where: func(i uint64) string { return fmt.Sprintf("%s call %d", from, i%uint64(n)+1) },
 	}
-	eps = plan.Plan{Endpoints: eps}.Normalized().Endpoints
-	src, err := plan.NewJSONRPCSource(eps, calls, 0)
-	if err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		n = len(calls)
-	}
-	return render(src, n, func(i int, r *transport.Request) (string, string) {
-		return eps[r.Endpoint].Name, fmt.Sprintf("%s call %d", from, i%len(calls)+1)
-	}, false)
 }
 
-// render fills n requests from src, copying what the source may reuse. withPath keeps each
-// request's own path (targets); without it the request goes to each URL's own path (calls).
-func render(src plan.Source, n int, label func(i int, r *transport.Request) (string, string), withPath bool) ([]Request, error) {
-	reqs := make([]Request, 0, n)
-	var r transport.Request
-	for i := range n {
-		if err := src.Fill(uint64(i), &r); err != nil {
-			return nil, err
+// FromList is the corpus of reqs (fixtures, or requests made by hand), sent in turn to url: one
+// endpoint per label, so that the run's figures are per method too.
+func FromList(url string, reqs []Request) Corpus {
+	src := &listSource{reqs: reqs, endpoint: make([]int, len(reqs))}
+	c := Corpus{Fixed: reqs, Size: len(reqs), OwnPath: true, source: src}
+	index := map[string]int{}
+	for i, q := range reqs {
+		k, ok := index[q.Label]
+		if !ok {
+			k = len(c.Plan.Endpoints)
+			index[q.Label] = k
+			c.Plan.Endpoints = append(c.Plan.Endpoints, plan.Endpoint{Name: q.Label, URL: url, Method: orPOST(q.Method), Body: q.Body})
 		}
-		q := Request{ID: i + 1, Method: r.Method, Header: append([]transport.Header(nil), r.Header...), Body: bytes.Clone(r.Body)}
-		if withPath {
-			q.Path = string(r.Path)
-		}
-		q.Label, q.Where = label(i, &r)
-		reqs = append(reqs, q)
+		src.endpoint[i] = k
 	}
-	return reqs, nil
+	return c
+}
+
+func orPOST(method string) string {
+	if method == "" {
+		return "POST"
+	}
+	return method
+}
+
+// listSource fills arrival i with reqs[i mod len], its endpoint that of its label.
+type listSource struct {
+	reqs     []Request
+	endpoint []int
+}
+
+func (s *listSource) Fill(i uint64, r *transport.Request) error {
+	k := int(i % uint64(len(s.reqs)))
+	q := &s.reqs[k]
+	r.Endpoint, r.Method, r.Header, r.Body = s.endpoint[k], orPOST(q.Method), q.Header, q.Body
+	r.Path = append(r.Path[:0], q.Path...)
+	if len(r.Path) == 0 {
+		r.Path = append(r.Path, '/')
+	}
+	return nil
 }
