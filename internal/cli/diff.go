@@ -55,6 +55,7 @@ type diffFlags struct {
 	stages                                  []schedule.Stage
 	model                                   string
 	duration, warmup                        time.Duration
+	grace                                   *time.Duration
 	conns                                   int
 	timeout                                 time.Duration
 	out, live                               string
@@ -91,6 +92,7 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
 	fs.Var(positiveDurationFlag{durationFlag{&f.duration}}, "duration", "send for this long, taking the entries in turn round after round (default: each entry once)")
 	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the comparison and the figures")
+	fs.Var(optionalDurationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for the requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
 	fs.IntVar(&f.conns, "connections", 0, "closed model: requests in flight at once (`N`, default 1); open: cap of requests in flight (default 1000)")
 	fs.StringVar(&f.out, "out", "", "write the run's result file to `FILE` as it goes (rpcbench report renders it): the requests to every URL as one, a latency until every URL answered")
 	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval of the run to `FILE` (- for stderr)")
@@ -182,7 +184,7 @@ func (f *diffFlags) config(urls []string) (diff.Config, plan.Load, error) {
 		cfg.ErrorRules[m] = rule
 	}
 	load := plan.Load{Model: plan.Model(f.model), Rate: f.rate.v, Stages: f.stages, Duration: f.duration,
-		Requests: uint64(f.requests), Warmup: f.warmup, Connections: f.conns}
+		Requests: uint64(f.requests), Warmup: f.warmup, Grace: f.grace, Connections: f.conns}
 	if f.rate.set && f.rate.v == 0 {
 		return cfg, load, usagef("--rate: 0 sends nothing; give a rate above 0, or leave it out to send as fast as --connections allow")
 	}
@@ -275,6 +277,7 @@ func runDiffPrepared(ctx context.Context, e *env, d diffRun) int {
 		stopped = "interrupted"
 	}
 	rep := tally.Report(stopped)
+	rep.Due = int(run.Result.Intended)
 	var err error
 	switch d.format {
 	case "json":

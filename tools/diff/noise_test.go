@@ -26,15 +26,20 @@ func noisyNode(t *testing.T, share float64) *ethrpc.Server {
 	return s
 }
 
-// collectNoise runs reqs against the primary, the candidates and the reference, and reports with
-// the threshold.
+// collectNoise runs reqs against the primary, the candidates and the reference, one at a time,
+// and reports with the threshold.
 func collectNoise(t *testing.T, cfg Config, threshold float64, reqs []Request) ([]*Result, Report) {
+	return collectNoiseConns(t, cfg, threshold, 1, reqs)
+}
+
+// collectNoiseConns is collectNoise with conns requests in flight.
+func collectNoiseConns(t *testing.T, cfg Config, threshold float64, conns int, reqs []Request) ([]*Result, Report) {
 	t.Helper()
 	urls := append(append([]string(nil), cfg.URLs...), cfg.Reference)
 	tally := NewTally(urls, cfg.URLs[0])
 	tally.LearnNoise(threshold)
 	var got []*Result
-	if err := runList(context.Background(), cfg, reqs, 4, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
+	if err := runList(context.Background(), cfg, reqs, conns, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	slices.SortFunc(got, func(a, b *Result) int { return a.Request.ID - b.Request.ID })
@@ -57,7 +62,7 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 		}
 	}
 	cfg := Config{URLs: []string{primary.URL(), candidate.URL()}, Reference: reference.URL()}
-	got, rep := collectNoise(t, cfg, 0, reqs)
+	got, rep := collectNoiseConns(t, cfg, 0, 4, reqs)
 	if n := candidate.Injected(); n != 4 {
 		t.Fatalf("the candidate injected %d differences; want 400 × 1 %% = 4", n)
 	}
@@ -313,7 +318,8 @@ func TestNoiseMismatchesBeyondTheKept(t *testing.T) {
 }
 
 // Every format shows the rules, which server is the second instance, the noise with its share,
-// the counts apart from noise and each method's latency per server.
+// the counts apart from noise and each method's latency per server with its ratio to the first's
+// (B's p99 is 3 times A's: 22.5 ms over 7.5 ms).
 func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 	t.Parallel()
 	rep := Report{
@@ -322,7 +328,9 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		Rules:    []string{"tolerance result.gasPrice=5%", "rule eth_call=error-code-only"},
 		Requests: 40, Equal: 38, NoiseOnly: 37, Different: 1, Failed: 0, Skipped: 1,
 		Methods: []Method{{Name: "eth_call", Sent: 40, Equal: 38, NoiseOnly: 37, Different: 1, Skipped: 1, Errors: []int{0, 0, 0},
-			Latency: []Latency{{Answers: 39, P50MS: 1.25, P99MS: 7.5}, {Answers: 39, P50MS: 2.5, P99MS: 22.5}, {Answers: 39, P50MS: 1.5, P99MS: 8}}}},
+			Latency: []Latency{{Answers: 39, P50MS: 1.25, P99MS: 7.5, MaxMS: 9, P50Ratio: 1, P99Ratio: 1},
+				{Answers: 39, P50MS: 2.5, P99MS: 22.5, MaxMS: 30, P50Ratio: 2, P99Ratio: 3},
+				{Answers: 38, Errors: 1, P50MS: 1.5, P99MS: 8, MaxMS: 8, P50Ratio: 1.2, P99Ratio: 8 / 7.5}}}},
 		Noise: []Noise{{Method: "eth_call", Path: "result.timestamp", Differ: 39, Compared: 39, Share: 1, IsNoise: true, Candidates: 38},
 			{Method: "eth_call", Path: "result.peers", Differ: 1, Compared: 39, Share: 1.0 / 39, Candidates: 2}},
 	}
@@ -336,13 +344,17 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		want  []string
 	}{
 		{"text", WriteText, []string{verdict, "rules: tolerance result.gasPrice=5%; rule eth_call=error-code-only", note, noise, under,
-			"noise only", "skipped", "p99 B", "22.5ms"}},
+			"noise only", "skipped", "p99 ×A", "22.5ms", "3.00×", "1.07×"}},
 		{"markdown", WriteMarkdown, []string{verdict, "`tolerance result.gasPrice=5%`", note, "`" + noise + "`", "`" + under + "`",
-			"| method | sent | equal | noise only | different | skipped | errors A | errors B | errors C |", "| `eth_call` | 1.25ms | 7.50ms | 2.50ms | 22.5ms | 1.50ms | 8.00ms |"}},
+			"| method | sent | equal | noise only | different | skipped | errors A | errors B | errors C |", "| latency of | server | requests | errors | p50 | p99 | max | p50 ×A | p99 ×A |",
+			"| `eth_call` | A | 39 | 0 | 1.25ms | 7.50ms | 9.00ms | 1.00× | 1.00× |",
+			"| `eth_call` | B | 39 | 0 | 2.50ms | 22.5ms | 30.0ms | 2.00× | 3.00× |",
+			"| `eth_call` | C | 39 | 1 | 1.50ms | 8.00ms | 8.00ms | 1.20× | 1.07× |"}},
 		{"html", WriteHTML, []string{html.EscapeString(verdict), "<code>tolerance result.gasPrice=5%</code>", html.EscapeString(note), "<code>result.timestamp</code>", "39 of 39", "2.6 %",
-			"noise, not counted", "under the threshold, counted", "<th>noise only</th>", "<th>p99 B</th>", "<td>22.5ms</td>"}},
+			"noise, not counted", "under the threshold, counted", "<th>noise only</th>", "<th>p99 ×A</th>",
+			`<tr class="bad"><td></td><td>B</td><td>39</td><td>0</td><td>2.50ms</td><td>22.5ms</td><td>30.0ms</td><td>2.00×</td><td>3.00×</td></tr>`}},
 		{"json", WriteJSON, []string{`"noise_reference": "http://127.0.0.1:3/"`, `"noise_threshold": 0.5`, `"path": "result.timestamp"`, `"noise": true`,
-			`"rules": [`, `"noise_only": 37`, `"skipped": 1`}},
+			`"rules": [`, `"noise_only": 37`, `"skipped": 1`, `"p99_ratio": 3`, `"errors": 1`}},
 	} {
 		var b bytes.Buffer
 		if err := f.write(&b, rep); err != nil {

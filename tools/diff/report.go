@@ -32,6 +32,10 @@ type Report struct {
 	// Rules are the rules of the comparison, as the flags name them.
 	Rules    []string `json:"rules,omitempty"`
 	Requests int      `json:"requests"`
+	// Due counts the requests the run's schedule had due (warm-up aside): above Requests when
+	// some were not compared — the run fell behind its schedule and ended a second after its
+	// planned end without sending them, or requests in flight were cut. 0: not known.
+	Due int `json:"due,omitempty"`
 	// Equal counts the requests whose answers were equal, apart from noise; NoiseOnly those of
 	// them whose candidates differed at noise paths only.
 	Equal     int `json:"equal"`
@@ -87,15 +91,23 @@ type Noise struct {
 	Candidates int `json:"candidates"`
 }
 
-// Latency sums up one server's answer times (request written to answer read).
+// Latency sums up one server's answer times (request written to answer read), overall or of
+// one method.
 type Latency struct {
-	URL     string  `json:"url"`
-	Answers int     `json:"answers"`
-	MeanMS  float64 `json:"mean_ms"`
-	P50MS   float64 `json:"p50_ms"`
-	P90MS   float64 `json:"p90_ms"`
-	P99MS   float64 `json:"p99_ms"`
-	MaxMS   float64 `json:"max_ms"`
+	URL     string `json:"url"`
+	Answers int    `json:"answers"`
+	// Errors counts the requests the server did not answer (refused, timeout, …); Answers plus
+	// Errors are the requests it was sent.
+	Errors int     `json:"errors"`
+	MeanMS float64 `json:"mean_ms"`
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
+	// P50Ratio and P99Ratio are this server's p50 and p99 over the first server's (1 for the
+	// first); 0 when either has no answer or the first's is 0.
+	P50Ratio float64 `json:"p50_ratio,omitempty"`
+	P99Ratio float64 `json:"p99_ratio,omitempty"`
 }
 
 // Mismatch is one request whose answers were not all equal.
@@ -313,14 +325,23 @@ func (t *Tally) Report(stopped string) Report {
 	rep.Stopped = stopped
 	rep.Latency = nil
 	for k, ds := range t.lat {
-		rep.Latency = append(rep.Latency, latency(rep.Servers[k], ds))
+		l := latency(rep.Servers[k], ds)
+		for _, m := range rep.Methods {
+			l.Errors += m.Errors[k]
+		}
+		rep.Latency = append(rep.Latency, l)
 	}
+	ratios(rep.Latency)
 	rep.Methods = slices.Clone(rep.Methods)
 	for i := range rep.Methods {
-		rep.Methods[i].Latency = nil
+		m := &rep.Methods[i]
+		m.Latency = nil
 		for k, ds := range t.mlat[i] {
-			rep.Methods[i].Latency = append(rep.Methods[i].Latency, latency(rep.Servers[k], ds))
+			l := latency(rep.Servers[k], ds)
+			l.Errors = m.Errors[k]
+			m.Latency = append(m.Latency, l)
 		}
+		ratios(m.Latency)
 	}
 	if rep.NoiseReference != "" {
 		t.judge(&rep)
@@ -423,6 +444,25 @@ func latency(url string, ds []time.Duration) Latency {
 	return l
 }
 
+// ratios sets each server's p50 and p99 ratios to the first server's.
+func ratios(ls []Latency) {
+	if len(ls) == 0 || ls[0].Answers == 0 {
+		return
+	}
+	for k := range ls {
+		l := &ls[k]
+		if l.Answers == 0 {
+			continue
+		}
+		if ls[0].P50MS > 0 {
+			l.P50Ratio = l.P50MS / ls[0].P50MS
+		}
+		if ls[0].P99MS > 0 {
+			l.P99Ratio = l.P99MS / ls[0].P99MS
+		}
+	}
+}
+
 // Verdict says in a few words what the report found.
 func (r *Report) Verdict() string {
 	var v string
@@ -439,6 +479,9 @@ func (r *Report) Verdict() string {
 	}
 	if r.Skipped > 0 {
 		v += fmt.Sprintf("; %d skipped (above a server's head)", r.Skipped)
+	}
+	if r.Due > r.Requests {
+		v += fmt.Sprintf("; %d of the %d requests due were not compared", r.Due-r.Requests, r.Due)
 	}
 	return v
 }
@@ -509,25 +552,26 @@ func (r *Report) methodRow(m Method) []int {
 	return append(row, m.Errors...)
 }
 
-// latencyColumns head the table of each method's latency per server.
-func (r *Report) latencyColumns() []string {
-	var cols []string
-	for k := range r.Servers {
-		cols = append(cols, "p50 "+serverLetter(k), "p99 "+serverLetter(k))
+// latencyColumns head the table of each method's latency on each server, one row per method and
+// server: so that "equal answers, 3× the p99" shows beside the counts.
+var latencyColumns = []string{"requests", "errors", "p50", "p99", "max", "p50 ×A", "p99 ×A"}
+
+// latencyRow is a row of that table: the server's requests, errors, p50, p99, max, and its p50 and
+// p99 over the first server's.
+func latencyRow(l Latency) []string {
+	row := []string{fmt.Sprint(l.Answers + l.Errors), fmt.Sprint(l.Errors)}
+	if l.Answers == 0 {
+		return append(row, "-", "-", "-", "-", "-")
 	}
-	return cols
+	return append(row, msText(l.P50MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P50Ratio), ratioText(l.P99Ratio))
 }
 
-func methodLatencyRow(m Method) []string {
-	var row []string
-	for _, l := range m.Latency {
-		if l.Answers == 0 {
-			row = append(row, "-", "-")
-			continue
-		}
-		row = append(row, msText(l.P50MS), msText(l.P99MS))
+// ratioText writes a ratio as "3.02×"; "-" when it is not known.
+func ratioText(r float64) string {
+	if r == 0 {
+		return "-"
 	}
-	return row
+	return fmt.Sprintf("%.2f×", r)
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -562,13 +606,19 @@ func WriteText(w io.Writer, r Report) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	fmt.Fprint(tw, "\nserver\tanswers\tmean\tp50\tp90\tp99\tmax\t\n")
+	fmt.Fprint(tw, "\nserver\tanswers\terrors\tmean\tp50\tp90\tp99\tmax\tp99 ×A\t\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
+		fmt.Fprintf(tw, "%s %s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
 	}
-	fmt.Fprintf(tw, "\nlatency of\t%s\t\n", strings.Join(r.latencyColumns(), "\t"))
+	fmt.Fprintf(tw, "\nlatency of\tserver\t%s\t\n", strings.Join(latencyColumns, "\t"))
 	for _, m := range r.Methods {
-		fmt.Fprintf(tw, "%s\t%s\t\n", m.Name, strings.Join(methodLatencyRow(m), "\t"))
+		for k, l := range m.Latency {
+			name := m.Name
+			if k > 0 {
+				name = ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, serverLetter(k), strings.Join(latencyRow(l), "\t"))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -629,14 +679,15 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\n| server | answers | mean | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprint(w, "\n| server | answers | errors | mean | p50 | p90 | p99 | max | p99 ×A |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(w, "| %s %s | %d | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
+		fmt.Fprintf(w, "| %s %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
 	}
-	lcols := r.latencyColumns()
-	fmt.Fprintf(w, "\n| latency of | %s |\n|---|%s\n", strings.Join(lcols, " | "), strings.Repeat("---:|", len(lcols)))
+	fmt.Fprintf(w, "\n| latency of | server | %s |\n|---|---|%s\n", strings.Join(latencyColumns, " | "), strings.Repeat("---:|", len(latencyColumns)))
 	for _, m := range r.Methods {
-		fmt.Fprintf(w, "| %s | %s |\n", mdCode(m.Name), strings.Join(methodLatencyRow(m), " | "))
+		for k, l := range m.Latency {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(m.Name), serverLetter(k), strings.Join(latencyRow(l), " | "))
+		}
 	}
 	if len(r.Noise) > 0 {
 		fmt.Fprintf(w, "\n### Noise (where A and %s differ)\n\n", serverLetter(len(r.Servers)-1))

@@ -191,6 +191,9 @@ func TestRunFailuresAndStop(t *testing.T) {
 	if rep.Failed != 2 || rep.Methods[0].Errors[2] != 2 || rep.Methods[0].Errors[0] != 0 {
 		t.Errorf("report: failed %d, errors %v; want 2 failed, all on server C", rep.Failed, rep.Methods[0].Errors)
 	}
+	if l := rep.Methods[0].Latency[2]; l.Errors != 2 || l.Answers != 0 || l.P99Ratio != 0 || rep.Latency[2].Errors != 2 || rep.Latency[0].Errors != 0 {
+		t.Errorf("latency of C: %+v overall %+v; want 2 errors, no answer, no ratio", l, rep.Latency[2])
+	}
 	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, 1, reqs)
 	if len(got) != 1 {
 		t.Errorf("stop at first: got %d results; want 1", len(got))
