@@ -143,6 +143,9 @@ type Scenario struct {
 	// Sweep, when set, runs the scenario once per value of one parameter (sweep: {batch: [1,
 	// 10, 50, 100]}), with its steps or parts at each value.
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// Diff, when set, makes the scenario a diff of the targets (see ScenarioDiff), which
+	// `rpcbench diff --plan` runs, instead of a load against each target.
+	Diff *ScenarioDiff `json:"diff,omitempty"`
 }
 
 // The environment a command scenario and a target command get.

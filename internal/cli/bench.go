@@ -64,6 +64,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
+	if err := benchDiffs(e, b); err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
 	if err := benchSubscriptions(b); err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}

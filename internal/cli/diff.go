@@ -65,6 +65,7 @@ type diffFlags struct {
 	tolerance                               []jsondiff.Tolerance
 	errorRules                              []string
 	pinBlock, skipAboveHead                 bool
+	planFile, scenario                      string
 }
 
 func (f *diffFlags) define(fs *flag.FlagSet) {
@@ -102,6 +103,8 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.Var(shareFlag{&f.noiseThreshold}, "noise-threshold", "with --reference, a path is noise when the two instances differ there in this `share` of a method's requests or more: 0.5 or 50% (default: any one)")
 	fs.Var(appended(&f.tolerance, jsondiff.ParseTolerance), "tolerance", "let the numbers at `PATH=N` differ by up to N, or PATH=N% by up to N % of the larger, e.g. 'result.gasPrice=5%' (repeatable)")
 	fs.Var(appended(&f.errorRules, checkErrorRule), "rule", "compare the JSON-RPC errors of a method by code only or by presence only: `METHOD=RULE`, RULE error-code-only or error-presence-only, METHOD * for all (repeatable)")
+	fs.StringVar(&f.planFile, "plan", "", "run the diff scenario of plan `FILE` (a scenario with diff:): its requests and load, to the targets it compares, by its rules")
+	fs.StringVar(&f.scenario, "scenario", "", "with --plan, the diff scenario to run (`NAME`; default: the only one)")
 	fs.BoolVar(&f.pinBlock, "pin-block", false, "ask the first URL for its head (eth_blockNumber) before each request that takes a block, and send every URL that number in place of \"latest\", \"pending\" or an omitted block")
 	fs.BoolVar(&f.skipAboveHead, "skip-above-head", false, "with --pin-block, ask every URL for its head and skip (and count) a request whose block is above one of them")
 }
@@ -122,17 +125,9 @@ func (f shareFlag) String() string {
 }
 
 func (f shareFlag) Set(s string) error {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
-	if pct {
-		v /= 100
-	}
-	if err != nil || !(v >= 0 && v <= 1) {
-		return fmt.Errorf("want a share from 0 to 1, e.g. 0.5 or 50%%, got %q", s)
-	}
+	v, err := diff.ParseShare(s)
 	*f.v = v
-	return nil
+	return err
 }
 
 func runDiff(ctx context.Context, e *env, args []string) int {
@@ -142,6 +137,12 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 	urls, code, done := parseArgs(e, fs, args)
 	if done {
 		return code
+	}
+	if f.planFile != "" {
+		return runDiffPlan(ctx, e, fs, f, urls, args)
+	}
+	if f.scenario != "" {
+		return fail(e, "diff", usagef("--scenario goes with --plan"), ExitUsage)
 	}
 	conns := false
 	fs.Visit(func(fl *flag.Flag) { conns = conns || fl.Name == "connections" })

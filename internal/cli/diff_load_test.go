@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -169,5 +170,87 @@ func TestDiffInterruptedReportsWhatWasCompared(t *testing.T) {
 	}
 	if tot := f.Total.Total(); f.CutShort() || !f.Trailer.Interrupted || tot.OK != uint64(rep.Requests) {
 		t.Errorf("result file: cut short %v, interrupted %v, %d ok; want whole, interrupted, %d ok as compared", f.CutShort(), f.Trailer.Interrupted, tot.OK, rep.Requests)
+	}
+}
+
+// A plan file's diff scenario: its calls at its rate to the targets it compares, its reference
+// learning the noise, its rules in the report. The candidate injects a difference into exactly
+// 1 % of its answers (4 of 400) and all three add noise: the report counts the 4 and no other.
+// bench passes the scenario by, saying which command runs it; run --plan refuses it.
+func TestDiffPlanScenario(t *testing.T) {
+	t.Parallel()
+	a, ref := diffNode(t, ethrpc.Config{Blocks: 64, Noise: true}), diffNode(t, ethrpc.Config{Blocks: 64, Noise: true})
+	cand, err := ethrpc.New(t.Context(), ethrpc.Config{Blocks: 64, Noise: true, InjectShare: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cand.Close() })
+	dir := t.TempDir()
+	writeFile(t, dir, "calls.jsonl", "{\"method\":\"eth_chainId\"}\n{\"method\":\"eth_getBlockByNumber\",\"params\":[\"0x10\",false]}\n")
+	planFile := writeFile(t, dir, "p.yaml", `targets:
+  a: {url: `+a+`}
+  a2: {url: `+ref+`}
+  b: {url: `+cand.URL()+`}
+scenarios:
+  load:
+    path: /
+    requests: 5
+  cmp:
+    jsonrpc: {calls_file: calls.jsonl}
+    rate: 400
+    requests: 400
+    connections: 8
+    diff:
+      targets: [a, b]
+      reference: a2
+      tolerance: {result.gasPrice: 5%}
+`)
+	code, stdout, stderr := mainOut("diff", "--plan", planFile, "--scenario", "cmp", "--format", "json")
+	if code != ExitSLO {
+		t.Fatalf("exit %d; want 1 (the injected differences)\n%s\n%s", code, stderr, stdout)
+	}
+	var rep struct {
+		Servers                  []string
+		Requests, Different, Due int
+		Rules                    []string
+		NoiseReference           string `json:"noise_reference"`
+		Noise                    []struct{ Method, Path string }
+		Mismatches               []struct{ Servers []struct{ URL string } }
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if n := cand.Injected(); n != 4 || rep.Requests != 400 || rep.Due != 400 || rep.Different != 4 {
+		t.Errorf("injected %d; report: %d requests of %d due, %d different; want 4 injected, 400 of 400, 4 different", n, rep.Requests, rep.Due, rep.Different)
+	}
+	if want := []string{a, cand.URL(), ref}; !slices.Equal(rep.Servers, want) || rep.NoiseReference != ref {
+		t.Errorf("servers %v, reference %s; want %v, %s", rep.Servers, rep.NoiseReference, want, ref)
+	}
+	if !slices.Contains(rep.Rules, "tolerance result.gasPrice=5%") || len(rep.Noise) != 2 {
+		t.Errorf("rules %v, noise %+v; want the tolerance, and noise in both methods", rep.Rules, rep.Noise)
+	}
+	if code, _, stderr := mainOut("run", "--plan", planFile, "--scenario", "cmp", "--target", "a"); code != ExitUsage ||
+		!strings.Contains(stderr, "--scenario cmp: a diff of the targets, which run does not send: rpcbench diff --plan "+planFile+" --scenario cmp runs it") {
+		t.Errorf("run --plan of a diff: exit %d, %s; want 2 and which command runs it", code, stderr)
+	}
+	code, stdout, stderr = mainOut("bench", "--dry-run", planFile)
+	if code != ExitOK || strings.Contains(stdout, "cmp") ||
+		!strings.Contains(stderr, "rpcbench bench: scenario cmp is a diff of the targets, which bench does not run: rpcbench diff --plan "+planFile+" --scenario cmp runs it") {
+		t.Errorf("bench --dry-run: exit %d\n%s\n%s\nwant the load alone run, the diff said to be passed by", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plan", planFile, "--scenario", "load"}, "--scenario load: load has no diff: section; the diff scenarios of " + planFile + ": cmp"},
+		{[]string{"--plan", planFile, "--scenario", "nope"}, "--scenario nope: no such scenario in " + planFile},
+		{[]string{"--plan", planFile, "--rate", "5"}, "--plan " + planFile + " and --rate: the plan file's diff: says what to send and how to compare"},
+		{[]string{"--plan", planFile, a}, "--plan " + planFile + ": the plan file names the targets"},
+		{[]string{"--scenario", "cmp", "--calls", planFile, a, a}, "--scenario goes with --plan"},
+	} {
+		code, _, stderr := mainOut(append([]string{"diff"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("diff %v: exit %d, %s; want 2 and %q", c.args, code, stderr, c.want)
+		}
 	}
 }

@@ -67,6 +67,9 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 	if err != nil {
 		return plan.Plan{}, nil, selectError(err)
 	}
+	if s.IsDiff() {
+		return plan.Plan{}, nil, usagef("--scenario %s: a diff of the targets, which run does not send: rpcbench diff --plan %s --scenario %s runs it", s.Name, f.planf.file, s.Name)
+	}
 	var rr *replayRun
 	if s.Replay != nil {
 		if f.segment.segment != "" || f.segment.sequence != "" {

@@ -71,6 +71,8 @@ type fileReader struct {
 	monNodes map[string]*yaml.Node
 	// loads are the load: keys of the endpoints and calls of the scenario being read.
 	loads []partLoad
+	// targets are the names of the file's targets, for the scenarios that name them (diff:).
+	targets []string
 }
 
 // partLoad is the load: of an endpoint or a call: its own level when run alone.
@@ -352,6 +354,7 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
 				if f.name(k, joinKey("targets", name)) {
 					b.Targets = append(b.Targets, f.target(name, v))
+					f.targets = append(f.targets, name)
 				}
 			})
 		case "scenarios":
@@ -457,6 +460,8 @@ var loadKeys = []string{
 	"stats",
 	// one parameter varied over runs
 	"sweep",
+	// the answers of several targets compared instead of a load against each
+	"diff",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid bool) plan.Scenario {
@@ -598,6 +603,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Stats = f.stats(v, kp)
 		case "sweep":
 			s.Sweep, sweepAt = f.sweep(v, kp), v
+		case "diff":
+			s.Diff = f.diff(v, kp)
 		}
 	})
 	if topSet {
@@ -610,6 +617,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
 	f.checkReplay(n, path, &s)
+	f.checkDiff(n, path, &s)
 	f.alone(n, path, &s)
 	f.checkSweep(sweepAt, path, &s)
 	return s

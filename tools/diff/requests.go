@@ -2,6 +2,8 @@ package diff
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/transport"
@@ -14,7 +16,9 @@ type Corpus struct {
 	// Plan holds the endpoints under the first URL and what they send (a target file's entries,
 	// JSON-RPC calls); its Load is the caller's (see Prepare).
 	Plan plan.Plan
-	// Size is the number of entries in one round: the default request count.
+	// Size is the number of entries in one round: the default request count, each sent once
+	// with one request in flight, when the load gives no count, duration or stages. 0: the load
+	// as it is, with the plan's defaults.
 	Size int
 	// Fixed, when set, are the requests themselves (fixtures, with their expected answers), sent
 	// in turn: arrival i is Fixed[i mod len].
@@ -22,6 +26,8 @@ type Corpus struct {
 	// OwnPath sends each request to its own path under each URL (a target file); otherwise each
 	// goes to the URL's own path.
 	OwnPath bool
+	// base is taken off the front of each request's path before it goes under each URL.
+	base string
 	// source fills the requests in place of the prepared plan's; where says where arrival i was
 	// written.
 	source plan.Source
@@ -61,6 +67,18 @@ func FromCalls(url string, header []transport.Header, calls []plan.Call, from st
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: url, Method: "POST", Header: header}}, JSONRPC: plan.JSONRPC{Calls: calls}},
 		Size: n, where: func(i uint64) string { return fmt.Sprintf("%s call %d", from, i%uint64(n)+1) },
 	}
+}
+
+// FromPlan is the corpus of a plan's requests (a plan file's scenario against the primary, whose
+// URL is primary): whatever the plan sends — its endpoints, target file, data, JSON-RPC calls —
+// drawn from its prepared source, its load the plan's own. JSON-RPC calls go to each URL's own
+// path; any other request to its path under each URL, the primary's own path taken off first.
+func FromPlan(p plan.Plan, primary string) Corpus {
+	c := Corpus{Plan: p, OwnPath: !p.JSONRPC.On()}
+	if u, err := url.Parse(primary); err == nil {
+		c.base = strings.TrimSuffix(u.Path, "/")
+	}
+	return c
 }
 
 // FromList is the corpus of reqs (fixtures, or requests made by hand), sent in turn to url: one

@@ -144,8 +144,8 @@ type server struct {
 
 // Prepare prepares the run of corpus c with load, as plan.Prepare does for any run: the endpoints
 // are c's, under the first URL, the time limits and TLS settings cfg's. With no request count,
-// duration or stages the run sends each entry of c once; with no rate and no stages it keeps
-// load.Connections requests in flight (the closed model; 0: 1).
+// duration or stages the run sends each entry of c once (c.Size); with no rate and no stages it
+// then keeps load.Connections requests in flight (the closed model; 0: 1).
 func Prepare(cfg Config, c Corpus, load plan.Load, fsys fs.FS) (*plan.Prepared, error) {
 	if cfg.Reference != "" {
 		for i := range c.Fixed {
@@ -154,14 +154,11 @@ func Prepare(cfg Config, c Corpus, load plan.Load, fsys fs.FS) (*plan.Prepared, 
 			}
 		}
 	}
-	if c.Size == 0 {
-		return nil, errors.New("diff: no request to send")
-	}
 	p := c.Plan
-	if load.Requests == 0 && load.Duration == 0 && len(load.Stages) == 0 {
+	if c.Size > 0 && load.Requests == 0 && load.Duration == 0 && len(load.Stages) == 0 {
 		load.Requests = uint64(c.Size)
 	}
-	if load.Model == "" && load.Rate == 0 && len(load.Stages) == 0 {
+	if c.Size > 0 && load.Model == "" && load.Rate == 0 && len(load.Stages) == 0 {
 		load.Model = plan.Closed
 		load.Connections = max(load.Connections, 1)
 	}
@@ -265,6 +262,9 @@ func (f *fanout) request(s *slot, r *transport.Request) *Request {
 	q := &Request{ID: int(s.i) + 1, Method: r.Method, Header: slices.Clone(r.Header), Body: bytes.Clone(r.Body), Label: LabelOf(r.Body)}
 	if f.c.OwnPath {
 		q.Path = string(r.Path)
+		if rest, ok := strings.CutPrefix(q.Path, f.c.base); ok && f.c.base != "" && (rest == "" || rest[0] == '/' || rest[0] == '?') {
+			q.Path = rest
+		}
 	}
 	if q.Label == "" && r.Endpoint < len(f.names) {
 		q.Label = f.names[r.Endpoint].Name
