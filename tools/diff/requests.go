@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/plan"
@@ -28,10 +30,13 @@ type Corpus struct {
 	OwnPath bool
 	// base is taken off the front of each request's path before it goes under each URL.
 	base string
-	// source fills the requests in place of the prepared plan's; where says where arrival i was
-	// written.
+	// source fills the requests in place of the prepared plan's; where says where arrival i,
+	// filled into r, was written.
 	source plan.Source
-	where  func(i uint64) string
+	where  func(i uint64, r *transport.Request) string
+	// byEndpoint labels the requests by their endpoint's name (a JSON-RPC call's name, else its
+	// method), not by the method in their body.
+	byEndpoint bool
 }
 
 // FromTargets is the corpus of target file file (plan.LoadTargets): every entry in turn, with
@@ -52,7 +57,8 @@ func FromTargets(t *plan.Targets, file string) (Corpus, error) {
 	}
 	p.Traffic.Targets = "" // read here: the run's plan holds the endpoints it grouped
 	n := len(t.Entries)
-	return Corpus{Plan: p, Size: n, OwnPath: true, source: src, where: func(i uint64) string { return t.Where(int(i % uint64(n))) }}, nil
+	// the source takes the entries in turn by arrival: arrival i is entry i mod n
+	return Corpus{Plan: p, Size: n, OwnPath: true, source: src, where: func(i uint64, _ *transport.Request) string { return t.Where(int(i % uint64(n))) }}, nil
 }
 
 // FromCalls is the corpus of JSON-RPC calls, every call in turn whatever its weight, to url's
@@ -65,8 +71,30 @@ func FromCalls(url string, header []transport.Header, calls []plan.Call, from st
 	n := len(calls)
 	return Corpus{
 		Plan: plan.Plan{Endpoints: []plan.Endpoint{{URL: url, Method: "POST", Header: header}}, JSONRPC: plan.JSONRPC{Calls: calls}},
-		Size: n, where: func(i uint64) string { return fmt.Sprintf("%s call %d", from, i%uint64(n)+1) },
+		Size: n, byEndpoint: true,
+		where: func(_ uint64, r *transport.Request) string {
+			// the source takes the calls in turn by the id it gives them, from 1: call (id-1) mod n
+			id, ok := callID(r.Body)
+			if !ok {
+				return ""
+			}
+			return fmt.Sprintf("%s call %d", from, (id-1)%uint64(n)+1)
+		},
 	}
+}
+
+// callID reads the id of a JSON-RPC call as plan's JSON-RPC source writes it: {"jsonrpc":"2.0","id":N,…}.
+func callID(body []byte) (uint64, bool) {
+	_, rest, ok := bytes.Cut(body, []byte(`"id":`))
+	if !ok {
+		return 0, false
+	}
+	end := 0
+	for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	id, err := strconv.ParseUint(string(rest[:end]), 10, 64)
+	return id, err == nil && id > 0
 }
 
 // FromPlan is the corpus of a plan's requests (a plan file's scenario against the primary, whose
@@ -74,7 +102,7 @@ func FromCalls(url string, header []transport.Header, calls []plan.Call, from st
 // drawn from its prepared source, its load the plan's own. JSON-RPC calls go to each URL's own
 // path; any other request to its path under each URL, the primary's own path taken off first.
 func FromPlan(p plan.Plan, primary string) Corpus {
-	c := Corpus{Plan: p, OwnPath: !p.JSONRPC.On()}
+	c := Corpus{Plan: p, OwnPath: !p.JSONRPC.On(), byEndpoint: p.JSONRPC.On()}
 	if u, err := url.Parse(primary); err == nil {
 		c.base = strings.TrimSuffix(u.Path, "/")
 	}

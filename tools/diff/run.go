@@ -259,7 +259,10 @@ func (f *fanout) request(s *slot, r *transport.Request) *Request {
 		q.ID = int(s.i) + 1
 		return &q
 	}
-	q := &Request{ID: int(s.i) + 1, Method: r.Method, Header: slices.Clone(r.Header), Body: bytes.Clone(r.Body), Label: LabelOf(r.Body)}
+	q := &Request{ID: int(s.i) + 1, Method: r.Method, Header: slices.Clone(r.Header), Body: bytes.Clone(r.Body)}
+	if !f.c.byEndpoint {
+		q.Label = LabelOf(r.Body)
+	}
 	if f.c.OwnPath {
 		q.Path = string(r.Path)
 		if rest, ok := strings.CutPrefix(q.Path, f.c.base); ok && f.c.base != "" && (rest == "" || rest[0] == '/' || rest[0] == '?') {
@@ -270,7 +273,7 @@ func (f *fanout) request(s *slot, r *transport.Request) *Request {
 		q.Label = f.names[r.Endpoint].Name
 	}
 	if f.c.where != nil {
-		q.Where = f.c.where(s.i)
+		q.Where = f.c.where(s.i, r)
 	}
 	return q
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // node starts a built-in node of the given length on 127.0.0.1.
@@ -368,5 +369,36 @@ func TestRunDuplicateKeyAndInvalidUTF8(t *testing.T) {
 	}
 	if err != nil || strings.Join(equal, " ") != "true true true false true false" {
 		t.Errorf("log: %v, equal column %v; want true true true false true false", err, equal)
+	}
+}
+
+// A calls corpus places each request by the call its body holds: the JSON-RPC source numbers the
+// calls as they are made (ids from 1, the calls in turn by id), which need not be the order of the
+// arrivals when several senders draw at once. Arrival 0 filled with id 4 is the second call of
+// two. The requests count under the call's name.
+func TestCallsCorpusPlaces(t *testing.T) {
+	t.Parallel()
+	calls := []plan.Call{{Method: "eth_chainId"}, {Method: "eth_getBlockByNumber", Params: []byte(`["0x1",false]`), Name: "block"}}
+	a, b := node(t, 100), node(t, 100)
+	c := FromCalls(a.URL(), jsonHeader, calls, "calls.jsonl")
+	r := &transport.Request{Body: []byte(`{"jsonrpc":"2.0","id":4,"method":"eth_getBlockByNumber","params":["0x1",false]}`)}
+	if got := c.where(0, r); got != "calls.jsonl call 2" {
+		t.Errorf("arrival 0 with id 4: %q; want calls.jsonl call 2", got)
+	}
+	cfg := Config{URLs: []string{a.URL(), b.URL()}}
+	prep, err := Prepare(cfg, c, plan.Load{Requests: 6}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{}
+	_, err = Run(context.Background(), cfg, prep, c, runner.Options{}, func(r *Result) error {
+		labels[r.Request.Where] = r.Request.Label
+		if !r.Equal() {
+			t.Errorf("request %d differs: %v", r.Request.ID, r.Diffs)
+		}
+		return nil
+	})
+	if want := map[string]string{"calls.jsonl call 1": "eth_chainId", "calls.jsonl call 2": "block"}; err != nil || !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels by place %v (%v); want %v", labels, err, want)
 	}
 }
