@@ -37,6 +37,9 @@ const diffExamples = `  rpcbench diff --calls examples/calls.jsonl http://127.0.
   rpcbench diff --fixtures examples/fixtures http://127.0.0.1:18545/         replay .io fixtures against one node
   rpcbench diff --calls calls.jsonl --record pairs.jsonl --errors mismatches.jsonl --log requests.csv URL_A URL_B
   rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B
+  rpcbench diff --calls calls.jsonl --stages 10s:500,30s:500 --warmup 2s --out diff.rb URL_A URL_B   on the engine's schedule, the run kept
+  rpcbench diff --calls calls.jsonl --model closed --connections 16 --duration 30s URL_A URL_B
+  rpcbench diff --plan examples/diff/noise.yaml      the diff scenario of a plan file (diff:)
   rpcbench diff --calls examples/calls.jsonl --format html URL_A URL_B > diff.html   one self-contained page
   rpcbench diff --calls calls.jsonl --reference URL_A2 URL_A URL_B     learn the noise from A2, a second instance of A
   rpcbench diff --calls calls.jsonl --pin-block --skip-above-head --tolerance 'result.gasPrice=5%' --rule 'eth_call=error-code-only' URL_A URL_B`

@@ -94,7 +94,15 @@ func runDiffPlan(ctx context.Context, e *env, fs *flag.FlagSet, f *diffFlags, po
 	if err != nil {
 		return fail(e, "diff", err, ExitUsage)
 	}
-	fmt.Fprintf(e.stderr, "rpcbench diff: %s: %s, compared with %s\n", s.Name, strings.Join(names[1:], ", "), names[0])
+	// the report names the servers by letter and URL: say which target each is
+	shown := slices.Clone(names)
+	if d.Reference != "" {
+		shown = append(shown, d.Reference)
+	}
+	for k := range shown {
+		shown[k] = diff.ServerLetter(k) + " " + shown[k]
+	}
+	fmt.Fprintf(e.stderr, "rpcbench diff: %s, scenario %s: %s\n", b.File, s.Name, strings.Join(shown, ", "))
 	return runDiffPrepared(ctx, e, diffRun{cfg: cfg, corpus: corpus, prep: prep, reference: cfg.URLs[0], files: files,
 		format: f.format, showSecrets: f.showSecrets, noiseThreshold: d.NoiseThreshold, outputs: f.outputs(e), args: args})
 }

@@ -724,6 +724,9 @@ func mdCode(s string) string {
 	return "`" + s + "`"
 }
 
+// ServerLetter names server k as the reports do: A, B, C, …, then S27, S28, …
+func ServerLetter(k int) string { return serverLetter(k) }
+
 // serverLetter names server k as the tables do: A, B, C, …
 func serverLetter(k int) string {
 	if k < 26 {
