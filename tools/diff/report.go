@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
@@ -92,7 +92,8 @@ type Noise struct {
 }
 
 // Latency sums up one server's answer times (request written to answer read), overall or of
-// one method.
+// one method, from a histogram of them (µs, 3 significant digits: its memory does not grow with
+// the requests of a long run).
 type Latency struct {
 	URL     string `json:"url"`
 	Answers int    `json:"answers"`
@@ -131,8 +132,10 @@ type ServerDiff struct {
 type Tally struct {
 	rep     Report
 	methods map[string]int
-	lat     [][]time.Duration   // per server
-	mlat    [][][]time.Duration // per method and server
+	// lat and mlat are the servers' latencies, overall and per method and server: histograms
+	// (µs, 3 significant digits), whose size does not grow with the requests of a long run
+	lat  []*result.Histogram
+	mlat [][]*result.Histogram
 	// With a reference: what is learned of the noise, and the requests whose candidates differed,
 	// judged when the noise is known (in Report).
 	noise   []methodNoise // per method
@@ -159,7 +162,7 @@ type pendingDiff struct {
 // NewTally starts a Report of the given servers; reference is what they are compared with.
 func NewTally(servers []string, reference string) *Tally {
 	return &Tally{rep: Report{Servers: servers, Reference: reference, Methods: []Method{}, Mismatches: []Mismatch{}},
-		methods: map[string]int{}, lat: make([][]time.Duration, len(servers))}
+		methods: map[string]int{}, lat: histograms(len(servers))}
 }
 
 // LearnNoise says that the last server is a second instance of the first (Config.Reference):
@@ -182,7 +185,7 @@ func (t *Tally) Add(r *Result) {
 		i = len(rep.Methods)
 		t.methods[r.Request.Label] = i
 		rep.Methods = append(rep.Methods, Method{Name: r.Request.Label, Errors: make([]int, len(rep.Servers))})
-		t.mlat = append(t.mlat, make([][]time.Duration, len(rep.Servers)))
+		t.mlat = append(t.mlat, histograms(len(rep.Servers)))
 		t.noise = append(t.noise, methodNoise{paths: map[string]*Noise{}})
 		t.first = append(t.first, r.Request.ID)
 	}
@@ -205,8 +208,8 @@ func (t *Tally) Add(r *Result) {
 			m.Errors[k]++
 			continue
 		}
-		t.lat[k] = append(t.lat[k], a.Latency)
-		t.mlat[i][k] = append(t.mlat[i][k], a.Latency)
+		result.RecordDuration(t.lat[k], a.Latency)
+		result.RecordDuration(t.mlat[i][k], a.Latency)
 		different = different || !r.isRef(k) && len(r.Diffs[k]) > 0
 	}
 	var paths []string
@@ -324,8 +327,8 @@ func (t *Tally) Report(stopped string) Report {
 	rep := t.rep
 	rep.Stopped = stopped
 	rep.Latency = nil
-	for k, ds := range t.lat {
-		l := latency(rep.Servers[k], ds)
+	for k, h := range t.lat {
+		l := latency(rep.Servers[k], h)
 		for _, m := range rep.Methods {
 			l.Errors += m.Errors[k]
 		}
@@ -336,8 +339,8 @@ func (t *Tally) Report(stopped string) Report {
 	for i := range rep.Methods {
 		m := &rep.Methods[i]
 		m.Latency = nil
-		for k, ds := range t.mlat[i] {
-			l := latency(rep.Servers[k], ds)
+		for k, h := range t.mlat[i] {
+			l := latency(rep.Servers[k], h)
 			l.Errors = m.Errors[k]
 			m.Latency = append(m.Latency, l)
 		}
@@ -427,20 +430,22 @@ func (t *Tally) judge(rep *Report) {
 	rep.Mismatches = kept
 }
 
-func latency(url string, ds []time.Duration) Latency {
-	l := Latency{URL: url, Answers: len(ds)}
-	if len(ds) == 0 {
+func histograms(n int) []*result.Histogram {
+	hs := make([]*result.Histogram, n)
+	for k := range hs {
+		hs[k] = result.NewHistogram()
+	}
+	return hs
+}
+
+// latency sums up the latencies recorded in h (µs).
+func latency(url string, h *result.Histogram) Latency {
+	l := Latency{URL: url, Answers: int(h.TotalCount())}
+	if l.Answers == 0 {
 		return l
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
-	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	q := func(p float64) time.Duration { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] } // nearest rank
-	l.MeanMS, l.P50MS, l.P90MS, l.P99MS, l.MaxMS = ms(sum/time.Duration(len(s))), ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(s[len(s)-1])
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	l.MeanMS, l.P50MS, l.P90MS, l.P99MS, l.MaxMS = h.Mean()/1000, ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90)), ms(h.ValueAtQuantile(99)), ms(h.Max())
 	return l
 }
 
