@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 func noisyNode(t *testing.T, share float64) *ethrpc.Server {
@@ -398,4 +399,23 @@ func noisyOf150(t *testing.T, change func(reference, candidate map[int]string)) 
 	change(r, c)
 	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
 	return rep
+}
+
+// A long run whose every request differs at noise keeps one pending entry per method and set of
+// paths, not one per request: 1,000 requests, all noise at t, hold one entry and count 1,000 equal
+// apart from noise.
+func TestNoisePendingHeldPerPaths(t *testing.T) {
+	t.Parallel()
+	tally := NewTally([]string{"A", "B", "C"}, "A")
+	tally.LearnNoise(0)
+	at := []jsondiff.Difference{{Path: "t", Kind: jsondiff.Changed}}
+	for i := 1; i <= 1000; i++ {
+		tally.Add(&Result{Request: &Request{ID: i, Label: "m"}, Answers: make([]Answer, 3), Ref: 2,
+			Diffs: [][]jsondiff.Difference{nil, nil, at}, Noise: [][]jsondiff.Difference{nil, at, nil}})
+	}
+	rep := tally.Report("")
+	if len(tally.pending) != 1 || rep.Equal != 1000 || rep.NoiseOnly != 1000 || rep.Different != 0 || rep.Noise[0].Candidates != 1000 {
+		t.Errorf("%d pending entries; report %d equal (%d apart from noise), %d different, noise %+v; want 1 entry, 1000, 1000, 0, candidates 1000",
+			len(tally.pending), rep.Equal, rep.NoiseOnly, rep.Different, rep.Noise)
+	}
 }

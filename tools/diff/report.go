@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -140,6 +141,7 @@ type Tally struct {
 	// judged when the noise is known (in Report).
 	noise   []methodNoise // per method
 	pending []pendingDiff
+	grouped map[string]int // method and paths → index in pending of the requests not kept
 	// first is the least request id of each method: the report lists the methods in corpus
 	// order, whatever order the requests ended in.
 	first []int
@@ -153,10 +155,33 @@ type methodNoise struct {
 }
 
 // pendingDiff is a request whose candidates differed at paths (noise keys), judged in Report;
-// mismatch is its index in Mismatches, -1 when not kept.
+// mismatch is its index in Mismatches, -1 when not kept; n is how many requests of the method
+// differed at exactly those paths (those not kept are counted together, so that a long run whose
+// every request differs at noise holds one entry per set of paths, not one per request).
 type pendingDiff struct {
 	method, mismatch int
 	paths            []string
+	n                int
+}
+
+// addPending keeps pd for Report: alone when its mismatch is kept, else counted with the others of
+// its method and paths.
+func (t *Tally) addPending(pd pendingDiff) {
+	pd.n = 1
+	if pd.mismatch >= 0 {
+		t.pending = append(t.pending, pd)
+		return
+	}
+	key := strconv.Itoa(pd.method) + "\x00" + strings.Join(pd.paths, "\x00")
+	if k, ok := t.grouped[key]; ok {
+		t.pending[k].n++
+		return
+	}
+	if t.grouped == nil {
+		t.grouped = map[string]int{}
+	}
+	t.grouped[key] = len(t.pending)
+	t.pending = append(t.pending, pd)
 }
 
 // NewTally starts a Report of the given servers; reference is what they are compared with.
@@ -231,7 +256,7 @@ func (t *Tally) Add(r *Result) {
 	}
 	pd := pendingDiff{method: i, mismatch: -1, paths: paths}
 	if !failed && r.Ref > 0 && !t.worthShowing(i, r) {
-		t.pending = append(t.pending, pd)
+		t.addPending(pd)
 		return
 	}
 	if len(rep.Mismatches) == MaxMismatches {
@@ -252,7 +277,7 @@ func (t *Tally) Add(r *Result) {
 		rep.Mismatches = append(rep.Mismatches, mm)
 	}
 	if len(paths) > 0 {
-		t.pending = append(t.pending, pd)
+		t.addPending(pd)
 	}
 }
 
@@ -376,17 +401,17 @@ func (t *Tally) judge(rep *Report) {
 		m := &rep.Methods[pd.method]
 		differs := false
 		for _, key := range pd.paths {
-			cands[pd.method][key]++
+			cands[pd.method][key] += pd.n
 			differs = differs || !t.isNoise(pd.method, key)
 		}
 		if differs {
-			rep.Different++
-			m.Different++
+			rep.Different += pd.n
+			m.Different += pd.n
 		} else {
-			rep.Equal++
-			rep.NoiseOnly++
-			m.Equal++
-			m.NoiseOnly++
+			rep.Equal += pd.n
+			rep.NoiseOnly += pd.n
+			m.Equal += pd.n
+			m.NoiseOnly += pd.n
 		}
 		if pd.mismatch >= 0 {
 			real[pd.mismatch] = differs
