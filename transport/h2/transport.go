@@ -230,13 +230,13 @@ func (t *Transport) answer(ctx context.Context, st *stream, out *transport.Outco
 	out.Answered, out.Status = true, st.status
 }
 
-// putStream gives st back to the pool, its timer stopped; a stream whose timer fired is dropped
-// instead, for its expire may still run.
+// putStream gives st back to the pool, its timer left set (see streamClock); a stream whose
+// timer fired for its request is dropped instead, for its expire may still run.
 func (t *Transport) putStream(st *stream) {
-	if !st.timer.Stop() {
+	if !st.end() {
 		return
 	}
-	st.body, st.err, st.cc = nil, nil, nil
+	st.body, st.err = nil, nil
 	t.streamPool.Put(st)
 }
 
