@@ -173,7 +173,7 @@ func TestDiffInterruptedReportsWhatWasCompared(t *testing.T) {
 	}
 }
 
-// A plan file's diff scenario: its calls at its rate to the targets it compares, its reference
+// A plan file's diff scenario: its calls at its load to the targets it compares, its reference
 // learning the noise, its rules in the report. The candidate injects a difference into exactly
 // 1 % of its answers (4 of 400) and all three add noise: the report counts the 4 and no other.
 // bench passes the scenario by, saying which command runs it; run --plan refuses it.
@@ -197,7 +197,7 @@ scenarios:
     requests: 5
   cmp:
     jsonrpc: {calls_file: calls.jsonl}
-    rate: 400
+    model: closed
     requests: 400
     connections: 8
     diff:
