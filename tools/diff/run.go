@@ -74,7 +74,6 @@ type Result struct {
 	Sent   []byte
 	// Skipped says why the request was not sent (Config.SkipAboveHead); empty when it was.
 	Skipped string
-	idx     int // the request's index in the corpus
 }
 
 func (r *Result) isRef(k int) bool { return r.Ref > 0 && k == r.Ref }
@@ -118,7 +117,8 @@ type Config struct {
 	// SkipAboveHead, with PinBlock, asks every server for its head and skips a request whose
 	// block is above any of them (a node behind), counting it as skipped.
 	SkipAboveHead bool
-	// StopAtFirst ends the run at the first request, in corpus order, whose answers differ.
+	// StopAtFirst ends the run at the first request whose answers differ, the first to end (with
+	// more than one in flight, not always the first sent); those still in flight are not compared.
 	StopAtFirst bool
 	// Timeout bounds one request to one server; ConnectTimeout a connection's set-up. 0: 30 s and
 	// 10 s.
