@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/summary"
@@ -136,12 +137,56 @@ func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
 	}
 }
 
-// Subscriptions writes only the subscriptions section of s, in format (text or markdown), for a run
-// that had subscriptions and no calls.
-func Subscriptions(b *strings.Builder, s *summary.Summary, format string) {
-	if format == "markdown" {
-		subscriptionsMarkdown(b, s)
-		return
+// aloneLine says what a run of subscriptions and no calls (plan.Plan.SubscriptionsOnly) was: how
+// long it lasted, and when it started.
+func aloneLine(s *summary.Summary) string {
+	return fmt.Sprintf("subscriptions alone (no calls) for %s; started %s", fmtSeconds(s.DurationS), s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+}
+
+// aloneText writes the header and the subscriptions of a run of subscriptions and no calls, in
+// place of the calls' sections.
+func aloneText(b *strings.Builder, s *summary.Summary) {
+	fmt.Fprintf(b, "rpcbench %s  %s\n%s\n", s.Tool.Version, s.Target, aloneLine(s))
+	if s.Interrupted {
+		b.WriteString("INTERRUPTED: what follows covers the run up to the interruption\n")
 	}
 	subscriptionsText(b, s)
+}
+
+// aloneMarkdown writes the rest of a run of subscriptions and no calls, after its title and
+// verdict: what it was, its subscriptions, what was watched and the notes.
+func aloneMarkdown(b *strings.Builder, s *summary.Summary) {
+	b.WriteString(aloneLine(s) + "\n")
+	if s.Interrupted {
+		b.WriteString("\n**interrupted**: the figures cover the run up to the interruption\n")
+	}
+	subscriptionsMarkdown(b, s)
+	resourcesMarkdown(b, s)
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
+	}
+}
+
+// AloneFormats are the formats a run of subscriptions and no calls (plan.Plan.SubscriptionsOnly)
+// is rendered in: the others show calls.
+var AloneFormats = []string{"text", "json", "markdown"}
+
+// aloneFormat refuses to render a run of subscriptions alone in a format of calls, or beside other
+// runs, whose comparison is of calls.
+func aloneFormat(runs []*summary.Summary, format string) error {
+	for _, s := range runs {
+		if !s.Config.SubscriptionsOnly() {
+			continue
+		}
+		if format == "" {
+			format = "text"
+		}
+		if !slices.Contains(AloneFormats, format) {
+			return &FormatError{Format: format, Reason: "a run of subscriptions alone (no calls) is rendered as text, json or markdown"}
+		}
+		if len(runs) > 1 {
+			return &FormatError{Format: format, Reason: fmt.Sprintf("a run of subscriptions alone (no calls) is rendered on its own; got %d runs", len(runs))}
+		}
+	}
+	return nil
 }

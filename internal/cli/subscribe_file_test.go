@@ -47,6 +47,14 @@ func TestResultFileKeepsSubscriptions(t *testing.T) {
 	if !strings.Contains(want, "subscriptions     3 asked, 3 opened, 0 failed") || !strings.Contains(want, "stage 2:") || !strings.Contains(want, "missing (by sequence)") {
 		t.Fatalf("the run's own section is not what the test is about:\n%s", liveText)
 	}
+	reportsTheSame(t, rb, want, stdout)
+}
+
+// reportsTheSame checks that `rpcbench report rb` shows the subscriptions section want, line for
+// line, and that its JSON has the subscriptions of runJSON, the run's own JSON report; it returns
+// the text report.
+func reportsTheSame(t *testing.T, rb, want, runJSON string) string {
+	t.Helper()
 	code, again, stderr := mainOut("report", rb)
 	if code != ExitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr)
@@ -58,20 +66,24 @@ func TestResultFileKeepsSubscriptions(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("report --format json: exit %d\n%s", code, stderr)
 	}
-	subs := func(doc string) string {
-		var r struct{ Subscriptions json.RawMessage }
-		if err := json.Unmarshal([]byte(doc), &r); err != nil || r.Subscriptions == nil {
-			t.Fatalf("no subscriptions (%v) in\n%s", err, doc)
-		}
-		var b bytes.Buffer
-		if err := json.Compact(&b, r.Subscriptions); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
-	if a, b := subs(againJSON), subs(stdout); a != b {
+	if a, b := subscriptionsJSON(t, againJSON), subscriptionsJSON(t, runJSON); a != b {
 		t.Errorf("report --format json run.rb: subscriptions\n%s\nthe run's\n%s", a, b)
 	}
+	return again
+}
+
+// subscriptionsJSON is the subscriptions of a JSON report, compacted.
+func subscriptionsJSON(t *testing.T, doc string) string {
+	t.Helper()
+	var r struct{ Subscriptions json.RawMessage }
+	if err := json.Unmarshal([]byte(doc), &r); err != nil || r.Subscriptions == nil {
+		t.Fatalf("no subscriptions (%v) in\n%s", err, doc)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, r.Subscriptions); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // --live lines count the subscriptions as they go: the last line has every subscription opened,
