@@ -69,8 +69,8 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  (%s)\n", n)
 	}
 	if len(u.Parts) > 0 {
-		b.WriteString("  by the calls' stage, when received:\n")
-		rows := partRows(u)
+		b.WriteString("  by the calls' stage: their load, and the notifications received in it\n")
+		rows := partRows(s)
 		w := make([]int, len(rows[0]))
 		for _, r := range rows {
 			for i, c := range r {
@@ -96,17 +96,29 @@ func subscriptionsNote(u *summary.Subscriptions) string {
 	return fmt.Sprintf("time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events", u.SpreadEvents)
 }
 
-// partRows are the table of the subscriptions' parts, its header first.
-func partRows(u *summary.Subscriptions) [][]string {
-	rows := [][]string{{"part", "time", "notifications", "delivery p50", "p99", "max"}}
+// partRows are the table of the subscriptions' parts, its header first: for each, the calls' load
+// in its stage (answers per second and latency p99, from the Summary's Stages; none for the
+// warm-up, or for a ramp left out of them) beside the notifications received, the gaps they
+// revealed and their delivery latency, so that push delivery reads against call load.
+func partRows(s *summary.Summary) [][]string {
+	u := s.Subscriptions
+	rows := [][]string{{"part", "time", "calls/s", "calls p99", "notifications", "gaps", "delivery p50", "p99", "max"}}
 	for _, p := range u.Parts {
 		from := "0s"
 		if p.FromS > 0 {
 			from = fmtSeconds(p.FromS)
 		}
-		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), fmt.Sprint(p.Messages), "", "", ""}
+		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), "", "", fmt.Sprint(p.Messages), "", "", "", ""}
+		for _, st := range s.Stages {
+			if p.Stage > 0 && st.Index == p.Stage {
+				r[2], r[3] = fmt1(st.RPS), fmtMs(st.Latency.P99)
+			}
+		}
+		if p.Gaps != nil {
+			r[5] = fmt.Sprint(*p.Gaps)
+		}
 		if d := p.Delivery; d != nil {
-			r[3], r[4], r[5] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
+			r[6], r[7], r[8] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
 		}
 		rows = append(rows, r)
 	}
@@ -125,8 +137,8 @@ func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
 		mdRow(b, r[0], mdCell(r[1]))
 	}
 	if len(u.Parts) > 0 {
-		b.WriteString("\nBy the calls' stage, when received:\n\n")
-		rows := partRows(u)
+		b.WriteString("\nBy the calls' stage: their load, and the notifications received in it:\n\n")
+		rows := partRows(s)
 		mdHeader(b, rows[0]...)
 		for _, r := range rows[1:] {
 			for i := range r {

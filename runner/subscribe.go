@@ -16,6 +16,7 @@ import (
 // subscriptions is a plan's subscriptions running beside its calls.
 type subscriptions struct {
 	labels []string // of the parts, by the stages of the calls
+	stages []int    // the stage each part is, 0 for the warm-up
 	cancel context.CancelFunc
 	done   chan struct{}
 	res    *subscribe.Result
@@ -34,7 +35,7 @@ func startSubscriptions(ctx context.Context, p plan.Plan, live *subscribe.Live) 
 	ctx, cancel := context.WithCancel(ctx)
 	r := &subscriptions{cancel: cancel, done: make(chan struct{})}
 	cfg := subscribe.ConfigOf(p, untilCancelled)
-	cfg.Marks, r.labels = subscribe.StageMarks(p.Load)
+	cfg.Marks, r.labels, r.stages = subscribe.StageMarks(p.Load)
 	cfg.Live = live
 	go func() {
 		defer close(r.done)
@@ -58,7 +59,7 @@ func (r *subscriptions) finish(s *summary.Summary, warn func(string)) {
 	if s != nil {
 		s.Subscriptions = r.res.Summary()
 		for i := range s.Subscriptions.Parts {
-			s.Subscriptions.Parts[i].Label = r.labels[i]
+			s.Subscriptions.Parts[i].Label, s.Subscriptions.Parts[i].Stage = r.labels[i], r.stages[i]
 		}
 	}
 }

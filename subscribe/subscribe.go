@@ -189,10 +189,12 @@ func newParts(marks []time.Duration) []Part {
 	return parts
 }
 
-// Part is a stretch of the run, by the time notifications were received.
+// Part is a stretch of the run, by the time notifications were received: their count, the gaps
+// they revealed (the notifications missing before them) and their delivery latencies.
 type Part struct {
 	From, To time.Duration // from the run's start; the last part's To is where the run ended
 	Messages uint64
+	Gaps     uint64
 	Delivery *result.Histogram
 }
 
@@ -553,6 +555,7 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 		i := sort.Search(len(r.cfg.Marks), func(i int) bool { return r.cfg.Marks[i] > at })
 		part = &r.res.Parts[i]
 		part.Messages++
+		part.Gaps += s.gaps - gaps
 	}
 	if n.Params.Stamp != nil {
 		r.res.Stamped++
@@ -604,7 +607,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 	}
 	for _, p := range r.Parts {
 		out.Parts = append(out.Parts, summary.SubscriptionPart{
-			FromS: p.From.Seconds(), ToS: p.To.Seconds(), Messages: p.Messages, Delivery: summary.PercentilesOf(p.Delivery),
+			FromS: p.From.Seconds(), ToS: p.To.Seconds(), Messages: p.Messages, Gaps: &p.Gaps, Delivery: summary.PercentilesOf(p.Delivery),
 		})
 	}
 	for msg, n := range r.Errors {

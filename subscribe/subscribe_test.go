@@ -233,7 +233,8 @@ func TestSpreadByHand(t *testing.T) {
 
 // Parts count each notification in the stretch it was received in: cut at 1 s and 2 s,
 // notifications at 0.5, 1.5, 1.7 and 2.5 s are 1, 2 and 1; the stamped one at 1.7 s (stamped
-// 0.2 s before) is the second part's only latency.
+// 0.2 s before) is the second part's only latency. Their block numbers 1, 2, 5, 6 skip two, which
+// the one at 1.7 s reveals: the second part's gaps.
 func TestPartsByHand(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1_700_000_000, 0)
@@ -244,7 +245,7 @@ func TestPartsByHand(t *testing.T) {
 	for i, at := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond, 1700 * time.Millisecond, 2500 * time.Millisecond} {
 		var n notification
 		n.Params.Subscription = "0x1"
-		n.Params.Result = json.RawMessage(fmt.Sprintf(`{"number":"0x%x"}`, i+1))
+		n.Params.Result = json.RawMessage(fmt.Sprintf(`{"number":"0x%x"}`, []int{1, 2, 5, 6}[i]))
 		if i == 2 {
 			stamp := t0.Add(1500 * time.Millisecond).UnixNano()
 			n.Params.Stamp = &stamp
@@ -254,6 +255,9 @@ func TestPartsByHand(t *testing.T) {
 	p := r.res.Parts
 	if len(p) != 3 || p[0].Messages != 1 || p[1].Messages != 2 || p[2].Messages != 1 {
 		t.Fatalf("parts %+v; want 3 of 1, 2, 1 notifications", p)
+	}
+	if p[0].Gaps != 0 || p[1].Gaps != 2 || p[2].Gaps != 0 {
+		t.Errorf("gaps by part %d %d %d; want 0 2 0", p[0].Gaps, p[1].Gaps, p[2].Gaps)
 	}
 	if p[0].From != 0 || p[0].To != time.Second || p[1].From != time.Second || p[1].To != 2*time.Second || p[2].From != 2*time.Second {
 		t.Errorf("parts %+v; want 0–1 s, 1–2 s, 2 s–", p)

@@ -41,13 +41,19 @@ type Subscriptions struct {
 	Parts []SubscriptionPart `json:"parts,omitempty"`
 }
 
-// SubscriptionPart is the notifications received in one stretch of the run and their delivery
-// latencies (nil when none was stamped).
+// SubscriptionPart is the notifications received in one stretch of the run, the gaps they
+// revealed and their delivery latencies (nil when none was stamped).
 type SubscriptionPart struct {
-	Label    string       `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
-	FromS    float64      `json:"from_s"`
-	ToS      float64      `json:"to_s"`
-	Messages uint64       `json:"messages"`
+	Label string `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
+	// Stage is the index (from 1, as --stages lists them) of the calls' stage the part is, whose
+	// figures are the Summary's Stages of that Index; 0 for the warm-up.
+	Stage    int     `json:"stage,omitempty"`
+	FromS    float64 `json:"from_s"`
+	ToS      float64 `json:"to_s"`
+	Messages uint64  `json:"messages"`
+	// Gaps are the notifications missing before those received in the part; nil in files written
+	// before parts counted them.
+	Gaps     *uint64      `json:"gaps,omitempty"`
 	Delivery *Percentiles `json:"delivery_latency_ms,omitempty"`
 }
 
