@@ -24,7 +24,11 @@ func subscriptionRows(u *summary.Subscriptions) [][2]string {
 	}
 	switch {
 	case u.GapsBy != "":
-		rows = append(rows, [2]string{"gaps", fmt.Sprintf("%d missing (by %s)", u.Gaps, u.GapsBy)})
+		line := fmt.Sprintf("%d missing (by %s)", u.Gaps, u.GapsBy)
+		if n := u.GappedSubscriptions; n > 0 { // a file from before it was counted has 0 with its gaps
+			line += fmt.Sprintf(", in %d of %d subscriptions", n, u.Opened)
+		}
+		rows = append(rows, [2]string{"gaps", line})
 	case u.Messages > 0:
 		rows = append(rows, [2]string{"gaps", "not known: the notifications carry no sequence or block number"})
 	}

@@ -159,6 +159,7 @@ type Result struct {
 	Messages         uint64 // notifications received
 	Stamped          uint64 // of which carried rpcbenchStampNs
 	Gaps             uint64 // notifications missing
+	GappedSubs       int    // opened subscriptions that missed one or more
 	// GapsBy names what the gaps were read from: "sequence" (rpcbenchSeq), "block number", or ""
 	// when no notification told.
 	GapsBy string
@@ -495,6 +496,9 @@ func (r *runner) finish(s *sub, sent, answered bool) {
 		r.res.Unsubscribed++
 	}
 	r.res.Gaps += s.gaps
+	if s.gaps > 0 {
+		r.res.GappedSubs++
+	}
 	if s.by != "" && r.res.GapsBy == "" {
 		r.res.GapsBy = s.by
 	}
@@ -596,7 +600,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 		Request: r.Request, Asked: r.Asked, Opened: r.Opened, Failed: r.Failed,
 		TimeToID: summary.PercentilesOf(r.TimeToID), TimeToFirst: summary.PercentilesOf(r.TimeToFirst),
 		Messages: r.Messages, MinPerSubscription: r.MinPerSub, MaxPerSubscription: r.MaxPerSub,
-		Gaps: r.Gaps, GapsBy: r.GapsBy, Stamped: r.Stamped,
+		Gaps: r.Gaps, GappedSubscriptions: r.GappedSubs, GapsBy: r.GapsBy, Stamped: r.Stamped,
 		Delivery: summary.PercentilesOf(r.Delivery), Spread: summary.PercentilesOf(r.Spread),
 		SpreadEvents:    uint64(r.Spread.TotalCount()),
 		UnsubscribeSent: r.UnsubscribeSent, Unsubscribed: r.Unsubscribed,

@@ -23,6 +23,9 @@ type Subscriptions struct {
 	// "block number" (newHeads), or "" when nothing told.
 	Gaps   uint64 `json:"gaps"`
 	GapsBy string `json:"gaps_by,omitempty"`
+	// GappedSubscriptions counts the opened subscriptions that missed one notification or more
+	// (the drops, subscription by subscription); 0 in files written before it was counted.
+	GappedSubscriptions int `json:"gapped_subscriptions,omitempty"`
 	// Delivery is the latency of each notification from the event's time (rpcbenchStampNs), for
 	// the Stamped ones; nil when none was stamped.
 	Stamped  uint64       `json:"stamped"`
