@@ -45,6 +45,19 @@ func methodsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, s
 	return stepsTable(s, targets, groups, stats, "Each endpoint or method over the steps, side by side", true)
 }
 
+// subscriptionStepsTable puts side by side, for a scenario of several steps with subscriptions
+// beside its calls (subscribe:), each step's call load (answers per second and latency p99) and its
+// subscriptions' figures (gaps, delivery latency, …): how push delivery degrades as the steps raise
+// the call load, a row per step and figure, a column per target and, after the first, its ratio to
+// the first; nil for another scenario, or when nothing of it ran. A scenario run alone or swept has
+// the same rows in aloneTable.
+func subscriptionStepsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group) *table {
+	if s.Plan.Subscribe == nil || s.Runs() < 2 || s.Alone || s.Sweep != nil || s.Capacity != nil {
+		return nil
+	}
+	return stepsTable(s, targets, groups, []string{"rps", "p99"}, "Subscriptions beside the calls over the steps, side by side", false)
+}
+
 // stepsTable is the table of aloneTable and methodsTable: the groups of s one after the other, a
 // row per figure of their totals, or with byEndpoint of each of their endpoints.
 func stepsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string, title string, byEndpoint bool) *table {

@@ -73,6 +73,10 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 				fmt.Fprintf(w, "<h2>%s</h2>\n", html.EscapeString(sideHeading(s)))
 				t.write(w, "html")
 			}
+			if t := subscriptionStepsTable(s, o.Bench.Targets, o.Groups()); t != nil {
+				fmt.Fprintf(w, "<h2>%s: subscriptions over the steps</h2>\n", html.EscapeString(s.Name))
+				t.write(w, "html")
+			}
 			if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt.Stats)); t != nil {
 				fmt.Fprintf(w, "<h2>%s: each endpoint over the steps</h2>\n", html.EscapeString(s.Name))
 				t.write(w, "html")

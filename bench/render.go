@@ -235,6 +235,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			heading(sideHeading(s))
 			t.write(w, format)
 		}
+		if t := subscriptionStepsTable(s, o.Bench.Targets, o.Groups()); t != nil {
+			sep()
+			heading(s.Name + ": subscriptions over the steps")
+			t.write(w, format)
+		}
 		if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
 			sep()
 			heading(s.Name + ": each endpoint over the steps")
