@@ -38,16 +38,7 @@ func TestBenchSubscriptions(t *testing.T) {
 	t.Parallel()
 	drops := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, DropEvery: 3})
 	clean := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond})
-	name := writePlan(t, fmt.Sprintf(benchHeads, drops.WebSocketURL(), clean.WebSocketURL()))
-	dir := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", dir, name)
-	if code != ExitOK {
-		t.Fatalf("exit %d; want 0\n%s\n%s", code, stdout, stderr)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, stdout, raw := benchPlan(t, fmt.Sprintf(benchHeads, drops.WebSocketURL(), clean.WebSocketURL()))
 	type subs struct {
 		Opened   int
 		Messages uint64
@@ -149,6 +140,23 @@ func TestBenchSubscriptions(t *testing.T) {
 	}
 }
 
+// benchPlan runs rpcbench bench --quiet on the plan text, which must succeed, and returns its run
+// directory, its text report and its JSON report.
+func benchPlan(t *testing.T, text string) (dir, stdout string, reportJSON []byte) {
+	t.Helper()
+	name := writePlan(t, text)
+	dir = filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", dir, name)
+	if code != ExitOK {
+		t.Fatalf("exit %d; want 0\n%s\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, stdout, raw
+}
+
 // A scenario in steps with subscriptions beside its calls reads push delivery against call load
 // step by step: a node holding each block's notifications 10 ms per call run since the block
 // before (a block every 50 ms) holds them ~5 ms at 10 calls/s and ~200 ms at 400/s. Each step's
@@ -159,7 +167,7 @@ func TestBenchSubscriptionsOverSteps(t *testing.T) {
 	t.Parallel()
 	const block, perCall = 50 * time.Millisecond, 10 * time.Millisecond
 	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: block, PushDelayPerCall: perCall})
-	name := writePlan(t, fmt.Sprintf(`targets:
+	plan := fmt.Sprintf(`targets:
   node: {url: %q}
 scenarios:
   heads:
@@ -172,16 +180,8 @@ scenarios:
     subscribe:
       call: eth_subscribe ["newHeads"]
       count: 2
-`, s.WebSocketURL()))
-	dir := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", dir, name)
-	if code != ExitOK {
-		t.Fatalf("exit %d; want 0\n%s\n%s", code, stdout, stderr)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+`, s.WebSocketURL())
+	_, stdout, raw := benchPlan(t, plan)
 	var rep struct {
 		Scenarios []struct {
 			Steps []struct {
