@@ -291,7 +291,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	if u := s.Subscriptions; u != nil {
 		r.Subscriptions = &subscriptionsView{Request: u.Request, Rows: subscriptionRows(u), Note: subscriptionsNote(u)}
 		if len(u.Parts) > 0 {
-			r.Subscriptions.Parts = partRows(u)
+			r.Subscriptions.Parts = partRows(s)
 		}
 	}
 	if s.Requests.Sent > 0 {

@@ -41,6 +41,9 @@ func Render(w io.Writer, runs []*summary.Summary, format string, o Options) erro
 			return fmt.Errorf("report: run %d is nil", i+1)
 		}
 	}
+	if err := aloneFormat(runs, format); err != nil {
+		return err
+	}
 	warn := runWarnings(runs, o.Labels)
 	switch format {
 	case "text", "":

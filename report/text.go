@@ -26,22 +26,26 @@ func Text(w io.Writer, s *summary.Summary) error { return TextWith(w, s, Options
 func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	validityText(b, s)
-	header(b, s)
-	requests(b, s)
-	generatorsText(b, s)
-	latencyTable(b, s)
-	histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
-	statusAndErrors(b, &s.Stats)
-	transfer(b, s)
-	if len(s.Endpoints) > 1 {
-		endpoints(b, s, o.percentiles())
-		grpcByMethod(b, s)
+	if s.Config.SubscriptionsOnly() {
+		aloneText(b, s)
+	} else {
+		header(b, s)
+		requests(b, s)
+		generatorsText(b, s)
+		latencyTable(b, s)
+		histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
+		statusAndErrors(b, &s.Stats)
+		transfer(b, s)
+		if len(s.Endpoints) > 1 {
+			endpoints(b, s, o.percentiles())
+			grpcByMethod(b, s)
+		}
+		callsText(b, &s.Stats)
+		checksText(b, &s.Stats)
+		answerMetricsText(b, s)
+		subscriptionsText(b, s)
+		stagesTable(b, s)
 	}
-	callsText(b, &s.Stats)
-	checksText(b, &s.Stats)
-	answerMetricsText(b, s)
-	subscriptionsText(b, s)
-	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)
 	jumpsText(b, s)
