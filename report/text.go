@@ -120,8 +120,19 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	} else {
 		fmt.Fprintf(b, "  %-11s %s (sending %s, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendingS))
 	}
-	if s.Warmup != nil {
-		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
+	if w, from := s.Warmup, s.Config.Load.WarmupFrom; w != nil && from != nil {
+		level := strconv.FormatFloat(*from, 'f', -1, 64)
+		switch {
+		case s.Config.Load.Model != plan.Closed:
+			level += "/s"
+		case *from == 1:
+			level += " connection"
+		default:
+			level += " connections"
+		}
+		fmt.Fprintf(b, "  %-11s %s rising from %s, %d requests, not counted\n", "warm-up", fmtSeconds(w.DurationS), level, w.Sent)
+	} else if w != nil {
+		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(w.DurationS), w.Sent)
 	}
 	if s.Config.Load.Model == plan.Open {
 		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
