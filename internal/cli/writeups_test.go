@@ -185,3 +185,33 @@ func headlineThenReads(md string) bool {
 		strings.Contains(reads, "| model | open | open | open | open |") && strings.Contains(reads, "| rate | 200/s | 200/s | 200/s | 200/s |") &&
 		strings.Contains(head, "gRPC+TLS vs HTTP") && strings.Contains(reads, "gRPC+TLS vs HTTP")
 }
+
+// The full-length form of write-up (d), as examples/writeups/README.md gives it — its sed command
+// run on the plan — has the published shape: steps of 5 minutes, each after a 1-minute ramp from
+// the step before's connections, 63 minutes in all (4 steps × 2 targets × 6 min, and 6 methods ×
+// 2 targets × 75 s alone), which --dry-run says.
+func TestWriteupFullLength(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "examples", "writeups", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sed := regexp.MustCompile(`(?m)^sed (-e '[^']*') examples/writeups/jsonrpc-impls\.yaml \\\n  > examples/writeups/jsonrpc-impls-full\.yaml$`).FindSubmatch(readme)
+	if sed == nil {
+		t.Fatal("examples/writeups/README.md: no sed command writing jsonrpc-impls-full.yaml")
+	}
+	dir := t.TempDir()
+	full := filepath.Join(dir, "jsonrpc-impls-full.yaml")
+	script := "sed " + string(sed[1]) + " " + filepath.Join("..", "..", "examples", "writeups", "jsonrpc-impls.yaml") + " > " + full
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	code, stdout, stderr := mainOut("bench", "--dry-run", full)
+	for _, w := range []string{"22 runs, at least 1h3m0s",
+		"methods step 1/4 (50 connections) on direct: closed model, 50 connections, 1m0s warm-up rising from 0 connections, 5m0s measured",
+		"methods step 4/4 (500 connections) on relayed: closed model, 500 connections, 1m0s warm-up rising from 200 connections, 5m0s measured"} {
+		if code != ExitOK || !strings.Contains(stdout, w) {
+			t.Errorf("bench --dry-run of the full-length plan: exit %d, lacks %q:\n%s%s", code, w, stdout, stderr)
+		}
+	}
+}
