@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
@@ -31,5 +32,15 @@ func TestWarmupRampInText(t *testing.T) {
 		if !strings.Contains(b.String(), c.want) {
 			t.Errorf("text lacks %q:\n%s", c.want, b.String())
 		}
+	}
+	// the HTML page's settings say it too
+	s := &summary.Summary{Warmup: &summary.Warmup{DurationS: 60, Sent: 1234}}
+	s.Config.Load = plan.Load{Model: plan.Closed, Connections: 100, Warmup: time.Minute, WarmupFrom: &from}
+	var b strings.Builder
+	if err := Render(&b, []*summary.Summary{s}, "html", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := "1m0s rising from 50 connections"; !strings.Contains(b.String(), w) {
+		t.Errorf("HTML lacks %q", w)
 	}
 }
