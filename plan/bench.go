@@ -99,6 +99,10 @@ type Scenario struct {
 	Step time.Duration `json:"step,omitempty"`
 	// Ramp is the warm-up of each step, outside its figures.
 	Ramp time.Duration `json:"ramp,omitempty"`
+	// RampFrom says where each step's Ramp starts: RampFromPrevious, a linear rise from the level
+	// of the step before (0 before the first), as k6's ramping-vus stages rise; "": the ramp
+	// holds the step's own level.
+	RampFrom string `json:"ramp_from,omitempty"`
 	// Command, when set, makes the scenario a command (e.g. an end-to-end test suite) run once
 	// against each target with the target's URL in its environment (see CommandEnv).
 	Command []string `json:"command,omitempty"`
@@ -147,6 +151,9 @@ type Scenario struct {
 	// `rpcbench diff --plan` runs, instead of a load against each target.
 	Diff *ScenarioDiff `json:"diff,omitempty"`
 }
+
+// RampFromPrevious (ramp_from: previous) makes each step's ramp rise from the step before's level.
+const RampFromPrevious = "previous"
 
 // The environment a command scenario and a target command get.
 const (
@@ -249,6 +256,13 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	}
 	if len(s.Steps) > 0 {
 		l.Duration, l.Warmup = s.Step, s.Ramp
+		if s.RampFrom == RampFromPrevious && r.step >= 0 {
+			from := 0.0
+			if r.step > 0 {
+				from = s.Steps[r.step-1]
+			}
+			l.WarmupFrom = &from
+		}
 	}
 	if level > 0 {
 		if len(s.Steps) > 0 && l.Model == Open || len(s.Steps) == 0 && s.PartModel() == Open {
@@ -351,7 +365,14 @@ func (s Scenario) Describe(k int) string {
 	default:
 		fmt.Fprintf(&b, "closed model, %d%s", l.Connections, connWord(float64(l.Connections)))
 	}
-	if l.Warmup > 0 {
+	switch {
+	case l.Warmup > 0 && l.WarmupFrom != nil:
+		unit := "/s"
+		if l.Model == Closed {
+			unit = connWord(*l.WarmupFrom)
+		}
+		fmt.Fprintf(&b, ", %v warm-up rising from %s%s", l.Warmup, strconv.FormatFloat(*l.WarmupFrom, 'f', -1, 64), unit)
+	case l.Warmup > 0:
 		fmt.Fprintf(&b, ", %v warm-up", l.Warmup)
 	}
 	if l.Duration > 0 {

@@ -382,7 +382,9 @@ func configRows(runs []*summary.Summary) []configRow {
 		{"stages", func(s *summary.Summary) string { return stagesText(s.Config.Load) }},
 		{"duration", func(s *summary.Summary) string { return optD(s.Config.Load.Duration) }},
 		{"request limit", func(s *summary.Summary) string { return optU(s.Config.Load.Requests) }},
-		{"warm-up", func(s *summary.Summary) string { return optD(s.Config.Load.Warmup) }},
+		{"warm-up", func(s *summary.Summary) string {
+			return strings.TrimSpace(optD(s.Config.Load.Warmup) + " " + warmupFrom(s.Config.Load))
+		}},
 		{"send slack", func(s *summary.Summary) string { return optD(s.Config.Load.SendSlack) }},
 		{"interval", func(s *summary.Summary) string { return optD(s.Config.Load.Interval) }},
 		{"timeout", func(s *summary.Summary) string { return optD(s.Config.HTTP.Timeout) }},

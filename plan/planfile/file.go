@@ -445,7 +445,7 @@ var loadKeys = []string{
 	"rewrite_host", "setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol", "subscribe",
 	// load
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
-	"warmup", "grace", "interval", "send_slack",
+	"ramp_from", "warmup", "grace", "interval", "send_slack",
 	// travel
 	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
 	// judging
@@ -571,6 +571,12 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Step = f.duration(v, kp)
 		case "ramp":
 			s.Ramp = f.duration(v, kp)
+		case "ramp_from":
+			if x, ok := f.scalar(v, kp, "previous"); ok && x != plan.RampFromPrevious {
+				f.errorf(v, kp, "%q: want previous (each step's ramp rises from the level of the step before, as k6's stages do); leave ramp_from out to hold the ramp at the step's level", x)
+			} else if ok {
+				s.RampFrom = x
+			}
 		case "warmup":
 			l.Warmup = f.duration(v, kp)
 		case "grace":
@@ -685,9 +691,11 @@ func (f *fileReader) steps(n *yaml.Node, path string, s *plan.Scenario) {
 	l := s.Plan.Load
 	switch {
 	case len(s.Steps) == 0:
-		if s.Step > 0 || s.Ramp > 0 {
-			f.errorf(n, path, "step and ramp are the lengths of steps: give steps: [50, 100, …] too")
+		if s.Step > 0 || s.Ramp > 0 || s.RampFrom != "" {
+			f.errorf(n, path, "step, ramp and ramp_from are the lengths and ramps of steps: give steps: [50, 100, …] too")
 		}
+	case s.RampFrom != "" && s.Ramp == 0:
+		f.errorf(n, joinKey(path, "ramp_from"), "a ramp from the step before needs its length: give ramp: (e.g. ramp: 1m)")
 	case s.Step == 0:
 		f.errorf(n, path, "steps without their length: give step: (e.g. step: 5m)")
 	case l.Rate > 0 || len(l.Stages) > 0 || l.Duration > 0 || l.Warmup > 0 || l.Requests > 0:
@@ -699,6 +707,8 @@ func (f *fileReader) steps(n *yaml.Node, path string, s *plan.Scenario) {
 		for i, x := range s.Steps {
 			if x != float64(int(x)) || x > plan.MaxConnections {
 				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections: want a whole number up to %d (or model: open for rates)", x, plan.MaxConnections)
+			} else if i > 0 && s.RampFrom != "" && x < s.Steps[i-1] {
+				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections after %v: with ramp_from: previous the closed model's steps rise, each ramp opening connections; want steps that rise (or model: open, whose rates can ramp down)", x, s.Steps[i-1])
 			}
 		}
 	}
