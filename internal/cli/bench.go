@@ -254,7 +254,20 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nruns, in order:")
+	running := map[string][]string{} // the command each started target runs, as the runs go
+	for _, t := range b.Targets {
+		running[t.Name] = t.Command
+	}
+	again := func(s plan.Scenario, k int) { // says which targets run k starts again
+		for _, t := range b.Targets {
+			if want := s.TargetAt(t, k).Command; len(want) > 0 && !slices.Equal(running[t.Name], want) {
+				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, strings.Join(want, " "))
+				running[t.Name] = want
+			}
+		}
+	}
 	for _, s := range b.Scenarios {
+		again(s, 0)
 		if s.IsCommand() {
 			if len(s.Build) > 0 {
 				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, strings.Join(s.Build, " "))
@@ -271,6 +284,7 @@ func dryRun(w io.Writer, c *bench.Checked) {
 			continue
 		}
 		for k := range s.Runs() {
+			again(s, k)
 			for _, t := range b.Targets {
 				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				what := s.Describe(k)

@@ -71,6 +71,8 @@ type fileReader struct {
 	monNodes map[string]*yaml.Node
 	// loads are the load: keys of the endpoints and calls of the scenario being read.
 	loads []partLoad
+	// targets are the plan's targets, read before its scenarios (for a sweep of a target's flag).
+	targets []plan.BenchTarget
 }
 
 // partLoad is the load: of an endpoint or a call: its own level when run alone.
@@ -367,6 +369,7 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 		}
 	})
 	f.checkMonitors(b)
+	f.targets = b.Targets
 	if scen != nil {
 		f.mapping(scen, "scenarios", nil, func(name string, k, v *yaml.Node) {
 			if !f.name(k, joinKey("scenarios", name)) {
