@@ -113,6 +113,13 @@ func TestWriteupsShort(t *testing.T) {
 				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
 			}
 		}
+		if p == "rpc-daemon.yaml" { // reports: [vegeta]: each run in vegeta report's layout
+			for _, f := range []string{"heavy.node.vegeta.txt", "pool.step3.daemon.vegeta.txt"} {
+				if b, err := os.ReadFile(filepath.Join(dir, "run-"+p, f)); err != nil || !strings.HasPrefix(string(b), "Requests      [total, rate, throughput]") {
+					t.Errorf("%s: %s: %v; want vegeta's layout:\n%s", p, f, err, b)
+				}
+			}
+		}
 		if p == "kv.yaml" { // the store's profiles, declared in the plan, over put-get's measured window
 			for _, f := range []string{"put-get.kv.cpu.pprof", "put-get.kv.allocs.pprof"} {
 				if st, err := os.Stat(filepath.Join(dir, "run-"+p, f)); err != nil || st.Size() == 0 {

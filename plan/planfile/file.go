@@ -259,6 +259,30 @@ func (f *fileReader) outputs(n *yaml.Node, path string) []plan.BenchOutput {
 	return out
 }
 
+// reports reads reports: a list of plan.BenchReports, each given once.
+func (f *fileReader) reports(n *yaml.Node, path string) []string {
+	want := "want a list of " + strings.Join(plan.BenchReports, " and ") + ", e.g. [vegeta, plot]"
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "%s, got %s", want, kindName(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		kp := fmt.Sprintf("%s[%d]", path, i)
+		v, ok := f.scalar(resolve(c), kp, "a report")
+		switch {
+		case !ok:
+		case !contains(plan.BenchReports, v):
+			f.errorf(c, kp, "%q: %s", v, want)
+		case contains(out, v):
+			f.errorf(c, kp, "%s is given twice", v)
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // command reads a command: one text for /bin/sh -c, or a list, the argument vector.
 func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bool) {
 	argv = f.strings(n, path)
@@ -348,7 +372,7 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 	var slo plan.SLO
 	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs", "reports"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
@@ -366,6 +390,8 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 			b.Stats = f.stats(v, key)
 		case "outputs":
 			b.Outputs = f.outputs(v, key)
+		case "reports":
+			b.Reports = f.reports(v, key)
 		}
 	})
 	f.checkMonitors(b)
