@@ -114,16 +114,27 @@ func TestReportVegeta(t *testing.T) {
 		}
 	}
 	total := float64(len(rows))
-	// the attack is the sending window (1 s here), or longer when the last request went out later;
-	// the wait runs from its end to the last answer
-	attack := max(1000, lastSent.Sub(first).Seconds()*1000)
-	wait := max(0, lastDone.Sub(first).Seconds()*1000-attack)
+	// the attack is the sending window (1 s here), or longer when the generator fell behind: to
+	// its last send, which the log places between that request's due time and its first byte
+	// written; the wait runs from the attack's end to the last answer
+	lastDue := first
+	for _, r := range rows {
+		if r.intended.After(lastDue) {
+			lastDue = r.intended
+		}
+	}
+	attackLo, attackHi := max(1000, lastDue.Sub(first).Seconds()*1000), max(1000, lastSent.Sub(first).Seconds()*1000)
+	all := lastDone.Sub(first).Seconds() * 1000
 	near("total", num(got[0][1]), total, 0)
+	attack := dur(got[1][2])
+	if attack < attackLo-2 || attack > attackHi+2 {
+		t.Errorf("attack: %gms; want %g to %gms (the window, or to the last send)\n%s", attack, attackLo, attackHi, out)
+	}
 	near("rate", num(got[0][2]), total/(attack/1000), total/(attack/1000)*0.01)
-	near("throughput", num(got[0][3]), float64(statuses["200"])/((attack+wait)/1000), float64(statuses["200"])/((attack+wait)/1000)*0.01)
-	near("attack (ms)", dur(got[1][2]), attack, 2)
-	near("wait (ms)", dur(got[1][3]), wait, 2)
-	near("total duration (ms)", dur(got[1][1]), attack+wait, 2)
+	all = max(all, attack) // the duration lasts the attack at least, to the last answer when later
+	near("throughput", num(got[0][3]), float64(statuses["200"])/(all/1000), float64(statuses["200"])/(all/1000)*0.01)
+	near("total duration (ms)", dur(got[1][1]), all, 2)
+	near("wait (ms)", dur(got[1][3]), max(0, all-attack), 2)
 	near("min latency (ms)", dur(got[2][1]), svc[0], svc[0]*0.01+0.002)
 	near("median latency (ms)", dur(got[2][3]), svc[(len(svc)+1)/2-1], svc[len(svc)/2]*0.01+0.002)
 	near("max latency (ms)", dur(got[2][7]), svc[len(svc)-1], svc[len(svc)-1]*0.01+0.002)
