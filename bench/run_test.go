@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -74,6 +75,24 @@ func serveHelper(addr string) int {
 			})
 		}))
 	}
+	if f := os.Getenv(helperTagLog); f != "" {
+		tag := "none" // the value of --tag in the helper's arguments
+		if i := slices.Index(os.Args, "--tag"); i > 0 && i+1 < len(os.Args) {
+			tag = os.Args[i+1]
+		}
+		var mu sync.Mutex
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock() // written before the answer: a run that has its answers has their lines
+				if l, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+					fmt.Fprintln(l, tag)
+					l.Close()
+				}
+				mu.Unlock()
+				h.ServeHTTP(w, r)
+			})
+		}))
+	}
 	s, err := lab.New(lab.Config{Addr: addr}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -89,6 +108,10 @@ func serveHelper(addr string) int {
 
 // helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
 const helperHoldMiB = "HELPER_HOLD_MIB"
+
+// helperTagLog makes the helper add a line to the file it names for each request it answers: the
+// value of its --tag argument.
+const helperTagLog = "HELPER_TAG_LOG"
 
 // helperExitAfter makes the helper exit with status 3 as it answers that many requests.
 const helperExitAfter = "HELPER_EXIT_AFTER"

@@ -28,7 +28,20 @@ type Bench struct {
 	// to while it goes, as `rpcbench bench --out TYPE=URL` takes them; left out of JSON, as their
 	// URLs may hold secrets.
 	Outputs []BenchOutput `json:"-"`
+	// Reports are the files in vegeta's habits the run directory gets besides the reports (names
+	// of BenchReports): ReportVegeta, each load run's vegeta text report; ReportPlot, each load
+	// run's per-request log and a vegeta-style plot page per scenario and step.
+	Reports []string `json:"reports,omitempty"`
 }
+
+// The files of Bench.Reports.
+const (
+	ReportVegeta = "vegeta" // RUN.vegeta.txt: each load run in vegeta report's text layout
+	ReportPlot   = "plot"   // RUN.log.csv for each load run, SCENARIO[.stepN].plot.html per step
+)
+
+// BenchReports are the names reports: takes.
+var BenchReports = []string{ReportVegeta, ReportPlot}
 
 // BenchOutput is a live output of a plan file: "prometheus-rw=URL", "otlp=URL" or
 // "otlp-grpc=HOST:PORT", and where it stands in the file, for the messages about it.

@@ -342,7 +342,10 @@ var writeupJSONChecks = map[string]struct {
 				levels: []string{"eth_blockNumber alone at 50/s", "eth_getBalance alone at 50/s", "eth_chainId alone at 100/s"}},
 			{section: "batch: batch swept", targets: []string{"node", "daemon"}, figures: []string{"throughput", "error rate", "p50", "p95", "p99"},
 				levels: []string{"batch 1", "batch 10", "batch 50", "batch 100"}},
+			{section: "pool: daemon --max-idle swept", targets: []string{"node", "daemon"}, figures: []string{"throughput", "error rate", "p50", "p95", "p99"},
+				levels: []string{"daemon --max-idle 1", "daemon --max-idle 10", "daemon --max-idle 100"}},
 		},
+		steps: []writeupStep{{scenario: "heavy", targets: []string{"node", "daemon"}}},
 		more: func(t *testing.T, r writeupJSON, dir string) {
 			// the CPU of each process: the daemon's run watches the daemon and the node behind it
 			for _, s := range r.Scenarios {

@@ -71,8 +71,10 @@ type fileReader struct {
 	monNodes map[string]*yaml.Node
 	// loads are the load: keys of the endpoints and calls of the scenario being read.
 	loads []partLoad
-	// targets are the names of the file's targets, for the scenarios that name them (diff:).
-	targets []string
+	// targetNames are the names of the file's targets, for the scenarios that name them (diff:).
+	targetNames []string
+	// targets are the plan's targets, read before its scenarios (for a sweep of a target's flag).
+	targets []plan.BenchTarget
 }
 
 // partLoad is the load: of an endpoint or a call: its own level when run alone.
@@ -259,6 +261,30 @@ func (f *fileReader) outputs(n *yaml.Node, path string) []plan.BenchOutput {
 	return out
 }
 
+// reports reads reports: a list of plan.BenchReports, each given once.
+func (f *fileReader) reports(n *yaml.Node, path string) []string {
+	want := "want a list of " + strings.Join(plan.BenchReports, " and ") + ", e.g. [vegeta, plot]"
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "%s, got %s", want, kindName(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		kp := fmt.Sprintf("%s[%d]", path, i)
+		v, ok := f.scalar(resolve(c), kp, "a report")
+		switch {
+		case !ok:
+		case !contains(plan.BenchReports, v):
+			f.errorf(c, kp, "%q: %s", v, want)
+		case contains(out, v):
+			f.errorf(c, kp, "%s is given twice", v)
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // command reads a command: one text for /bin/sh -c, or a list, the argument vector.
 func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bool) {
 	argv = f.strings(n, path)
@@ -348,13 +374,13 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 	var slo plan.SLO
 	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs", "reports"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
 				if f.name(k, joinKey("targets", name)) {
 					b.Targets = append(b.Targets, f.target(name, v))
-					f.targets = append(f.targets, name)
+					f.targetNames = append(f.targetNames, name)
 				}
 			})
 		case "scenarios":
@@ -367,9 +393,12 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 			b.Stats = f.stats(v, key)
 		case "outputs":
 			b.Outputs = f.outputs(v, key)
+		case "reports":
+			b.Reports = f.reports(v, key)
 		}
 	})
 	f.checkMonitors(b)
+	f.targets = b.Targets
 	if scen != nil {
 		f.mapping(scen, "scenarios", nil, func(name string, k, v *yaml.Node) {
 			if !f.name(k, joinKey("scenarios", name)) {

@@ -21,7 +21,7 @@ var diffWith = []string{"diff", "endpoints", "path", "method", "body", "header",
 	"data", "data_order", "weights", "jsonrpc", "model", "rate", "duration", "requests", "connections", "stages",
 	"warmup", "grace", "interval", "timeout", "connect_timeout", "insecure"}
 
-// diff reads a scenario's diff: section; the targets it names must be among f.targets.
+// diff reads a scenario's diff: section; the targets it names must be among f.targetNames.
 func (f *fileReader) diff(n *yaml.Node, path string) *plan.ScenarioDiff {
 	d := &plan.ScenarioDiff{}
 	var targetsAt, refAt, thresholdAt, skipAt *yaml.Node
@@ -34,8 +34,8 @@ func (f *fileReader) diff(n *yaml.Node, path string) *plan.ScenarioDiff {
 			seen := map[string]bool{}
 			for i, name := range d.Targets {
 				switch {
-				case !contains(f.targets, name):
-					f.errorf(v, fmt.Sprintf("%s[%d]", kp, i), "%q is no target of the file: want one of %s", name, strings.Join(f.targets, ", "))
+				case !contains(f.targetNames, name):
+					f.errorf(v, fmt.Sprintf("%s[%d]", kp, i), "%q is no target of the file: want one of %s", name, strings.Join(f.targetNames, ", "))
 				case seen[name]:
 					f.errorf(v, fmt.Sprintf("%s[%d]", kp, i), "%q is named twice", name)
 				}
@@ -43,8 +43,8 @@ func (f *fileReader) diff(n *yaml.Node, path string) *plan.ScenarioDiff {
 			}
 		case "reference":
 			refAt = v
-			if d.Reference = f.str(v, kp); d.Reference != "" && !contains(f.targets, d.Reference) {
-				f.errorf(v, kp, "%q is no target of the file: want the target that is a second instance of the primary, one of %s", d.Reference, strings.Join(f.targets, ", "))
+			if d.Reference = f.str(v, kp); d.Reference != "" && !contains(f.targetNames, d.Reference) {
+				f.errorf(v, kp, "%q is no target of the file: want the target that is a second instance of the primary, one of %s", d.Reference, strings.Join(f.targetNames, ", "))
 			}
 		case "noise_threshold":
 			thresholdAt = v
@@ -88,7 +88,7 @@ func (f *fileReader) diff(n *yaml.Node, path string) *plan.ScenarioDiff {
 	}
 	compared := d.Targets
 	if len(compared) == 0 {
-		for _, t := range f.targets {
+		for _, t := range f.targetNames {
 			if t != d.Reference {
 				compared = append(compared, t)
 			}
