@@ -152,7 +152,7 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 	if deadline.IsZero() {
 		*deadline = out.Sent.Add(t.timeout)
 	}
-	if !c.begin(ctx, *deadline) {
+	if !c.begin(ctx, out.Sent, *deadline) {
 		t.release(c, true)
 		out.Sent = time.Time{}
 		out.Class, out.Err = result.Canceled, ctx.Err()
@@ -184,14 +184,14 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 		}
 	}
 	out.BytesIn += resp.n
-	canceled := c.end()
+	canceled, interrupted := c.end()
 	reused := c.uses > 0
 	c.uses++
 
 	if rerr == nil {
 		out.Answered, out.Status = true, resp.status
 		c.answered = out.FirstByte
-		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive)
+		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive && !interrupted)
 		return false
 	}
 	err := werr
