@@ -362,14 +362,20 @@ func TestTimeoutTimerAcrossRequests(t *testing.T) {
 	timedOut := func(out *transport.Outcome) bool {
 		return out.Class == result.Timeout && !out.Opened && out.Err != nil && strings.Contains(out.Err.Error(), "i/o timeout")
 	}
-
-	t.Run("a later request keeps its own deadline", func(t *testing.T) {
-		t.Parallel()
+	// connected returns a Transport whose one connection to a server answering n requests has
+	// carried the first.
+	connected := func(t *testing.T, n int) (*Transport, *transport.Request) {
 		tr := newTransport(t, Options{Timeout: timeout})
-		r := get(startRaw(t, answerFirst(1)).Host())
+		r := get(startRaw(t, answerFirst(n)).Host())
 		if out := do(tr, r); out.Class != result.OK {
 			t.Fatalf("first request: class %v (%v); want ok", out.Class, out.Err)
 		}
+		return tr, r
+	}
+
+	t.Run("a later request keeps its own deadline", func(t *testing.T) {
+		t.Parallel()
+		tr, r := connected(t, 1)
 		time.Sleep(timeout / 2) // the second request begins before the first one's deadline
 		out, took := doTimed(tr, r)
 		if !timedOut(out) || took < timeout {
@@ -379,11 +385,7 @@ func TestTimeoutTimerAcrossRequests(t *testing.T) {
 
 	t.Run("the timer firing between requests", func(t *testing.T) {
 		t.Parallel()
-		tr := newTransport(t, Options{Timeout: timeout})
-		r := get(startRaw(t, answerFirst(2)).Host())
-		if out := do(tr, r); out.Class != result.OK {
-			t.Fatalf("first request: class %v (%v); want ok", out.Class, out.Err)
-		}
+		tr, r := connected(t, 2)
 		time.Sleep(timeout + timeout/2) // the timer, set for the first deadline, fires meanwhile
 		if out := do(tr, r); out.Class != result.OK || out.Opened {
 			t.Fatalf("second request: class %v (%v), opened %v; want ok on the kept-alive connection", out.Class, out.Err, out.Opened)
