@@ -181,3 +181,14 @@ func do(t testing.TB, tr transport.Transport, r *transport.Request) transport.Ou
 	tr.Do(ctx, r, &out)
 	return out
 }
+
+// clients runs test once per client of unary calls, in parallel subtests named after them: the
+// own HTTP/2 client (auto) and grpc-go.
+func clients(t *testing.T, test func(t *testing.T, client string)) {
+	for _, c := range []string{grpcx.ClientAuto, grpcx.ClientGRPCGo} {
+		t.Run(c, func(t *testing.T) {
+			t.Parallel()
+			test(t, c)
+		})
+	}
+}
