@@ -104,6 +104,28 @@ func TestRunGRPCStatusCodes(t *testing.T) {
 	}
 }
 
+// --grpc-client grpc-go makes the unary calls on grpc-go, the default (auto) on the own HTTP/2
+// client: the same calls, the same counts by code, and the report's plan says which client.
+func TestRunGRPCClient(t *testing.T) {
+	t.Parallel()
+	s := startItems(t, items.Config{})
+	base := "grpc://" + s.GRPCAddr()
+	runJSON(t, "run", "--requests", "4", "--call", "rpz.ItemService/CreateItem", "--body", `{"id":"c{{seq}}"}`, base)
+	for _, client := range []string{"", "auto", "grpc-go"} {
+		args := []string{"run", "--requests", "8", "--connections", "2", "--body", `{"id":"c{{seq}}"}`, base + "/rpz.ItemService/GetItem"}
+		if client != "" {
+			args = append(args[:1], append([]string{"--grpc-client", client}, args[1:]...)...)
+		}
+		got := runJSON(t, args...)
+		if st := got.Status; len(st) != 2 || st["OK"] != 4 || st["NotFound"] != 4 {
+			t.Errorf("client %q: status %v; want OK 4, NotFound 4", client, st)
+		}
+		if got.Config.GRPC.Client != client {
+			t.Errorf("client %q: the report's plan says client %q", client, got.Config.GRPC.Client)
+		}
+	}
+}
+
 // Without reflection, the message types come from the .proto file or a protoset; without either,
 // the error says what to give.
 func TestRunGRPCProtoAndProtoset(t *testing.T) {
@@ -182,6 +204,9 @@ func TestRunGRPCUsageErrors(t *testing.T) {
 		{"bad proto", []string{"--proto", bad, base + "/rpz.ItemService/GetItem"}, ExitUsage, "bad.proto:3:15: syntax error"},
 		{"missing protoset", []string{"--protoset", "missing.protoset", base + "/rpz.ItemService/GetItem"}, ExitUsage, "missing.protoset"},
 		{"no server", []string{"grpc://127.0.0.1:1/rpz.ItemService/GetItem"}, ExitCannotStart, "grpc://127.0.0.1:1: cannot connect"},
+		{"unknown client", []string{"--grpc-client", "grpcgo", base + "/rpz.ItemService/GetItem"}, ExitUsage,
+			`--grpc-client "grpcgo": want auto (unary calls on rpcbench's own HTTP/2 client) or grpc-go (every call on grpc-go)`},
+		{"client on http", []string{"--grpc-client", "grpc-go", "http://127.0.0.1:1/"}, ExitUsage, "--grpc-client goes with a grpc:// or grpcs:// URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -251,6 +251,12 @@ func TestMetadata(t *testing.T) {
 		if want := `{"id":"m","name":"from metadata"}`; out.Class != result.OK || strings.ReplaceAll(string(out.Body), " ", "") != strings.ReplaceAll(want, " ", "") {
 			t.Errorf("Echo with metadata: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
 		}
+		// the client that made the call says its name: rpcbench's own, or grpc-go's
+		want := map[string]string{grpcx.ClientAuto: `"name":"rpcbench"`, grpcx.ClientGRPCGo: `"name":"grpc-go/`}[client]
+		out = do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"user-agent"}`))
+		if out.Class != result.OK || !strings.Contains(strings.ReplaceAll(string(out.Body), " ", ""), want) {
+			t.Errorf("Echo of the user-agent: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
+		}
 	})
 }
 

@@ -29,7 +29,8 @@ const echoProto = `syntax = "proto3";
 package echo;
 
 service Echo {
-  // Echo answers with the id and, as name, the request's "x-name" metadata.
+  // Echo answers with the id and, as name, the request's "x-name" metadata (its user-agent
+  // when the id is "user-agent").
   rpc Echo(In) returns (Out);
   // Block never answers.
   rpc Block(In) returns (Out);
@@ -103,7 +104,16 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 		t.Fatal(err)
 	}
 	es := &echoServer{addr: ln.Addr().String(), blocked: make(chan struct{}, 16)}
-	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(echoHandler(es)))
+	es.srv = srv
+	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
+	t.Cleanup(srv.Stop)
+	return es
+}
+
+// echoHandler serves echo.Echo (see echoProto) as es's server does.
+func echoHandler(es *echoServer) grpc.StreamHandler {
+	return func(_ any, stream grpc.ServerStream) error {
 		m, _ := grpc.MethodFromServerStream(stream)
 		in := new(rpzpb.GetItemRequest)
 		if err := stream.RecvMsg(in); err != nil {
@@ -114,6 +124,9 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 			md, _ := metadata.FromIncomingContext(stream.Context())
 			out := &rpzpb.Item{Id: in.GetId()}
 			if v := md.Get("x-name"); len(v) > 0 {
+				out.Name = v[0]
+			}
+			if v := md.Get("user-agent"); in.GetId() == "user-agent" && len(v) > 0 {
 				out.Name = v[0]
 			}
 			return stream.SendMsg(out)
@@ -144,11 +157,7 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 			return status.Error(codes.Code(c), "failing as asked")
 		}
 		return status.Errorf(codes.Unimplemented, "no method %s", m)
-	}))
-	es.srv = srv
-	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
-	t.Cleanup(srv.Stop)
-	return es
+	}
 }
 
 func newItems(t testing.TB, cfg items.Config) *items.Server {
