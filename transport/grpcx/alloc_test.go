@@ -141,20 +141,20 @@ func benchCalls(b *testing.B, tr transport.Transport, r0 *transport.Request) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
 
-// rawAnswer is the echo.Out {id: "raw"} behind its 5-byte prefix: field 1, 3 bytes.
-var rawAnswer = []byte{0, 0, 0, 0, 5, 0x0a, 3, 'r', 'a', 'w'}
+// rawOut is the echo.Out {id: "raw"} behind its 5-byte prefix: field 1, 3 bytes.
+var rawOut = []byte{0, 0, 0, 0, 5, 0x0a, 3, 'r', 'a', 'w'}
 
 // startOwn returns a transport on the own client and a call of echo.Echo to a raw server that
 // allocates nothing, after one call that opened the connection, resolved the method and kept the
 // body.
 func startOwn(tb testing.TB, o grpcx.Options) (*grpcx.Transport, *transport.Request) {
-	addr := startRawGRPC(tb, rawAnswer)
+	addr := startRawGRPC(tb, answerWith(rawOut))
 	o.Resolver = echoResolver(tb)
 	tr := newTransport(tb, o)
 	r := request("grpc", addr, "/echo.Echo/Echo", `{"id":"static"}`)
 	r.Header = []transport.Header{{Name: "x-name", Value: "v"}}
-	if out := do(tb, tr, r); out.Class != result.OK || out.BytesIn != int64(len(rawAnswer)) {
-		tb.Fatalf("first call: got class %v (%v), %d bytes in; want ok, %d", out.Class, out.Err, out.BytesIn, len(rawAnswer))
+	if out := do(tb, tr, r); out.Class != result.OK || out.BytesIn != int64(len(rawOut)) {
+		tb.Fatalf("first call: got class %v (%v), %d bytes in; want ok, %d", out.Class, out.Err, out.BytesIn, len(rawOut))
 	}
 	return tr, r
 }

@@ -280,43 +280,50 @@ func TestRefused(t *testing.T) {
 func TestTLS(t *testing.T) {
 	t.Parallel()
 	clients(t, func(t *testing.T, client string) {
-		s := newItems(t, items.Config{TLS: true}) // a self-signed certificate made now
-		tr := newTransport(t, grpcx.Options{Client: client, InsecureSkipVerify: true})
-		out := do(t, tr, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t1"}`))
-		if out.Class != result.OK || !out.Opened || out.Conn.TLS <= 0 {
-			t.Errorf("grpcs, verification off: got class %v opened %v conn %+v (%v); want ok with a TLS set-up", out.Class, out.Opened, out.Conn, out.Err)
-		}
-		strict := newTransport(t, grpcx.Options{Client: client})
-		out = do(t, strict, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t2"}`))
-		if out.Class != result.TLS || !out.Sent.IsZero() || !out.Conn.Failed {
-			t.Errorf("grpcs, verification on: got class %v sent %v conn %+v (%v); want tls, unsent, a failed connection", out.Class, out.Sent, out.Conn, out.Err)
-		}
-		// Plaintext gRPC to a TLS server fails, saying so, at every call.
-		plain := newTransport(t, grpcx.Options{Client: client, ConnectTimeout: 2 * time.Second})
-		for i := range 2 {
-			out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`))
-			if out.Class != result.TLS || !out.Sent.IsZero() || !errors.Is(out.Err, grpcx.ErrServerTLS) || out.Err.Error() != "grpcx: the server speaks TLS: use grpcs://" {
-				t.Errorf("grpc to a TLS server, call %d: got class %v sent %v err %v; want tls, unsent, \"the server speaks TLS: use grpcs://\"", i, out.Class, out.Sent, out.Err)
-			}
-		}
-		// A server that accepts and closes, speaking no TLS, is not said to speak it.
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
+		// the method by reflection, on a connection of grpc-go's, or from the .proto file: the
+		// call's own connection is the first
+		for _, src := range []string{"reflection", "proto"} {
+			t.Run(src, func(t *testing.T) {
+				res := itemsResolver(t, src)
+				s := newItems(t, items.Config{TLS: true}) // a self-signed certificate made now
+				tr := newTransport(t, grpcx.Options{Client: client, Resolver: res, InsecureSkipVerify: true})
+				out := do(t, tr, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t1"}`))
+				if out.Class != result.OK || !out.Opened || out.Conn.TLS <= 0 {
+					t.Errorf("grpcs, verification off: got class %v opened %v conn %+v (%v); want ok with a TLS set-up", out.Class, out.Opened, out.Conn, out.Err)
 				}
-				c.Close()
-			}
-		}()
-		out = do(t, plain, request("grpc", ln.Addr().String(), "/rpz.ItemService/CreateItem", `{}`))
-		if out.Class != result.Reset || errors.Is(out.Err, grpcx.ErrServerTLS) || !strings.Contains(out.Err.Error(), "closed the connection before its HTTP/2 settings") {
-			t.Errorf("grpc to a server that closes at once: got class %v (%v); want reset, closed before its settings", out.Class, out.Err)
+				strict := newTransport(t, grpcx.Options{Client: client})
+				out = do(t, strict, request("grpcs", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t2"}`))
+				if out.Class != result.TLS || !out.Sent.IsZero() || !out.Conn.Failed {
+					t.Errorf("grpcs, verification on: got class %v sent %v conn %+v (%v); want tls, unsent, a failed connection", out.Class, out.Sent, out.Conn, out.Err)
+				}
+				// Plaintext gRPC to a TLS server fails, saying so, at every call.
+				plain := newTransport(t, grpcx.Options{Client: client, Resolver: res, ConnectTimeout: 2 * time.Second})
+				for i := range 2 {
+					out = do(t, plain, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"t3"}`))
+					if out.Class != result.TLS || !out.Sent.IsZero() || !errors.Is(out.Err, grpcx.ErrServerTLS) || out.Err.Error() != "grpcx: the server speaks TLS: use grpcs://" {
+						t.Errorf("grpc to a TLS server, call %d: got class %v sent %v err %v; want tls, unsent, \"the server speaks TLS: use grpcs://\"", i, out.Class, out.Sent, out.Err)
+					}
+				}
+				// A server that accepts and closes, speaking no TLS, is not said to speak it.
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { ln.Close() })
+				go func() {
+					for {
+						c, err := ln.Accept()
+						if err != nil {
+							return
+						}
+						c.Close()
+					}
+				}()
+				out = do(t, plain, request("grpc", ln.Addr().String(), "/rpz.ItemService/CreateItem", `{}`))
+				if out.Class != result.Reset || errors.Is(out.Err, grpcx.ErrServerTLS) || !strings.Contains(out.Err.Error(), "closed the connection before its HTTP/2 settings") {
+					t.Errorf("grpc to a server that closes at once: got class %v (%v); want reset, closed before its settings", out.Class, out.Err)
+				}
+			})
 		}
 	})
 }

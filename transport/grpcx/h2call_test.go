@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/keepalive"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -98,6 +100,27 @@ func TestNotAGRPCAnswer(t *testing.T) {
 			out := do(t, tr, request("grpc", ln.Addr().String(), "/echo.Echo/Echo", `{"id":"x"}`))
 			if out.Class != result.Status || out.Status != tc.code || !out.Answered {
 				t.Errorf("HTTP %d text/plain: got class %v status %d answered %v (%v); want status %d, answered", tc.status, out.Class, out.Status, out.Answered, out.Err, tc.code)
+			}
+		}
+	})
+}
+
+// A server that resets the call's stream: a status, as grpc-go tells it, by the reset's code
+// (CANCEL: Canceled, INTERNAL_ERROR: Internal, ENHANCE_YOUR_CALM: ResourceExhausted), answered.
+func TestStreamReset(t *testing.T) {
+	t.Parallel()
+	clients(t, func(t *testing.T, client string) {
+		for _, tc := range []struct {
+			code http2.ErrCode
+			want codes.Code
+		}{{http2.ErrCodeCancel, codes.Canceled}, {http2.ErrCodeInternal, codes.Internal}, {http2.ErrCodeEnhanceYourCalm, codes.ResourceExhausted}} {
+			addr := startRawGRPC(t, func(fr *http2.Framer, _ func(...string) []byte, id uint32) error {
+				return fr.WriteRSTStream(id, tc.code)
+			})
+			tr := newTransport(t, grpcx.Options{Client: client, Resolver: echoResolver(t)})
+			out := do(t, tr, request("grpc", addr, "/echo.Echo/Echo", `{"id":"x"}`))
+			if out.Class != result.Status || out.Status != int(tc.want) || !out.Answered || out.Sent.IsZero() {
+				t.Errorf("RST_STREAM %v: got class %v status %d answered %v sent %v (%v); want status %d (%v), answered", tc.code, out.Class, out.Status, out.Answered, !out.Sent.IsZero(), out.Err, tc.want, tc.want)
 			}
 		}
 	})

@@ -69,6 +69,21 @@ func echoResolver(t testing.TB) *grpcx.Resolver {
 	return r
 }
 
+// itemsResolver is nil for "reflection" (the server is asked), else the item service's .proto
+// file compiled.
+func itemsResolver(t testing.TB, src string) *grpcx.Resolver {
+	t.Helper()
+	if src == "reflection" {
+		return nil
+	}
+	dir := filepath.Join("..", "..", "proto")
+	r, err := grpcx.FromProto(context.Background(), []string{dir}, "rpz/items.proto")
+	if err != nil {
+		t.Fatalf("FromProto: %v", err)
+	}
+	return r
+}
+
 // echoServer is a gRPC server without reflection serving echo.Echo on loopback.
 type echoServer struct {
 	addr    string

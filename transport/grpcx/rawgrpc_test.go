@@ -13,11 +13,35 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
+// rawAnswer writes the answer to the call on stream id, its header blocks made by block (field
+// names and values in turn, encoded by the connection's HPACK encoder).
+type rawAnswer func(fr *http2.Framer, block func(kv ...string) []byte, id uint32) error
+
+// The header fields of a gRPC answer and of its trailers with status 0, made once: a call of
+// block with them allocates nothing.
+var (
+	grpcHead = []string{":status", "200", "content-type", "application/grpc"}
+	grpcOK   = []string{"grpc-status", "0"}
+)
+
+// answerWith answers each call with the length-prefixed message msg and grpc-status 0 in
+// trailers.
+func answerWith(msg []byte) rawAnswer {
+	return func(fr *http2.Framer, block func(kv ...string) []byte, id uint32) error {
+		if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block(grpcHead...), EndHeaders: true}); err != nil {
+			return err
+		}
+		if err := fr.WriteData(id, false, msg); err != nil {
+			return err
+		}
+		return fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block(grpcOK...), EndHeaders: true, EndStream: true})
+	}
+}
+
 // startRawGRPC serves gRPC's unary calls on 127.0.0.1 with prior knowledge, frame by frame, so
 // that it allocates nothing per call (allocation counts are the process's: the client's alone,
-// then): each call, whatever its method, is answered with the length-prefixed message answer and
-// grpc-status 0 in trailers. It returns the server's address.
-func startRawGRPC(tb testing.TB, answer []byte) string {
+// then): each call, whatever its method, is answered by answer. It returns the server's address.
+func startRawGRPC(tb testing.TB, answer rawAnswer) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -54,8 +78,8 @@ func startRawGRPC(tb testing.TB, answer []byte) string {
 }
 
 // serveRawGRPC speaks HTTP/2 on nc until it ends, answering each call that ends (DATA with
-// END_STREAM) with answer, its status in trailers.
-func serveRawGRPC(nc net.Conn, answer []byte) {
+// END_STREAM) with answer.
+func serveRawGRPC(nc net.Conn, answer rawAnswer) {
 	br, bw := bufio.NewReader(nc), bufio.NewWriter(nc)
 	fr := http2.NewFramer(bw, br)
 	fr.SetReuseFrames()
@@ -109,12 +133,9 @@ func serveRawGRPC(nc net.Conn, answer []byte) {
 				unacked = 0
 			}
 			if err == nil && f.StreamEnded() {
-				id := f.StreamID
-				err = errors.Join(
-					fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block(":status", "200", "content-type", "application/grpc"), EndHeaders: true}),
-					fr.WriteData(id, false, answer),
-					fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block("grpc-status", "0"), EndHeaders: true, EndStream: true}),
-					bw.Flush())
+				if err = answer(fr, block, f.StreamID); err == nil {
+					err = bw.Flush()
+				}
 			}
 		}
 		if err != nil {
