@@ -43,8 +43,9 @@ const (
 	DefaultMaxBodies = 64
 	// frameHeader is the size of a gRPC message's length prefix.
 	frameHeader = 5
-	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
-	// that a service's large answers are measured rather than refused by the client.
+	// MaxAnswer is the largest answer grpc-go's calls accept, in bytes: far above grpc-go's
+	// default of 4 MiB, so that a service's large answers are measured rather than refused by the
+	// client. The own client's calls count an answer of any length.
 	MaxAnswer = 256 << 20
 	// DefaultMaxBody is the MaxBody of a zero Options: the largest answer kept for checks.
 	DefaultMaxBody = 16 << 20

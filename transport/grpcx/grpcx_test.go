@@ -251,6 +251,18 @@ func TestMetadata(t *testing.T) {
 		if want := `{"id":"m","name":"from metadata"}`; out.Class != result.OK || strings.ReplaceAll(string(out.Body), " ", "") != strings.ReplaceAll(want, " ", "") {
 			t.Errorf("Echo with metadata: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
 		}
+		// binary metadata: sent base64-encoded, as gRPC wants it, and decoded by the server
+		r.Header = []transport.Header{{Name: "X-Name-Bin", Value: "bin\x01ary"}}
+		out = do(t, tr, r)
+		if want := `"name":"bin\u0001ary"`; out.Class != result.OK || !strings.Contains(strings.ReplaceAll(string(out.Body), " ", ""), want) {
+			t.Errorf("Echo with binary metadata: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
+		}
+		// metadata that names gRPC's own fields is not sent, as grpc-go does not send it
+		r.Header = []transport.Header{{Name: "Content-Type", Value: "text/plain"}, {Name: "grpc-timeout", Value: "1n"}, {Name: "x-name", Value: "kept"}}
+		out = do(t, tr, r)
+		if want := `"name":"kept"`; out.Class != result.OK || !strings.Contains(strings.ReplaceAll(string(out.Body), " ", ""), want) {
+			t.Errorf("Echo with metadata named as gRPC's fields: got class %v body %s (%v); want ok, %s", out.Class, out.Body, out.Err, want)
+		}
 		// the client that made the call says its name: rpcbench's own, or grpc-go's
 		want := map[string]string{grpcx.ClientAuto: `"name":"rpcbench"`, grpcx.ClientGRPCGo: `"name":"grpc-go/`}[client]
 		out = do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"user-agent"}`))

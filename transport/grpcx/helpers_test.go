@@ -29,8 +29,8 @@ const echoProto = `syntax = "proto3";
 package echo;
 
 service Echo {
-  // Echo answers with the id and, as name, the request's "x-name" metadata (its user-agent
-  // when the id is "user-agent").
+  // Echo answers with the id and, as name, the request's "x-name" metadata, or "x-name-bin" (its
+  // user-agent when the id is "user-agent").
   rpc Echo(In) returns (Out);
   // Block never answers.
   rpc Block(In) returns (Out);
@@ -139,6 +139,9 @@ func echoHandler(es *echoServer) grpc.StreamHandler {
 			md, _ := metadata.FromIncomingContext(stream.Context())
 			out := &rpzpb.Item{Id: in.GetId()}
 			if v := md.Get("x-name"); len(v) > 0 {
+				out.Name = v[0]
+			}
+			if v := md.Get("x-name-bin"); len(v) > 0 { // binary metadata, base64 on the wire
 				out.Name = v[0]
 			}
 			if v := md.Get("user-agent"); in.GetId() == "user-agent" && len(v) > 0 {
