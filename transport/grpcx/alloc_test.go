@@ -21,9 +21,16 @@ import (
 const maxOverhead = 6
 
 // TestAllocsPerCall is not parallel: AllocsPerRun counts the allocations of the whole process.
+// It measures both clients: the own one (far under grpc-go direct) and grpc-go's.
 func TestAllocsPerCall(t *testing.T) {
+	for _, client := range []string{grpcx.ClientAuto, grpcx.ClientGRPCGo} {
+		t.Run(client, func(t *testing.T) { allocsPerCall(t, client) })
+	}
+}
+
+func allocsPerCall(t *testing.T, client string) {
 	es := newEchoServer(t)
-	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), MaxBodies: 1})
+	tr := newTransport(t, grpcx.Options{Client: client, Resolver: echoResolver(t), MaxBodies: 1})
 	static := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"static"}`)
 	varying := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"varying"}`)
 	var out transport.Outcome
