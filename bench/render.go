@@ -230,15 +230,10 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 				t.write(w, format)
 			}
 		}
-		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
+		for _, t := range sideTables(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)) {
 			sep()
-			heading(sideHeading(s))
-			t.write(w, format)
-		}
-		if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
-			sep()
-			heading(s.Name + ": each endpoint over the steps")
-			t.write(w, format)
+			heading(t.Section)
+			t.table().write(w, format)
 		}
 		if t := wholeRunTable(s.Name, o.Groups()); t != nil {
 			sep()
@@ -432,6 +427,9 @@ type scenarioJSON struct {
 	Commands []CommandResult `json:"commands,omitempty"`
 	// Capacity is each target's search: capacity.Render's JSON, or the error that stopped it.
 	Capacity []capacityJSON `json:"capacity,omitempty"`
+	// Tables are the scenario's steps side by side, as in report.md after its steps: each alone,
+	// a parameter swept, each endpoint over the steps.
+	Tables []SideTable `json:"tables,omitempty"`
 	// WholeRun is, for a scenario run in steps, each target's resources over all its steps.
 	WholeRun []WholeRun `json:"whole_run,omitempty"`
 }
@@ -449,6 +447,10 @@ type stepJSON struct {
 	Errors  map[string]string `json:"errors,omitempty"`
 	// Report is report.Render's JSON: one run's report, or several runs compared.
 	Report json.RawMessage `json:"report,omitempty"`
+	// ResourcesVs is, as in the step's table of resources compared, each target's first watched
+	// process against the first target's in words ("1.5× more CPU, 1.8× more memory"); each run's
+	// resources are in Report.
+	ResourcesVs map[string]string `json:"resources_vs_first,omitempty"`
 }
 
 func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
@@ -502,9 +504,11 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 					return err
 				}
 				st.Report = b.Bytes()
+				st.ResourcesVs = resourcesVs(labels, resourcesOf(sums))
 			}
 			sj.Steps = append(sj.Steps, st)
 		}
+		sj.Tables = sideTables(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given))
 		sj.WholeRun = wholeRun(s.Name, o.Groups())
 		bj.Scenarios = append(bj.Scenarios, sj)
 	}
