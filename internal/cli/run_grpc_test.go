@@ -3,10 +3,15 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -105,24 +110,51 @@ func TestRunGRPCStatusCodes(t *testing.T) {
 }
 
 // --grpc-client grpc-go makes the unary calls on grpc-go, the default (auto) on the own HTTP/2
-// client: the same calls, the same counts by code, and the report's plan says which client.
+// client: the same calls and counts, the server told the client's name (user-agent), and the
+// report's plan says which client.
 func TestRunGRPCClient(t *testing.T) {
 	t.Parallel()
-	s := startItems(t, items.Config{})
-	base := "grpc://" + s.GRPCAddr()
-	runJSON(t, "run", "--requests", "4", "--call", "rpz.ItemService/CreateItem", "--body", `{"id":"c{{seq}}"}`, base)
-	for _, client := range []string{"", "auto", "grpc-go"} {
-		args := []string{"run", "--requests", "8", "--connections", "2", "--body", `{"id":"c{{seq}}"}`, base + "/rpz.ItemService/GetItem"}
-		if client != "" {
-			args = append(args[:1], append([]string{"--grpc-client", client}, args[1:]...)...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	agents := map[string]int{}
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		md, _ := metadata.FromIncomingContext(stream.Context())
+		agent, _, _ := strings.Cut(strings.Join(md.Get("user-agent"), ","), "/")
+		mu.Lock()
+		agents[agent]++
+		mu.Unlock()
+		var in rpzpb.GetItemRequest
+		if err := stream.RecvMsg(&in); err != nil {
+			return err
 		}
+		return stream.SendMsg(&rpzpb.Item{Id: in.GetId()})
+	}))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	for _, tc := range []struct{ client, agent string }{{"", "rpcbench"}, {"auto", "rpcbench"}, {"grpc-go", "grpc-go"}} {
+		args := []string{"run", "--requests", "8", "--connections", "2", "--proto", itemsProto, "--import-path", filepath.Dir(itemsProto),
+			"--call", "rpz.ItemService/GetItem", "--body", `{"id":"c{{seq}}"}`, "grpc://" + ln.Addr().String()}
+		if tc.client != "" {
+			args = append(args[:1], append([]string{"--grpc-client", tc.client}, args[1:]...)...)
+		}
+		mu.Lock()
+		clear(agents)
+		mu.Unlock()
 		got := runJSON(t, args...)
-		if st := got.Status; len(st) != 2 || st["OK"] != 4 || st["NotFound"] != 4 {
-			t.Errorf("client %q: status %v; want OK 4, NotFound 4", client, st)
+		if st := got.Status; len(st) != 1 || st["OK"] != 8 {
+			t.Errorf("client %q: status %v; want OK 8", tc.client, st)
 		}
-		if got.Config.GRPC.Client != client {
-			t.Errorf("client %q: the report's plan says client %q", client, got.Config.GRPC.Client)
+		if got.Config.GRPC.Client != tc.client {
+			t.Errorf("client %q: the report's plan says client %q", tc.client, got.Config.GRPC.Client)
 		}
+		mu.Lock()
+		if len(agents) != 1 || agents[tc.agent] != 8 {
+			t.Errorf("client %q: the server was called by %v; want 8 calls by %s", tc.client, agents, tc.agent)
+		}
+		mu.Unlock()
 	}
 }
 
