@@ -155,7 +155,7 @@ var rawOut = []byte{0, 0, 0, 0, 5, 0x0a, 3, 'r', 'a', 'w'}
 // allocates nothing, after one call that opened the connection, resolved the method and kept the
 // body.
 func startOwn(tb testing.TB, o grpcx.Options) (*grpcx.Transport, *transport.Request) {
-	addr := startRawGRPC(tb, answerWith(rawOut))
+	addr := grpcx.StartRawGRPC(tb, grpcx.AnswerWith(rawOut))
 	o.Resolver = echoResolver(tb)
 	tr := newTransport(tb, o)
 	r := request("grpc", addr, "/echo.Echo/Echo", `{"id":"static"}`)

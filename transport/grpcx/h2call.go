@@ -264,6 +264,13 @@ func (t *Transport) failH2(ctx context.Context, s *slot, k targetKey, c *h2call,
 	default:
 		if code, ok := h2.ResetCode(err); ok && code != http2.ErrCodeRefusedStream {
 			c := resetCode(code)
+			if c == codes.Canceled && !time.Now().Before(out.Sent.Add(t.opts.Timeout)) {
+				// the server's deadline, grpc-timeout, reset it: the call's own has passed too (as
+				// grpc-go tells it)
+				out.Status = int(codes.DeadlineExceeded)
+				out.Class, out.Err = result.Timeout, CodeError(codes.DeadlineExceeded)
+				return
+			}
 			out.Answered, out.Status = true, int(c)
 			out.Class, out.Err = result.Status, t.statusError(c, "the server reset the stream: "+code.String())
 			return

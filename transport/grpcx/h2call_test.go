@@ -114,7 +114,7 @@ func TestStreamReset(t *testing.T) {
 			code http2.ErrCode
 			want codes.Code
 		}{{http2.ErrCodeCancel, codes.Canceled}, {http2.ErrCodeInternal, codes.Internal}, {http2.ErrCodeEnhanceYourCalm, codes.ResourceExhausted}} {
-			addr := startRawGRPC(t, func(fr *http2.Framer, _ func(...string) []byte, id uint32) error {
+			addr := grpcx.StartRawGRPC(t, func(fr *http2.Framer, _ func(...string) []byte, id uint32) error {
 				return fr.WriteRSTStream(id, tc.code)
 			})
 			tr := newTransport(t, grpcx.Options{Client: client, Resolver: echoResolver(t)})

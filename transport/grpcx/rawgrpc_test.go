@@ -1,4 +1,4 @@
-package grpcx_test
+package grpcx
 
 import (
 	"bufio"
@@ -13,9 +13,12 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// rawAnswer writes the answer to the call on stream id, its header blocks made by block (field
+// The raw server is in the package's own test files, so that its tests and the external ones
+// (through the exported names) share it.
+
+// RawAnswer writes the answer to the call on stream id, its header blocks made by block (field
 // names and values in turn, encoded by the connection's HPACK encoder).
-type rawAnswer func(fr *http2.Framer, block func(kv ...string) []byte, id uint32) error
+type RawAnswer func(fr *http2.Framer, block func(kv ...string) []byte, id uint32) error
 
 // The header fields of a gRPC answer and of its trailers with status 0, made once: a call of
 // block with them allocates nothing.
@@ -24,9 +27,9 @@ var (
 	grpcOK   = []string{"grpc-status", "0"}
 )
 
-// answerWith answers each call with the length-prefixed message msg and grpc-status 0 in
+// AnswerWith answers each call with the length-prefixed message msg and grpc-status 0 in
 // trailers.
-func answerWith(msg []byte) rawAnswer {
+func AnswerWith(msg []byte) RawAnswer {
 	return func(fr *http2.Framer, block func(kv ...string) []byte, id uint32) error {
 		if err := fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: block(grpcHead...), EndHeaders: true}); err != nil {
 			return err
@@ -38,10 +41,10 @@ func answerWith(msg []byte) rawAnswer {
 	}
 }
 
-// startRawGRPC serves gRPC's unary calls on 127.0.0.1 with prior knowledge, frame by frame, so
+// StartRawGRPC serves gRPC's unary calls on 127.0.0.1 with prior knowledge, frame by frame, so
 // that it allocates nothing per call (allocation counts are the process's: the client's alone,
 // then): each call, whatever its method, is answered by answer. It returns the server's address.
-func startRawGRPC(tb testing.TB, answer rawAnswer) string {
+func StartRawGRPC(tb testing.TB, answer RawAnswer) string {
 	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -79,7 +82,7 @@ func startRawGRPC(tb testing.TB, answer rawAnswer) string {
 
 // serveRawGRPC speaks HTTP/2 on nc until it ends, answering each call that ends (DATA with
 // END_STREAM) with answer.
-func serveRawGRPC(nc net.Conn, answer rawAnswer) {
+func serveRawGRPC(nc net.Conn, answer RawAnswer) {
 	br, bw := bufio.NewReader(nc), bufio.NewWriter(nc)
 	fr := http2.NewFramer(bw, br)
 	fr.SetReuseFrames()
