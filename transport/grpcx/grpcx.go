@@ -78,8 +78,9 @@ type Options struct {
 	// answer is counted, not copied.
 	KeepBody bool
 	// MaxBody bounds an answer kept (KeepBody), in bytes: a longer one fails with class too-large
-	// (ErrAnswerTooLarge), refused by its length prefix before it is read. 0 means DefaultMaxBody;
-	// at most MaxAnswer.
+	// (ErrAnswerTooLarge), its length told by its prefix; grpc-go's calls refuse it before reading
+	// it, the own client's stop reading it past the bound (a DATA frame at most). 0 means
+	// DefaultMaxBody; at most MaxAnswer.
 	MaxBody int64
 	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
 	Resolver *Resolver
