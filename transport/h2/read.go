@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -277,7 +276,6 @@ func (cc *clientConn) onHeaders() {
 	if h.size > maxHeaderBlock {
 		h.bad = "header list too large"
 	}
-	now := time.Now()
 	bad := h.bad
 	cc.mu.Lock()
 	st := cc.streams[h.id]
@@ -286,7 +284,7 @@ func (cc *clientConn) onHeaders() {
 		return
 	}
 	if st.firstByte.IsZero() {
-		st.firstByte = now
+		st.firstByte = cc.readAt
 	}
 	switch {
 	case bad != "":
