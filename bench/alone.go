@@ -51,10 +51,11 @@ type SideRow struct {
 }
 
 // sideTables returns the tables of scenario s that put its steps side by side, on stats (the
-// default figures when empty): aloneTable's, then methodsTable's, those that s has.
+// default figures when empty): aloneTable's, subscriptionStepsTable's, then methodsTable's, those
+// that s has.
 func sideTables(s plan.Scenario, targets []plan.BenchTarget, groups []Group, stats []string) []SideTable {
 	var out []SideTable
-	for _, t := range []*SideTable{aloneTable(s, targets, groups, stats), methodsTable(s, targets, groups, stats)} {
+	for _, t := range []*SideTable{aloneTable(s, targets, groups, stats), subscriptionStepsTable(s, targets, groups), methodsTable(s, targets, groups, stats)} {
 		if t != nil {
 			out = append(out, *t)
 		}
@@ -83,6 +84,19 @@ func methodsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group, s
 		return nil
 	}
 	return stepsTable(s, targets, groups, stats, s.Name+": each endpoint over the steps", "Each endpoint or method over the steps, side by side", true)
+}
+
+// subscriptionStepsTable puts side by side, for a scenario of several steps with subscriptions
+// beside its calls (subscribe:), each step's call load (answers per second and latency p99) and its
+// subscriptions' figures (gaps, delivery latency, …): how push delivery degrades as the steps raise
+// the call load, a row per step and figure, a column per target and, after the first, its ratio to
+// the first; nil for another scenario, or when nothing of it ran. A scenario run alone or swept has
+// the same rows in aloneTable.
+func subscriptionStepsTable(s plan.Scenario, targets []plan.BenchTarget, groups []Group) *SideTable {
+	if s.Plan.Subscribe == nil || s.Runs() < 2 || s.Alone || s.Sweep != nil || s.Capacity != nil {
+		return nil
+	}
+	return stepsTable(s, targets, groups, []string{"rps", "p99"}, s.Name+": subscriptions over the steps", "Subscriptions beside the calls over the steps, side by side", false)
 }
 
 // stepsTable is the table of aloneTable and methodsTable: the groups of s one after the other, a

@@ -306,19 +306,32 @@ func (c CommandResult) buildLine() string {
 }
 
 // commandTable has each run of a command scenario, in the order they ran, with its wall time
-// against the first target's in the same round.
+// against the first target's in the same round — or, when every run's `go test -json` output gave
+// the suite's own time, that time (a column of its own) against the first target's.
 func commandTable(cs []CommandResult) *table {
 	rounds := cs[len(cs)-1].Round > 0
+	suite := !slices.ContainsFunc(cs, func(c CommandResult) bool { return c.Suite <= 0 })
 	head := []string{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + cs[0].Target}
 	right := []bool{false, true, true, true, true, true, false}
+	if suite {
+		head = slices.Insert(head, 3, "suite time")
+		head[len(head)-1] = "suite time vs " + cs[0].Target
+		right = slices.Insert(right, 3, true)
+	}
 	if rounds {
 		head = append([]string{"round"}, head...)
 		right = append([]bool{true}, right...)
 	}
-	base := map[int]time.Duration{} // the first target's wall time in each round
+	compared := func(c CommandResult) time.Duration {
+		if suite {
+			return c.Suite
+		}
+		return c.Wall
+	}
+	base := map[int]time.Duration{} // the first target's time in each round
 	for _, c := range cs {
 		if c.Target == cs[0].Target {
-			base[c.Round] = c.Wall
+			base[c.Round] = compared(c)
 		}
 	}
 	t := &table{title: "Wall time", head: head, right: right}
@@ -331,7 +344,10 @@ func commandTable(cs []CommandResult) *table {
 			row[3], row[4], row[5] = fmt.Sprint(c.Tests.Passed), fmt.Sprint(c.Tests.Failed), fmt.Sprint(c.Tests.Skipped)
 		}
 		if c.Target != cs[0].Target {
-			row[6] = ratioWords(c.Wall, base[c.Round])
+			row[6] = ratioWords(compared(c), base[c.Round])
+		}
+		if suite {
+			row = slices.Insert(row, 3, c.Suite.Round(time.Millisecond).String())
 		}
 		if rounds {
 			row = append([]string{fmt.Sprint(c.Round)}, row...)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writeupFigure is one figure of report.json, over its columns (targets).
@@ -73,6 +74,10 @@ type writeupJSON struct {
 			Target   string
 			ExitCode int `json:"exit_code"`
 			Tests    *struct{ Passed, Failed int }
+			Suite    time.Duration `json:"suite_ns"`
+		}
+		Build *struct {
+			ExitCode int `json:"exit_code"`
 		}
 		Capacity []struct {
 			Target, Error string
@@ -337,7 +342,10 @@ var writeupJSONChecks = map[string]struct {
 				levels: []string{"eth_blockNumber alone at 50/s", "eth_getBalance alone at 50/s", "eth_chainId alone at 100/s"}},
 			{section: "batch: batch swept", targets: []string{"node", "daemon"}, figures: []string{"throughput", "error rate", "p50", "p95", "p99"},
 				levels: []string{"batch 1", "batch 10", "batch 50", "batch 100"}},
+			{section: "pool: daemon --max-idle swept", targets: []string{"node", "daemon"}, figures: []string{"throughput", "error rate", "p50", "p95", "p99"},
+				levels: []string{"daemon --max-idle 1", "daemon --max-idle 10", "daemon --max-idle 100"}},
 		},
+		steps: []writeupStep{{scenario: "heavy", targets: []string{"node", "daemon"}}},
 		more: func(t *testing.T, r writeupJSON, dir string) {
 			// the CPU of each process: the daemon's run watches the daemon and the node behind it
 			for _, s := range r.Scenarios {
@@ -407,9 +415,9 @@ var writeupJSONChecks = map[string]struct {
 	"jsonrpc-impls.yaml": {
 		tables: []writeupTable{
 			{section: "methods: each endpoint over the steps", targets: []string{"direct", "relayed"}, figures: []string{"throughput", "requests", "error rate", "mean", "p95", "p99"},
-				levels: []string{"5 connections", "10 connections"}, endpoints: []string{"eth_blockNumber", "eth_getBlockByNumber", "eth_getBalance"}},
+				levels: []string{"5 connections", "10 connections"}, endpoints: []string{"eth_blockNumber", "eth_getBlockByNumber", "eth_getBalance", "eth_chainId"}},
 			{section: "each-method: each alone", targets: []string{"direct", "relayed"}, figures: []string{"throughput", "requests", "error rate", "mean", "p95", "p99"},
-				levels: []string{"eth_call alone at its own 2 connections", "eth_estimateGas alone at its own 2 connections"}},
+				levels: []string{"eth_chainId alone", "eth_call alone at its own 2 connections", "eth_estimateGas alone at its own 2 connections"}},
 		},
 		more: func(t *testing.T, r writeupJSON, dir string) {
 			seen := map[string]bool{}
@@ -434,6 +442,12 @@ var writeupJSONChecks = map[string]struct {
 						if c.ExitCode != 0 || c.Tests == nil || c.Tests.Passed != 1 || c.Tests.Failed != 0 {
 							t.Errorf("jsonrpc-impls.yaml: e2e on %s: exit %d, tests %+v; want exit 0 and the short form's one test passed", c.Target, c.ExitCode, c.Tests)
 						}
+						if c.Suite != 12*time.Millisecond { // the short form's package event: "Elapsed":0.012
+							t.Errorf("jsonrpc-impls.yaml: e2e on %s: suite time %v; want the 12ms of its package event", c.Target, c.Suite)
+						}
+					}
+					if s.Build == nil || s.Build.ExitCode != 0 { // the suite compiled first, timed apart
+						t.Errorf("jsonrpc-impls.yaml: e2e: build %+v; want one that exited 0", s.Build)
 					}
 				}
 			}
