@@ -1,7 +1,9 @@
 package result
 
 import (
+	"fmt"
 	"io"
+	"math"
 	"math/bits"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -13,8 +15,12 @@ import (
 //   - sparse (NewHistogram): hdrhistogram-go's PackedHistogram, whose memory grows with the
 //     buckets that hold values — a few hundred bytes for an endpoint hit a few times a second, some
 //     kilobytes for a wide distribution — and whose recording costs a binary search;
-//   - dense (newDenseHistogram): hdrhistogram-go's Histogram, about 190 KB whatever it holds, the
-//     cheapest to record into. The Recorder's shards use it for plans with few endpoints.
+//   - dense (newDenseHistogram): a counts array indexed as hdrhistogram-go's Histogram indexes
+//     its own, about 190 KB whatever it holds, the cheapest to record into, which also keeps the
+//     range of indices recorded into since it was last empty, so that merging it and emptying it
+//     cost what it holds rather than its size. The Recorder's shards use it for plans with few
+//     endpoints, and only record into it, merge it and reset it; its other queries go through a
+//     sparse copy.
 //
 // Every query answers the same in both forms, bit for bit, as hdrhistogram-go's Histogram does
 // (its PackedHistogram is tested for that parity, and so is this type). Distribution lists only
@@ -22,7 +28,63 @@ import (
 // concurrent use.
 type Histogram struct {
 	p *hdr.PackedHistogram // the sparse form; nil when dense
-	d *hdr.Histogram       // the dense form; nil when sparse
+	d *dense               // the dense form; nil when sparse
+}
+
+// dense is the dense form: counts at the flat index indexOf gives, their total, and the lowest and
+// highest index recorded into since the last Reset (lo > hi when empty).
+type dense struct {
+	counts []int64
+	total  int64
+	lo, hi int
+}
+
+// countsLen is the length of the counts array of the package's range, as hdrhistogram-go makes it.
+var countsLen = len(hdr.New(HistMin, HistMax, HistSigFigs).Export().Counts)
+
+func (d *dense) record(v, n int64) error {
+	if v < 0 {
+		return fmt.Errorf("value %d is negative and cannot be recorded", v)
+	}
+	idx := indexOf(v)
+	if uint(idx) >= uint(len(d.counts)) {
+		return fmt.Errorf("value %d is too large to be recorded", v)
+	}
+	if n < 0 {
+		return fmt.Errorf("cannot record a negative count %d", n)
+	}
+	if n > math.MaxInt64-d.total {
+		return fmt.Errorf("recording %d more values would overflow the total count %d", n, d.total)
+	}
+	d.add(idx, n)
+	return nil
+}
+
+// add adds n at idx, which must be in range, keeping the touched range.
+func (d *dense) add(idx int, n int64) {
+	if n == 0 {
+		return
+	}
+	d.counts[idx] += n
+	d.total += n
+	d.lo, d.hi = min(d.lo, idx), max(d.hi, idx)
+}
+
+func (d *dense) reset() {
+	if d.lo <= d.hi {
+		clear(d.counts[d.lo : d.hi+1])
+	}
+	d.total, d.lo, d.hi = 0, len(d.counts), -1
+}
+
+// sparse returns a new sparse histogram with h's counts, for the queries of the dense form.
+func (h *Histogram) sparse() *hdr.PackedHistogram {
+	if h.p != nil {
+		return h.p
+	}
+	p := hdr.NewPacked(HistMin, HistMax, HistSigFigs)
+	h.forEach(func(idx int, n int64) bool { p.RecordValues(valueAt(int64(idx)), n); return true })
+	return p
 }
 
 // NewHistogram returns an empty sparse histogram of the package's range (values in microseconds).
@@ -31,7 +93,11 @@ func NewHistogram() *Histogram {
 }
 
 // newDenseHistogram returns an empty dense histogram: fixed memory, the fastest to record into.
-func newDenseHistogram() *Histogram { return &Histogram{d: hdr.New(HistMin, HistMax, HistSigFigs)} }
+func newDenseHistogram() *Histogram {
+	d := &dense{counts: make([]int64, countsLen)}
+	d.reset()
+	return &Histogram{d: d}
+}
 
 // Dense reports whether h is held densely.
 func (h *Histogram) Dense() bool { return h.d != nil }
@@ -40,7 +106,7 @@ func (h *Histogram) Dense() bool { return h.d != nil }
 // clamps).
 func (h *Histogram) RecordValue(v int64) error {
 	if h.d != nil {
-		return h.d.RecordValue(v)
+		return h.d.record(v, 1)
 	}
 	return h.p.RecordValue(v)
 }
@@ -48,7 +114,7 @@ func (h *Histogram) RecordValue(v int64) error {
 // RecordValues adds n occurrences of v.
 func (h *Histogram) RecordValues(v, n int64) error {
 	if h.d != nil {
-		return h.d.RecordValues(v, n)
+		return h.d.record(v, n)
 	}
 	return h.p.RecordValues(v, n)
 }
@@ -56,50 +122,35 @@ func (h *Histogram) RecordValues(v, n int64) error {
 // TotalCount returns the number of values recorded.
 func (h *Histogram) TotalCount() int64 {
 	if h.d != nil {
-		return h.d.TotalCount()
+		return h.d.total
 	}
 	return h.p.TotalCount()
 }
 
 // Min returns the lowest value equivalent to the smallest recorded.
 func (h *Histogram) Min() int64 {
-	if h.d != nil {
-		return h.d.Min()
-	}
-	return h.p.Min()
+	return h.sparse().Min()
 }
 
 // Max returns the highest value equivalent to the largest recorded.
 func (h *Histogram) Max() int64 {
-	if h.d != nil {
-		return h.d.Max()
-	}
-	return h.p.Max()
+	return h.sparse().Max()
 }
 
 // Mean returns the mean of the recorded values (each bucket at its median).
 func (h *Histogram) Mean() float64 {
-	if h.d != nil {
-		return h.d.Mean()
-	}
-	return h.p.Mean()
+	return h.sparse().Mean()
 }
 
 // StdDev returns the standard deviation of the recorded values (each bucket at its median).
 func (h *Histogram) StdDev() float64 {
-	if h.d != nil {
-		return h.d.StdDev()
-	}
-	return h.p.StdDev()
+	return h.sparse().StdDev()
 }
 
 // ValueAtQuantile returns the value at percentile q (0 to 100), as hdrhistogram-go's does; 0 when
 // empty.
 func (h *Histogram) ValueAtQuantile(q float64) int64 {
-	if h.d != nil {
-		return h.d.ValueAtQuantile(q)
-	}
-	return h.p.ValueAtPercentile(q)
+	return h.sparse().ValueAtPercentile(q)
 }
 
 // Merge adds o's counts into h; a nil or empty o adds nothing.
@@ -108,12 +159,10 @@ func (h *Histogram) Merge(o *Histogram) {
 		return
 	}
 	switch {
-	case h.d != nil && o.d != nil:
-		h.d.Merge(o.d)
 	case h.d != nil:
-		o.p.MergeInto(h.d)
+		o.forEach(func(idx int, n int64) bool { h.d.add(idx, n); return true })
 	case o.d != nil:
-		h.p.MergeFrom(o.d)
+		o.forEach(func(idx int, n int64) bool { h.p.RecordValues(valueAt(int64(idx)), n); return true })
 	default:
 		h.p.Merge(o.p)
 	}
@@ -122,7 +171,7 @@ func (h *Histogram) Merge(o *Histogram) {
 // Reset empties h, keeping its memory.
 func (h *Histogram) Reset() {
 	if h.d != nil {
-		h.d.Reset()
+		h.d.reset()
 	} else {
 		h.p.Reset()
 	}
@@ -143,11 +192,7 @@ func (h *Histogram) Distribution() []hdr.Bar {
 // HDR returns a new dense hdrhistogram-go Histogram with h's counts, for the tools that need one.
 func (h *Histogram) HDR() *hdr.Histogram {
 	d := hdr.New(HistMin, HistMax, HistSigFigs)
-	if h.d != nil {
-		d.Merge(h.d)
-	} else {
-		h.p.MergeInto(d)
-	}
+	h.sparse().MergeInto(d)
 	return d
 }
 
@@ -159,7 +204,7 @@ func (h *Histogram) PercentilesPrint(w io.Writer, ticksPerHalfDistance int32, va
 // MemorySize returns about how many bytes h holds.
 func (h *Histogram) MemorySize() int {
 	if h.d != nil {
-		return h.d.ByteSize()
+		return 8 * len(h.d.counts)
 	}
 	return h.p.GetMemorySize()
 }
@@ -171,11 +216,9 @@ func (h *Histogram) forEach(fn func(idx int, n int64) bool) {
 		h.p.ForEachBucket(func(v, n int64) bool { return fn(indexOf(v), n) })
 		return
 	}
-	if h.d.TotalCount() == 0 {
-		return
-	}
-	for idx, n := range h.d.Export().Counts {
-		if n != 0 && !fn(idx, n) {
+	d := h.d
+	for idx := d.lo; idx <= d.hi; idx++ {
+		if n := d.counts[idx]; n != 0 && !fn(idx, n) {
 			return
 		}
 	}
