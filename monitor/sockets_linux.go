@@ -32,33 +32,62 @@ const (
 	inetDiagInfo        = 2 // INET_DIAG_INFO: the tcp_info attribute
 )
 
-// tcpSockets dumps every TCP socket of this process's network namespace, IPv4 and IPv6, through
-// sock_diag, and returns the byte counters of each by its inode. Sockets without an inode (in
-// TIME_WAIT, or not yet accepted) are left out.
+// Socket states (include/net/tcp_states.h) that hold no socket of a process: a connection in
+// TIME_WAIT, and one half-open on a listener (SYN_RECV, NEW_SYN_RECV), is a kernel's mini-socket
+// without an inode until it is accepted.
+const (
+	tcpSynRecv    = 3
+	tcpTimeWait   = 6
+	tcpNewSynRecv = 12
+)
+
+// inodeStates is the states mask of the dump: every state but those, so that the kernel leaves
+// them out rather than sending each to be dropped here. On a busy machine they are most of the
+// namespace's sockets (3,700 of 3,740 in TIME_WAIT on a shared test machine).
+const inodeStates = ^uint32(1<<tcpSynRecv | 1<<tcpTimeWait | 1<<tcpNewSynRecv)
+
+// tcpSockets dumps the TCP sockets of this process's network namespace that can belong to a
+// process (inodeStates), IPv4 and IPv6, through sock_diag, and returns the byte counters of each by
+// its inode. Sockets without an inode are left out.
 func tcpSockets() (map[uint64]SockReading, error) {
+	out := make(map[uint64]SockReading)
+	err := dumpTCP(inodeStates, func(m []byte) {
+		if s, ok := parseDiagMsg(m); ok {
+			out[s.Inode] = s
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// dumpTCP asks sock_diag for the TCP sockets of this process's network namespace in the states
+// of the mask (bit 1<<state), IPv4 then IPv6, with their tcp_info, and calls fn with each
+// inet_diag_msg and its attributes; fn must not keep the slice.
+func dumpTCP(states uint32, fn func(msg []byte)) error {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return fmt.Errorf("sock_diag: %w", err)
 	}
 	defer unix.Close(fd)
 	// a reply that never comes is a failed read, not a sampler stuck for the rest of the run
 	tv := unix.Timeval{Sec: 2}
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return fmt.Errorf("sock_diag: %w", err)
 	}
 	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return fmt.Errorf("sock_diag: %w", err)
 	}
-	out := make(map[uint64]SockReading)
 	for i, family := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		if err := dumpTCP(fd, family, uint32(i+1), out); err != nil {
-			return nil, err
+		if err := dumpFamily(fd, family, uint32(i+1), states, fn); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
-func dumpTCP(fd int, family uint8, seq uint32, out map[uint64]SockReading) error {
+func dumpFamily(fd int, family uint8, seq, states uint32, fn func(msg []byte)) error {
 	req := make([]byte, unix.SizeofNlMsghdr+sizeofInetDiagReqV2)
 	ne := binary.NativeEndian
 	ne.PutUint32(req[0:], uint32(len(req)))
@@ -67,7 +96,7 @@ func dumpTCP(fd int, family uint8, seq uint32, out map[uint64]SockReading) error
 	ne.PutUint32(req[8:], seq)
 	body := req[unix.SizeofNlMsghdr:]
 	body[0], body[1], body[2] = family, unix.IPPROTO_TCP, 1<<(inetDiagInfo-1)
-	ne.PutUint32(body[4:], ^uint32(0)) // every state
+	ne.PutUint32(body[4:], states)
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return fmt.Errorf("sock_diag: %w", err)
 	}
@@ -93,9 +122,7 @@ func dumpTCP(fd int, family uint8, seq uint32, out map[uint64]SockReading) error
 				}
 				return errors.New("sock_diag: error reply")
 			case unix.SOCK_DIAG_BY_FAMILY:
-				if s, ok := parseDiagMsg(m.Data); ok {
-					out[s.Inode] = s
-				}
+				fn(m.Data)
 			}
 		}
 	}
