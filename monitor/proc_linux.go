@@ -128,13 +128,29 @@ func (r *reader) netnsOf(pid int) netns {
 // readSockets reads the TCP sockets the processes pids hold open, each socket once however many
 // processes share it; known is false when some process now in the target could not be read (it
 // moved to another network namespace, its descriptors became unreadable) or sock_diag failed.
+//
+// The sockets of this very process are read with getsockopt on its own descriptors (ownTCPSockets),
+// cheaper than sock_diag's dump, whose cost follows every socket of the namespace (the kernel
+// walks its whole table of connections): the generator watching itself does not dump at all.
 func (r *reader) readSockets(pids []int) (socks []SockReading, known bool) {
-	all, err := tcpSockets()
-	if err != nil {
-		return nil, false
-	}
+	var all map[uint64]SockReading
 	seen := make(map[uint64]bool)
 	for _, pid := range pids {
+		if pid == os.Getpid() {
+			for _, k := range ownTCPSockets() {
+				if !seen[k.Inode] {
+					seen[k.Inode] = true
+					socks = append(socks, k)
+				}
+			}
+			continue
+		}
+		if all == nil {
+			var err error
+			if all, err = tcpSockets(); err != nil {
+				return nil, false
+			}
+		}
 		inodes, err := socketInodes(pid)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // exited meanwhile

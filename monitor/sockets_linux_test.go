@@ -7,6 +7,8 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -18,36 +20,16 @@ import (
 // while every live connection still comes with its exact byte counts.
 func TestTCPSocketsSkipsTimeWait(t *testing.T) {
 	t.Parallel()
-	if err := dumpTCP(inodeStates, func([]byte) {}); err != nil {
-		t.Skipf("sock_diag not available: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := diagListener(t)
 	port := uint16(ln.Addr().(*net.TCPAddr).Port)
 	deadline := time.Now().Add(20 * time.Second)
-	_ = ln.(*net.TCPListener).SetDeadline(deadline)
-	dial := func() (client, server net.Conn) {
-		t.Helper()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = c.SetDeadline(deadline)
-		_ = s.SetDeadline(deadline)
-		return c, s
-	}
 
 	// 5 connections closed by the client first: each client end goes to TIME_WAIT
 	const closed = 5
+	ours := map[uint16]bool{} // their client ports (a TIME_WAIT of an earlier run may share the server's)
 	for range closed {
-		c, s := dial()
+		c, s := loopbackPair(t, ln, 0, 0)
+		ours[uint16(c.LocalAddr().(*net.TCPAddr).Port)] = true
 		c.Close()
 		if _, err := io.Copy(io.Discard, s); err != nil { // the client's FIN arrived
 			t.Fatal(err)
@@ -55,30 +37,11 @@ func TestTCPSocketsSkipsTimeWait(t *testing.T) {
 		s.Close()
 	}
 	// 3 live connections, each sending 1000·(i+1) bytes and receiving 70·(i+1)
-	type live struct {
-		inode   uint64
-		out, in uint64
-		srv     net.Conn
-	}
-	var lives []live
+	want := map[uint64][2]uint64{} // inode: sent, received
 	for i := range 3 {
-		c, s := dial()
-		defer c.Close()
-		defer s.Close()
-		out, in := 1000*(i+1), 70*(i+1)
-		if _, err := c.Write(bytes.Repeat([]byte{'q'}, out)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadFull(s, make([]byte, out)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Write(bytes.Repeat([]byte{'a'}, in)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.ReadFull(c, make([]byte, in)); err != nil {
-			t.Fatal(err)
-		}
-		lives = append(lives, live{inode: inodeOf(t, c), out: uint64(out), in: uint64(in), srv: s})
+		c, s := loopbackPair(t, ln, 1000*(i+1), 70*(i+1))
+		want[inodeOf(t, c)] = [2]uint64{uint64(1000 * (i + 1)), uint64(70 * (i + 1))}
+		want[inodeOf(t, s)] = [2]uint64{uint64(70 * (i + 1)), uint64(1000 * (i + 1))}
 	}
 
 	// the client ends reach TIME_WAIT as the server's FIN is processed: dump every state until all
@@ -87,7 +50,7 @@ func TestTCPSocketsSkipsTimeWait(t *testing.T) {
 		t.Helper()
 		err := dumpTCP(states, func(m []byte) {
 			// inet_diag_msg: family, state, timer, retrans, then sport and dport, big-endian
-			if len(m) >= 8 && m[1] == tcpTimeWait && binary.BigEndian.Uint16(m[6:]) == port {
+			if len(m) >= 8 && m[1] == tcpTimeWait && ours[binary.BigEndian.Uint16(m[4:])] && binary.BigEndian.Uint16(m[6:]) == port {
 				n++
 			}
 		})
@@ -101,7 +64,7 @@ func TestTCPSocketsSkipsTimeWait(t *testing.T) {
 		seen = timeWait(^uint32(0))
 	}
 	if seen != closed {
-		t.Fatalf("the dump of every state shows %d connections to port %d in TIME_WAIT; want %d", seen, port, closed)
+		t.Fatalf("the dump of every state shows %d of the connections to port %d in TIME_WAIT; want %d", seen, port, closed)
 	}
 	if n := timeWait(inodeStates); n != 0 {
 		t.Errorf("the sampler's dump has %d connections in TIME_WAIT; want none: the kernel should leave them out", n)
@@ -110,22 +73,127 @@ func TestTCPSocketsSkipsTimeWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, l := range lives {
-		got, ok := all[l.inode]
-		if !ok || got.Sent != l.out || got.Received != l.in {
-			t.Errorf("live connection %d (inode %d): found %v, sent %d, received %d; want sent %d, received %d",
-				i, l.inode, ok, got.Sent, got.Received, l.out, l.in)
+	sameBytes(t, "sock_diag", all, want)
+}
+
+// This process's own sockets, read through getsockopt on its descriptors (as the generator's
+// monitor of itself reads them), are the TCP sockets sock_diag's dump gives for its inodes, with
+// the same byte counts: a listener and three connections that moved known bytes, and not a UDP
+// socket nor a Unix socket pair.
+func TestOwnTCPSocketsMatchDump(t *testing.T) {
+	t.Parallel()
+	ln := diagListener(t)
+	want := map[uint64][2]uint64{inodeOf(t, ln): {0, 0}} // inode: sent, received
+	for i := range 3 {
+		c, s := loopbackPair(t, ln, 3000*(i+1), 11*(i+1))
+		want[inodeOf(t, c)] = [2]uint64{uint64(3000 * (i + 1)), uint64(11 * (i + 1))}
+		want[inodeOf(t, s)] = [2]uint64{uint64(11 * (i + 1)), uint64(3000 * (i + 1))}
+	}
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	notTCP := map[uint64]string{inodeOf(t, udp): "the UDP socket"}
+	for _, fd := range pair {
+		ino, ok := socketInode(fd)
+		if !ok {
+			t.Fatalf("descriptor %d of the Unix socket pair is not a socket", fd)
 		}
-		if srv, ok := all[inodeOf(t, l.srv)]; !ok || srv.Sent != l.in || srv.Received != l.out {
-			t.Errorf("its server end: found %v, sent %d, received %d; want %d, %d", ok, srv.Sent, srv.Received, l.in, l.out)
+		notTCP[ino] = "a Unix socket"
+	}
+
+	// this process's sampler reads its sockets so; listed twice, each socket counts once
+	socks, known := (&reader{}).readSockets([]int{os.Getpid(), os.Getpid()})
+	if !known {
+		t.Fatal("this process's own sockets: not known")
+	}
+	own := map[uint64]SockReading{}
+	for _, k := range socks {
+		if _, twice := own[k.Inode]; twice {
+			t.Errorf("inode %d listed twice", k.Inode)
+		}
+		if name, ok := notTCP[k.Inode]; ok {
+			t.Errorf("getsockopt route: %s (inode %d) counted as a TCP socket", name, k.Inode)
+		}
+		own[k.Inode] = k
+	}
+	dump, err := tcpSockets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, "getsockopt", own, want)
+	sameBytes(t, "sock_diag", dump, want)
+}
+
+// diagListener skips t where sock_diag cannot be read, and otherwise returns a listener on
+// loopback, closed when t ends.
+func diagListener(t *testing.T) net.Listener {
+	t.Helper()
+	if err := dumpTCP(inodeStates, func([]byte) {}); err != nil {
+		t.Skipf("sock_diag not available: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// sameBytes fails unless all holds every socket of want (inode: sent, received) with its bytes.
+func sameBytes(t *testing.T, route string, all map[uint64]SockReading, want map[uint64][2]uint64) {
+	t.Helper()
+	for ino, w := range want {
+		if got, ok := all[ino]; !ok || got.Sent != w[0] || got.Received != w[1] {
+			t.Errorf("%s route, inode %d: found %v, sent %d, received %d; want sent %d, received %d",
+				route, ino, ok, got.Sent, got.Received, w[0], w[1])
 		}
 	}
 }
 
-// inodeOf returns the inode of a connection's socket, as /proc/PID/fd links name it.
-func inodeOf(t *testing.T, c net.Conn) uint64 {
+// loopbackPair connects to ln and accepts, sends out bytes from the client end and in bytes from
+// the server end, each read in full by the other, and returns both ends, closed when t ends.
+func loopbackPair(t *testing.T, ln net.Listener, out, in int) (client, server net.Conn) {
 	t.Helper()
-	rc, err := c.(*net.TCPConn).SyscallConn()
+	deadline := time.Now().Add(20 * time.Second)
+	_ = ln.(*net.TCPListener).SetDeadline(deadline)
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	_ = c.SetDeadline(deadline)
+	_ = s.SetDeadline(deadline)
+	for _, x := range []struct {
+		from, to net.Conn
+		n        int
+	}{{c, s, out}, {s, c, in}} {
+		if _, err := x.from.Write(bytes.Repeat([]byte{'q'}, x.n)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(x.to, make([]byte, x.n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, s
+}
+
+// inodeOf returns the inode of a connection's socket, as /proc/PID/fd links name it.
+func inodeOf(t *testing.T, c any) uint64 {
+	t.Helper()
+	rc, err := c.(syscall.Conn).SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,15 +205,42 @@ func inodeOf(t *testing.T, c net.Conn) uint64 {
 	return st.Ino
 }
 
-// BenchmarkTCPSockets is the own-socket sampler's dump, once a second in a run: its cost follows
-// the namespace's sockets in the states it asks for.
+// BenchmarkTCPSockets is the own-socket sampler's read, once a second in a run, with 50
+// connections open on loopback: "dump" asks sock_diag for the namespace's sockets, whose cost
+// follows every socket of the namespace; "self" reads this process's own by getsockopt, as the
+// generator's monitor of itself does.
 //
 //	ss -s; go test -run '^$' -bench TCPSockets ./monitor
 func BenchmarkTCPSockets(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := tcpSockets(); err != nil {
-			b.Skip(err)
-		}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
 	}
+	defer ln.Close()
+	for range 50 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		s, err := ln.Accept()
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+	}
+	b.Run("dump", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := tcpSockets(); err != nil {
+				b.Skip(err)
+			}
+		}
+	})
+	b.Run("self", func(b *testing.B) {
+		for b.Loop() {
+			if _, known := (&reader{}).readSockets([]int{os.Getpid()}); !known {
+				b.Fatal("not known")
+			}
+		}
+	})
 }
