@@ -73,6 +73,17 @@ func serveHelper(addr string) int {
 			})
 		}))
 	}
+	if text := os.Getenv(helperReady); text != "" {
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/ready" {
+					h.ServeHTTP(w, r)
+					return
+				}
+				fmt.Fprintf(w, "%s\nsecond line\n", text)
+			})
+		}))
+	}
 	s, err := lab.New(lab.Config{Addr: addr}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -88,6 +99,9 @@ func serveHelper(addr string) int {
 
 // helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
 const helperHoldMiB = "HELPER_HOLD_MIB"
+
+// helperReady makes the helper answer GET /ready with this text, then a second line.
+const helperReady = "HELPER_READY"
 
 // helperExitAfter makes the helper exit with status 3 as it answers that many requests.
 const helperExitAfter = "HELPER_EXIT_AFTER"
