@@ -33,6 +33,11 @@ type CommandResult struct {
 	// Tests counts the tests of the JUnit XML reports the command wrote when the scenario names
 	// them (plan.Scenario.JUnit), else of its `go test -json` output; nil when there were none.
 	Tests *TestCounts `json:"tests,omitempty"`
+	// Suite is the suite's own time as `go test -json` reports it: the Elapsed of its package
+	// events, the time each package's test binary ran, build and link left out (summed over the
+	// packages when there are several; they may run at once); 0 when the output has none (JUnit
+	// XML counts, another command).
+	Suite time.Duration `json:"suite_ns,omitempty"`
 	// TestsErr says why the JUnit XML reports could not be counted: the command wrote none, or one
 	// is not JUnit XML (its file, line and column named); "" when they were.
 	TestsErr string `json:"tests_error,omitempty"`
@@ -79,15 +84,19 @@ type TestCounts struct {
 
 // testEvent is the part of a `go test -json` line that counts.
 type testEvent struct {
-	Action string
-	Test   string
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64 // seconds
 }
 
-// testCounter is an io.Writer that reads `go test -json` lines as they come and counts the tests.
+// testCounter is an io.Writer that reads `go test -json` lines as they come, counts the tests and
+// adds up the packages' own times.
 type testCounter struct {
 	partial []byte
 	counts  TestCounts
 	seen    bool
+	suite   time.Duration
 }
 
 func (t *testCounter) Write(b []byte) (int, error) {
@@ -112,7 +121,13 @@ func (t *testCounter) line(l []byte) {
 		return
 	}
 	var ev testEvent
-	if json.Unmarshal(l, &ev) != nil || ev.Test == "" {
+	if json.Unmarshal(l, &ev) != nil {
+		return
+	}
+	if ev.Test == "" {
+		if ev.Package != "" && (ev.Action == "pass" || ev.Action == "fail") {
+			t.suite += time.Duration(ev.Elapsed * float64(time.Second)) // the package's test binary
+		}
 		return
 	}
 	switch ev.Action {
@@ -176,6 +191,7 @@ func runCommand(ctx context.Context, s plan.Scenario, t plan.BenchTarget, round 
 	if counter.seen {
 		r.Tests = &counter.counts
 	}
+	r.Suite = counter.suite
 	return r
 }
 

@@ -76,13 +76,9 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 					groupHTML(w, g, statsOf(o.Bench, s, opt.Stats))
 				}
 			}
-			if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt.Stats)); t != nil {
-				fmt.Fprintf(w, "<h2>%s</h2>\n", html.EscapeString(sideHeading(s)))
-				t.write(w, "html")
-			}
-			if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt.Stats)); t != nil {
-				fmt.Fprintf(w, "<h2>%s: each endpoint over the steps</h2>\n", html.EscapeString(s.Name))
-				t.write(w, "html")
+			for _, t := range sideTables(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, opt.Stats)) {
+				fmt.Fprintf(w, "<h2>%s</h2>\n", html.EscapeString(t.Section))
+				t.table().write(w, "html")
 			}
 			if t := wholeRunTable(s.Name, o.Groups()); t != nil {
 				fmt.Fprintf(w, "<h2>%s: whole scenario</h2>\n", html.EscapeString(s.Name))

@@ -17,6 +17,8 @@ const SelfLabel = runner.SelfLabel
 // startedTarget is a target's started command as the runs against it see it.
 type startedTarget struct {
 	proc *process
+	// command is the command it was started with: the target's, or with a swept flag set.
+	command []string
 	// pids are what is watched of it: the processes of its command that answer on its port, else
 	// the command itself (see answering).
 	pids []int

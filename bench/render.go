@@ -233,15 +233,10 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 				t.write(w, format)
 			}
 		}
-		if t := aloneTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
+		for _, t := range sideTables(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)) {
 			sep()
-			heading(sideHeading(s))
-			t.write(w, format)
-		}
-		if t := methodsTable(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given)); t != nil {
-			sep()
-			heading(s.Name + ": each endpoint over the steps")
-			t.write(w, format)
+			heading(t.Section)
+			t.table().write(w, format)
 		}
 		if t := wholeRunTable(s.Name, o.Groups()); t != nil {
 			sep()
@@ -368,19 +363,32 @@ func (c CommandResult) buildLine() string {
 }
 
 // commandTable has each run of a command scenario, in the order they ran, with its wall time
-// against the first target's in the same round.
+// against the first target's in the same round — or, when every run's `go test -json` output gave
+// the suite's own time, that time (a column of its own) against the first target's.
 func commandTable(cs []CommandResult) *table {
 	rounds := cs[len(cs)-1].Round > 0
+	suite := !slices.ContainsFunc(cs, func(c CommandResult) bool { return c.Suite <= 0 })
 	head := []string{"target", "exit", "wall time", "passed", "failed", "skipped", "vs " + cs[0].Target}
 	right := []bool{false, true, true, true, true, true, false}
+	if suite {
+		head = slices.Insert(head, 3, "suite time")
+		head[len(head)-1] = "suite time vs " + cs[0].Target
+		right = slices.Insert(right, 3, true)
+	}
 	if rounds {
 		head = append([]string{"round"}, head...)
 		right = append([]bool{true}, right...)
 	}
-	base := map[int]time.Duration{} // the first target's wall time in each round
+	compared := func(c CommandResult) time.Duration {
+		if suite {
+			return c.Suite
+		}
+		return c.Wall
+	}
+	base := map[int]time.Duration{} // the first target's time in each round
 	for _, c := range cs {
 		if c.Target == cs[0].Target {
-			base[c.Round] = c.Wall
+			base[c.Round] = compared(c)
 		}
 	}
 	t := &table{title: "Wall time", head: head, right: right}
@@ -393,7 +401,10 @@ func commandTable(cs []CommandResult) *table {
 			row[3], row[4], row[5] = fmt.Sprint(c.Tests.Passed), fmt.Sprint(c.Tests.Failed), fmt.Sprint(c.Tests.Skipped)
 		}
 		if c.Target != cs[0].Target {
-			row[6] = ratioWords(c.Wall, base[c.Round])
+			row[6] = ratioWords(compared(c), base[c.Round])
+		}
+		if suite {
+			row = slices.Insert(row, 3, c.Suite.Round(time.Millisecond).String())
 		}
 		if rounds {
 			row = append([]string{fmt.Sprint(c.Round)}, row...)
@@ -496,6 +507,9 @@ type scenarioJSON struct {
 	Commands []CommandResult `json:"commands,omitempty"`
 	// Capacity is each target's search: capacity.Render's JSON, or the error that stopped it.
 	Capacity []capacityJSON `json:"capacity,omitempty"`
+	// Tables are the scenario's steps side by side, as in report.md after its steps: each alone,
+	// a parameter swept, each endpoint over the steps.
+	Tables []SideTable `json:"tables,omitempty"`
 	// WholeRun is, for a scenario run in steps, each target's resources over all its steps.
 	WholeRun []WholeRun `json:"whole_run,omitempty"`
 }
@@ -516,6 +530,10 @@ type stepJSON struct {
 	Errors  map[string]string `json:"errors,omitempty"`
 	// Report is report.Render's JSON: one run's report, or several runs compared.
 	Report json.RawMessage `json:"report,omitempty"`
+	// ResourcesVs is, as in the step's table of resources compared, each target's first watched
+	// process against the first target's in words ("1.5× more CPU, 1.8× more memory"); each run's
+	// resources are in Report.
+	ResourcesVs map[string]string `json:"resources_vs_first,omitempty"`
 }
 
 func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
@@ -575,9 +593,11 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 					return err
 				}
 				st.Report = b.Bytes()
+				st.ResourcesVs = resourcesVs(labels, resourcesOf(sums))
 			}
 			sj.Steps = append(sj.Steps, st)
 		}
+		sj.Tables = sideTables(s, o.Bench.Targets, o.Groups(), statsOf(o.Bench, s, given))
 		sj.WholeRun = wholeRun(s.Name, o.Groups())
 		bj.Scenarios = append(bj.Scenarios, sj)
 	}

@@ -245,7 +245,7 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 			continue
 		}
 		o.progress("starting target %s", t.Name)
-		p, err := startTarget(ctx, t, b.Dir, o.LogDir)
+		p, err := startTarget(ctx, t, b.Dir, o.LogDir, false)
 		if err != nil {
 			if ctx.Err() != nil {
 				out.Interrupted = true
@@ -257,9 +257,40 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 		procs = append(procs, p)
 		out.Started = append(out.Started, p.ready)
 		o.progress("target %s ready after %v%s", t.Name, p.ready.After.Round(time.Millisecond), answerText(p.ready))
-		st := &startedTarget{proc: p}
+		st := &startedTarget{proc: p, command: t.Command}
 		st.pids, st.note = answering(ctx, p, t)
 		started[t.Name] = st
+	}
+	// runAt starts again each target whose command run k of s needs otherwise (a sweep of a flag of
+	// its command); false when one could not start, which ends the plan's run.
+	runAt := func(s plan.Scenario, k int) bool {
+		for _, t := range b.Targets {
+			st, ok := started[t.Name]
+			want := s.TargetAt(t, k)
+			if !ok || slices.Equal(st.command, want.Command) {
+				continue
+			}
+			o.progress("starting target %s again: %s", t.Name, strings.Join(want.Command, " "))
+			i := slices.Index(procs, st.proc)
+			procs = slices.Delete(procs, i, i+1)
+			st.proc.stop()
+			portFreed(ctx, t, StopTimeout)
+			p, err := startTarget(ctx, want, b.Dir, o.LogDir, true)
+			if err != nil {
+				delete(started, t.Name)
+				if ctx.Err() != nil {
+					out.Interrupted = true
+				} else {
+					out.TargetErr = err
+				}
+				return false
+			}
+			procs = slices.Insert(procs, i, p)
+			st = &startedTarget{proc: p, command: want.Command}
+			st.pids, st.note = answering(ctx, p, want)
+			started[t.Name] = st
+		}
+		return true
 	}
 	// ended says why the runs against t no longer count: its started command has exited.
 	ended := func(t plan.BenchTarget) string {
@@ -269,6 +300,9 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 		return ""
 	}
 	for _, s := range b.Scenarios {
+		if !runAt(s, 0) {
+			return out
+		}
 		if s.IsCommand() {
 			o.runCommands(ctx, s, b, ended, out)
 			if ctx.Err() != nil {
@@ -278,6 +312,9 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 			continue
 		}
 		for k := range s.Runs() {
+			if k > 0 && !runAt(s, k) {
+				return out
+			}
 			for _, t := range b.Targets {
 				if ctx.Err() != nil {
 					out.Interrupted = true

@@ -14,9 +14,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rpcbench/rpcbench/engine"
 	"github.com/rpcbench/rpcbench/output"
@@ -84,6 +86,24 @@ func serveHelper(addr string) int {
 			})
 		}))
 	}
+	if f := os.Getenv(helperTagLog); f != "" {
+		tag := "none" // the value of --tag in the helper's arguments
+		if i := slices.Index(os.Args, "--tag"); i > 0 && i+1 < len(os.Args) {
+			tag = os.Args[i+1]
+		}
+		var mu sync.Mutex
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock() // written before the answer: a run that has its answers has their lines
+				if l, err := os.OpenFile(f, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+					fmt.Fprintln(l, tag)
+					l.Close()
+				}
+				mu.Unlock()
+				h.ServeHTTP(w, r)
+			})
+		}))
+	}
 	s, err := lab.New(lab.Config{Addr: addr}, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -102,6 +122,10 @@ const helperHoldMiB = "HELPER_HOLD_MIB"
 
 // helperReady makes the helper answer GET /ready with this text, then a second line.
 const helperReady = "HELPER_READY"
+
+// helperTagLog makes the helper add a line to the file it names for each request it answers: the
+// value of its --tag argument.
+const helperTagLog = "HELPER_TAG_LOG"
 
 // helperExitAfter makes the helper exit with status 3 as it answers that many requests.
 const helperExitAfter = "HELPER_EXIT_AFTER"
@@ -328,13 +352,10 @@ scenarios:
 
 // TestCommandScenario runs a command against two targets: its exit status, its `go test -json`
 // counts and the target's URL in its environment.
-func TestCommandScenario(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	script := `printf '{"Action":"run","Test":"TestA"}\n{"Action":"pass","Test":"TestA"}\n{"Action":"pass","Test":"TestA/sub"}\n'
-printf '{"Action":"skip","Test":"TestC"}\nnot json\n{"Action":"pass","Package":"p"}\n'
-if [ "$RPCBENCH_TARGET_NAME" = b ]; then printf '{"Action":"fail","Test":"TestB"}'; exit 3; fi
-echo "$RPCBENCH_TARGET_URL" > url.txt`
+// runScriptOnTwo runs a plan in dir whose one scenario, e2e, is script run against targets a and
+// b, and returns what it did: one command run against each.
+func runScriptOnTwo(t *testing.T, dir, script string, o Options) *Outcome {
+	t.Helper()
 	bench := readBench(t, dir, fmt.Sprintf(`targets:
   a: {url: "http://127.0.0.1:1/"}
   b: {url: "http://127.0.0.1:2/"}
@@ -343,14 +364,25 @@ scenarios:
     command: %q
     timeout: 1m
 `, script))
-	logDir := t.TempDir()
-	out, err := Run(context.Background(), bench, Options{LogDir: logDir})
+	out, err := Run(context.Background(), bench, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Commands) != 2 {
 		t.Fatalf("commands: got %+v", out.Commands)
 	}
+	return out
+}
+
+func TestCommandScenario(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `printf '{"Action":"run","Test":"TestA"}\n{"Action":"pass","Test":"TestA"}\n{"Action":"pass","Test":"TestA/sub"}\n'
+printf '{"Action":"skip","Test":"TestC"}\nnot json\n{"Action":"pass","Package":"p"}\n'
+if [ "$RPCBENCH_TARGET_NAME" = b ]; then printf '{"Action":"fail","Test":"TestB"}'; exit 3; fi
+echo "$RPCBENCH_TARGET_URL" > url.txt`
+	logDir := t.TempDir()
+	out := runScriptOnTwo(t, dir, script, Options{LogDir: logDir})
 	a, b := out.Commands[0], out.Commands[1]
 	if a.ExitCode != 0 || !a.OK() || a.Tests == nil || *a.Tests != (TestCounts{Passed: 2, Skipped: 1}) {
 		t.Errorf("a: got %+v, tests %+v; want exit 0, 2 passed, 1 skipped", a, a.Tests)
@@ -373,6 +405,35 @@ scenarios:
 	}
 	if !strings.Contains(md.String(), "| b | 3 | ") || !strings.Contains(md.String(), "| 2 | 1 | 1 |") {
 		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+// A command's `go test -json` output gives the suite's own time, the Elapsed of its package events
+// (summed over packages): what ran before the test binaries (here a sleep standing in for the
+// build) is in the wall time only, and the report compares the suite times.
+func TestCommandSuiteTime(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `sleep 0.3
+printf '{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}\n{"Action":"pass","Package":"p","Elapsed":0.2}\n'
+if [ "$RPCBENCH_TARGET_NAME" = b ]; then printf '{"Action":"fail","Package":"q","Elapsed":0.3}\n{"Action":"output","Package":"q","Elapsed":9}\n'; fi`
+	out := runScriptOnTwo(t, dir, script, Options{})
+	// a: package p's 0.2 s; b: p's 0.2 s and q's 0.3 s; the test's own 0.1 s and an output line's
+	// Elapsed are no package's time
+	for i, want := range []time.Duration{200 * time.Millisecond, 500 * time.Millisecond} {
+		c := out.Commands[i]
+		if c.Suite != want || c.Wall < 300*time.Millisecond {
+			t.Errorf("%s: suite time %v, wall time %v; want %v, and a wall time of at least the 300ms before the suite", c, c.Suite, c.Wall, want)
+		}
+	}
+	var md bytes.Buffer
+	if err := Render(&md, out, "markdown", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"| target | exit | wall time | suite time | passed | failed | skipped | suite time vs a |", "| 0 | ", " | 200ms | 1 | 0 | 0 |  |", " | 500ms | 1 | 0 | 0 | 2.50× longer |"} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("markdown lacks %q:\n%s", w, md.String())
+		}
 	}
 }
 

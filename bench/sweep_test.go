@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -169,5 +172,89 @@ scenarios:
 	}
 	if strings.Contains(md, "## one: each endpoint over the steps") {
 		t.Errorf("a scenario of one endpoint has a table of its endpoints:\n%s", md)
+	}
+}
+
+// TestRunSweepTargetFlag runs a scenario with sweep: {a --tag: …}: before each value's runs,
+// target a's command is started again with --tag set to that value, so that every request of the
+// run at that value is answered by the process started with it; target b, without a command, runs
+// at each value as it is; the scenario after the sweep is answered by a's command as the plan
+// gives it (--tag 7). The report puts the values side by side.
+func TestRunSweepTargetFlag(t *testing.T) {
+	t.Parallel()
+	other, _ := countingLab(t)
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	tags := filepath.Join(dir, "tags.txt")
+	bench := readBench(t, dir, fmt.Sprintf(`targets:
+  a:
+    url: http://%s/
+    command: [%q, --tag, "7"]
+    env: {%s: %q, %s: %q}
+    ready_timeout: 1m
+  b: {url: %s/}
+scenarios:
+  pool:
+    connections: 1
+    requests: 5
+    sweep: {a --tag: [1, 20]}
+  after: {requests: 3, connections: 1}
+`, addr, os.Args[0], helperEnv, addr, helperTagLog, tags, other.URL()))
+	var got []string // per run against a: its label, and the tags of the processes that answered it
+	read := 0
+	var progress bytes.Buffer
+	out, err := Run(context.Background(), bench, Options{
+		LogDir:   dir,
+		Progress: &progress,
+		Outputs: func(id RunID) output.Set {
+			return output.Set{&probe{stop: func(*engine.Result, *summary.Summary) {
+				if id.Target != "a" {
+					return
+				}
+				b, _ := os.ReadFile(tags)
+				lines := strings.Fields(string(b))
+				got = append(got, fmt.Sprintf("%s %s: %s", id.Scenario, id.Level, strings.Join(lines[read:], ",")))
+				read = len(lines)
+			}}}
+		},
+	})
+	if err != nil || out.TargetErr != nil {
+		t.Fatal(err, out.TargetErr)
+	}
+	want := []string{"pool a --tag 1: 1,1,1,1,1", "pool a --tag 20: 20,20,20,20,20", "after : 7,7,7"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs against a and who answered them:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(out.Runs) != 6 {
+		t.Fatalf("%d runs; want 6 (2 values and 1 after, against a and b)", len(out.Runs))
+	}
+	for _, m := range out.Runs {
+		if m.Err != nil || m.TargetEnded != "" || m.Summary.Requests.Errors != 0 {
+			t.Errorf("%s: %v %s %+v", m.RunID, m.Err, m.TargetEnded, m.Summary.Requests)
+		}
+	}
+	// a's command started four times: as given, then again at --tag 1, at --tag 20, and as given
+	// for "after"
+	starts := strings.Count(progress.String(), "starting target a again:")
+	for _, w := range []string{"starting target a again: " + os.Args[0] + " --tag 1\n", "starting target a again: " + os.Args[0] + " --tag 20\n", "starting target a again: " + os.Args[0] + " --tag 7\n"} {
+		if !strings.Contains(progress.String(), w) {
+			t.Errorf("progress lacks %q:\n%s", w, progress.String())
+		}
+	}
+	if starts != 3 {
+		t.Errorf("target a started again %d times; want 3:\n%s", starts, progress.String())
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "a.log"))
+	if n := strings.Count(string(log), "rpcbench bench: target a started again: "); n != 3 {
+		t.Errorf("a.log tells %d new starts; want 3 (the log is added to, not replaced):\n%s", n, log)
+	}
+	var doc bytes.Buffer
+	if err := Render(&doc, out, "markdown", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## pool: a --tag swept", "a --tag swept, side by side (one step per value of a --tag)", "| a --tag 1 | throughput |", "| a --tag 20 | throughput |"} {
+		if !strings.Contains(doc.String(), w) {
+			t.Errorf("report lacks %q:\n%s", w, doc.String())
+		}
 	}
 }

@@ -93,18 +93,23 @@ func primary(rs []result.Resources) (result.Resources, bool) {
 // memory"); nil when no run watched its target.
 func resourcesTable(g Group) *table {
 	sums, labels := g.Summaries()
+	return resourcesCompared("Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages)",
+		labels, resourcesOf(sums), summary.ProcessesText)
+}
+
+// resourcesOf returns what each run of sums watched.
+func resourcesOf(sums []*summary.Summary) [][]result.Resources {
 	res := make([][]result.Resources, len(sums))
 	for i, s := range sums {
 		res[i] = s.Resources
 	}
-	return resourcesCompared("Resources compared (avg / peak over each measured part; CPU in % of one core; ratios of the averages)",
-		labels, res, summary.ProcessesText)
+	return res
 }
 
 // resourcesCompared is the table of resourcesTable over res, what was watched of each target
 // (labels), procs writing a row's processes cell; nil when nothing of any target was watched.
 func resourcesCompared(title string, labels []string, res [][]result.Resources, procs func(result.Resources) string) *table {
-	base, baseOK := result.Resources{}, false
+	baseOK, vs := false, resourcesVs(labels, res)
 	t := &table{
 		title: title,
 		head:  []string{"target", "watched", "processes", "CPU", "memory (RSS)", "disk read/s", "disk write/s", ""},
@@ -117,9 +122,7 @@ func resourcesCompared(title string, labels []string, res [][]result.Resources, 
 			continue
 		}
 		any = true
-		if i == 0 {
-			base, baseOK = p, true
-		}
+		baseOK = baseOK || i == 0
 		for _, r := range rs {
 			if r.Self {
 				continue
@@ -127,8 +130,8 @@ func resourcesCompared(title string, labels []string, res [][]result.Resources, 
 			sm := &r.Summary
 			row := []string{labels[i], r.Target, procs(r), avgPeak(sm.CPUPercent, pct), avgPeak(sm.RSS, bytesText),
 				avgPeak(sm.DiskRead, bytesText), avgPeak(sm.DiskWrite, bytesText), ""}
-			if i > 0 && baseOK && r.Target == p.Target {
-				row[7] = resourceWords(p.Summary, base.Summary)
+			if r.Target == p.Target {
+				row[7] = vs[labels[i]]
 			}
 			t.rows = append(t.rows, row)
 		}
@@ -145,6 +148,26 @@ func resourcesCompared(title string, labels []string, res [][]result.Resources, 
 		}
 	}
 	return t
+}
+
+// resourcesVs says, per target after the first (labels), how its first watched process in res
+// compares with the first target's, in words ("1.5× less CPU, 11× less memory"); nil when the
+// first target was not watched.
+func resourcesVs(labels []string, res [][]result.Resources) map[string]string {
+	if len(res) == 0 {
+		return nil
+	}
+	base, ok := primary(res[0])
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 1; i < len(res); i++ {
+		if p, ok := primary(res[i]); ok {
+			out[labels[i]] = resourceWords(p.Summary, base.Summary)
+		}
+	}
+	return out
 }
 
 // resourceWords says how a target's averages compare with the base's: "1.5× less CPU, 11× less

@@ -123,13 +123,21 @@ func (p *process) exited() (bool, error) {
 // startTarget starts t's command and waits until it is ready: its ready URL answers with a status
 // below 500, or, without one, its URL's port takes connections. A port that takes connections
 // before the command starts is refused (see portFree): the runs would measure whatever holds it.
-// The command's output goes to logDir/NAME.log when logDir is set.
-func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string) (*process, error) {
+// The command's output goes to logDir/NAME.log when logDir is set; again (a target started anew
+// with another command) adds to that log after a line that gives the new command.
+func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, again bool) (*process, error) {
 	var log io.WriteCloser
 	if logDir != "" {
-		f, err := os.Create(filepath.Join(logDir, t.Name+".log"))
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if again {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		f, err := os.OpenFile(filepath.Join(logDir, t.Name+".log"), flags, 0o666)
 		if err != nil {
 			return nil, err
+		}
+		if again {
+			fmt.Fprintf(f, "rpcbench bench: target %s started again: %s\n", t.Name, strings.Join(t.Command, " "))
 		}
 		log = f
 	}
@@ -242,6 +250,22 @@ func portFree(ctx context.Context, t plan.BenchTarget) error {
 		return nil
 	}
 	return fmt.Errorf("target %s: port %d (%s) is in use before its command starts%s: stop that process, or give the target a free port", t.Name, addr.Port, plan.RedactURL(t.URL), heldBy(addr))
+}
+
+// portFreed waits, up to wait, until t's URL takes no connection: a stopped command's children
+// (a server under /bin/sh -c) may still hold its port for a moment after the command has exited.
+func portFreed(ctx context.Context, t plan.BenchTarget, wait time.Duration) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := time.NewTicker(pollEvery / 5)
+	defer tick.Stop()
+	for monitor.AnswerAt(ctx, t.URL) != nil {
+		select {
+		case <-ctx.Done():
+			return // startTarget tells, as portFree finds it still held
+		case <-tick.C:
+		}
+	}
 }
 
 // heldBy says which processes of this machine listen at addr, as ", held by pid 12 (name)"; ""

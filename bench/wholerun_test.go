@@ -133,3 +133,38 @@ func TestWholeRunInReports(t *testing.T) {
 		t.Errorf("lean: got %+v", lean)
 	}
 }
+
+// Each step's table of resources compared is in the JSON too: each run's figures in its report,
+// each target's against the first's in words beside them, as the table words them.
+func TestStepResourcesInJSON(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	if err := Render(&b, wholeRunOutcome(), "json", report.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Scenarios []struct {
+			Steps []struct {
+				Level string
+				Vs    map[string]string `json:"resources_vs_first"`
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	// by hand: step 1, CPU 5 % against 100 %, RSS 10 MiB against 100 MiB, no disk writes
+	// against 1 KiB/s; step 2, 10 % against 200 %, 10 MiB against 200 MiB, no disk on either
+	want := map[string]string{
+		"50 connections":  "20× less CPU, 10× less memory, no disk writes",
+		"100 connections": "20× less CPU, 20× less memory",
+	}
+	if len(got.Scenarios) != 1 || len(got.Scenarios[0].Steps) != 2 {
+		t.Fatalf("steps: got %+v; want two", got.Scenarios)
+	}
+	for _, st := range got.Scenarios[0].Steps {
+		if len(st.Vs) != 1 || st.Vs["lean"] != want[st.Level] {
+			t.Errorf("%s: resources_vs_first %v; want lean: %q", st.Level, st.Vs, want[st.Level])
+		}
+	}
+}

@@ -258,6 +258,9 @@ func newRun(p plan.Plan, prof *schedule.Profile, o *options) *run {
 		for _, s := range p.Load.Stages {
 			r.workers = max(r.workers, int(s.Target+0.999999))
 		}
+		if from := p.Load.WarmupFrom; from != nil {
+			r.workers = max(r.workers, int(*from+0.999999))
+		}
 		r.workers = max(r.workers, 1)
 	}
 	r.applySegment()
@@ -537,8 +540,8 @@ func (r *run) openWorker(id int, tickets <-chan ticket) {
 func (r *run) closedWorker(id int) {
 	w := r.newWorker(id)
 	defer w.close()
-	staged := len(r.p.Load.Stages) > 0
-	level := float64(r.part.Global(uint64(id))) // the connection's number in the whole load
+	staged := len(r.p.Load.Stages) > 0 || r.p.Load.WarmupFrom != nil // the level moves
+	level := float64(r.part.Global(uint64(id)))                      // the connection's number in the whole load
 	var wake *time.Timer
 	var back backoff
 	defer back.close()

@@ -28,7 +28,20 @@ type Bench struct {
 	// to while it goes, as `rpcbench bench --out TYPE=URL` takes them; left out of JSON, as their
 	// URLs may hold secrets.
 	Outputs []BenchOutput `json:"-"`
+	// Reports are the files in vegeta's habits the run directory gets besides the reports (names
+	// of BenchReports): ReportVegeta, each load run's vegeta text report; ReportPlot, each load
+	// run's per-request log and a vegeta-style plot page per scenario and step.
+	Reports []string `json:"reports,omitempty"`
 }
+
+// The files of Bench.Reports.
+const (
+	ReportVegeta = "vegeta" // RUN.vegeta.txt: each load run in vegeta report's text layout
+	ReportPlot   = "plot"   // RUN.log.csv for each load run, SCENARIO[.stepN].plot.html per step
+)
+
+// BenchReports are the names reports: takes.
+var BenchReports = []string{ReportVegeta, ReportPlot}
 
 // BenchOutput is a live output of a plan file: "prometheus-rw=URL", "otlp=URL" or
 // "otlp-grpc=HOST:PORT", and where it stands in the file, for the messages about it.
@@ -99,6 +112,10 @@ type Scenario struct {
 	Step time.Duration `json:"step,omitempty"`
 	// Ramp is the warm-up of each step, outside its figures.
 	Ramp time.Duration `json:"ramp,omitempty"`
+	// RampFrom says where each step's Ramp starts: RampFromPrevious, a linear rise from the level
+	// of the step before (0 before the first), as k6's ramping-vus stages rise; "": the ramp
+	// holds the step's own level.
+	RampFrom string `json:"ramp_from,omitempty"`
 	// Command, when set, makes the scenario a command (e.g. an end-to-end test suite) run once
 	// against each target with the target's URL in its environment (see CommandEnv).
 	Command []string `json:"command,omitempty"`
@@ -143,7 +160,13 @@ type Scenario struct {
 	// Sweep, when set, runs the scenario once per value of one parameter (sweep: {batch: [1,
 	// 10, 50, 100]}), with its steps or parts at each value.
 	Sweep *Sweep `json:"sweep,omitempty"`
+	// Diff, when set, makes the scenario a diff of the targets (see ScenarioDiff), which
+	// `rpcbench diff --plan` runs, instead of a load against each target.
+	Diff *ScenarioDiff `json:"diff,omitempty"`
 }
+
+// RampFromPrevious (ramp_from: previous) makes each step's ramp rise from the step before's level.
+const RampFromPrevious = "previous"
 
 // The environment a command scenario and a target command get.
 const (
@@ -246,6 +269,13 @@ func (s Scenario) PlanFor(t BenchTarget, k int, dir string) Plan {
 	}
 	if len(s.Steps) > 0 {
 		l.Duration, l.Warmup = s.Step, s.Ramp
+		if s.RampFrom == RampFromPrevious && r.step >= 0 {
+			from := 0.0
+			if r.step > 0 {
+				from = s.Steps[r.step-1]
+			}
+			l.WarmupFrom = &from
+		}
 	}
 	if level > 0 {
 		if len(s.Steps) > 0 && l.Model == Open || len(s.Steps) == 0 && s.PartModel() == Open {
@@ -348,7 +378,14 @@ func (s Scenario) Describe(k int) string {
 	default:
 		fmt.Fprintf(&b, "closed model, %d%s", l.Connections, connWord(float64(l.Connections)))
 	}
-	if l.Warmup > 0 {
+	switch {
+	case l.Warmup > 0 && l.WarmupFrom != nil:
+		unit := "/s"
+		if l.Model == Closed {
+			unit = connWord(*l.WarmupFrom)
+		}
+		fmt.Fprintf(&b, ", %v warm-up rising from %s%s", l.Warmup, strconv.FormatFloat(*l.WarmupFrom, 'f', -1, 64), unit)
+	case l.Warmup > 0:
 		fmt.Fprintf(&b, ", %v warm-up", l.Warmup)
 	}
 	if l.Duration > 0 {

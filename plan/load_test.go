@@ -13,6 +13,7 @@ import (
 func TestLoadBounds(t *testing.T) {
 	t.Parallel()
 	ep := []Endpoint{{URL: "http://127.0.0.1:1/"}}
+	at := func(x float64) *float64 { return &x }
 	tests := []struct {
 		name string
 		load Load
@@ -32,6 +33,14 @@ func TestLoadBounds(t *testing.T) {
 		{"send slack too long", Load{Rate: 5000, SendSlack: 101 * time.Millisecond}, "send slack 101ms: want 0 to 100ms"},
 		{"send slack negative", Load{Rate: 5000, SendSlack: -time.Millisecond}, "send slack -1ms: want 0 to 100ms"},
 		{"send slack closed", Load{Model: Closed, SendSlack: time.Millisecond}, "send slack 1ms with the closed model"},
+		{"warm-up ramp without a warm-up", Load{Connections: 10, Duration: time.Second, WarmupFrom: at(5)}, "warm-up ramp from 5: the ramp lasts the warm-up; give a warm-up too"},
+		{"warm-up ramp ending on a count", Load{Connections: 10, Requests: 100, Warmup: time.Second, WarmupFrom: at(5)}, "warm-up ramp from 5: a run that ends on a count"},
+		{"warm-up ramp from a fraction", Load{Connections: 10, Duration: time.Second, Warmup: time.Second, WarmupFrom: at(2.5)}, "warm-up ramp from 2.5 connections: want a whole number"},
+		{"warm-up ramp from above", Load{Connections: 10, Duration: time.Second, Warmup: time.Second, WarmupFrom: at(50)}, "warm-up ramp from 50 connections: above the run's 10"},
+		{"warm-up ramp from above the default", Load{Duration: time.Second, Warmup: time.Second, WarmupFrom: at(11)}, "above the run's 10"},
+		{"warm-up ramp from a negative rate", Load{Rate: 10, Duration: time.Second, Warmup: time.Second, WarmupFrom: at(-1)}, "warm-up ramp from -1/s: want a rate from 0"},
+		{"warm-up ramp down a rate", Load{Rate: 10, Duration: time.Second, Warmup: time.Second, WarmupFrom: at(500)}, ""},
+		{"warm-up ramp up from 0 connections", Load{Connections: 10, Duration: time.Second, Warmup: time.Second, WarmupFrom: at(0)}, ""},
 		{"closed stages within the connections", Load{Model: Closed, Connections: 200, Stages: []schedule.Stage{{Duration: time.Second, Target: 50}, {Duration: time.Second, Target: 200}}}, ""},
 	}
 	for _, tt := range tests {

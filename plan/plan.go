@@ -107,6 +107,10 @@ type Load struct {
 	Stages []schedule.Stage `json:"stages,omitempty"`
 	// Warmup sends for this long before the measured run, at the first level, out of the figures.
 	Warmup time.Duration `json:"warmup,omitempty"`
+	// WarmupFrom, when set, makes the warm-up a ramp: the level (rate, or connections in the
+	// closed model) rises linearly over Warmup from this one to the run's first, as a k6 stage
+	// does, instead of holding the first level; nil: held.
+	WarmupFrom *float64 `json:"warmup_from,omitempty"`
 	// Grace is how long an interrupted run waits for requests in flight before cutting them; nil:
 	// DefaultGrace, a zero: none (cut them at once). Set it with Wait.
 	Grace *time.Duration `json:"grace,omitempty"`
@@ -351,6 +355,7 @@ func (p Plan) Validate() error {
 	if l.Grace != nil && *l.Grace < 0 {
 		bad("grace %v is negative", *l.Grace)
 	}
+	errs = append(errs, l.validateWarmupFrom()...)
 	if l.SendSlack < 0 || l.SendSlack > MaxSendSlack {
 		bad("send slack %v: want 0 to %v", l.SendSlack, MaxSendSlack)
 	}
@@ -474,6 +479,9 @@ func (l Load) Profile() (*schedule.Profile, error) {
 	}
 	if len(l.Stages) == 0 {
 		d := l.Duration
+		if d > 0 && l.WarmupFrom != nil && l.Warmup > 0 {
+			return schedule.NewProfile(0, append(l.warmupStages(level), schedule.Stage{Duration: d, Target: level}))
+		}
 		if d > 0 {
 			d += l.Warmup
 		} else if l.Warmup > 0 {
@@ -484,8 +492,55 @@ func (l Load) Profile() (*schedule.Profile, error) {
 	}
 	stages := l.Stages
 	if l.Warmup > 0 {
-		first := l.Stages[0].Target
-		stages = append([]schedule.Stage{{Duration: 0, Target: first}, {Duration: l.Warmup, Target: first}}, stages...)
+		stages = append(l.warmupStages(l.Stages[0].Target), stages...)
 	}
 	return schedule.NewProfile(0, stages)
+}
+
+// warmupStages are the stages of the warm-up before a first level of first: from WarmupFrom (a
+// step to it, then a ramp) or held at first.
+func (l Load) warmupStages(first float64) []schedule.Stage {
+	from := first
+	if l.WarmupFrom != nil {
+		from = *l.WarmupFrom
+	}
+	return []schedule.Stage{{Duration: 0, Target: from}, {Duration: l.Warmup, Target: first}}
+}
+
+// validateWarmupFrom checks the level a warm-up ramps from: a warm-up to ramp over, a run whose
+// length is known, a level of the load's model, no more connections than the run opens.
+func (l Load) validateWarmupFrom() []error {
+	if l.WarmupFrom == nil {
+		return nil
+	}
+	from := *l.WarmupFrom
+	text := strconv.FormatFloat(from, 'f', -1, 64)
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("plan: warm-up ramp from "+format, a...))
+	}
+	switch {
+	case l.Warmup <= 0:
+		bad("%s: the ramp lasts the warm-up; give a warm-up too", text)
+	case l.Duration == 0 && len(l.Stages) == 0:
+		bad("%s: a run that ends on a count has no planned end for its ramp; give a duration or stages", text)
+	}
+	if l.Model == Closed || l.Model == "" && l.Rate == 0 && len(l.Stages) == 0 {
+		limit := l.Connections // as Normalized sets it
+		if limit == 0 {
+			limit = DefaultClosedConns
+			if len(l.Stages) > 0 {
+				limit = l.topConnections()
+			}
+		}
+		switch {
+		case from < 0 || from != math.Trunc(from) || from > MaxConnections:
+			bad("%s connections: want a whole number from 0 to %d", text, MaxConnections)
+		case from > float64(limit):
+			bad("%s connections: above the run's %d; in the closed model a warm-up ramp rises to the run's connections (with model: open, rates can ramp down)", text, limit)
+		}
+	} else if !(from >= 0 && from <= maxRate) {
+		bad("%s/s: want a rate from 0 to %g per second", text, float64(maxRate))
+	}
+	return errs
 }

@@ -141,7 +141,7 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		return nil, err
 	}
 	p = p.Normalized()
-	if p.Protocol == result.WS && !p.JSONRPC.On() && !allHaveBodies(p.Endpoints) {
+	if p.Protocol == result.WS && !p.JSONRPC.On() && !allHaveBodies(p.Endpoints) && !p.SubscriptionsOnly() {
 		return nil, fmt.Errorf("plan: %s: a WebSocket URL carries JSON-RPC calls: give --jsonrpc METHOD or --calls FILE (the plan's JSON-RPC calls)", RedactURL(p.Endpoints[0].URL))
 	}
 	var data *Data

@@ -55,3 +55,10 @@ func CheckReference(url string, params json.RawMessage) error {
 	}
 	return nil
 }
+
+// SubscriptionsOnly reports whether p has subscriptions and no calls: one endpoint without a
+// body, no JSON-RPC calls, no target file. Such a run sends nothing but its subscriptions, for its
+// duration (see package runner).
+func (p Plan) SubscriptionsOnly() bool {
+	return p.Subscribe != nil && !p.JSONRPC.On() && p.Traffic.Targets == "" && len(p.Endpoints) == 1 && len(p.Endpoints[0].Body) == 0
+}

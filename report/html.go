@@ -291,7 +291,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 	if u := s.Subscriptions; u != nil {
 		r.Subscriptions = &subscriptionsView{Request: u.Request, Rows: subscriptionRows(u), Note: subscriptionsNote(u)}
 		if len(u.Parts) > 0 {
-			r.Subscriptions.Parts = partRows(u)
+			r.Subscriptions.Parts = partRows(s)
 		}
 	}
 	if s.Requests.Sent > 0 {
@@ -382,7 +382,9 @@ func configRows(runs []*summary.Summary) []configRow {
 		{"stages", func(s *summary.Summary) string { return stagesText(s.Config.Load) }},
 		{"duration", func(s *summary.Summary) string { return optD(s.Config.Load.Duration) }},
 		{"request limit", func(s *summary.Summary) string { return optU(s.Config.Load.Requests) }},
-		{"warm-up", func(s *summary.Summary) string { return optD(s.Config.Load.Warmup) }},
+		{"warm-up", func(s *summary.Summary) string {
+			return strings.TrimSpace(optD(s.Config.Load.Warmup) + " " + warmupFrom(s.Config.Load))
+		}},
 		{"send slack", func(s *summary.Summary) string { return optD(s.Config.Load.SendSlack) }},
 		{"interval", func(s *summary.Summary) string { return optD(s.Config.Load.Interval) }},
 		{"timeout", func(s *summary.Summary) string { return optD(s.Config.HTTP.Timeout) }},

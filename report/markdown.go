@@ -73,6 +73,10 @@ func mdHeader(b *strings.Builder, cells ...string) {
 func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	fmt.Fprintf(b, "### rpcbench %s: `%s`\n\n", mdCell(s.Tool.Version), mdCell(s.Target))
 	validityMarkdown(b, s, "")
+	if s.Config.SubscriptionsOnly() {
+		aloneMarkdown(b, s)
+		return
+	}
 	r := s.Requests
 	mdHeader(b, "", "")
 	mdRow(b, "started", s.StartedAt.Format("2006-01-02 15:04:05 UTC"))

@@ -16,7 +16,7 @@ import (
 
 // Formats are the formats Render writes. (hlog, HdrHistogram's interval log, needs a result
 // file's intervals rather than a Summary: see NewHLog.)
-var Formats = []string{"text", "json", "csv", "markdown", "hgrm", "html"}
+var Formats = []string{"text", "json", "csv", "markdown", "hgrm", "html", "vegeta"}
 
 // FormatError says a format cannot render what it was given: a format Render does not know, or
 // one that renders one run given several.
@@ -31,7 +31,8 @@ func (e *FormatError) Error() string { return "report: format " + e.Format + ": 
 // what a format shows. One run gets its report; several runs get each run's figures and, in every
 // format that shows several (text, json, csv, markdown, html), their comparison with the first
 // run (see compare.New): the totals and, when a run has several endpoints, each endpoint's
-// answers/s, error rate, p50 and p99, with ratios. o.Labels name the runs; hgrm renders one run.
+// answers/s, error rate, p50 and p99, with ratios. o.Labels name the runs; hgrm and vegeta (vegeta's
+// text report's layout, see Vegeta) render one run.
 func Render(w io.Writer, runs []*summary.Summary, format string, o Options) error {
 	if len(runs) == 0 {
 		return errors.New("report: no runs to render")
@@ -40,6 +41,9 @@ func Render(w io.Writer, runs []*summary.Summary, format string, o Options) erro
 		if s == nil {
 			return fmt.Errorf("report: run %d is nil", i+1)
 		}
+	}
+	if err := aloneFormat(runs, format); err != nil {
+		return err
 	}
 	warn := runWarnings(runs, o.Labels)
 	switch format {
@@ -78,6 +82,16 @@ func Render(w io.Writer, runs []*summary.Summary, format string, o Options) erro
 		return nil
 	case "html":
 		return HTMLWith(w, runs, o.Labels, o)
+	case "vegeta":
+		if len(runs) != 1 {
+			return &FormatError{format, fmt.Sprintf("renders one run, got %d", len(runs))}
+		}
+		for _, s := range warn { // before the layout, whose lines readers parse
+			if _, err := fmt.Fprintf(w, "WARNING: %s\n", oneLine(s)); err != nil {
+				return err
+			}
+		}
+		return Vegeta(w, runs[0])
 	case "hlog":
 		return &FormatError{format, "needs a result file's intervals, not a summary (see NewHLog)"}
 	}

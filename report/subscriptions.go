@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/summary"
@@ -23,7 +24,11 @@ func subscriptionRows(u *summary.Subscriptions) [][2]string {
 	}
 	switch {
 	case u.GapsBy != "":
-		rows = append(rows, [2]string{"gaps", fmt.Sprintf("%d missing (by %s)", u.Gaps, u.GapsBy)})
+		line := fmt.Sprintf("%d missing (by %s)", u.Gaps, u.GapsBy)
+		if n := u.GappedSubscriptions; n > 0 { // a file from before it was counted has 0 with its gaps
+			line += fmt.Sprintf(", in %d of %d subscriptions", n, u.Opened)
+		}
+		rows = append(rows, [2]string{"gaps", line})
 	case u.Messages > 0:
 		rows = append(rows, [2]string{"gaps", "not known: the notifications carry no sequence or block number"})
 	}
@@ -68,8 +73,8 @@ func subscriptionsText(b *strings.Builder, s *summary.Summary) {
 		fmt.Fprintf(b, "  (%s)\n", n)
 	}
 	if len(u.Parts) > 0 {
-		b.WriteString("  by the calls' stage, when received:\n")
-		rows := partRows(u)
+		b.WriteString("  by the calls' stage: their load, and the notifications received in it\n")
+		rows := partRows(s)
 		w := make([]int, len(rows[0]))
 		for _, r := range rows {
 			for i, c := range r {
@@ -95,17 +100,29 @@ func subscriptionsNote(u *summary.Subscriptions) string {
 	return fmt.Sprintf("time to id and to first from the subscribe call's send; delivery from each event's stamp; spread from an event's first to its last receipt, %d events", u.SpreadEvents)
 }
 
-// partRows are the table of the subscriptions' parts, its header first.
-func partRows(u *summary.Subscriptions) [][]string {
-	rows := [][]string{{"part", "time", "notifications", "delivery p50", "p99", "max"}}
+// partRows are the table of the subscriptions' parts, its header first: for each, the calls' load
+// in its stage (answers per second and latency p99, from the Summary's Stages; none for the
+// warm-up, or for a ramp left out of them) beside the notifications received, the gaps they
+// revealed and their delivery latency, so that push delivery reads against call load.
+func partRows(s *summary.Summary) [][]string {
+	u := s.Subscriptions
+	rows := [][]string{{"part", "time", "calls/s", "calls p99", "notifications", "gaps", "delivery p50", "p99", "max"}}
 	for _, p := range u.Parts {
 		from := "0s"
 		if p.FromS > 0 {
 			from = fmtSeconds(p.FromS)
 		}
-		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), fmt.Sprint(p.Messages), "", "", ""}
+		r := []string{p.Label, from + " – " + fmtSeconds(p.ToS), "", "", fmt.Sprint(p.Messages), "", "", "", ""}
+		for _, st := range s.Stages {
+			if p.Stage > 0 && st.Index == p.Stage {
+				r[2], r[3] = fmt1(st.RPS), fmtMs(st.Latency.P99)
+			}
+		}
+		if p.Gaps != nil {
+			r[5] = fmt.Sprint(*p.Gaps)
+		}
 		if d := p.Delivery; d != nil {
-			r[3], r[4], r[5] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
+			r[6], r[7], r[8] = fmtMs(d.P50), fmtMs(d.P99), fmtMs(d.Max)
 		}
 		rows = append(rows, r)
 	}
@@ -124,8 +141,8 @@ func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
 		mdRow(b, r[0], mdCell(r[1]))
 	}
 	if len(u.Parts) > 0 {
-		b.WriteString("\nBy the calls' stage, when received:\n\n")
-		rows := partRows(u)
+		b.WriteString("\nBy the calls' stage: their load, and the notifications received in it:\n\n")
+		rows := partRows(s)
 		mdHeader(b, rows[0]...)
 		for _, r := range rows[1:] {
 			for i := range r {
@@ -136,12 +153,56 @@ func subscriptionsMarkdown(b *strings.Builder, s *summary.Summary) {
 	}
 }
 
-// Subscriptions writes only the subscriptions section of s, in format (text or markdown), for a run
-// that had subscriptions and no calls.
-func Subscriptions(b *strings.Builder, s *summary.Summary, format string) {
-	if format == "markdown" {
-		subscriptionsMarkdown(b, s)
-		return
+// aloneLine says what a run of subscriptions and no calls (plan.Plan.SubscriptionsOnly) was: how
+// long it lasted, and when it started.
+func aloneLine(s *summary.Summary) string {
+	return fmt.Sprintf("subscriptions alone (no calls) for %s; started %s", fmtSeconds(s.DurationS), s.StartedAt.Format("2006-01-02 15:04:05 UTC"))
+}
+
+// aloneText writes the header and the subscriptions of a run of subscriptions and no calls, in
+// place of the calls' sections.
+func aloneText(b *strings.Builder, s *summary.Summary) {
+	fmt.Fprintf(b, "rpcbench %s  %s\n%s\n", s.Tool.Version, s.Target, aloneLine(s))
+	if s.Interrupted {
+		b.WriteString("INTERRUPTED: what follows covers the run up to the interruption\n")
 	}
 	subscriptionsText(b, s)
+}
+
+// aloneMarkdown writes the rest of a run of subscriptions and no calls, after its title and
+// verdict: what it was, its subscriptions, what was watched and the notes.
+func aloneMarkdown(b *strings.Builder, s *summary.Summary) {
+	b.WriteString(aloneLine(s) + "\n")
+	if s.Interrupted {
+		b.WriteString("\n**interrupted**: the figures cover the run up to the interruption\n")
+	}
+	subscriptionsMarkdown(b, s)
+	resourcesMarkdown(b, s)
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "\n> %s\n", mdCell(n))
+	}
+}
+
+// AloneFormats are the formats a run of subscriptions and no calls (plan.Plan.SubscriptionsOnly)
+// is rendered in: the others show calls.
+var AloneFormats = []string{"text", "json", "markdown"}
+
+// aloneFormat refuses to render a run of subscriptions alone in a format of calls, or beside other
+// runs, whose comparison is of calls.
+func aloneFormat(runs []*summary.Summary, format string) error {
+	for _, s := range runs {
+		if !s.Config.SubscriptionsOnly() {
+			continue
+		}
+		if format == "" {
+			format = "text"
+		}
+		if !slices.Contains(AloneFormats, format) {
+			return &FormatError{Format: format, Reason: "a run of subscriptions alone (no calls) is rendered as text, json or markdown"}
+		}
+		if len(runs) > 1 {
+			return &FormatError{Format: format, Reason: fmt.Sprintf("a run of subscriptions alone (no calls) is rendered on its own; got %d runs", len(runs))}
+		}
+	}
+	return nil
 }

@@ -20,14 +20,15 @@ func TestSubscriptionsSection(t *testing.T) {
 		"  subscriptions     4 asked, 3 opened, 1 failed\n",
 		"  time to id        p50 1.00ms, p90 2.00ms, p99 3.00ms, p99.9 4.00ms, max 5.00ms\n",
 		"  notifications     30; per subscription mean 10.0, min 9, max 11\n",
-		"  gaps              2 missing (by block number)\n",
+		"  gaps              2 missing (by block number), in 1 of 3 subscriptions\n",
 		"  delivery latency  none (the notifications carry no rpcbenchStampNs)\n",
 		"  unsubscribes      3 sent, 2 answered true\n",
 		"  failure           1× subscribe: error -32601 nope\n",
-		// columns as wide as their widest cell (18, 13, 13, 12, 6, 6 characters), 2 spaces apart
-		"     part                time           notifications  delivery p50  p99     max\n",
-		"     warm-up             0s – 1.00s     12\n",
-		"     stage 2: 0 → 100/s  1.00s – 3.00s  18             2.00ms        8.00ms  9.00ms\n",
+		// columns as wide as their widest cell (18, 13, 7, 9, 13, 4, 12, 6, 6 characters), 2 spaces
+		// apart; stage 2's calls are the Stages row of Index 2, the warm-up has none
+		"     part                time           calls/s  calls p99  notifications  gaps  delivery p50  p99     max\n",
+		"     warm-up             0s – 1.00s" + strings.Repeat(" ", 3+2+7+2+9+2) + "12             0\n",
+		"     stage 2: 0 → 100/s  1.00s – 3.00s  99.5     41.0ms     18             2     2.00ms        8.00ms  9.00ms\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("text lacks %q:\n%s", want, text)
@@ -35,23 +36,27 @@ func TestSubscriptionsSection(t *testing.T) {
 	}
 	b.Reset()
 	subscriptionsMarkdown(&b, s)
-	for _, want := range []string{"| subscriptions | 4 asked, 3 opened, 1 failed |", "| warm-up | 0s – 1.00s | 12 |  |  |  |", "| stage 2: 0 → 100/s | 1.00s – 3.00s | 18 | 2.00ms | 8.00ms | 9.00ms |"} {
+	for _, want := range []string{"| subscriptions | 4 asked, 3 opened, 1 failed |", "| warm-up | 0s – 1.00s |  |  | 12 | 0 |  |  |  |", "| stage 2: 0 → 100/s | 1.00s – 3.00s | 99.5 | 41.0ms | 18 | 2 | 2.00ms | 8.00ms | 9.00ms |"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, b.String())
 		}
 	}
 }
 
-// subscriptionsSample is a run whose subscriptions have every figure but the delivery latency.
+// subscriptionsSample is a run whose subscriptions have every figure but the delivery latency,
+// beside calls in stages: stage 1 (a ramp, left out of the per-stage figures) and stage 2.
 func subscriptionsSample() *summary.Summary {
-	return &summary.Summary{Subscriptions: &summary.Subscriptions{
+	none, two := uint64(0), uint64(2)
+	stage2 := summary.Stage{Index: 2, From: 100, To: 100, StartS: 0, EndS: 2, StageFigures: summary.StageFigures{RPS: 99.5, Latency: summary.Percentiles{P50: 3, P99: 41}}}
+	stage3 := summary.Stage{Index: 3, From: 100, To: 100, StartS: 2, EndS: 4, StageFigures: summary.StageFigures{RPS: 7, Latency: summary.Percentiles{P99: 70}}}
+	return &summary.Summary{Stages: []summary.Stage{stage2, stage3}, Subscriptions: &summary.Subscriptions{
 		Request: `eth_subscribe ["newHeads"]`, Asked: 4, Opened: 3, Failed: 1,
 		Errors:      []summary.SubscriptionError{{Message: "subscribe: error -32601 nope", Count: 1}},
 		TimeToID:    &summary.Percentiles{P50: 1, P90: 2, P99: 3, P999: 4, Max: 5},
 		TimeToFirst: &summary.Percentiles{P50: 10, P90: 20, P99: 30, P999: 40, Max: 50},
-		Messages:    30, MeanPerSubscription: 10, MinPerSubscription: 9, MaxPerSubscription: 11, Gaps: 2, GapsBy: "block number",
+		Messages:    30, MeanPerSubscription: 10, MinPerSubscription: 9, MaxPerSubscription: 11, Gaps: 2, GapsBy: "block number", GappedSubscriptions: 1,
 		Spread: &summary.Percentiles{P50: 0.5, Max: 1}, SpreadEvents: 10, UnsubscribeSent: 3, Unsubscribed: 2,
-		Parts: []summary.SubscriptionPart{{Label: "warm-up", ToS: 1, Messages: 12}, {Label: "stage 2: 0 → 100/s", FromS: 1, ToS: 3, Messages: 18,
+		Parts: []summary.SubscriptionPart{{Label: "warm-up", ToS: 1, Messages: 12, Gaps: &none}, {Label: "stage 2: 0 → 100/s", Stage: 2, FromS: 1, ToS: 3, Messages: 18, Gaps: &two,
 			Delivery: &summary.Percentiles{P50: 2, P90: 7, P99: 8, Max: 9}}},
 	}}
 }
@@ -68,11 +73,11 @@ func TestSubscriptionsHTML(t *testing.T) {
 	for _, want := range []string{
 		`</span>B: <code>eth_subscribe [&#34;newHeads&#34;]</code></h2>`,
 		`<tr><th>subscriptions</th><td class="msg">4 asked, 3 opened, 1 failed</td></tr>`,
-		`<tr><th>gaps</th><td class="msg">2 missing (by block number)</td></tr>`,
+		`<tr><th>gaps</th><td class="msg">2 missing (by block number), in 1 of 3 subscriptions</td></tr>`,
 		`<tr><th>failure</th><td class="msg">1× subscribe: error -32601 nope</td></tr>`,
 		`spread from an event&#39;s first to its last receipt, 10 events</p>`,
-		`<thead><tr><th>part</th><th>time</th><th>notifications</th><th>delivery p50</th><th>p99</th><th>max</th></tr></thead>`,
-		`<tr><td class="msg">stage 2: 0 → 100/s</td><td class="msg">1.00s – 3.00s</td><td class="n">18</td><td class="n">2.00ms</td><td class="n">8.00ms</td><td class="n">9.00ms</td></tr>`,
+		`<thead><tr><th>part</th><th>time</th><th>calls/s</th><th>calls p99</th><th>notifications</th><th>gaps</th><th>delivery p50</th><th>p99</th><th>max</th></tr></thead>`,
+		`<tr><td class="msg">stage 2: 0 → 100/s</td><td class="msg">1.00s – 3.00s</td><td class="n">99.5</td><td class="n">41.0ms</td><td class="n">18</td><td class="n">2</td><td class="n">2.00ms</td><td class="n">8.00ms</td><td class="n">9.00ms</td></tr>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)

@@ -26,22 +26,26 @@ func Text(w io.Writer, s *summary.Summary) error { return TextWith(w, s, Options
 func TextWith(w io.Writer, s *summary.Summary, o Options) error {
 	b := &strings.Builder{}
 	validityText(b, s)
-	header(b, s)
-	requests(b, s)
-	generatorsText(b, s)
-	latencyTable(b, s)
-	histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
-	statusAndErrors(b, &s.Stats)
-	transfer(b, s)
-	if len(s.Endpoints) > 1 {
-		endpoints(b, s, o.percentiles())
-		grpcByMethod(b, s)
+	if s.Config.SubscriptionsOnly() {
+		aloneText(b, s)
+	} else {
+		header(b, s)
+		requests(b, s)
+		generatorsText(b, s)
+		latencyTable(b, s)
+		histogram(b, s.LatencyHist, "Latency distribution (from intended send time)")
+		statusAndErrors(b, &s.Stats)
+		transfer(b, s)
+		if len(s.Endpoints) > 1 {
+			endpoints(b, s, o.percentiles())
+			grpcByMethod(b, s)
+		}
+		callsText(b, &s.Stats)
+		checksText(b, &s.Stats)
+		answerMetricsText(b, s)
+		subscriptionsText(b, s)
+		stagesTable(b, s)
 	}
-	callsText(b, &s.Stats)
-	checksText(b, &s.Stats)
-	answerMetricsText(b, s)
-	subscriptionsText(b, s)
-	stagesTable(b, s)
 	sloText(b, s)
 	resourcesText(b, s)
 	jumpsText(b, s)
@@ -123,8 +127,10 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	} else {
 		fmt.Fprintf(b, "  %-11s %s (sending %s, then waiting for the last answers)\n", "duration", fmtSeconds(s.DurationS), fmtSeconds(s.SendingS))
 	}
-	if s.Warmup != nil {
-		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(s.Warmup.DurationS), s.Warmup.Sent)
+	if w, from := s.Warmup, warmupFrom(s.Config.Load); w != nil && from != "" {
+		fmt.Fprintf(b, "  %-11s %s %s, %d requests, not counted\n", "warm-up", fmtSeconds(w.DurationS), from, w.Sent)
+	} else if w != nil {
+		fmt.Fprintf(b, "  %-11s %s, %d requests, not counted\n", "warm-up", fmtSeconds(w.DurationS), w.Sent)
 	}
 	if s.Config.Load.Model == plan.Open {
 		fmt.Fprintf(b, "  %-11s intended %s/s, sent %s/s; throughput %s\n", "rate", fmt1(s.IntendedRate), fmt1(s.SendRate), throughputText(s))
@@ -566,6 +572,24 @@ func fmt1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func fmtSeconds(s float64) string { return fmtMs(s * 1000) }
+
+// warmupFrom says where a warm-up that ramped rose from ("rising from 50 connections", "rising
+// from 300/s"); "" for one that held the run's level.
+func warmupFrom(l plan.Load) string {
+	if l.WarmupFrom == nil {
+		return ""
+	}
+	level := strconv.FormatFloat(*l.WarmupFrom, 'f', -1, 64)
+	switch {
+	case l.Model != plan.Closed:
+		level += "/s"
+	case *l.WarmupFrom == 1:
+		level += " connection"
+	default:
+		level += " connections"
+	}
+	return "rising from " + level
+}
 
 func fmtBytes(n float64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB"}

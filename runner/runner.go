@@ -84,7 +84,8 @@ func (e *OutputError) Unwrap() error { return e.Err }
 // output still receives what was measured. Any other error says the run could not start; the
 // outputs are then stopped with nothing, and keep no file that holds no run. A plan's JSON-RPC
 // subscriptions (plan.Subscribe) run beside its calls, timed per message, into the summary's
-// Subscriptions.
+// Subscriptions; a plan of subscriptions and no calls (plan.Plan.SubscriptionsOnly) runs them
+// alone for its length, through the same outputs, with a Result of no requests.
 func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) {
 	np := prep.Plan
 	warn := o.Warn
@@ -143,8 +144,18 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 	o.Watch.start(np, observers)
 	o.Profile.start(np)
 	o.Profiler.start(np)
-	subs := startSubscriptions(ctx, np, live)
-	res, err := engine.RunPrepared(ctx, prep, opts...)
+	var res *engine.Result
+	var subs *subscriptions
+	if np.SubscriptionsOnly() {
+		ticks := []engine.Observer{o.Watch.end}
+		for _, out := range o.Outputs {
+			ticks = append(ticks, out.Tick)
+		}
+		res, subs, err = runAlone(ctx, np, live, o.Cut, ticks)
+	} else {
+		subs = startSubscriptions(ctx, np, live)
+		res, err = engine.RunPrepared(ctx, prep, opts...)
+	}
 	if err != nil {
 		subs.finish(nil, warn)
 		o.Watch.stop(nil, time.Time{})

@@ -68,15 +68,18 @@ func (w *Watching) options() []engine.Option {
 	if w.Empty() {
 		return nil
 	}
-	end := engine.WithObserver(func(t *engine.Tick) {
-		if t.Final && w.watch != nil {
-			w.watch.End()
-		}
-	})
+	end := engine.WithObserver(w.end)
 	if w.self == 0 {
 		return []engine.Option{end}
 	}
 	return []engine.Option{engine.WithSendLagP99(&w.lag), end}
+}
+
+// end takes the last samples at a run's last tick; nil-safe.
+func (w *Watching) end(t *engine.Tick) {
+	if t.Final && w != nil && w.watch != nil {
+		w.watch.End()
+	}
 }
 
 // start begins sampling after the plan's warm-up, every interval of the plan; each sample goes to

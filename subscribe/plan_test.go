@@ -19,15 +19,21 @@ func TestStageMarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marks, labels := StageMarks(plan.Load{Stages: stages, Warmup: time.Second})
-	if fmt.Sprint(marks) != "[1s 4s]" || strings.Join(labels, "|") != "warm-up|stage 2: 100 → 100/s|stage 4: 2000 → 2000/s" {
-		t.Errorf("marks %v, labels %q", marks, labels)
+	marks, labels, idx := StageMarks(plan.Load{Stages: stages, Warmup: time.Second})
+	if fmt.Sprint(marks) != "[1s 4s]" || strings.Join(labels, "|") != "warm-up|stage 2: 100 → 100/s|stage 4: 2000 → 2000/s" || fmt.Sprint(idx) != "[0 2 4]" {
+		t.Errorf("marks %v, labels %q, stages %v", marks, labels, idx)
 	}
-	marks, labels = StageMarks(plan.Load{Stages: []schedule.Stage{{Duration: 2 * time.Second, Target: 10}, {Duration: time.Second, Target: 10}}, Model: plan.Closed})
-	if fmt.Sprint(marks) != "[2s]" || strings.Join(labels, "|") != "stage 1: 0 → 10 connections|stage 2: 10 → 10 connections" {
-		t.Errorf("closed: marks %v, labels %q", marks, labels)
+	marks, labels, idx = StageMarks(plan.Load{Stages: []schedule.Stage{{Duration: 2 * time.Second, Target: 10}, {Duration: time.Second, Target: 10}}, Model: plan.Closed})
+	if fmt.Sprint(marks) != "[2s]" || strings.Join(labels, "|") != "stage 1: 0 → 10 connections|stage 2: 10 → 10 connections" || fmt.Sprint(idx) != "[1 2]" {
+		t.Errorf("closed: marks %v, labels %q, stages %v", marks, labels, idx)
 	}
-	if marks, labels = StageMarks(plan.Load{Rate: 100}); marks != nil || labels != nil {
-		t.Errorf("one level: marks %v, labels %q; want none", marks, labels)
+	if marks, labels, idx = StageMarks(plan.Load{Rate: 100}); marks != nil || labels != nil || idx != nil {
+		t.Errorf("one level: marks %v, labels %q, stages %v; want none", marks, labels, idx)
+	}
+	// A warm-up holds the first stage's level: the stage after it starts there, as the calls'
+	// per-stage figures say (summary.Stage's From).
+	marks, labels, idx = StageMarks(plan.Load{Stages: []schedule.Stage{{Duration: 3 * time.Second, Target: 100}, {Duration: 3 * time.Second, Target: 2000}}, Warmup: time.Second})
+	if fmt.Sprint(marks) != "[1s 4s]" || strings.Join(labels, "|") != "warm-up|stage 1: 100 → 100/s|stage 2: 100 → 2000/s" || fmt.Sprint(idx) != "[0 1 2]" {
+		t.Errorf("after a warm-up: marks %v, labels %q, stages %v", marks, labels, idx)
 	}
 }

@@ -159,6 +159,7 @@ type Result struct {
 	Messages         uint64 // notifications received
 	Stamped          uint64 // of which carried rpcbenchStampNs
 	Gaps             uint64 // notifications missing
+	GappedSubs       int    // opened subscriptions that missed one or more
 	// GapsBy names what the gaps were read from: "sequence" (rpcbenchSeq), "block number", or ""
 	// when no notification told.
 	GapsBy string
@@ -189,10 +190,12 @@ func newParts(marks []time.Duration) []Part {
 	return parts
 }
 
-// Part is a stretch of the run, by the time notifications were received.
+// Part is a stretch of the run, by the time notifications were received: their count, the gaps
+// they revealed (the notifications missing before them) and their delivery latencies.
 type Part struct {
 	From, To time.Duration // from the run's start; the last part's To is where the run ended
 	Messages uint64
+	Gaps     uint64
 	Delivery *result.Histogram
 }
 
@@ -493,6 +496,9 @@ func (r *runner) finish(s *sub, sent, answered bool) {
 		r.res.Unsubscribed++
 	}
 	r.res.Gaps += s.gaps
+	if s.gaps > 0 {
+		r.res.GappedSubs++
+	}
 	if s.by != "" && r.res.GapsBy == "" {
 		r.res.GapsBy = s.by
 	}
@@ -553,6 +559,7 @@ func (r *runner) message(s *sub, n *notification, now time.Time) {
 		i := sort.Search(len(r.cfg.Marks), func(i int) bool { return r.cfg.Marks[i] > at })
 		part = &r.res.Parts[i]
 		part.Messages++
+		part.Gaps += s.gaps - gaps
 	}
 	if n.Params.Stamp != nil {
 		r.res.Stamped++
@@ -593,7 +600,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 		Request: r.Request, Asked: r.Asked, Opened: r.Opened, Failed: r.Failed,
 		TimeToID: summary.PercentilesOf(r.TimeToID), TimeToFirst: summary.PercentilesOf(r.TimeToFirst),
 		Messages: r.Messages, MinPerSubscription: r.MinPerSub, MaxPerSubscription: r.MaxPerSub,
-		Gaps: r.Gaps, GapsBy: r.GapsBy, Stamped: r.Stamped,
+		Gaps: r.Gaps, GappedSubscriptions: r.GappedSubs, GapsBy: r.GapsBy, Stamped: r.Stamped,
 		Delivery: summary.PercentilesOf(r.Delivery), Spread: summary.PercentilesOf(r.Spread),
 		SpreadEvents:    uint64(r.Spread.TotalCount()),
 		UnsubscribeSent: r.UnsubscribeSent, Unsubscribed: r.Unsubscribed,
@@ -604,7 +611,7 @@ func (r *Result) Summary() *summary.Subscriptions {
 	}
 	for _, p := range r.Parts {
 		out.Parts = append(out.Parts, summary.SubscriptionPart{
-			FromS: p.From.Seconds(), ToS: p.To.Seconds(), Messages: p.Messages, Delivery: summary.PercentilesOf(p.Delivery),
+			FromS: p.From.Seconds(), ToS: p.To.Seconds(), Messages: p.Messages, Gaps: &p.Gaps, Delivery: summary.PercentilesOf(p.Delivery),
 		})
 	}
 	for msg, n := range r.Errors {

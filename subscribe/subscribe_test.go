@@ -125,8 +125,8 @@ func TestDroppedNotificationIsOneGap(t *testing.T) {
 	if r.Opened != 2 || r.MinPerSub < 60 || r.MaxPerSub > 100 {
 		t.Fatalf("opened %d, %d to %d notifications a subscription; want 2 opened before block 40 (at 0.8 s), at most 100", r.Opened, r.MinPerSub, r.MaxPerSub)
 	}
-	if r.Gaps != 1 || r.GapsBy != "sequence" {
-		t.Errorf("%d gaps by %q; want exactly 1 by sequence", r.Gaps, r.GapsBy)
+	if r.Gaps != 1 || r.GapsBy != "sequence" || r.GappedSubs != 1 {
+		t.Errorf("%d gaps by %q in %d subscriptions; want exactly 1 by sequence, in the first subscription alone", r.Gaps, r.GapsBy, r.GappedSubs)
 	}
 	if r.Messages != s.Notified() {
 		t.Errorf("received %d notifications; the node wrote %d", r.Messages, s.Notified())
@@ -179,13 +179,43 @@ func TestCountsOfABoundedRun(t *testing.T) {
 }
 
 // The open model opens subscriptions at the rate until the total or the end: at 2 per second in
-// 1.25 s, at 0, 0.5 and 1 s: three of ten, each opened or failed.
+// 1.25 s, at 0, 0.5 and 1 s: three of ten, each opened or failed; at 20 per second, the total of
+// four by 0.15 s, and no more in the 1.25 s.
 func TestOpenModelSchedule(t *testing.T) {
 	t.Parallel()
 	s := node(t, ethrpc.Config{BlockTime: 50 * time.Millisecond})
 	r := run(t, Config{URL: s.WebSocketURL(), Count: 10, Rate: 2, Hold: 1250 * time.Millisecond})
 	if r.Asked != 3 || r.Opened+r.Failed != 3 || r.Opened < 1 {
 		t.Errorf("asked %d, opened %d, failed %d (%v); want 3 asked, each opened or failed", r.Asked, r.Opened, r.Failed, r.Errors)
+	}
+	r = run(t, Config{URL: s.WebSocketURL(), Count: 4, Rate: 20, Hold: 1250 * time.Millisecond})
+	if r.Asked != 4 || r.Opened+r.Failed != 4 || r.Opened < 1 {
+		t.Errorf("at 20/s up to 4: asked %d, opened %d, failed %d (%v); want 4 asked, each opened or failed", r.Asked, r.Opened, r.Failed, r.Errors)
+	}
+}
+
+// logs (with a filter) and newPendingTransactions are measured as newHeads are: every
+// notification the node wrote (its own count) received, numbered by its sequence with none
+// missing, stamped and timed, and each event that reached both subscriptions (its log or hash is
+// its own) given one spread: as many as the events of the subscription that saw the fewest, bar
+// those of the block between the two openings, and at most that.
+func TestLogsAndPendingMeasured(t *testing.T) {
+	t.Parallel()
+	for _, params := range []string{
+		`["logs",{"topics":["0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"]}]`,
+		`["newPendingTransactions"]`,
+	} {
+		s := node(t, ethrpc.Config{BlockTime: 20 * time.Millisecond, NewBlocks: 40, TxPerBlock: 8})
+		r := run(t, Config{URL: s.WebSocketURL(), Method: "eth_subscribe", Params: json.RawMessage(params), Count: 2, Hold: 2 * time.Second})
+		if r.Opened != 2 || r.Failed != 0 || r.Unsubscribed != 2 {
+			t.Fatalf("%s: opened %d failed %d (%v) unsubscribed %d; want 2, 0, 2", params, r.Opened, r.Failed, r.Errors, r.Unsubscribed)
+		}
+		if r.Messages == 0 || r.Messages != s.Notified() || r.Gaps != 0 || r.GapsBy != "sequence" || r.Stamped != r.Messages || r.Delivery.TotalCount() != int64(r.Messages) {
+			t.Errorf("%s: %d notifications (the node wrote %d), %d gaps by %q, %d stamped, %d latencies", params, r.Messages, s.Notified(), r.Gaps, r.GapsBy, r.Stamped, r.Delivery.TotalCount())
+		}
+		if n := uint64(r.Spread.TotalCount()); n > r.MinPerSub || n+3*8 < r.MinPerSub {
+			t.Errorf("%s: %d spreads; want about the %d events of the subscription that saw the fewest", params, n, r.MinPerSub)
+		}
 	}
 }
 
@@ -233,7 +263,8 @@ func TestSpreadByHand(t *testing.T) {
 
 // Parts count each notification in the stretch it was received in: cut at 1 s and 2 s,
 // notifications at 0.5, 1.5, 1.7 and 2.5 s are 1, 2 and 1; the stamped one at 1.7 s (stamped
-// 0.2 s before) is the second part's only latency.
+// 0.2 s before) is the second part's only latency. Their block numbers 1, 2, 5, 6 skip two, which
+// the one at 1.7 s reveals: the second part's gaps.
 func TestPartsByHand(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1_700_000_000, 0)
@@ -244,7 +275,7 @@ func TestPartsByHand(t *testing.T) {
 	for i, at := range []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond, 1700 * time.Millisecond, 2500 * time.Millisecond} {
 		var n notification
 		n.Params.Subscription = "0x1"
-		n.Params.Result = json.RawMessage(fmt.Sprintf(`{"number":"0x%x"}`, i+1))
+		n.Params.Result = json.RawMessage(fmt.Sprintf(`{"number":"0x%x"}`, []int{1, 2, 5, 6}[i]))
 		if i == 2 {
 			stamp := t0.Add(1500 * time.Millisecond).UnixNano()
 			n.Params.Stamp = &stamp
@@ -254,6 +285,9 @@ func TestPartsByHand(t *testing.T) {
 	p := r.res.Parts
 	if len(p) != 3 || p[0].Messages != 1 || p[1].Messages != 2 || p[2].Messages != 1 {
 		t.Fatalf("parts %+v; want 3 of 1, 2, 1 notifications", p)
+	}
+	if p[0].Gaps != 0 || p[1].Gaps != 2 || p[2].Gaps != 0 {
+		t.Errorf("gaps by part %d %d %d; want 0 2 0", p[0].Gaps, p[1].Gaps, p[2].Gaps)
 	}
 	if p[0].From != 0 || p[0].To != time.Second || p[1].From != time.Second || p[1].To != 2*time.Second || p[2].From != 2*time.Second {
 		t.Errorf("parts %+v; want 0–1 s, 1–2 s, 2 s–", p)

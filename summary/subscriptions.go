@@ -23,6 +23,9 @@ type Subscriptions struct {
 	// "block number" (newHeads), or "" when nothing told.
 	Gaps   uint64 `json:"gaps"`
 	GapsBy string `json:"gaps_by,omitempty"`
+	// GappedSubscriptions counts the opened subscriptions that missed one notification or more
+	// (the drops, subscription by subscription); 0 in files written before it was counted.
+	GappedSubscriptions int `json:"gapped_subscriptions,omitempty"`
 	// Delivery is the latency of each notification from the event's time (rpcbenchStampNs), for
 	// the Stamped ones; nil when none was stamped.
 	Stamped  uint64       `json:"stamped"`
@@ -41,13 +44,19 @@ type Subscriptions struct {
 	Parts []SubscriptionPart `json:"parts,omitempty"`
 }
 
-// SubscriptionPart is the notifications received in one stretch of the run and their delivery
-// latencies (nil when none was stamped).
+// SubscriptionPart is the notifications received in one stretch of the run, the gaps they
+// revealed and their delivery latencies (nil when none was stamped).
 type SubscriptionPart struct {
-	Label    string       `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
-	FromS    float64      `json:"from_s"`
-	ToS      float64      `json:"to_s"`
-	Messages uint64       `json:"messages"`
+	Label string `json:"label"` // what ran then, e.g. "stage 2: 0 → 1000/s"
+	// Stage is the index (from 1, as --stages lists them) of the calls' stage the part is, whose
+	// figures are the Summary's Stages of that Index; 0 for the warm-up.
+	Stage    int     `json:"stage,omitempty"`
+	FromS    float64 `json:"from_s"`
+	ToS      float64 `json:"to_s"`
+	Messages uint64  `json:"messages"`
+	// Gaps are the notifications missing before those received in the part; nil in files written
+	// before parts counted them.
+	Gaps     *uint64      `json:"gaps,omitempty"`
 	Delivery *Percentiles `json:"delivery_latency_ms,omitempty"`
 }
 

@@ -47,7 +47,8 @@ type Validity struct {
 //   - its garbage collector paused it for at least GCPauseBound (the lower edge of the runtime's
 //     histogram bucket of the longest pause);
 //   - too few latencies for the percentiles the reports show: p needs 100/(100−p) of them (p99
-//     100, p99.9 1,000, p99.99 10,000);
+//     100, p99.9 1,000, p99.99 10,000), unless the run had no calls, only subscriptions
+//     (plan.Plan.SubscriptionsOnly);
 //   - requests failed because the machine ran out of local ports or file descriptors;
 //   - the target answered from a process of this machine that no monitored target (by PID, with
 //     the processes below, or by name) counted (see MarkListeners).
@@ -78,7 +79,7 @@ func Judge(s *Summary) Validity {
 				FormatMs(g.MaxLowMs), FormatMs(g.MaxMs), g.Count, FormatMs(float64(GCPauseBound)/float64(time.Millisecond))))
 		}
 	}
-	if why := fewSamples(s.LatencyHist); why != "" {
+	if why := fewSamples(s.LatencyHist); why != "" && !s.Config.SubscriptionsOnly() { // a run of subscriptions alone has no calls to time
 		v.Reasons = append(v.Reasons, why)
 	}
 	if why := exhausted(s.ErrorMessages); why != "" {

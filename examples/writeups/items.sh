@@ -7,8 +7,9 @@
 # Its results: RUN-DIRECTORY/http and RUN-DIRECTORY/grpc (the two plans' run directories),
 # RUN-DIRECTORY/transports.md (the four transports compared with HTTP: maximum throughput at 100
 # connections, then reads at a fixed 2,000/s; the 10,000-item preload, outside both, is timed in
-# each plan's report, section preload) and
-# RUN-DIRECTORY/contention.txt. ITERATIONS sets the adds per goroutine of the contention table.
+# each plan's report, section preload), RUN-DIRECTORY/grpc/ghz.grpc.out and ghz.grpcs.out (the
+# write-up's ghz run through `rpcbench ghz`: ghz's summary, histogram and latency distribution)
+# and RUN-DIRECTORY/contention.txt. ITERATIONS sets the adds per goroutine of the contention table.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-items-$(date +%Y%m%d-%H%M%S)}

@@ -17,6 +17,7 @@ import (
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
+	"github.com/rpcbench/rpcbench/summary"
 	"github.com/rpcbench/rpcbench/transport"
 )
 
@@ -64,6 +65,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
+	if err := benchDiffs(e, b); err != nil {
+		return fail(e, "bench", err, ExitUsage)
+	}
 	if err := benchSubscriptions(b); err != nil {
 		return fail(e, "bench", err, ExitUsage)
 	}
@@ -107,6 +111,9 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		Command:     command,
 		Outputs: func(id bench.RunID) output.Set {
 			set := output.Set{output.NewResultFile(resultName(id), filepath.Join(dir, resultName(id)))}
+			if slices.Contains(b.Reports, plan.ReportPlot) && id.CapacityStep == 0 {
+				set = append(set, output.NewRequestLogFile(logName(id), filepath.Join(dir, logName(id))))
+			}
 			return append(set, live.set(prefixed{w: e.stderr, prefix: "rpcbench bench: " + id.String() + ": "})...)
 		},
 		OutputErrs: func(_ bench.RunID, err error) { writeErrs = append(writeErrs, err) },
@@ -139,6 +146,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 			writeErrs = append(writeErrs, err)
 		}
 	}
+	writeErrs = append(writeErrs, vegetaReports(dir, out)...)
 	for _, err := range writeErrs {
 		fmt.Fprintf(e.stderr, "rpcbench bench: %v\n", err)
 		code = ExitCannotStart
@@ -210,6 +218,48 @@ func makeRunDir(dir string) error {
 // resultName names the result file of a run: SCENARIO.TARGET.rb, or SCENARIO.stepN.TARGET.rb.
 func resultName(id bench.RunID) string { return id.FileStem() + ".rb" }
 
+// logName names the per-request log of a run (a plan's reports: [plot]): SCENARIO.TARGET.log.csv.
+func logName(id bench.RunID) string { return id.FileStem() + ".log.csv" }
+
+// vegetaReports writes into dir the files of the plan's reports: (see plan.Bench.Reports): each
+// load run's vegeta text report, RUN.vegeta.txt; each scenario step's plot of its runs' requests,
+// SCENARIO[.stepN].plot.html, from their per-request logs. It returns what it could not write.
+func vegetaReports(dir string, out *bench.Outcome) []error {
+	var errs []error
+	want := out.Bench.Reports
+	for _, g := range out.Groups() {
+		var runs []report.PlotRun
+		for _, m := range g.Runs {
+			if m.Summary == nil {
+				continue
+			}
+			if slices.Contains(want, plan.ReportVegeta) {
+				name := filepath.Join(dir, m.FileStem()+".vegeta.txt")
+				if err := writeOutput(name, func(w io.Writer) error {
+					return report.Render(w, []*summary.Summary{m.Summary}, "vegeta", report.Options{})
+				}); err != nil {
+					errs = append(errs, err)
+				}
+			}
+			if slices.Contains(want, plan.ReportPlot) {
+				r, err := readPlotRuns([]string{filepath.Join(dir, logName(m.RunID))}, []string{m.Target})
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				runs = append(runs, r...)
+			}
+		}
+		if len(runs) > 0 {
+			name := filepath.Join(dir, strings.TrimSuffix(g.PageName(), ".html")+".plot.html")
+			if err := writeOutput(name, func(w io.Writer) error { return report.Plot(w, runs, g.Title(), Version()) }); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errs
+}
+
 // dryRun prints the targets and the runs in the order they would go, with their lengths.
 func dryRun(w io.Writer, c *bench.Checked) {
 	b := c.Bench
@@ -254,7 +304,20 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "\nruns, in order:")
+	running := map[string][]string{} // the command each started target runs, as the runs go
+	for _, t := range b.Targets {
+		running[t.Name] = t.Command
+	}
+	again := func(s plan.Scenario, k int) { // says which targets run k starts again
+		for _, t := range b.Targets {
+			if want := s.TargetAt(t, k).Command; len(want) > 0 && !slices.Equal(running[t.Name], want) {
+				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, strings.Join(want, " "))
+				running[t.Name] = want
+			}
+		}
+	}
 	for _, s := range b.Scenarios {
+		again(s, 0)
 		if s.IsCommand() {
 			if len(s.Build) > 0 {
 				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, strings.Join(s.Build, " "))
@@ -271,6 +334,7 @@ func dryRun(w io.Writer, c *bench.Checked) {
 			continue
 		}
 		for k := range s.Runs() {
+			again(s, k)
 			for _, t := range b.Targets {
 				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
 				what := s.Describe(k)

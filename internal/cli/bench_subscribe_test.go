@@ -38,16 +38,7 @@ func TestBenchSubscriptions(t *testing.T) {
 	t.Parallel()
 	drops := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, DropEvery: 3})
 	clean := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond})
-	name := writePlan(t, fmt.Sprintf(benchHeads, drops.WebSocketURL(), clean.WebSocketURL()))
-	dir := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", dir, name)
-	if code != ExitOK {
-		t.Fatalf("exit %d; want 0\n%s\n%s", code, stdout, stderr)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, stdout, raw := benchPlan(t, fmt.Sprintf(benchHeads, drops.WebSocketURL(), clean.WebSocketURL()))
 	type subs struct {
 		Opened   int
 		Messages uint64
@@ -146,6 +137,90 @@ func TestBenchSubscriptions(t *testing.T) {
 	}
 	if n := strings.Count(stdout, "Subscriptions: "); n != 2 {
 		t.Errorf("text report has %d subscriptions sections, want one per target", n)
+	}
+}
+
+// benchPlan runs rpcbench bench --quiet on the plan text, which must succeed, and returns its run
+// directory, its text report and its JSON report.
+func benchPlan(t *testing.T, text string) (dir, stdout string, reportJSON []byte) {
+	t.Helper()
+	name := writePlan(t, text)
+	dir = filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", dir, name)
+	if code != ExitOK {
+		t.Fatalf("exit %d; want 0\n%s\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, stdout, raw
+}
+
+// A scenario in steps with subscriptions beside its calls reads push delivery against call load
+// step by step: a node holding each block's notifications 10 ms per call run since the block
+// before (a block every 50 ms) holds them ~5 ms at 10 calls/s and ~200 ms at 400/s. Each step's
+// report has its subscriptions (the median at 400/s at least 70 % of the 200 ms, the hold being a
+// floor; at 10/s below half of it), and the text report a table of the steps with the calls'
+// throughput beside the delivery figures.
+func TestBenchSubscriptionsOverSteps(t *testing.T) {
+	t.Parallel()
+	const block, perCall = 50 * time.Millisecond, 10 * time.Millisecond
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: block, PushDelayPerCall: perCall})
+	plan := fmt.Sprintf(`targets:
+  node: {url: %q}
+scenarios:
+  heads:
+    jsonrpc:
+      calls:
+        - {method: eth_blockNumber}
+    model: open
+    steps: [10, 400]
+    step: 1500ms
+    subscribe:
+      call: eth_subscribe ["newHeads"]
+      count: 2
+`, s.WebSocketURL())
+	_, stdout, raw := benchPlan(t, plan)
+	var rep struct {
+		Scenarios []struct {
+			Steps []struct {
+				Report struct { // one target's: its run's report
+					Subscriptions *struct {
+						Opened   int
+						Delivery *struct{ P50 float64 } `json:"delivery_latency_ms"`
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if len(rep.Scenarios) != 1 || len(rep.Scenarios[0].Steps) != 2 {
+		t.Fatalf("want one scenario of two steps:\n%s", raw)
+	}
+	var p50 [2]float64
+	for i, st := range rep.Scenarios[0].Steps {
+		u := st.Report.Subscriptions
+		if u == nil || u.Opened != 2 || u.Delivery == nil {
+			t.Fatalf("step %d: want its subscriptions, 2 opened, their delivery:\n%s", i+1, raw)
+		}
+		p50[i] = u.Delivery.P50
+	}
+	busy := float64(time.Duration(400*block.Seconds())*perCall) / float64(time.Millisecond) // 20 calls a block: 200 ms
+	if p50[1] < 0.7*busy || p50[0] > busy/2 {
+		t.Errorf("delivery p50 %.1f ms at 10/s, %.1f ms at 400/s; the node held each block ~5 ms and ~%.0f ms", p50[0], p50[1], busy)
+	}
+	at := strings.Index(stdout, "heads: subscriptions over the steps")
+	if at < 0 {
+		t.Fatalf("no table of the subscriptions over the steps:\n%s", stdout)
+	}
+	table := stdout[at:]
+	for _, w := range []string{"Subscriptions beside the calls over the steps", "10/s ", "400/s ", "throughput", "delivery p50", "delivery p99", "notification gaps"} {
+		if !strings.Contains(table, w) {
+			t.Errorf("the steps table lacks %q:\n%s", w, stdout)
+		}
 	}
 }
 

@@ -159,11 +159,11 @@ func signalContext(stderr io.Writer, stopping string) (context.Context, <-chan s
 }
 
 // stoppingMessage is what command name says on the first Ctrl-C: the commands that load a target
-// wait --grace for the requests in flight and cut them on a second Ctrl-C; the others (a service,
-// a crawl, a diff) just stop.
+// (and a diff, which runs as a load) wait --grace for the requests in flight and cut them on a
+// second Ctrl-C; the others (a service, a crawl) just stop.
 func stoppingMessage(name string) string {
 	switch name {
-	case "run", "capacity", "ghz", "bench", "quickstart":
+	case "run", "capacity", "ghz", "bench", "quickstart", "diff":
 		return "rpcbench " + name + ": stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once"
 	}
 	return "rpcbench " + name + ": stopping"

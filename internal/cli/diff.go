@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,7 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rpcbench/rpcbench/output"
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/runner"
+	"github.com/rpcbench/rpcbench/schedule"
 	"github.com/rpcbench/rpcbench/tools/diff"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
 	"github.com/rpcbench/rpcbench/transport"
@@ -33,6 +37,9 @@ const diffExamples = `  rpcbench diff --calls examples/calls.jsonl http://127.0.
   rpcbench diff --fixtures examples/fixtures http://127.0.0.1:18545/         replay .io fixtures against one node
   rpcbench diff --calls calls.jsonl --record pairs.jsonl --errors mismatches.jsonl --log requests.csv URL_A URL_B
   rpcbench diff --calls calls.jsonl --rate 200 --connections 8 --format markdown URL_A URL_B
+  rpcbench diff --calls calls.jsonl --stages 10s:500,30s:500 --warmup 2s --out diff.rb URL_A URL_B   on the engine's schedule, the run kept
+  rpcbench diff --calls calls.jsonl --model closed --connections 16 --duration 30s URL_A URL_B
+  rpcbench diff --plan examples/diff/noise.yaml      the diff scenario of a plan file (diff:)
   rpcbench diff --calls examples/calls.jsonl --format html URL_A URL_B > diff.html   one self-contained page
   rpcbench diff --calls calls.jsonl --reference URL_A2 URL_A URL_B     learn the noise from A2, a second instance of A
   rpcbench diff --calls calls.jsonl --pin-block --skip-above-head --tolerance 'result.gasPrice=5%' --rule 'eth_call=error-code-only' URL_A URL_B`
@@ -48,13 +55,20 @@ type diffFlags struct {
 	stopAtFirst, showSecrets                bool
 	format, record, errors, log             string
 	rate                                    rateFlag
+	stages                                  []schedule.Stage
+	model                                   string
+	duration, warmup                        time.Duration
+	grace                                   *time.Duration
 	conns                                   int
 	timeout                                 time.Duration
+	out, live                               string
+	quiet                                   bool
 	reference                               string
 	noiseThreshold                          float64
 	tolerance                               []jsondiff.Tolerance
 	errorRules                              []string
 	pinBlock, skipAboveHead                 bool
+	planFile, scenario                      string
 }
 
 func (f *diffFlags) define(fs *flag.FlagSet) {
@@ -64,7 +78,7 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.method, "jsonrpc", "", "send JSON-RPC calls of `METHOD` (with --params, --requests times)")
 	fs.StringVar(&f.params, "params", "", "JSON-RPC params of --jsonrpc: a JSON array or object, may hold templates")
 	fs.StringVar(&f.fixtures, "fixtures", "", "replay the .io fixtures of `DIR` (or one file): \">> request\" lines, each compared with its \"<< answer\"; one URL or more")
-	fs.IntVar(&f.requests, "requests", 0, "send `N` requests, taking the entries in turn (default: each entry once; 1 for --jsonrpc)")
+	fs.IntVar(&f.requests, "requests", 0, "send `N` requests, taking the entries in turn (default: each entry once, unless --duration or --stages; 1 for --jsonrpc)")
 	fs.Var(appended(&f.headers, plan.ParseHeader), "H", "request header `\"Name: value\"` (repeatable)")
 	fs.Var(appended(&f.ignore, jsondiff.ParsePattern), "ignore", "do not compare the values at `PATH`, e.g. result.timestamp or result.transactions[*].hash (repeatable)")
 	fs.Var(appended(&f.unordered, jsondiff.ParsePattern), "unordered", "compare the array at `PATH` in any order, e.g. result.logs (repeatable)")
@@ -77,13 +91,23 @@ func (f *diffFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.record, "record", "", "write every request and all its answers to `FILE`, one JSON line each")
 	fs.StringVar(&f.errors, "errors", "", "write each request whose answers differ, with the differences, to `FILE`, one JSON line each")
 	fs.StringVar(&f.log, "log", "", "write a CSV row per request and server to `FILE`: id, method, where, server, sent, latency_ms, status, class, equal")
-	fs.Var(&f.rate, "rate", "start at most `RATE` requests per second (each goes to every URL), e.g. 200 or 50/s")
-	fs.IntVar(&f.conns, "connections", 1, "requests in flight at once (`N`)")
+	fs.Var(&f.rate, "rate", "open model: start `RATE` requests per second on the engine's schedule (each goes to every URL at once), e.g. 200 or 50/s")
+	fs.Var(parsed(&f.stages, plan.ParseStages), "stages", "ramp the rate (or, closed, the connections) from 0 through `D:T,…` (e.g. 10s:500,30s:2000), as run does")
+	fs.Var(choiceFlag{&f.model, []string{"open", "closed"}}, "model", "load `model`: open (a rate) or closed (connections); default: open with --rate or --stages")
+	fs.Var(positiveDurationFlag{durationFlag{&f.duration}}, "duration", "send for this long, taking the entries in turn round after round (default: each entry once)")
+	fs.Var(durationFlag{&f.warmup}, "warmup", "send for this long first, at the first level, outside the comparison and the figures")
+	fs.Var(optionalDurationFlag{&f.grace}, "grace", "on Ctrl-C, how long to wait for the requests in flight (default 5s; 0: cut them at once); a second Ctrl-C cuts them at once")
+	fs.IntVar(&f.conns, "connections", 0, "closed model: requests in flight at once (`N`, default 1); open: cap of requests in flight (default 1000)")
+	fs.StringVar(&f.out, "out", "", "write the run's result file to `FILE` as it goes (rpcbench report renders it): the requests to every URL as one, a latency until every URL answered")
+	fs.StringVar(&f.live, "live", "", "stream one JSON line per interval of the run to `FILE` (- for stderr)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	fs.Var(positiveDurationFlag{durationFlag{&f.timeout}}, "timeout", "time limit of one request to one URL (default 30s)")
 	fs.StringVar(&f.reference, "reference", "", "send each request also to `URL`, a second instance of the first URL: a path where the two answer differently is noise for its method, reported apart and not counted against the others")
 	fs.Var(shareFlag{&f.noiseThreshold}, "noise-threshold", "with --reference, a path is noise when the two instances differ there in this `share` of a method's requests or more: 0.5 or 50% (default: any one)")
 	fs.Var(appended(&f.tolerance, jsondiff.ParseTolerance), "tolerance", "let the numbers at `PATH=N` differ by up to N, or PATH=N% by up to N % of the larger, e.g. 'result.gasPrice=5%' (repeatable)")
 	fs.Var(appended(&f.errorRules, checkErrorRule), "rule", "compare the JSON-RPC errors of a method by code only or by presence only: `METHOD=RULE`, RULE error-code-only or error-presence-only, METHOD * for all (repeatable)")
+	fs.StringVar(&f.planFile, "plan", "", "run the diff scenario of plan `FILE` (a scenario with diff:): its requests and load, to the targets it compares, by its rules")
+	fs.StringVar(&f.scenario, "scenario", "", "with --plan, the diff scenario to run (`NAME`; default: the only one)")
 	fs.BoolVar(&f.pinBlock, "pin-block", false, "ask the first URL for its head (eth_blockNumber) before each request that takes a block, and send every URL that number in place of \"latest\", \"pending\" or an omitted block")
 	fs.BoolVar(&f.skipAboveHead, "skip-above-head", false, "with --pin-block, ask every URL for its head and skip (and count) a request whose block is above one of them")
 }
@@ -104,17 +128,9 @@ func (f shareFlag) String() string {
 }
 
 func (f shareFlag) Set(s string) error {
-	t := strings.TrimSpace(s)
-	pct := strings.HasSuffix(t, "%")
-	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
-	if pct {
-		v /= 100
-	}
-	if err != nil || !(v >= 0 && v <= 1) {
-		return fmt.Errorf("want a share from 0 to 1, e.g. 0.5 or 50%%, got %q", s)
-	}
+	v, err := diff.ParseShare(s)
 	*f.v = v
-	return nil
+	return err
 }
 
 func runDiff(ctx context.Context, e *env, args []string) int {
@@ -125,16 +141,41 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 	if done {
 		return code
 	}
-	reqs, reference, err := f.corpus(e, urls)
+	if f.planFile != "" {
+		return runDiffPlan(ctx, e, fs, f, urls, args)
+	}
+	if f.scenario != "" {
+		return fail(e, "diff", usagef("--scenario goes with --plan"), ExitUsage)
+	}
+	conns := false
+	fs.Visit(func(fl *flag.Flag) { conns = conns || fl.Name == "connections" })
+	if conns && f.conns == 0 {
+		return fail(e, "diff", usagef("--connections 0: want 1 or more"), ExitUsage)
+	}
+	corpus, reference, err := f.corpus(e, urls)
 	if err != nil {
 		return fail(e, "diff", err, ExitUsage)
+	}
+	cfg, load, err := f.config(urls)
+	if err != nil {
+		return fail(e, "diff", err, ExitUsage)
+	}
+	prep, err := diff.Prepare(cfg, corpus, load, plan.OSFiles(e.stdin))
+	if err != nil {
+		return fail(e, "diff", prepareError(err), ExitUsage)
 	}
 	files, err := f.openFiles()
 	if err != nil {
 		return fail(e, "diff", err, ExitUsage)
 	}
+	return runDiffPrepared(ctx, e, diffRun{cfg: cfg, corpus: corpus, prep: prep, reference: reference, files: files,
+		format: f.format, showSecrets: f.showSecrets, noiseThreshold: f.noiseThreshold, outputs: f.outputs(e), args: args})
+}
+
+// config maps the flags onto the comparison's Config and the run's load.
+func (f *diffFlags) config(urls []string) (diff.Config, plan.Load, error) {
 	cfg := diff.Config{
-		URLs: urls, StopAtFirst: f.stopAtFirst, Connections: f.conns, Rate: f.rate.v, Timeout: f.timeout,
+		URLs: urls, StopAtFirst: f.stopAtFirst, Timeout: f.timeout,
 		Rules: jsondiff.Options{Ignore: f.ignore, Unordered: f.unordered, NullIsMissing: f.nullMissing,
 			StrictNumbers: f.strictNumbers, KeepErrorMessages: f.keepMsgs, Tolerance: f.tolerance},
 		Reference: f.reference, PinBlock: f.pinBlock, SkipAboveHead: f.skipAboveHead,
@@ -146,42 +187,103 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 		}
 		cfg.ErrorRules[m] = rule
 	}
+	load := plan.Load{Model: plan.Model(f.model), Rate: f.rate.v, Stages: f.stages, Duration: f.duration,
+		Requests: uint64(f.requests), Warmup: f.warmup, Grace: f.grace, Connections: f.conns}
+	if f.rate.set && f.rate.v == 0 {
+		return cfg, load, usagef("--rate: 0 sends nothing; give a rate above 0, or leave it out to send as fast as --connections allow")
+	}
+	return cfg, load, nil
+}
+
+// outputs are the run's outputs the flags ask for: its result file, its live lines, its progress
+// line on a terminal.
+func (f *diffFlags) outputs(e *env) output.Set {
+	var set output.Set
+	if f.out != "" {
+		set = append(set, output.NewResultFile("--out", f.out))
+	}
+	if f.live != "" {
+		set = append(set, output.NewLiveLines("--live", f.live, e.stderr))
+	}
+	if !f.quiet && f.live != "-" && isTerminal(e.stderr) {
+		set = append(set, output.NewProgress(e.stderr))
+	}
+	return set
+}
+
+// diffRun is a prepared diff and where its results go.
+type diffRun struct {
+	cfg            diff.Config
+	corpus         diff.Corpus
+	prep           *plan.Prepared
+	reference      string // what the answers are compared with, as the report names it
+	files          *diffFiles
+	format         string
+	showSecrets    bool
+	noiseThreshold float64
+	outputs        output.Set
+	args           []string
+	cmd            string // the command, for messages; empty: diff
+}
+
+// runDiffPrepared runs a prepared diff through the runner, writes its files as it goes and its
+// report at the end — after an interruption too, with what was compared — and returns the exit
+// code: 1 when any answer differed or failed.
+func runDiffPrepared(ctx context.Context, e *env, d diffRun) int {
+	cmd := d.cmd
+	if cmd == "" {
+		cmd = "diff"
+	}
 	// the report and the files name the servers by their URLs, secrets REDACTED
-	all := urls
-	if f.reference != "" {
-		all = append(slices.Clip(urls), f.reference)
+	all := d.cfg.URLs
+	if d.cfg.Reference != "" {
+		all = append(slices.Clip(all), d.cfg.Reference)
 	}
 	shown := make([]string, len(all))
 	for i, u := range all {
-		shown[i] = plan.ShownURL(u, f.showSecrets)
+		shown[i] = plan.ShownURL(u, d.showSecrets)
 	}
-	if reference == urls[0] {
+	reference := d.reference
+	if reference == d.cfg.URLs[0] {
 		reference = shown[0]
 	}
 	tally := diff.NewTally(shown, reference)
-	tally.SetRules(cfg.RuleNames())
-	if f.reference != "" {
-		tally.LearnNoise(f.noiseThreshold)
+	tally.SetRules(d.cfg.RuleNames())
+	if d.cfg.Reference != "" {
+		tally.LearnNoise(d.noiseThreshold)
 	}
 	stopped := ""
-	runErr := diff.Run(ctx, cfg, reqs, func(r *diff.Result) error {
+	command := append([]string{cmd}, d.args...)
+	if !d.showSecrets {
+		command = plan.RedactArgs(command)
+	}
+	ro := runner.Options{Outputs: d.outputs, Cut: e.cut, Version: Version(), ShowSecrets: d.showSecrets, Command: command,
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", cmd, msg) }}
+	run, runErr := diff.Run(ctx, d.cfg, d.prep, d.corpus, ro, func(r *diff.Result) error {
 		tally.Add(r)
-		if f.stopAtFirst && !r.Equal() {
+		if d.cfg.StopAtFirst && !r.Equal() {
 			stopped = "first difference"
 		}
-		return files.write(shown, r)
+		return d.files.write(shown, r)
 	})
-	if cerr := files.close(); runErr == nil && cerr != nil {
+	if cerr := d.files.close(); runErr == nil && cerr != nil {
 		runErr = cerr
 	}
 	if runErr != nil {
-		return fail(e, "diff", runErr, ExitCannotStart)
+		var oe *runner.OutputError
+		if errors.As(runErr, &oe) {
+			return fail(e, cmd, usageError{runErr.Error()}, ExitUsage)
+		}
+		return fail(e, cmd, runErr, ExitCannotStart)
 	}
-	if ctx.Err() != nil {
+	interrupted := run.Result.Interrupted && stopped == ""
+	if interrupted {
 		stopped = "interrupted"
 	}
 	rep := tally.Report(stopped)
-	switch f.format {
+	rep.Due = int(run.Result.Intended)
+	var err error
+	switch d.format {
 	case "json":
 		err = diff.WriteJSON(e.stdout, rep)
 	case "markdown":
@@ -192,10 +294,17 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 		err = diff.WriteText(e.stdout, rep)
 	}
 	if err != nil {
-		return fail(e, "diff", err, ExitCannotStart)
+		return fail(e, cmd, err, ExitCannotStart)
+	}
+	if run.OutputErr != nil {
+		for _, line := range strings.Split(run.OutputErr.Error(), "\n") {
+			fmt.Fprintf(e.stderr, "rpcbench %s: %s\n", cmd, line)
+		}
+		return ExitCannotStart
 	}
 	switch {
-	case ctx.Err() != nil:
+	case interrupted:
+		fmt.Fprintf(e.stderr, "rpcbench %s: interrupted; the report covers the requests compared until then\n", cmd)
 		return ExitInterrupted
 	case rep.Different > 0 || rep.Failed > 0:
 		return ExitSLO
@@ -204,7 +313,7 @@ func runDiff(ctx context.Context, e *env, args []string) int {
 }
 
 // corpus reads the requests the flags name and checks the URLs against them.
-func (f *diffFlags) corpus(e *env, urls []string) ([]diff.Request, string, error) {
+func (f *diffFlags) corpus(e *env, urls []string) (diff.Corpus, string, error) {
 	given := 0
 	for _, s := range []string{f.targets, f.calls, f.fixtures, f.method} {
 		if s != "" {
@@ -213,47 +322,47 @@ func (f *diffFlags) corpus(e *env, urls []string) ([]diff.Request, string, error
 	}
 	switch {
 	case given != 1:
-		return nil, "", usagef("give one of --targets FILE, --calls FILE, --jsonrpc METHOD or --fixtures DIR")
+		return diff.Corpus{}, "", usagef("give one of --targets FILE, --calls FILE, --jsonrpc METHOD or --fixtures DIR")
 	case f.fixtures == "" && len(urls) < 2:
-		return nil, "", usagef("got %d URL; want two or more to compare (or --fixtures DIR and one URL)", len(urls))
+		return diff.Corpus{}, "", usagef("got %d URL; want two or more to compare (or --fixtures DIR and one URL)", len(urls))
 	case len(urls) == 0:
-		return nil, "", usagef("--fixtures: want the URL of the server to replay them against")
+		return diff.Corpus{}, "", usagef("--fixtures: want the URL of the server to replay them against")
 	case f.requests < 0:
-		return nil, "", usagef("--requests %d: want 1 or more", f.requests)
-	case f.conns < 1:
-		return nil, "", usagef("--connections %d: want 1 or more", f.conns)
+		return diff.Corpus{}, "", usagef("--requests %d: want 1 or more", f.requests)
+	case f.conns < 0:
+		return diff.Corpus{}, "", usagef("--connections %d: want 1 or more", f.conns)
 	case f.params != "" && f.method == "":
-		return nil, "", usagef("--params goes with --jsonrpc")
+		return diff.Corpus{}, "", usagef("--params goes with --jsonrpc")
 	case f.skipAboveHead && !f.pinBlock:
-		return nil, "", usagef("--skip-above-head goes with --pin-block")
+		return diff.Corpus{}, "", usagef("--skip-above-head goes with --pin-block")
 	case f.reference != "" && f.fixtures != "":
-		return nil, "", usagef("--reference learns the noise between two instances of the first URL; fixtures are compared with their expected answers instead")
+		return diff.Corpus{}, "", usagef("--reference learns the noise between two instances of the first URL; fixtures are compared with their expected answers instead")
 	case f.noiseThreshold != 0 && f.reference == "":
-		return nil, "", usagef("--noise-threshold goes with --reference")
+		return diff.Corpus{}, "", usagef("--noise-threshold goes with --reference")
 	}
 	if f.reference != "" {
 		if err := checkDiffURL(f.reference); err != nil {
-			return nil, "", usagef("--reference: %v", err)
+			return diff.Corpus{}, "", usagef("--reference: %v", err)
 		}
 	}
 	for _, u := range urls {
 		if err := checkDiffURL(u); err != nil {
-			return nil, "", err
+			return diff.Corpus{}, "", err
 		}
 	}
 	switch {
 	case f.fixtures != "":
 		if f.requests != 0 {
-			return nil, "", usagef("--requests goes with --targets, --calls or --jsonrpc; fixtures are replayed once each")
+			return diff.Corpus{}, "", usagef("--requests goes with --targets, --calls or --jsonrpc; fixtures are replayed once each")
 		}
 		reqs, err := readFixtures(f.fixtures)
-		return reqs, "expected answers", err
+		return diff.FromList(urls[0], reqs), "expected answers", err
 	case f.targets != "":
-		reqs, err := f.targetRequests(e)
-		return reqs, urls[0], err
+		c, err := f.targetRequests(e)
+		return c, urls[0], err
 	}
-	reqs, err := f.callRequests(urls[0])
-	return reqs, urls[0], err
+	c, err := f.callRequests(urls[0])
+	return c, urls[0], err
 }
 
 func checkDiffURL(u string) error {
@@ -286,43 +395,39 @@ func readFixtures(p string) ([]diff.Request, error) {
 
 // targetRequests renders the entries of the target file in turn, with their templates, once for
 // all URLs (diff.FromTargets).
-func (f *diffFlags) targetRequests(e *env) ([]diff.Request, error) {
+func (f *diffFlags) targetRequests(e *env) (diff.Corpus, error) {
 	t, err := plan.LoadTargets(plan.OSFiles(e.stdin), f.targets, f.targetsFormat, "", false, f.headers)
 	if err != nil {
-		return nil, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
+		return diff.Corpus{}, usagef("--targets: %s", strings.TrimPrefix(err.Error(), "plan: "))
 	}
-	reqs, err := diff.FromTargets(t, f.targets, f.requests)
+	c, err := diff.FromTargets(t, f.targets)
 	if err != nil {
-		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
+		return diff.Corpus{}, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
 	}
-	return reqs, nil
+	return c, nil
 }
 
 // callRequests renders the JSON-RPC calls of --calls or --jsonrpc in turn (diff.FromCalls).
-func (f *diffFlags) callRequests(url string) ([]diff.Request, error) {
+func (f *diffFlags) callRequests(url string) (diff.Corpus, error) {
 	var calls []plan.Call
 	name := f.calls
 	if f.calls != "" {
 		r, err := os.Open(f.calls)
 		if err != nil {
-			return nil, usagef("--calls: %v", err)
+			return diff.Corpus{}, usagef("--calls: %v", err)
 		}
 		defer r.Close()
 		if calls, err = plan.ParseCalls(r, f.calls); err != nil {
-			return nil, usagef("--calls: %s", strings.TrimPrefix(err.Error(), "plan: "))
+			return diff.Corpus{}, usagef("--calls: %s", strings.TrimPrefix(err.Error(), "plan: "))
 		}
 	} else {
 		c := plan.Call{Method: f.method, Params: json.RawMessage(bytes.TrimSpace([]byte(f.params)))}
 		if err := c.Validate(); err != nil {
-			return nil, usagef("--params: %v", err)
+			return diff.Corpus{}, usagef("--params: %v", err)
 		}
 		calls, name = []plan.Call{c}, "--jsonrpc"
 	}
-	reqs, err := diff.FromCalls(url, f.headers, calls, name, f.requests)
-	if err != nil {
-		return nil, usageError{strings.TrimPrefix(err.Error(), "plan: ")}
-	}
-	return reqs, nil
+	return diff.FromCalls(url, f.headers, calls, name), nil
 }
 
 // diffFiles are the files a diff writes as it goes.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,10 +32,13 @@ func TestDiffNoiseUsage(t *testing.T) {
 
 // The proof of issue 29: three built-in nodes each add a random "noise" member to every answer;
 // the candidate also puts "injected": true into exactly 0.1 % of its answers. 4,000 requests at
-// 2,000 a second: the report counts exactly the 4 injected (4,000 × 0.1 %, and the node's own
-// count), names "injected" as the only path that differs, and none from the noise, which it lists
-// apart for each method. The request count bounds the run. Not parallel: at 2,000 requests/s to
-// three nodes it takes the cores, and the tests of timing beside it would pay.
+// 2,000 a second on the engine's schedule: the report counts exactly the 4 injected (4,000 ×
+// 0.1 %, and the node's own count), names "injected" as the only path that differs, and none from
+// the noise, which it lists apart for each method. The request count bounds the run. A machine
+// too busy to keep 2,000/s to three nodes (under -race, beside other builds) ends the run a
+// second after its planned end: then the report must say that 4,000 were due, and count exactly
+// the first N it compared (floor(N × 0.1 %) injected, the methods taken in turn). Not parallel: at 2,000 requests/s to three nodes it takes the cores, and the tests of
+// timing beside it would pay.
 func TestDiffNoiseProof(t *testing.T) {
 	primary, reference := diffNode(t, ethrpc.Config{Blocks: 64, Noise: true}), diffNode(t, ethrpc.Config{Blocks: 64, Noise: true})
 	cand, err := ethrpc.New(t.Context(), ethrpc.Config{Blocks: 64, Noise: true, InjectShare: 0.001})
@@ -48,19 +52,14 @@ func TestDiffNoiseProof(t *testing.T) {
 {"method":"eth_getBalance","params":["0x00000000000000000000000000000000000000aa","0x10"]}
 {"method":"eth_blockNumber"}
 `)
-	code, stdout, stderr := mainOut("diff", "--calls", calls, "--requests", "4000", "--rate", "2000", "--connections", "8",
+	order := []string{"eth_getBlockByNumber", "eth_chainId", "eth_getBalance", "eth_blockNumber"}
+	code, stdout, stderr := mainOut("diff", "--calls", calls, "--requests", "4000", "--rate", "2000", "--connections", "64",
 		"--reference", reference, "--format", "json", primary, cand.URL())
-	if code != ExitSLO {
-		t.Fatalf("exit %d; want 1 (the injected differences)\n%s", code, stderr)
-	}
-	if n := cand.Injected(); n != 4 {
-		t.Fatalf("the candidate injected %d; want 4,000 × 0.1 %% = 4", n)
-	}
 	var rep struct {
-		Requests, Equal, Different, Failed int
-		NoiseOnly                          int    `json:"noise_only"`
-		NoiseReference                     string `json:"noise_reference"`
-		Mismatches                         []struct {
+		Requests, Due, Equal, Different, Failed int
+		NoiseOnly                               int    `json:"noise_only"`
+		NoiseReference                          string `json:"noise_reference"`
+		Mismatches                              []struct {
 			Servers []struct {
 				URL   string
 				Diffs []struct{ Path, Kind string }
@@ -76,9 +75,23 @@ func TestDiffNoiseProof(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, stdout)
 	}
-	if rep.Requests != 4000 || rep.Different != 4 || rep.Failed != 0 || rep.Equal != 3996 || rep.NoiseOnly != 3996 || rep.NoiseReference != reference {
-		t.Errorf("%d requests, %d different, %d failed, %d equal (%d apart from noise), reference %s; want 4000, 4, 0, 3996 (3996), %s",
-			rep.Requests, rep.Different, rep.Failed, rep.Equal, rep.NoiseOnly, rep.NoiseReference, reference)
+	n := rep.Requests
+	if n != 4000 {
+		t.Logf("the run fell behind: %d of the 4,000 due compared", n)
+		if rep.Due != 4000 || n == 0 {
+			t.Fatalf("%d requests compared of %d due; want 4,000 due, and some compared", n, rep.Due)
+		}
+	}
+	injected := n / 1000 // floor(N × 0.1 %)
+	if want := ExitSLO; code != want && injected > 0 || injected == 0 && code != ExitOK {
+		t.Fatalf("exit %d with %d injected; want 1 for differences, else 0\n%s", code, injected, stderr)
+	}
+	if got := cand.Injected(); got != uint64(injected) {
+		t.Fatalf("the candidate injected %d; want %d × 0.1 %% = %d", got, n, injected)
+	}
+	if rep.Different != injected || rep.Failed != 0 || rep.Equal != n-injected || rep.NoiseOnly != n-injected || rep.NoiseReference != reference {
+		t.Errorf("%d requests, %d different, %d failed, %d equal (%d apart from noise), reference %s; want %d, %d, 0, %d (%d), %s",
+			n, rep.Different, rep.Failed, rep.Equal, rep.NoiseOnly, rep.NoiseReference, n, injected, n-injected, n-injected, reference)
 	}
 	paths := map[string]int{}
 	for _, m := range rep.Mismatches {
@@ -91,14 +104,16 @@ func TestDiffNoiseProof(t *testing.T) {
 			}
 		}
 	}
-	if len(paths) != 1 || paths["injected extra"] != 4 {
-		t.Errorf("paths of the differences: %v; want injected (extra) 4 times, nothing else", paths)
+	if len(paths) != min(injected, 1) || paths["injected extra"] != injected {
+		t.Errorf("paths of the differences: %v; want injected (extra) %d times, nothing else", paths, injected)
 	}
 	methods := map[string]bool{}
-	for _, n := range rep.Noise {
-		methods[n.Method] = true
-		if n.Path != "noise" || !n.Noise || n.Differ != n.Compared || n.Compared != 1000 || n.Candidates != 1000 {
-			t.Errorf("noise %+v; want the path noise, differing in all 1000 requests of its method", n)
+	for _, nz := range rep.Noise {
+		methods[nz.Method] = true
+		k := slices.Index(order, nz.Method)
+		want := (n - k + 3) / 4 // the requests i < N with i mod 4 = k: 1,000 each of 4,000
+		if nz.Path != "noise" || !nz.Noise || nz.Differ != nz.Compared || nz.Compared != want || nz.Candidates != want {
+			t.Errorf("noise %+v; want the path noise, differing in all %d requests of its method", nz, want)
 		}
 	}
 	if len(methods) != 4 || len(rep.Noise) != 4 {

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "report", summary: "render result files (--out of run) as text, json, csv, markdown, hgrm, hlog or html", run: runReport})
+	register(command{name: "report", summary: "render result files (--out of run) as text, json, csv, markdown, hgrm, hlog, html or vegeta", run: runReport})
 }
 
 const reportExamples = `  rpcbench report run.rb                                   the report printed at the end of the run
@@ -32,6 +32,7 @@ const reportExamples = `  rpcbench report run.rb                                
   rpcbench report --stats p50,p95,mean,stdev,requests,rps a.rb b.rb  the figures of the side-by-side tables
   rpcbench report --format hgrm run.rb                     HdrHistogram's percentile distribution (values in ms)
   rpcbench report --format hlog -o run.hlog run.rb         HdrHistogram's interval log
+  rpcbench report --format vegeta run.rb                   vegeta's text report layout (latencies: the service time)
   rpcbench report --slo 'p99<50ms,errors<0.1%' run.rb      judge a saved run; exit 1 when it misses an objective
   rpcbench report --stage-ramps --format csv steps.rb      per-stage rows (of a run with --stages), the ramps' too`
 
@@ -75,7 +76,7 @@ func runReport(ctx context.Context, e *env, args []string) int {
 	if err := checkLabels(labels, len(files), merge); err != nil {
 		return fail(e, "report", err, ExitUsage)
 	}
-	if (format == "hgrm" || format == "hlog") && len(files) > 1 && !merge {
+	if (format == "hgrm" || format == "hlog" || format == "vegeta") && len(files) > 1 && !merge {
 		return fail(e, "report", usagef("--format %s renders one run; give one file, or several with --merge", format), ExitUsage)
 	}
 	inputs := make([]namedFile, len(files))

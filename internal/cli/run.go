@@ -256,8 +256,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail(e, "run", err, ExitUsage)
 	}
-	if code, done := f.runSubscriptionsAlone(ctx, e, fs, p); done {
-		return code
+	if err := f.checkSubscriptions(fs, p); err != nil {
+		return fail(e, "run", err, ExitUsage)
 	}
 	o := f.output.outputs(f.format, f.reportFile, f.quiet, args)
 	o.series = series

@@ -67,6 +67,9 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 	if err != nil {
 		return plan.Plan{}, nil, selectError(err)
 	}
+	if s.IsDiff() {
+		return plan.Plan{}, nil, usagef("--scenario %s: a diff of the targets, which run does not send: rpcbench diff --plan %s --scenario %s runs it", s.Name, f.planf.file, s.Name)
+	}
 	var rr *replayRun
 	if s.Replay != nil {
 		if f.segment.segment != "" || f.segment.sequence != "" {
@@ -76,6 +79,9 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 	}
 	if len(t.Command) > 0 {
 		fmt.Fprintf(e.stderr, "rpcbench run: target %s has a command, which run --plan does not start: it sends to %s as it is (rpcbench bench starts targets)\n", t.Name, plan.RedactURL(t.URL))
+	}
+	if s.SweepsCommand() {
+		fmt.Fprintf(e.stderr, "rpcbench run: scenario %s sweeps %s, which rpcbench bench sets by starting target %s again at each value; run --plan does not: %s stays as it runs now\n", s.Name, s.Sweep.Param, s.Sweep.Target, s.Sweep.Target)
 	}
 	f.segment.apply(&p)
 	return p, rr, nil

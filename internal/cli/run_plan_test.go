@@ -89,3 +89,18 @@ scenarios:
     steps: [10, 20]
     step: 30s
 `
+
+// run --plan of a step of a sweep of a target's flag sends to the target as it runs, and says
+// that it does not start it again with the step's value, as bench does.
+func TestRunPlanTargetFlagSweep(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{})
+	path := writePlanFile(t, "targets:\n  lab:\n    url: "+srv.URL()+"\n    command: serve --pool 4\nscenarios:\n  pool:\n    requests: 5\n    connections: 1\n    sweep: {lab --pool: [1, 2]}\n", nil)
+	code, stdout, stderr := mainOut("run", "--plan", path, "--step", "2", "--quiet")
+	if code != ExitOK || !strings.Contains(stdout, "sent 5, completed 5, ok 5") {
+		t.Fatalf("exit %d; want 5 requests answered\n%s%s", code, stdout, stderr)
+	}
+	if want := "scenario pool sweeps lab --pool, which rpcbench bench sets by starting target lab again at each value; run --plan does not: lab stays as it runs now"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}

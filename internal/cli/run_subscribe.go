@@ -1,21 +1,14 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/plan/planfile"
 	"github.com/rpcbench/rpcbench/report"
-	"github.com/rpcbench/rpcbench/subscribe"
-	"github.com/rpcbench/rpcbench/summary"
 )
 
 // subscribeFlags are the flags of `run` that open JSON-RPC subscriptions during the run, beside
@@ -77,31 +70,26 @@ func checkSubscribeURL(p plan.Plan, what string) error {
 	return nil
 }
 
-// subscriptionsAlone reports whether p has subscriptions and no calls: a run of subscriptions
-// only, which runSubscriptionsAlone does without the engine.
-func subscriptionsAlone(p plan.Plan) bool {
-	return p.Subscribe != nil && !p.JSONRPC.On() && p.Traffic.Targets == "" && len(p.Endpoints) == 1 && len(p.Endpoints[0].Body) == 0
-}
-
 // aloneFlags are the flags that mean something to a run of subscriptions alone.
-var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "subscribe-reference", "duration", "format", "report-file", "quiet", "header", "H", "connect-timeout"}
+var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "subscribe-reference", "duration", "format", "report-file", "out", "live",
+	"interval", "show-secrets", "quiet", "header", "H", "connect-timeout"}
 
-// runSubscriptionsAlone checks p's subscriptions, if any; when p has no calls, it runs them for
-// the run's duration and reports them (done=true). done=false: p has no subscriptions, or calls
-// too (execute runs both).
-func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.FlagSet, p plan.Plan) (code int, done bool) {
+// checkSubscriptions checks p's subscriptions, if any: a WebSocket URL to go to and, for a run of
+// subscriptions and no calls (plan.Plan.SubscriptionsOnly; execute runs it as any other), only the
+// flags that mean something to it.
+func (f *runFlags) checkSubscriptions(fs *flag.FlagSet, p plan.Plan) error {
 	if p.Subscribe == nil {
-		return 0, false
+		return nil
 	}
 	if err := checkSubscribeURL(p, "--subscribe"); err != nil {
-		return fail(e, "run", err, ExitUsage), true
+		return err
 	}
-	if !subscriptionsAlone(p) {
-		return 0, false
+	if !p.SubscriptionsOnly() {
+		return nil
 	}
 	var other []string
 	fs.Visit(func(fl *flag.Flag) {
-		if !slices.Contains(aloneFlags, fl.Name) {
+		if !slices.Contains(aloneFlags, fl.Name) && fl.Name != "plan" && fl.Name != "scenario" {
 			other = append(other, flagName(fl.Name))
 		}
 	})
@@ -110,76 +98,16 @@ func (f *runFlags) runSubscriptionsAlone(ctx context.Context, e *env, fs *flag.F
 		for _, n := range aloneFlags[1:] {
 			takes = append(takes, flagName(n))
 		}
-		return fail(e, "run", usagef("%s: a run of --subscribe alone sends no calls and takes only %s; for calls beside the subscriptions give --jsonrpc METHOD",
-			strings.Join(other, ", "), strings.Join(takes, ", ")), ExitUsage), true
+		return usagef("%s: a run of --subscribe alone sends no calls and takes only %s; for calls beside the subscriptions give --jsonrpc METHOD",
+			strings.Join(other, ", "), strings.Join(takes, ", "))
 	}
-	formats := []string{"text", "json", "markdown"}
-	if !slices.Contains(formats, f.format) {
-		return fail(e, "run", usagef("--format %s: a run of --subscribe alone is reported as text, json or markdown", f.format), ExitUsage), true
+	if !slices.Contains(report.AloneFormats, f.format) {
+		return usagef("--format %s: a run of --subscribe alone is reported as text, json or markdown", f.format)
 	}
-	if f.reportFile != "" && !slices.Contains(formats, report.FormatForPath(f.reportFile)) {
-		return fail(e, "run", usagef("--report-file %s: a run of --subscribe alone is reported as text, json (.json) or markdown (.md)", f.reportFile), ExitUsage), true
+	if f.reportFile != "" && !slices.Contains(report.AloneFormats, report.FormatForPath(f.reportFile)) {
+		return usagef("--report-file %s: a run of --subscribe alone is reported as text, json (.json) or markdown (.md)", f.reportFile)
 	}
-	hold := p.Load.Duration
-	if hold == 0 {
-		hold = plan.DefaultDuration
-	}
-	started := time.Now()
-	res, err := subscribe.Run(ctx, subscribe.ConfigOf(p, hold))
-	if err != nil {
-		return fail(e, "run", usagef("--subscribe: %v", err), ExitUsage), true
-	}
-	rep := subscriptionsReport{
-		Schema: summary.Schema, Tool: summary.Tool{Name: "rpcbench", Version: Version()}, Target: plan.ShownURL(p.Endpoints[0].URL, f.output.showSecrets),
-		StartedAt: started.UTC(), DurationS: time.Since(started).Seconds(), Subscriptions: res.Summary(),
-	}
-	code = ExitOK
-	if err := rep.write(e.stdout, f.format); err != nil {
-		fmt.Fprintf(e.stderr, "rpcbench run: writing the report: %v\n", err)
-		code = ExitCannotStart
-	}
-	if f.reportFile != "" {
-		if err := writeOutput(f.reportFile, func(w io.Writer) error { return rep.write(w, report.FormatForPath(f.reportFile)) }); err != nil {
-			fmt.Fprintf(e.stderr, "rpcbench run: --report-file: %v\n", err)
-			code = ExitCannotStart
-		}
-	}
-	if ctx.Err() != nil {
-		fmt.Fprintln(e.stderr, "rpcbench run: interrupted; the report covers what was done until then")
-		return ExitInterrupted, true
-	}
-	if code == ExitOK && res.Opened == 0 {
-		fmt.Fprintf(e.stderr, "rpcbench run: no subscription opened (%d asked, %d failed)\n", res.Asked, res.Failed)
-		code = ExitSLO
-	}
-	return code, true
-}
-
-// subscriptionsReport is the report of a run of subscriptions alone.
-type subscriptionsReport struct {
-	Schema        string                 `json:"schema"`
-	Tool          summary.Tool           `json:"tool"`
-	Target        string                 `json:"target"`
-	StartedAt     time.Time              `json:"started_at"`
-	DurationS     float64                `json:"duration_s"`
-	Subscriptions *summary.Subscriptions `json:"subscriptions"`
-}
-
-func (r *subscriptionsReport) write(w io.Writer, format string) error {
-	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
-	}
-	b := &strings.Builder{}
-	if format == "markdown" {
-		fmt.Fprintf(b, "### rpcbench %s: `%s`\n\nsubscriptions alone, no calls, for %s\n", r.Tool.Version, r.Target, time.Duration(r.DurationS*float64(time.Second)).Round(time.Millisecond))
-	} else {
-		fmt.Fprintf(b, "rpcbench %s: %s, subscriptions alone (no calls), for %s\n", r.Tool.Version, r.Target, time.Duration(r.DurationS*float64(time.Second)).Round(time.Millisecond))
-	}
-	report.Subscriptions(b, &summary.Summary{Subscriptions: r.Subscriptions}, format)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
 
 // benchSubscriptions checks the subscribe: of a plan's scenarios against each target: bench runs
@@ -198,7 +126,7 @@ func benchSubscriptions(b *plan.Bench) error {
 			case err != nil:
 			case sc.Capacity != nil:
 				err = usagef("subscribe: bench runs subscriptions in load scenarios, not in a capacity search")
-			case subscriptionsAlone(p):
+			case p.SubscriptionsOnly():
 				err = usagef("subscribe: bench runs subscriptions beside the scenario's calls; give it jsonrpc: calls, or run the subscriptions alone with rpcbench run --plan %s --scenario %s", b.File, sc.Name)
 			}
 			if err != nil {

@@ -107,3 +107,76 @@ func TestRunSubscribeAlone(t *testing.T) {
 		}
 	}
 }
+
+// Push delivery read against call load, stage by stage: the node holds each block's notifications
+// 10 ms for every call it ran since the block before (a block every 50 ms). At 10 calls/s a block
+// follows 0.5 calls on average, a hold of 5 ms; at 400/s, 20 calls, 200 ms. The report's part of
+// stage 4 must show it (its median and p99 at least 70 % of 200 ms, the hold being a floor), the
+// part of stage 2 not (its median below half of it), and stage 4's p99 above stage 2's; each part
+// has its stage's calls beside it in the report's stages.
+func TestDeliveryByStageFollowsCallLoad(t *testing.T) {
+	t.Parallel()
+	// A busy machine can hold the generator off the CPU for as long as the hold in stage 2: up to
+	// three tries, one that matches is enough; a wrong measure fails all three.
+	var fails []string
+	for try := 1; try <= 3; try++ {
+		problems := deliveryByStageTry(t)
+		if len(problems) == 0 {
+			return
+		}
+		fails = append(fails, fmt.Sprintf("try %d: %s", try, strings.Join(problems, "; ")))
+	}
+	t.Error(strings.Join(fails, "\n"))
+}
+
+// deliveryByStageTry runs the stages once and returns what did not match the node's holds.
+func deliveryByStageTry(t *testing.T) (problems []string) {
+	t.Helper()
+	const block, perCall = 50 * time.Millisecond, 10 * time.Millisecond
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: block, PushDelayPerCall: perCall})
+	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--stages", "0s:10,1500ms:10,0s:400,1500ms:400", "--format", "json", "--quiet",
+		"--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2", s.WebSocketURL())
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	var rep struct {
+		Stages []struct {
+			Stage    int
+			Requests uint64
+		}
+		Subscriptions struct {
+			Parts []struct {
+				Label    string
+				Stage    int
+				Messages uint64
+				Gaps     *uint64
+				Delivery *struct{ P50, P99 float64 } `json:"delivery_latency_ms"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	parts := rep.Subscriptions.Parts
+	if len(parts) != 2 || parts[0].Stage != 2 || parts[1].Stage != 4 || parts[0].Label != "stage 2: 10 → 10/s" || parts[1].Label != "stage 4: 400 → 400/s" {
+		t.Fatalf("parts %+v; want stages 2 and 4", parts)
+	}
+	for _, p := range parts {
+		if p.Delivery == nil || p.Messages < 10 || p.Gaps == nil || *p.Gaps != 0 {
+			t.Fatalf("part %+v: want its notifications' latencies, no gaps", p)
+		}
+	}
+	if len(rep.Stages) != 2 || rep.Stages[0].Stage != 2 || rep.Stages[1].Stage != 4 || rep.Stages[1].Requests < 300 {
+		t.Fatalf("stages %+v; want the calls of stages 2 and 4 (600 due in 4)", rep.Stages)
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	busy := ms(time.Duration(400*block.Seconds()) * perCall) // 20 calls a block: 200 ms
+	low, high := parts[0].Delivery, parts[1].Delivery
+	if high.P50 < 0.7*busy || high.P99 < 0.7*busy {
+		problems = append(problems, fmt.Sprintf("stage 4: delivery p50 %.1f ms, p99 %.1f ms; the node held each block ~%.0f ms", high.P50, high.P99, busy))
+	}
+	if low.P50 > busy/2 || high.P99 <= low.P99 {
+		problems = append(problems, fmt.Sprintf("stage 2: delivery p50 %.1f ms, p99 %.1f ms; want the median below %.0f ms and the p99 below stage 4's %.1f ms", low.P50, low.P99, busy/2, high.P99))
+	}
+	return problems
+}

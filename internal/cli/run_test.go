@@ -452,12 +452,14 @@ func testCutBySecondSignal(t *testing.T, sig syscall.Signal) {
 }
 
 // The first Ctrl-C says what happens next: a load waits for its requests in flight and a second
-// Ctrl-C cuts them; a service, a crawl or a diff has no grace period and no cut, and says neither.
+// Ctrl-C cuts them (a diff too, which runs as a load); a service or a crawl has no grace period
+// and no cut, and says neither.
 func TestStoppingMessage(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]string{
 		"run":   "rpcbench run: stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once",
 		"bench": "rpcbench bench: stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once",
+		"diff":  "rpcbench diff: stopping, waiting for the requests in flight (their grace period); interrupt again to cut them at once",
 		"serve": "rpcbench serve: stopping",
 		"gen":   "rpcbench gen: stopping",
 	} {

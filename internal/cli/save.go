@@ -67,7 +67,7 @@ func checkOutput(flag, path string) error {
 
 // reportFormats are the formats a run or a result file renders to; hlog needs the intervals and
 // only `report` renders it.
-var reportFormats = []string{"text", "json", "csv", "markdown", "hgrm", "hlog", "html"}
+var reportFormats = []string{"text", "json", "csv", "markdown", "hgrm", "hlog", "html", "vegeta"}
 
 // runFormats are the formats `run` prints or saves its report in.
 var runFormats = report.Formats

@@ -122,7 +122,7 @@ scenarios:
 	// subscriptions alone: the report names the node's URL
 	cases = append(cases, tcase{"run --subscribe alone", func(dir string) []string {
 		return []string{"run", "--subscribe", `eth_subscribe ["newHeads"]`, "--duration", "300ms", "--format", "json", "--report-file", filepath.Join(dir, "subs.json"),
-			strings.Replace(nodeURL, "http://", "ws://", 1)}
+			"--out", filepath.Join(dir, "subs.rb"), strings.Replace(nodeURL, "http://", "ws://", 1)}
 	}, false})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ func init() {
   rpcbench serve jsonrpc --noise --inject-share 0.001    a random "noise" member in each answer, "injected": true in 0.1 %
   rpcbench serve jsonrpc --block-time 100ms    a new block every 100 ms for eth_subscribe (WebSocket)
   rpcbench serve jsonrpc --block-time 10ms --stall 1s/5s --drop-every 100   faults for subscribers
+  rpcbench serve jsonrpc --block-time 50ms --push-delay-per-call 1ms   delivery that slows as calls rise
   curl -s -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}' http://127.0.0.1:18545/`,
 		flags: jsonrpcFlags,
 	})
@@ -40,6 +41,7 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 	var stall string
 	fs.StringVar(&stall, "stall", "", "fault: hold subscription notifications for `D/P`, D at every multiple of P (e.g. 1s/5s)")
 	fs.IntVar(&cfg.DropEvery, "drop-every", 0, "fault: the first subscription loses every `k`-th notification")
+	fs.DurationVar(&cfg.PushDelayPerCall, "push-delay-per-call", 0, "fault: hold each block's notifications `D` for every call the node ran since the block before (push delivery that slows as call load rises)")
 	return func(ctx context.Context, se *serveEnv) error {
 		if stall != "" {
 			d, p, ok := strings.Cut(stall, "/")
@@ -75,6 +77,9 @@ func jsonrpcFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) erro
 		fmt.Fprintf(se.Out, "jsonrpc listening on %s and %s\n", s.URL(), s.WebSocketURL())
 		if cfg.BlockTime > 0 {
 			fmt.Fprintf(se.Out, "jsonrpc: a new block every %v for eth_subscribe on %s\n", cfg.BlockTime, s.WebSocketURL())
+			if d := cfg.PushDelayPerCall; d > 0 {
+				fmt.Fprintf(se.Out, "jsonrpc: each block's notifications held %v for every call run since the block before\n", d)
+			}
 		}
 		if se.Pprof {
 			fmt.Fprintf(se.Out, "pprof on %sdebug/pprof/\n", s.URL())
@@ -104,8 +109,11 @@ func checkJSONRPCFlags(c ethrpc.Config) error {
 	if c.DropEvery < 0 {
 		errs = append(errs, fmt.Errorf("--drop-every %d is negative; want 0 (none) or more", c.DropEvery))
 	}
-	if c.BlockTime == 0 && (c.DropEvery > 0 || c.StallFor > 0) {
-		errs = append(errs, errors.New("--stall and --drop-every act on subscription notifications: give --block-time too"))
+	if c.PushDelayPerCall < 0 {
+		errs = append(errs, fmt.Errorf("--push-delay-per-call %v is negative; want 0 (none) or more", c.PushDelayPerCall))
+	}
+	if c.BlockTime == 0 && (c.DropEvery > 0 || c.StallFor > 0 || c.PushDelayPerCall > 0) {
+		errs = append(errs, errors.New("--stall, --drop-every and --push-delay-per-call act on subscription notifications: give --block-time too"))
 	}
 	if c.MaxStorageRange < 1 {
 		errs = append(errs, fmt.Errorf("--max-storage-range %d is out of range; want 1 or more", c.MaxStorageRange))

@@ -27,6 +27,8 @@ func TestServeJSONRPCFlags(t *testing.T) {
 		{"stray argument", []string{"extra"}, ExitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"inject share above 1", []string{"--inject-share", "1.5"}, ExitUsage, nil, []string{"--inject-share 1.5 is out of range; want 0 to 1"}},
 		{"negative inject share", []string{"--inject-share", "-0.1"}, ExitUsage, nil, []string{"--inject-share -0.1 is out of range"}},
+		{"negative push delay", []string{"--block-time", "50ms", "--push-delay-per-call", "-1ms"}, ExitUsage, nil, []string{"--push-delay-per-call -1ms is negative"}},
+		{"push delay without blocks", []string{"--push-delay-per-call", "1ms"}, ExitUsage, nil, []string{"--stall, --drop-every and --push-delay-per-call act on subscription notifications: give --block-time too"}},
 		{"bad addr", []string{"--addr", "127.0.0.1:notaport", "--blocks", "5"}, ExitUsage, nil, []string{"serve jsonrpc", "--addr", "notaport"}},
 	}
 	runCLICases(t, []string{"serve", "jsonrpc"}, tests)

@@ -47,9 +47,17 @@ func defineSLO(fs *flag.FlagSet, p *plan.SLO) {
 }
 
 // verdict returns the exit code of a completed run judged by s: ExitSLO, with the reasons on stderr,
-// when an objective was missed or when no request succeeded; else ExitOK.
+// when an objective was missed or when no request succeeded (a run of subscriptions alone: when no
+// subscription opened); else ExitOK.
 func verdict(w io.Writer, cmd string, s *summary.Summary) int {
 	code := ExitOK
+	if u := s.Subscriptions; s.Config.SubscriptionsOnly() && u != nil {
+		if u.Opened == 0 {
+			fmt.Fprintf(w, "rpcbench %s: no subscription opened (%d asked, %d failed)\n", cmd, u.Asked, u.Failed)
+			code = ExitSLO
+		}
+		return code
+	}
 	if s.Requests.OK == 0 {
 		fmt.Fprintf(w, "rpcbench %s: no request succeeded: %s\n", cmd, nothingSucceeded(s))
 		code = ExitSLO

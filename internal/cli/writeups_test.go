@@ -12,7 +12,8 @@ import (
 
 // shortWriteup cuts a write-up's lengths, levels and sizes to a short form that still runs every
 // scenario against every target: steps of 300 ms, 100 ms ramps and warm-ups, a few connections, low
-// rates, small prefills and chains, 3 capacity steps each deciding alone, its e2e suite replaced by one test event.
+// rates, small prefills and chains, 3 capacity steps each deciding alone, its e2e suite replaced by
+// one test event and its package's time, its build by true.
 var shortWriteup = []struct {
 	re   *regexp.Regexp
 	with string
@@ -36,7 +37,9 @@ var shortWriteup = []struct {
 	{regexp.MustCompile(`\bconnections: 100\b`), "connections: 5"},
 	{regexp.MustCompile(`"limit":1000\b`), `"limit":50`},
 	{regexp.MustCompile(`HopCount == 1000\b`), "HopCount == 50"},
-	{regexp.MustCompile(`go test -json -count=1 \./e2e`), `printf '{"Action":"pass","Test":"TestShort"}\n'`},
+	{regexp.MustCompile(`go test -json -count=1 \./e2e`), `printf '{"Action":"pass","Test":"TestShort"}\n{"Action":"pass","Package":"e2e","Elapsed":0.012}\n'`},
+	{regexp.MustCompile(`go test -c -o /dev/null \./e2e`), "true"},
+	{regexp.MustCompile(`-c 100 -n 100000\b`), "-c 5 -n 200"},
 }
 
 var writeupPort = regexp.MustCompile(`127\.0\.0\.1:(18\d\d\d)\b`)
@@ -44,7 +47,8 @@ var writeupPort = regexp.MustCompile(`127\.0\.0\.1:(18\d\d\d)\b`)
 // Every write-up of examples/writeups runs in a short form — its plans through `rpcbench bench`,
 // its scripts through sh — against the built-in targets it starts (this test binary standing in
 // for rpcbench on the PATH), on free loopback ports; each report holds the figures the write-up's
-// README maps, and no target is left running.
+// README maps — in report.md, and by name with plausible values in report.json
+// (writeupJSONChecks) — and no target is left running.
 func TestWriteupsShort(t *testing.T) {
 	t.Parallel()
 	src := filepath.Join("..", "..", "examples", "writeups")
@@ -56,12 +60,18 @@ func TestWriteupsShort(t *testing.T) {
 	var plans, scripts []string
 	for _, name := range names {
 		base := filepath.Base(name)
-		if !strings.HasSuffix(base, ".yaml") && !strings.HasSuffix(base, ".sh") {
+		if st, err := os.Stat(name); err != nil || st.IsDir() || base == "README.md" {
 			continue
 		}
 		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.HasSuffix(base, ".yaml") && !strings.HasSuffix(base, ".sh") { // a file a plan reads
+			if err := os.WriteFile(filepath.Join(dir, base), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
 		text := string(b)
 		for _, r := range shortWriteup {
@@ -90,7 +100,8 @@ func TestWriteupsShort(t *testing.T) {
 	// what each report must hold: the figures examples/writeups/README.md maps
 	want := map[string][]string{
 		"rpc-daemon.yaml": {"## methods · step 8/8: eth_chainId alone at 100/s", "## methods: each alone", "| eth_getBalance alone at 50/s | throughput |", "|  | p95 |",
-			"Resources compared", "| daemon | node's command, pid ", "## batch · step 4/4: batch 100", "## batch: batch swept", "| batch 1 | throughput |", "| batch 100 | throughput |"},
+			"Resources compared", "| daemon | node's command, pid ", "## batch · step 4/4: batch 100", "## batch: batch swept", "| batch 1 | throughput |", "| batch 100 | throughput |",
+			"## pool · step 3/3: daemon --max-idle 100", "## pool: daemon --max-idle swept", "| daemon --max-idle 1 | throughput |", "| daemon --max-idle 100 | throughput |", "## heavy"},
 		"mesh.yaml": {"## hops", "| in-process | http's command, pid ", "| grpc vs in-process |", "Resources compared", "| hop_latency_ns p50 |", "| hop_latency_ns p99 |", "Answer metrics of in-process", "Answer metrics of grpc", "| http | command, pid ", "| 6 (pids "},
 		"kv.yaml": {"## put-get", "| get |", "| put |", "## put-then-get · step 2/2: get alone", "| put alone | throughput |", "|  | stdev |", "| mean |", "## capacity (capacity search)", "Capacity of kv against p99<20ms,errors<0.1%:", "| CPU (command, pid ",
 			// the prefill, timed, before the runs; wrk's transfer/s; the misses, a row each; capacity per operation
@@ -98,7 +109,9 @@ func TestWriteupsShort(t *testing.T) {
 			"## capacity-each · step 1/2: put alone (capacity search)", "## capacity-each · step 2/2: get alone (capacity search)", "Capacity of kv, put alone, against p99<20ms,errors<0.1%:", "Capacity of kv, get alone, against p99<20ms,errors<0.1%:"},
 		"jsonrpc-impls.yaml": {"## methods · step 2/2: 10 connections", "| eth_getBlockByNumber |", "## methods: each endpoint over the steps", "| 10 connections | eth_blockNumber | throughput |", "|  | eth_getBalance | throughput |", "| relayed | command, pid ",
 			"| relayed vs direct |", "## methods: whole scenario", "Resources over the whole scenario", "## e2e (command)", "| relayed | 0 |",
-			"## each-method · step 5/5: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |"},
+			"## each-method · step 6/6: eth_estimateGas alone at its own 2 connections", "| eth_call alone at its own 2 connections | throughput |", "|  | requests |", "|  | p95 |",
+			"|  | eth_chainId | throughput |", "| eth_chainId alone | throughput |", "build, before the runs and in no target's wall time: exit 0 in ",
+			"| target | exit | wall time | suite time | passed | failed | skipped | suite time vs direct |", " | 12ms | 1 | 0 | 0 |"},
 		"items-http.yaml": {"## preload", "## max", "## read", "| https vs http |"},
 		"items-grpc.yaml": {"## preload", "## max", "## read", "| grpcs vs grpc |"},
 	}
@@ -112,6 +125,18 @@ func TestWriteupsShort(t *testing.T) {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s: report lacks %q:\n%s", p, w, out)
 			}
+		}
+		if p == "rpc-daemon.yaml" { // reports: [vegeta]: each run in vegeta report's layout
+			for _, f := range []string{"heavy.node.vegeta.txt", "pool.step3.daemon.vegeta.txt"} {
+				if b, err := os.ReadFile(filepath.Join(dir, "run-"+p, f)); err != nil || !strings.HasPrefix(string(b), "Requests      [total, rate, throughput]") {
+					t.Errorf("%s: %s: %v; want vegeta's layout:\n%s", p, f, err, b)
+				}
+			}
+		}
+		if c, ok := writeupJSONChecks[p]; !ok {
+			t.Errorf("%s: no checks of its report.json in this test: add them", p)
+		} else if r := checkWriteupJSON(t, p, filepath.Join(dir, "run-"+p), c.tables, c.steps); c.more != nil {
+			c.more(t, r, filepath.Join(dir, "run-"+p))
 		}
 		if p == "kv.yaml" { // the store's profiles, declared in the plan, over put-get's measured window
 			for _, f := range []string{"put-get.kv.cpu.pprof", "put-get.kv.allocs.pprof"} {
@@ -130,6 +155,14 @@ func TestWriteupsShort(t *testing.T) {
 			for _, w := range []string{"capacity-each (put alone) on kv: latency against rate", "capacity-each (get alone) on kv: latency against rate", "capacity on kv: latency against rate"} {
 				if !strings.Contains(string(page), w) || strings.Count(string(page), "<svg") < 3 {
 					t.Errorf("%s: report.html lacks the chart %q", p, w)
+				}
+			}
+		}
+		if p == "jsonrpc-impls.yaml" { // each step's ramp rises from the step before's level (ramp_from: previous)
+			b, err := os.ReadFile(filepath.Join(dir, "run-"+p, "report.txt"))
+			for _, w := range []string{"s rising from 0 connections, ", "s rising from 5 connections, "} {
+				if err != nil || !strings.Contains(string(b), w) {
+					t.Errorf("%s: report.txt: %v; want its steps' ramps, %q", p, err, w)
 				}
 			}
 		}
@@ -162,7 +195,8 @@ func TestWriteupsShort(t *testing.T) {
 }
 
 // runWriteup runs cmd and returns its stdout; it may exit 1 when an objective fails on a busy
-// machine (each stderr line then says so), but nothing else.
+// machine, or a capacity search finds no rate that holds it (each stderr line then says so), but
+// nothing else.
 func runWriteup(t *testing.T, cmd *exec.Cmd, env []string) string {
 	t.Helper()
 	cmd.Env = env
@@ -171,7 +205,7 @@ func runWriteup(t *testing.T, cmd *exec.Cmd, env []string) string {
 	err := cmd.Run()
 	if err != nil && cmd.ProcessState.ExitCode() == ExitSLO {
 		for line := range strings.Lines(stderr.String()) {
-			if !strings.Contains(line, "SLO failed") && !strings.Contains(line, "no rate tried met") && !strings.HasPrefix(line, "rpcbench bench: run directory") {
+			if !strings.Contains(line, "SLO failed") && !strings.Contains(line, "no rate tried met") && !strings.Contains(line, "no rate confirmed") && !strings.HasPrefix(line, "rpcbench bench: run directory") {
 				t.Errorf("%v: exit 1 with %q", cmd.Args, line)
 			}
 		}
@@ -192,4 +226,34 @@ func headlineThenReads(md string) bool {
 		strings.Contains(head, "| model | closed | closed | closed | closed |") && strings.Contains(head, "| connections | 5 | 5 | 5 | 5 |") &&
 		strings.Contains(reads, "| model | open | open | open | open |") && strings.Contains(reads, "| rate | 200/s | 200/s | 200/s | 200/s |") &&
 		strings.Contains(head, "gRPC+TLS vs HTTP") && strings.Contains(reads, "gRPC+TLS vs HTTP")
+}
+
+// The full-length form of write-up (d), as examples/writeups/README.md gives it — its sed command
+// run on the plan — has the published shape: steps of 5 minutes, each after a 1-minute ramp from
+// the step before's connections, 63 minutes in all (4 steps × 2 targets × 6 min, and 6 methods ×
+// 2 targets × 75 s alone), which --dry-run says.
+func TestWriteupFullLength(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "examples", "writeups", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sed := regexp.MustCompile(`(?m)^sed (-e '[^']*') examples/writeups/jsonrpc-impls\.yaml \\\n  > examples/writeups/jsonrpc-impls-full\.yaml$`).FindSubmatch(readme)
+	if sed == nil {
+		t.Fatal("examples/writeups/README.md: no sed command writing jsonrpc-impls-full.yaml")
+	}
+	dir := t.TempDir()
+	full := filepath.Join(dir, "jsonrpc-impls-full.yaml")
+	script := "sed " + string(sed[1]) + " " + filepath.Join("..", "..", "examples", "writeups", "jsonrpc-impls.yaml") + " > " + full
+	if out, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	code, stdout, stderr := mainOut("bench", "--dry-run", full)
+	for _, w := range []string{"22 runs, at least 1h3m0s",
+		"methods step 1/4 (50 connections) on direct: closed model, 50 connections, 1m0s warm-up rising from 0 connections, 5m0s measured",
+		"methods step 4/4 (500 connections) on relayed: closed model, 500 connections, 1m0s warm-up rising from 200 connections, 5m0s measured"} {
+		if code != ExitOK || !strings.Contains(stdout, w) {
+			t.Errorf("bench --dry-run of the full-length plan: exit %d, lacks %q:\n%s%s", code, w, stdout, stderr)
+		}
+	}
 }

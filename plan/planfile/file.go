@@ -71,6 +71,10 @@ type fileReader struct {
 	monNodes map[string]*yaml.Node
 	// loads are the load: keys of the endpoints and calls of the scenario being read.
 	loads []partLoad
+	// targetNames are the names of the file's targets, for the scenarios that name them (diff:).
+	targetNames []string
+	// targets are the plan's targets, read before its scenarios (for a sweep of a target's flag).
+	targets []plan.BenchTarget
 }
 
 // partLoad is the load: of an endpoint or a call: its own level when run alone.
@@ -257,6 +261,30 @@ func (f *fileReader) outputs(n *yaml.Node, path string) []plan.BenchOutput {
 	return out
 }
 
+// reports reads reports: a list of plan.BenchReports, each given once.
+func (f *fileReader) reports(n *yaml.Node, path string) []string {
+	want := "want a list of " + strings.Join(plan.BenchReports, " and ") + ", e.g. [vegeta, plot]"
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(n, path, "%s, got %s", want, kindName(n))
+		return nil
+	}
+	var out []string
+	for i, c := range n.Content {
+		kp := fmt.Sprintf("%s[%d]", path, i)
+		v, ok := f.scalar(resolve(c), kp, "a report")
+		switch {
+		case !ok:
+		case !contains(plan.BenchReports, v):
+			f.errorf(c, kp, "%q: %s", v, want)
+		case contains(out, v):
+			f.errorf(c, kp, "%s is given twice", v)
+		default:
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // command reads a command: one text for /bin/sh -c, or a list, the argument vector.
 func (f *fileReader) command(n *yaml.Node, path string) (argv []string, shell bool) {
 	argv = f.strings(n, path)
@@ -346,12 +374,13 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 	var slo plan.SLO
 	var valid bool
 	var scen *yaml.Node
-	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs"}, func(key string, k, v *yaml.Node) {
+	f.mapping(root, "", []string{"targets", "scenarios", "slo", "require_valid", "stats", "outputs", "reports"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "targets":
 			f.mapping(v, key, nil, func(name string, k, v *yaml.Node) {
 				if f.name(k, joinKey("targets", name)) {
 					b.Targets = append(b.Targets, f.target(name, v))
+					f.targetNames = append(f.targetNames, name)
 				}
 			})
 		case "scenarios":
@@ -364,9 +393,12 @@ func (f *fileReader) bench(root *yaml.Node, b *plan.Bench) {
 			b.Stats = f.stats(v, key)
 		case "outputs":
 			b.Outputs = f.outputs(v, key)
+		case "reports":
+			b.Reports = f.reports(v, key)
 		}
 	})
 	f.checkMonitors(b)
+	f.targets = b.Targets
 	if scen != nil {
 		f.mapping(scen, "scenarios", nil, func(name string, k, v *yaml.Node) {
 			if !f.name(k, joinKey("scenarios", name)) {
@@ -442,7 +474,7 @@ var loadKeys = []string{
 	"rewrite_host", "setup", "setup_count", "weights", "header", "jsonrpc", "checks", "protocol", "subscribe",
 	// load
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
-	"warmup", "grace", "interval", "send_slack",
+	"ramp_from", "warmup", "grace", "interval", "send_slack",
 	// travel
 	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
 	// judging
@@ -457,6 +489,8 @@ var loadKeys = []string{
 	"stats",
 	// one parameter varied over runs
 	"sweep",
+	// the answers of several targets compared instead of a load against each
+	"diff",
 }
 
 func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid bool) plan.Scenario {
@@ -566,6 +600,12 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Step = f.duration(v, kp)
 		case "ramp":
 			s.Ramp = f.duration(v, kp)
+		case "ramp_from":
+			if x, ok := f.scalar(v, kp, "previous"); ok && x != plan.RampFromPrevious {
+				f.errorf(v, kp, "%q: want previous (each step's ramp rises from the level of the step before, as k6's stages do); leave ramp_from out to hold the ramp at the step's level", x)
+			} else if ok {
+				s.RampFrom = x
+			}
 		case "warmup":
 			l.Warmup = f.duration(v, kp)
 		case "grace":
@@ -598,6 +638,8 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			s.Stats = f.stats(v, kp)
 		case "sweep":
 			s.Sweep, sweepAt = f.sweep(v, kp), v
+		case "diff":
+			s.Diff = f.diff(v, kp)
 		}
 	})
 	if topSet {
@@ -610,6 +652,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.steps(n, path, &s)
 	f.checkCapacity(n, path, &s)
 	f.checkReplay(n, path, &s)
+	f.checkDiff(n, path, &s)
 	f.alone(n, path, &s)
 	f.checkSweep(sweepAt, path, &s)
 	return s
@@ -677,9 +720,11 @@ func (f *fileReader) steps(n *yaml.Node, path string, s *plan.Scenario) {
 	l := s.Plan.Load
 	switch {
 	case len(s.Steps) == 0:
-		if s.Step > 0 || s.Ramp > 0 {
-			f.errorf(n, path, "step and ramp are the lengths of steps: give steps: [50, 100, …] too")
+		if s.Step > 0 || s.Ramp > 0 || s.RampFrom != "" {
+			f.errorf(n, path, "step, ramp and ramp_from are the lengths and ramps of steps: give steps: [50, 100, …] too")
 		}
+	case s.RampFrom != "" && s.Ramp == 0:
+		f.errorf(n, joinKey(path, "ramp_from"), "a ramp from the step before needs its length: give ramp: (e.g. ramp: 1m)")
 	case s.Step == 0:
 		f.errorf(n, path, "steps without their length: give step: (e.g. step: 5m)")
 	case l.Rate > 0 || len(l.Stages) > 0 || l.Duration > 0 || l.Warmup > 0 || l.Requests > 0:
@@ -691,6 +736,8 @@ func (f *fileReader) steps(n *yaml.Node, path string, s *plan.Scenario) {
 		for i, x := range s.Steps {
 			if x != float64(int(x)) || x > plan.MaxConnections {
 				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections: want a whole number up to %d (or model: open for rates)", x, plan.MaxConnections)
+			} else if i > 0 && s.RampFrom != "" && x < s.Steps[i-1] {
+				f.errorf(n, fmt.Sprintf("%s.steps[%d]", path, i), "%v connections after %v: with ramp_from: previous the closed model's steps rise, each ramp opening connections; want steps that rise (or model: open, whose rates can ramp down)", x, s.Steps[i-1])
 			}
 		}
 	}

@@ -194,6 +194,14 @@ func TestReadFileErrors(t *testing.T) {
 			`p.yaml:4:21: scenarios.s.slo: p99<fast: unit fast`}},
 		{"steps without a step length", head + "  s:\n    steps: [1, 2]\n", []string{
 			`p.yaml:5:5: scenarios.s: steps without their length`}},
+		{"ramp_from of another word", head + "  s:\n    steps: [1, 2]\n    step: 1s\n    ramp: 1s\n    ramp_from: last\n", []string{
+			`p.yaml:8:16: scenarios.s.ramp_from: "last": want previous (each step's ramp rises from the level of the step before, as k6's stages do); leave ramp_from out to hold the ramp at the step's level`}},
+		{"ramp_from without ramp", head + "  s:\n    steps: [1, 2]\n    step: 1s\n    ramp_from: previous\n", []string{
+			`p.yaml:5:5: scenarios.s.ramp_from: a ramp from the step before needs its length: give ramp: (e.g. ramp: 1m)`}},
+		{"ramp_from down in the closed model", head + "  s:\n    steps: [2, 1]\n    step: 1s\n    ramp: 1s\n    ramp_from: previous\n", []string{
+			`p.yaml:5:5: scenarios.s.steps[1]: 1 connections after 2: with ramp_from: previous the closed model's steps rise`}},
+		{"ramp_from without steps", head + "  s: {rate: 1, ramp_from: previous}\n", []string{
+			`p.yaml:4:6: scenarios.s: step, ramp and ramp_from are the lengths and ramps of steps: give steps: [50, 100, …] too`}},
 		{"a key given twice", head + "  s:\n    rate: 1\n    rate: 2\n", []string{
 			`p.yaml:6:5: scenarios.s.rate: given twice`}},
 		{"a target without URL, and no scenario", "targets:\n  a:\n    command: x\n", []string{

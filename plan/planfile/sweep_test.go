@@ -2,6 +2,7 @@ package planfile
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -78,13 +79,13 @@ func TestSweepErrors(t *testing.T) {
 	calls := "    jsonrpc: {calls: [{method: m}]}\n"
 	for body, want := range map[string]string{
 		"    sweep: {batch: [1, 10]}\n":                                                "plan.yaml:6:12: scenarios.s.sweep: batch is the number of JSON-RPC calls per request: give jsonrpc.calls",
-		calls + "    sweep: {pool: [1, 10]}\n":                                         `plan.yaml:7:13: scenarios.s.sweep.pool: unknown key`,
+		calls + "    sweep: {pool: [1, 10]}\n":                                         `plan.yaml:7:13: scenarios.s.sweep.pool: unknown parameter "pool": want batch, or TARGET --FLAG`,
 		calls + "    sweep: {batch: [1, 0]}\n":                                         `plan.yaml:7:24: scenarios.s.sweep.batch[1]: "0": want a whole number of 1 or more`,
 		calls + "    sweep: {batch: [1, 2.5]}\n":                                       `scenarios.s.sweep.batch[1]: "2.5": want a whole number of 1 or more`,
 		calls + "    sweep: {batch: [10, 10]}\n":                                       "plan.yaml:7:25: scenarios.s.sweep.batch[1]: 10 is given twice",
 		calls + "    sweep: {batch: [1, 20000]}\n":                                     "scenarios.s.sweep.batch[1]: 20000 calls per request: want 1 to 10000",
 		calls + "    sweep: {batch: []}\n":                                             "scenarios.s.sweep.batch: want a list of values, e.g. [1, 10, 50, 100]",
-		calls + "    sweep: {}\n":                                                      "scenarios.s.sweep: empty: want one parameter and its values, e.g. {batch: [1, 10, 50, 100]}; the parameters: batch",
+		calls + "    sweep: {}\n":                                                      "scenarios.s.sweep: empty: want one parameter and its values, e.g. {batch: [1, 10, 50, 100]} or {daemon --max-idle: [1, 10, 100]}; the parameters: batch, or TARGET --FLAG",
 		calls + "    sweep: [1, 10]\n":                                                 "scenarios.s.sweep: want a mapping",
 		"    jsonrpc: {calls: [{method: m}], batch: 5}\n    sweep: {batch: [1, 10]}\n": "scenarios.s.sweep: the sweep sets jsonrpc.batch of each run: drop jsonrpc.batch",
 	} {
@@ -97,5 +98,83 @@ func TestSweepErrors(t *testing.T) {
 	_, err := ReadFile("plan.yaml", strings.NewReader(capHead+calls+"    sweep: {batch: [1, 10]}\n    capacity: {slo: p99<10ms}\n"))
 	if err == nil || !strings.Contains(err.Error(), "a capacity search is one search per target: drop sweep: or capacity:") {
 		t.Errorf("sweep with capacity: %v; want it refused", err)
+	}
+}
+
+// A sweep of a target's flag ({TARGET --FLAG: […]}) sets the flag's value in that target's command
+// at each value, in a shell command line or an argument vector, with "--flag v" or "--flag=v";
+// the other targets and the scenarios without the sweep keep the commands as given.
+func TestSweepTargetFlag(t *testing.T) {
+	t.Parallel()
+	b, err := ReadFile("plan.yaml", strings.NewReader(`targets:
+  node: {url: http://127.0.0.1:18545/, command: "rpcbench serve jsonrpc --addr 127.0.0.1:18545"}
+  daemon: {url: http://127.0.0.1:18546/, command: "rpcbench serve relay --max-idle 1024 --addr 127.0.0.1:18546 && echo --max-idle"}
+  argv: {url: http://127.0.0.1:18547/, command: [relay, --max-idle=5, --x, "1"]}
+scenarios:
+  pool:
+    steps: [1, 4]
+    step: 1s
+    sweep: {daemon --max-idle: [1, 100]}
+  pool2:
+    duration: 1s
+    sweep: {argv --max-idle: [3]}
+  plain: {duration: 1s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, daemon, argv := b.Targets[0], b.Targets[1], b.Targets[2]
+	pool, pool2, plain := b.Scenarios[0], b.Scenarios[1], b.Scenarios[2]
+	var got []string
+	for k := range pool.Runs() {
+		got = append(got, pool.StepLabel(k)+": "+strings.Join(pool.TargetAt(daemon, k).Command, " "))
+		if c := pool.TargetAt(node, k).Command; strings.Join(c, " ") != node.Command[0] {
+			t.Errorf("run %d: node's command %q; want it as given", k, c)
+		}
+	}
+	want := []string{
+		"daemon --max-idle 1, 1 connection: rpcbench serve relay --max-idle 1 --addr 127.0.0.1:18546 && echo --max-idle",
+		"daemon --max-idle 1, 4 connections: rpcbench serve relay --max-idle 1 --addr 127.0.0.1:18546 && echo --max-idle",
+		"daemon --max-idle 100, 1 connection: rpcbench serve relay --max-idle 100 --addr 127.0.0.1:18546 && echo --max-idle",
+		"daemon --max-idle 100, 4 connections: rpcbench serve relay --max-idle 100 --addr 127.0.0.1:18546 && echo --max-idle",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := pool2.TargetAt(argv, 0).Command; !slices.Equal(c, []string{"relay", "--max-idle=3", "--x", "1"}) {
+		t.Errorf("argv at 3: %q", c)
+	}
+	if c := plain.TargetAt(daemon, 0).Command; !slices.Equal(c, daemon.Command) || !pool.SweepsCommand() || plain.SweepsCommand() {
+		t.Errorf("plain: daemon's command %q; want it as given", c)
+	}
+	if !slices.Equal(argv.Command, []string{"relay", "--max-idle=5", "--x", "1"}) {
+		t.Errorf("the target's own command changed: %q", argv.Command)
+	}
+}
+
+func TestSweepTargetFlagErrors(t *testing.T) {
+	t.Parallel()
+	head := `targets:
+  node: {url: http://127.0.0.1:1/, command: "serve --max-idle 5 --max-idle=6"}
+  bare: {url: http://127.0.0.1:2/}
+  d: {url: http://127.0.0.1:3/, command: [serve, --pool, "4"]}
+scenarios:
+  s:
+    rate: 10
+`
+	for body, want := range map[string]string{
+		"    sweep: {x --pool: [1, 10]}\n":         `plan.yaml:8:13: scenarios.s.sweep.x --pool: no target "x" in this plan: want one of node, bare, d`,
+		"    sweep: {bare --pool: [1, 10]}\n":      "plan.yaml:8:13: scenarios.s.sweep.bare --pool: target bare has no command: the sweep starts its command again at each value of --pool",
+		"    sweep: {d --max-idle: [1, 10]}\n":     "plan.yaml:8:13: scenarios.s.sweep.d --max-idle: targets.d.command has no --max-idle VALUE: give the flag there with the value of the runs outside the sweep (e.g. --max-idle 1024)",
+		"    sweep: {node --max-idle: [1]}\n":      "scenarios.s.sweep.node --max-idle: targets.node.command gives --max-idle 2 times: want it once",
+		"    sweep: {d pool: [1]}\n":               `scenarios.s.sweep.d pool: unknown parameter "d pool": want batch, or TARGET --FLAG (a flag of a target's command, e.g. daemon --max-idle)`,
+		"    sweep: {d --pool: [1, 1]}\n":          "plan.yaml:8:27: scenarios.s.sweep.d --pool[1]: 1 is given twice",
+		"    sweep: {d --pool: [0]}\n":             `scenarios.s.sweep.d --pool[0]: "0": want a whole number of 1 or more`,
+		"    sweep: {d --pool: [1], batch: [2]}\n": "scenarios.s.sweep.batch: a sweep varies one parameter (d --pool is swept already)",
+	} {
+		_, err := ReadFile("plan.yaml", strings.NewReader(head+body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v; want an error with %q", body, err, want)
+		}
 	}
 }

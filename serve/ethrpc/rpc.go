@@ -133,6 +133,9 @@ func (s *Server) call(out []byte, raw []byte, cc *callConn) []byte {
 	head := len(out)
 	out = append(out, `,"result":`...)
 	out, e := m(s, out, p)
+	if s.pushDelay > 0 {
+		s.sinceBlock.Add(1)
+	}
 	if e != nil {
 		out = appendError(out[:mark], id, e)
 	} else {

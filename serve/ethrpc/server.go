@@ -71,6 +71,11 @@ type Config struct {
 	// loses every DropEvery-th of its notifications (its rpcbenchSeq and, for newHeads, its
 	// block number skip one).
 	DropEvery int
+	// PushDelayPerCall, when above 0, is a fault for tests of subscriptions beside a call load:
+	// each block's notifications are held, from the block's due time, PushDelayPerCall for every
+	// call the node ran since the block before (on any connection, subscribe calls included), so
+	// that push delivery slows as call load rises, as on a node busy with calls.
+	PushDelayPerCall time.Duration
 	// Wrap, if set, wraps the service's handler, e.g. to serve /debug/pprof/ beside it.
 	Wrap func(http.Handler) http.Handler
 	// Noise adds a member "noise" with a random value (0x and 16 hex digits) to every answer
@@ -105,6 +110,8 @@ type Server struct {
 	blockTime, stallFor, stallEvery time.Duration
 	newBlocks                       uint64
 	dropEvery                       int
+	pushDelay                       time.Duration // PushDelayPerCall
+	sinceBlock                      atomic.Uint64 // calls run since the last block, with pushDelay
 	notified                        atomic.Uint64 // notifications written
 	clock0                          time.Time     // the block loop's time 0
 	stop, published                 chan struct{}
@@ -143,8 +150,8 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		noise: cfg.Noise, injectShare: cfg.InjectShare,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
 		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
-		newBlocks: cfg.NewBlocks,
-		stop:      make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
+		newBlocks: cfg.NewBlocks, pushDelay: cfg.PushDelayPerCall,
+		stop: make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
 	}
 	s.clock0 = time.Now()
 	if s.blockTime > 0 {
@@ -200,8 +207,8 @@ func (c *Config) fill() error {
 	if c.MaxBatch < 0 || c.MaxRequestBytes < 0 || c.MaxStorageRange < 0 || c.MaxInFlight < 0 {
 		errs = append(errs, errors.New("ethrpc: MaxBatch, MaxRequestBytes, MaxStorageRange and MaxInFlight must not be negative"))
 	}
-	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 {
-		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery and DropEvery must not be negative"))
+	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 || c.PushDelayPerCall < 0 {
+		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery, DropEvery and PushDelayPerCall must not be negative"))
 	}
 	if (c.StallFor > 0) != (c.StallEvery > 0) || c.StallFor >= c.StallEvery && c.StallEvery > 0 {
 		errs = append(errs, fmt.Errorf("ethrpc: StallFor %v and StallEvery %v: give both, StallFor shorter than StallEvery", c.StallFor, c.StallEvery))

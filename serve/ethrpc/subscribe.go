@@ -253,7 +253,7 @@ func (wc *wsConn) startWriter(s *Server) {
 			case <-wc.done:
 				return
 			case n := <-wc.notes:
-				if !s.stallWait(n.due, wc.done) {
+				if !s.stallWait(n.due, wc.done) || !waitUntil(n.held, wc.done) {
 					return
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
@@ -268,10 +268,27 @@ func (wc *wsConn) startWriter(s *Server) {
 	}()
 }
 
-// note is a notification to write and its event's due time.
+// note is a notification to write, its event's due time, and the time before which it is not
+// written (Config.PushDelayPerCall; zero: none).
 type note struct {
-	m   []byte
-	due time.Time
+	m         []byte
+	due, held time.Time
+}
+
+// waitUntil waits until t (at once for a zero t or one past); false if done closes first.
+func waitUntil(t time.Time, done <-chan struct{}) bool {
+	wait := time.Until(t)
+	if t.IsZero() || wait <= 0 {
+		return true
+	}
+	tm := time.NewTimer(wait)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-done:
+		return false
+	}
 }
 
 // stallWait holds the delivery of an event due in a stall window, [k·StallEvery, k·StallEvery +
@@ -341,12 +358,17 @@ func (s *Server) publish() {
 		case <-t.C:
 		}
 		b := s.chain.grow()
-		s.fanOut(&b, due)
+		var held time.Time
+		if s.pushDelay > 0 {
+			held = due.Add(time.Duration(s.sinceBlock.Swap(0)) * s.pushDelay)
+		}
+		s.fanOut(&b, due, held)
 	}
 }
 
-// fanOut queues block b's notifications to every subscription that wants them.
-func (s *Server) fanOut(b *block, due time.Time) {
+// fanOut queues block b's notifications, due at due and held until held, to every subscription
+// that wants them.
+func (s *Server) fanOut(b *block, due, held time.Time) {
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
 	if len(s.subs) == 0 {
@@ -360,7 +382,7 @@ func (s *Server) fanOut(b *block, due time.Time) {
 			if heads == nil {
 				heads = appendHeader(nil, b)
 			}
-			s.notify(sub, heads, due)
+			s.notify(sub, heads, due, held)
 		case subPending:
 			if sub.full && pendingFull == nil {
 				for i := range b.txs {
@@ -376,7 +398,7 @@ func (s *Server) fanOut(b *block, due time.Time) {
 				list = pendingFull
 			}
 			for _, r := range list {
-				s.notify(sub, r, due)
+				s.notify(sub, r, due, held)
 			}
 		case subLogs:
 			logIndex := uint64(0)
@@ -386,7 +408,7 @@ func (s *Server) fanOut(b *block, due time.Time) {
 					continue
 				}
 				if sub.matches(t) {
-					s.notify(sub, appendTransferLog(nil, t, b.hash, logIndex), due)
+					s.notify(sub, appendTransferLog(nil, t, b.hash, logIndex), due, held)
 				}
 				logIndex++
 			}
@@ -436,7 +458,7 @@ func transferTopics(t *tx) [3][32]byte {
 }
 
 // notify queues one notification of result to sub (subMu held).
-func (s *Server) notify(sub *subscription, result []byte, due time.Time) {
+func (s *Server) notify(sub *subscription, result []byte, due, held time.Time) {
 	sub.seq++
 	if sub.drop > 0 && sub.seq%uint64(sub.drop) == 0 {
 		return
@@ -452,7 +474,7 @@ func (s *Server) notify(sub *subscription, result []byte, due time.Time) {
 	m = strconv.AppendInt(m, due.UnixNano(), 10)
 	m = append(m, "}}"...)
 	select {
-	case sub.wc.notes <- note{m, due}:
+	case sub.wc.notes <- note{m, due, held}:
 	default: // the connection is that far behind: this one is lost, as its number shows
 	}
 }

@@ -15,8 +15,11 @@
 // block some server has not reached. ErrorRules compare a method's JSON-RPC errors by code or by
 // presence only, and jsondiff's tolerances let numbers differ within a bound.
 //
-// It sits beside engine in the flow: plan says what to send (targets, calls, templates), diff
-// sends it through the transports (one per server, by protocol) and judges the answers, the way
-// engine sends a plan for load; internal/cli maps the diff command's flags onto a Config and
-// writes the Report. A Run is bounded by its corpus and its context.
+// A diff is a run like any other: Prepare makes a plan of the corpus (its endpoints under the
+// first server's URL, its load the caller's) and Run runs it through runner.Run, the engine drawing
+// each request from the corpus's source on its schedule (rate, stages, connections, duration,
+// warm-up) and a transport of its own (fanout) sending it to every server at once and comparing
+// the answers; the outputs of the run (its result file, live lines) receive it as any run's.
+// internal/cli maps the diff command's flags, or a plan file's diff: section, onto a Config, a
+// Corpus and a load, and writes the Report.
 package diff

@@ -29,7 +29,7 @@ type htmlPage struct {
 	AllMismatches int
 	NoiseNote     string
 	// MethodCols and MethodRows are the table of methods; LatencyCols and LatencyRows each
-	// method's p50 and p99 per server.
+	// method's latency on each server, a row each.
 	MethodCols, LatencyCols []string
 	MethodRows              []htmlRow
 	LatencyRows             []htmlLatencyRow
@@ -48,8 +48,10 @@ type htmlCell struct {
 }
 
 type htmlLatencyRow struct {
-	Name  string
-	Cells []string
+	Name, Server string
+	Cells        []string
+	// First is the method's first row; Slower says the server's p99 is 2× the first's or more.
+	First, Slower bool
 }
 
 type htmlNoise struct {
@@ -58,9 +60,9 @@ type htmlNoise struct {
 }
 
 type htmlLatency struct {
-	Letter, URL              string
-	Answers                  int
-	Mean, P50, P90, P99, Max string
+	Letter, URL                     string
+	Answers, Errors                 int
+	Mean, P50, P90, P99, Max, Ratio string
 }
 
 // WriteHTML writes the report as one self-contained page in the style of rpcbench's HTML
@@ -69,7 +71,7 @@ type htmlLatency struct {
 func WriteHTML(w io.Writer, r Report) error {
 	p := htmlPage{Report: r, Verdict: r.Verdict(), Bad: r.Different > 0 || r.Failed > 0 || r.Requests == 0,
 		CSS: template.CSS(style.CSS), AllMismatches: len(r.Mismatches) + r.More, NoiseNote: r.NoiseNote(),
-		MethodCols: r.methodColumns(), LatencyCols: r.latencyColumns()}
+		MethodCols: r.methodColumns(), LatencyCols: latencyColumns}
 	for _, m := range r.Methods {
 		row := htmlRow{Name: m.Name}
 		for i, n := range r.methodRow(m) {
@@ -77,13 +79,15 @@ func WriteHTML(w io.Writer, r Report) error {
 			row.Cells = append(row.Cells, htmlCell{n, n > 0 && (col == "different" || strings.HasPrefix(col, "errors "))})
 		}
 		p.MethodRows = append(p.MethodRows, row)
-		p.LatencyRows = append(p.LatencyRows, htmlLatencyRow{m.Name, methodLatencyRow(m)})
+		for k, l := range m.Latency {
+			p.LatencyRows = append(p.LatencyRows, htmlLatencyRow{Name: m.Name, Server: serverLetter(k), Cells: latencyRow(l), First: k == 0, Slower: l.P99Ratio >= 2})
+		}
 	}
 	for _, n := range r.Noise {
 		p.NoiseLines = append(p.NoiseLines, htmlNoise{n, pct(n.Share)})
 	}
 	for k, l := range r.Latency {
-		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS)})
+		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio)})
 	}
 	p.Mismatches = make([]Mismatch, len(r.Mismatches))
 	for i, m := range r.Mismatches {

@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
+	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
 func noisyNode(t *testing.T, share float64) *ethrpc.Server {
@@ -25,17 +27,23 @@ func noisyNode(t *testing.T, share float64) *ethrpc.Server {
 	return s
 }
 
-// collectNoise runs reqs against the primary, the candidates and the reference, and reports with
-// the threshold.
+// collectNoise runs reqs against the primary, the candidates and the reference, one at a time,
+// and reports with the threshold.
 func collectNoise(t *testing.T, cfg Config, threshold float64, reqs []Request) ([]*Result, Report) {
+	return collectNoiseConns(t, cfg, threshold, 1, reqs)
+}
+
+// collectNoiseConns is collectNoise with conns requests in flight.
+func collectNoiseConns(t *testing.T, cfg Config, threshold float64, conns int, reqs []Request) ([]*Result, Report) {
 	t.Helper()
 	urls := append(append([]string(nil), cfg.URLs...), cfg.Reference)
 	tally := NewTally(urls, cfg.URLs[0])
 	tally.LearnNoise(threshold)
 	var got []*Result
-	if err := Run(context.Background(), cfg, reqs, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
+	if err := runList(context.Background(), cfg, reqs, conns, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	slices.SortFunc(got, func(a, b *Result) int { return a.Request.ID - b.Request.ID })
 	return got, tally.Report("")
 }
 
@@ -54,8 +62,8 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 			reqs = append(reqs, call(i, "eth_chainId", ""))
 		}
 	}
-	cfg := Config{URLs: []string{primary.URL(), candidate.URL()}, Reference: reference.URL(), Connections: 4}
-	got, rep := collectNoise(t, cfg, 0, reqs)
+	cfg := Config{URLs: []string{primary.URL(), candidate.URL()}, Reference: reference.URL()}
+	got, rep := collectNoiseConns(t, cfg, 0, 4, reqs)
 	if n := candidate.Injected(); n != 4 {
 		t.Fatalf("the candidate injected %d differences; want 400 × 1 %% = 4", n)
 	}
@@ -107,7 +115,7 @@ func TestNoiseLearnedFromReference(t *testing.T) {
 
 	cfg.Reference = ""
 	tally := NewTally(cfg.URLs, cfg.URLs[0])
-	if err := Run(context.Background(), cfg, reqs, func(r *Result) error { tally.Add(r); return nil }); err != nil {
+	if err := runList(context.Background(), cfg, reqs, 4, func(r *Result) error { tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if rep := tally.Report(""); rep.Different != 400 {
@@ -181,7 +189,7 @@ func TestErrorRules(t *testing.T) {
 		"result": `"error":{"code":-32000,"message":"x"}}`})
 	reqs := []Request{call(1, "code", ""), call(2, "presence", ""), call(3, "result", "")}
 	equal := func(rules map[string]ErrorRule) string {
-		got, _ := collect(t, Config{URLs: []string{a, b}, ErrorRules: rules}, reqs)
+		got, _ := collect(t, Config{URLs: []string{a, b}, ErrorRules: rules}, 1, reqs)
 		return fmt.Sprint(got[0].Equal(), got[1].Equal(), got[2].Equal())
 	}
 	for _, tt := range []struct {
@@ -222,11 +230,11 @@ func TestPinBlock(t *testing.T) {
 		call(5, "eth_chainId", ""),
 		{ID: 6, Label: "batch", Header: jsonHeader, Body: []byte(`[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},{"jsonrpc":"2.0","id":2,"method":"eth_blockNumber"}]`)},
 	}
-	got, _ := collect(t, Config{URLs: []string{short.URL(), long.URL()}}, reqs)
+	got, _ := collect(t, Config{URLs: []string{short.URL(), long.URL()}}, 1, reqs)
 	if got[0].Equal() {
 		t.Fatal("unpinned: the latest blocks of nodes of 100 and 120 blocks are equal")
 	}
-	got, rep := collect(t, Config{URLs: []string{short.URL(), long.URL()}, PinBlock: true}, reqs)
+	got, rep := collect(t, Config{URLs: []string{short.URL(), long.URL()}, PinBlock: true}, 1, reqs)
 	for i, want := range []string{"0x63", "0x63", "0x63", "", "", "0x63"} {
 		if got[i].Pinned != want {
 			t.Errorf("request %d pinned to %q; want %q", i+1, got[i].Pinned, want)
@@ -256,7 +264,7 @@ func TestPinBlock(t *testing.T) {
 		t.Errorf("pinned report: %d equal, %d different, %d skipped; want 5, 1, 0", rep.Equal, rep.Different, rep.Skipped)
 	}
 
-	got, rep = collect(t, Config{URLs: []string{long.URL(), short.URL()}, PinBlock: true, SkipAboveHead: true}, reqs)
+	got, rep = collect(t, Config{URLs: []string{long.URL(), short.URL()}, PinBlock: true, SkipAboveHead: true}, 1, reqs)
 	for i, want := range []bool{true, true, true, false, false, true} {
 		if skipped := got[i].Skipped != ""; skipped != want {
 			t.Errorf("request %d skipped %v (%q); want %v", i+1, skipped, got[i].Skipped, want)
@@ -288,7 +296,7 @@ func TestPinBlockHeadFails(t *testing.T) {
 	}))
 	t.Cleanup(bad.Close)
 	a := node(t, 10)
-	got, rep := collect(t, Config{URLs: []string{bad.URL, a.URL()}, PinBlock: true}, []Request{call(1, "eth_getBlockByNumber", `["latest",false]`)})
+	got, rep := collect(t, Config{URLs: []string{bad.URL, a.URL()}, PinBlock: true}, 1, []Request{call(1, "eth_getBlockByNumber", `["latest",false]`)})
 	r := got[0]
 	if r.Answers[0].Class != "other" || r.Answers[0].Error != "eth_blockNumber, to pin the block: error -32601: no such method" ||
 		r.Answers[1].Class != "not sent" || r.Equal() {
@@ -311,7 +319,8 @@ func TestNoiseMismatchesBeyondTheKept(t *testing.T) {
 }
 
 // Every format shows the rules, which server is the second instance, the noise with its share,
-// the counts apart from noise and each method's latency per server.
+// the counts apart from noise and each method's latency per server with its ratio to the first's
+// (B's p99 is 3 times A's: 22.5 ms over 7.5 ms).
 func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 	t.Parallel()
 	rep := Report{
@@ -320,7 +329,9 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		Rules:    []string{"tolerance result.gasPrice=5%", "rule eth_call=error-code-only"},
 		Requests: 40, Equal: 38, NoiseOnly: 37, Different: 1, Failed: 0, Skipped: 1,
 		Methods: []Method{{Name: "eth_call", Sent: 40, Equal: 38, NoiseOnly: 37, Different: 1, Skipped: 1, Errors: []int{0, 0, 0},
-			Latency: []Latency{{Answers: 39, P50MS: 1.25, P99MS: 7.5}, {Answers: 39, P50MS: 2.5, P99MS: 22.5}, {Answers: 39, P50MS: 1.5, P99MS: 8}}}},
+			Latency: []Latency{{Answers: 39, P50MS: 1.25, P99MS: 7.5, MaxMS: 9, P50Ratio: 1, P99Ratio: 1},
+				{Answers: 39, P50MS: 2.5, P99MS: 22.5, MaxMS: 30, P50Ratio: 2, P99Ratio: 3},
+				{Answers: 38, Errors: 1, P50MS: 1.5, P99MS: 8, MaxMS: 8, P50Ratio: 1.2, P99Ratio: 8 / 7.5}}}},
 		Noise: []Noise{{Method: "eth_call", Path: "result.timestamp", Differ: 39, Compared: 39, Share: 1, IsNoise: true, Candidates: 38},
 			{Method: "eth_call", Path: "result.peers", Differ: 1, Compared: 39, Share: 1.0 / 39, Candidates: 2}},
 	}
@@ -334,13 +345,17 @@ func TestReportFormatsShowNoiseAndRules(t *testing.T) {
 		want  []string
 	}{
 		{"text", WriteText, []string{verdict, "rules: tolerance result.gasPrice=5%; rule eth_call=error-code-only", note, noise, under,
-			"noise only", "skipped", "p99 B", "22.5ms"}},
+			"noise only", "skipped", "p99 ×A", "22.5ms", "3.00×", "1.07×"}},
 		{"markdown", WriteMarkdown, []string{verdict, "`tolerance result.gasPrice=5%`", note, "`" + noise + "`", "`" + under + "`",
-			"| method | sent | equal | noise only | different | skipped | errors A | errors B | errors C |", "| `eth_call` | 1.25ms | 7.50ms | 2.50ms | 22.5ms | 1.50ms | 8.00ms |"}},
+			"| method | sent | equal | noise only | different | skipped | errors A | errors B | errors C |", "| latency of | server | requests | errors | p50 | p99 | max | p50 ×A | p99 ×A |",
+			"| `eth_call` | A | 39 | 0 | 1.25ms | 7.50ms | 9.00ms | 1.00× | 1.00× |",
+			"| `eth_call` | B | 39 | 0 | 2.50ms | 22.5ms | 30.0ms | 2.00× | 3.00× |",
+			"| `eth_call` | C | 39 | 1 | 1.50ms | 8.00ms | 8.00ms | 1.20× | 1.07× |"}},
 		{"html", WriteHTML, []string{html.EscapeString(verdict), "<code>tolerance result.gasPrice=5%</code>", html.EscapeString(note), "<code>result.timestamp</code>", "39 of 39", "2.6 %",
-			"noise, not counted", "under the threshold, counted", "<th>noise only</th>", "<th>p99 B</th>", "<td>22.5ms</td>"}},
+			"noise, not counted", "under the threshold, counted", "<th>noise only</th>", "<th>p99 ×A</th>",
+			`<tr class="bad"><td></td><td>B</td><td>39</td><td>0</td><td>2.50ms</td><td>22.5ms</td><td>30.0ms</td><td>2.00×</td><td>3.00×</td></tr>`}},
 		{"json", WriteJSON, []string{`"noise_reference": "http://127.0.0.1:3/"`, `"noise_threshold": 0.5`, `"path": "result.timestamp"`, `"noise": true`,
-			`"rules": [`, `"noise_only": 37`, `"skipped": 1`}},
+			`"rules": [`, `"noise_only": 37`, `"skipped": 1`, `"p99_ratio": 3`, `"errors": 1`}},
 	} {
 		var b bytes.Buffer
 		if err := f.write(&b, rep); err != nil {
@@ -384,4 +399,23 @@ func noisyOf150(t *testing.T, change func(reference, candidate map[int]string)) 
 	change(r, c)
 	_, rep := collectNoise(t, Config{URLs: []string{byID(t, p), byID(t, c)}, Reference: byID(t, r)}, 0, reqs)
 	return rep
+}
+
+// A long run whose every request differs at noise keeps one pending entry per method and set of
+// paths, not one per request: 1,000 requests, all noise at t, hold one entry and count 1,000 equal
+// apart from noise.
+func TestNoisePendingHeldPerPaths(t *testing.T) {
+	t.Parallel()
+	tally := NewTally([]string{"A", "B", "C"}, "A")
+	tally.LearnNoise(0)
+	at := []jsondiff.Difference{{Path: "t", Kind: jsondiff.Changed}}
+	for i := 1; i <= 1000; i++ {
+		tally.Add(&Result{Request: &Request{ID: i, Label: "m"}, Answers: make([]Answer, 3), Ref: 2,
+			Diffs: [][]jsondiff.Difference{nil, nil, at}, Noise: [][]jsondiff.Difference{nil, at, nil}})
+	}
+	rep := tally.Report("")
+	if len(tally.pending) != 1 || rep.Equal != 1000 || rep.NoiseOnly != 1000 || rep.Different != 0 || rep.Noise[0].Candidates != 1000 {
+		t.Errorf("%d pending entries; report %d equal (%d apart from noise), %d different, noise %+v; want 1 entry, 1000, 1000, 0, candidates 1000",
+			len(tally.pending), rep.Equal, rep.NoiseOnly, rep.Different, rep.Noise)
+	}
 }

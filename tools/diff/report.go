@@ -6,10 +6,11 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
 )
 
@@ -32,6 +33,10 @@ type Report struct {
 	// Rules are the rules of the comparison, as the flags name them.
 	Rules    []string `json:"rules,omitempty"`
 	Requests int      `json:"requests"`
+	// Due counts the requests the run's schedule had due (warm-up aside): above Requests when
+	// some were not compared — the run fell behind its schedule and ended a second after its
+	// planned end without sending them, or requests in flight were cut. 0: not known.
+	Due int `json:"due,omitempty"`
 	// Equal counts the requests whose answers were equal, apart from noise; NoiseOnly those of
 	// them whose candidates differed at noise paths only.
 	Equal     int `json:"equal"`
@@ -45,7 +50,8 @@ type Report struct {
 	Latency []Latency `json:"latency"`
 	// Noise lists the paths, per method, where the two instances of the first server differed.
 	Noise []Noise `json:"noise,omitempty"`
-	// Mismatches are the first MaxMismatches requests that were not equal, in corpus order.
+	// Mismatches are the first MaxMismatches requests that were not equal to end (the requests
+	// go concurrently), listed in corpus order.
 	Mismatches []Mismatch `json:"mismatches"`
 	// More counts the mismatches beyond those kept.
 	More int `json:"more_mismatches,omitempty"`
@@ -86,15 +92,24 @@ type Noise struct {
 	Candidates int `json:"candidates"`
 }
 
-// Latency sums up one server's answer times (request written to answer read).
+// Latency sums up one server's answer times (request written to answer read), overall or of
+// one method, from a histogram of them (µs, 3 significant digits: its memory does not grow with
+// the requests of a long run).
 type Latency struct {
-	URL     string  `json:"url"`
-	Answers int     `json:"answers"`
-	MeanMS  float64 `json:"mean_ms"`
-	P50MS   float64 `json:"p50_ms"`
-	P90MS   float64 `json:"p90_ms"`
-	P99MS   float64 `json:"p99_ms"`
-	MaxMS   float64 `json:"max_ms"`
+	URL     string `json:"url"`
+	Answers int    `json:"answers"`
+	// Errors counts the requests the server did not answer (refused, timeout, …); Answers plus
+	// Errors are the requests it was sent.
+	Errors int     `json:"errors"`
+	MeanMS float64 `json:"mean_ms"`
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
+	// P50Ratio and P99Ratio are this server's p50 and p99 over the first server's (1 for the
+	// first); 0 when either has no answer or the first's is 0.
+	P50Ratio float64 `json:"p50_ratio,omitempty"`
+	P99Ratio float64 `json:"p99_ratio,omitempty"`
 }
 
 // Mismatch is one request whose answers were not all equal.
@@ -118,12 +133,18 @@ type ServerDiff struct {
 type Tally struct {
 	rep     Report
 	methods map[string]int
-	lat     [][]time.Duration   // per server
-	mlat    [][][]time.Duration // per method and server
+	// lat and mlat are the servers' latencies, overall and per method and server: histograms
+	// (µs, 3 significant digits), whose size does not grow with the requests of a long run
+	lat  []*result.Histogram
+	mlat [][]*result.Histogram
 	// With a reference: what is learned of the noise, and the requests whose candidates differed,
 	// judged when the noise is known (in Report).
 	noise   []methodNoise // per method
 	pending []pendingDiff
+	grouped map[string]int // method and paths → index in pending of the requests not kept
+	// first is the least request id of each method: the report lists the methods in corpus
+	// order, whatever order the requests ended in.
+	first []int
 }
 
 // methodNoise is what a method's requests taught of the noise.
@@ -134,16 +155,39 @@ type methodNoise struct {
 }
 
 // pendingDiff is a request whose candidates differed at paths (noise keys), judged in Report;
-// mismatch is its index in Mismatches, -1 when not kept.
+// mismatch is its index in Mismatches, -1 when not kept; n is how many requests of the method
+// differed at exactly those paths (those not kept are counted together, so that a long run whose
+// every request differs at noise holds one entry per set of paths, not one per request).
 type pendingDiff struct {
 	method, mismatch int
 	paths            []string
+	n                int
+}
+
+// addPending keeps pd for Report: alone when its mismatch is kept, else counted with the others of
+// its method and paths.
+func (t *Tally) addPending(pd pendingDiff) {
+	pd.n = 1
+	if pd.mismatch >= 0 {
+		t.pending = append(t.pending, pd)
+		return
+	}
+	key := strconv.Itoa(pd.method) + "\x00" + strings.Join(pd.paths, "\x00")
+	if k, ok := t.grouped[key]; ok {
+		t.pending[k].n++
+		return
+	}
+	if t.grouped == nil {
+		t.grouped = map[string]int{}
+	}
+	t.grouped[key] = len(t.pending)
+	t.pending = append(t.pending, pd)
 }
 
 // NewTally starts a Report of the given servers; reference is what they are compared with.
 func NewTally(servers []string, reference string) *Tally {
 	return &Tally{rep: Report{Servers: servers, Reference: reference, Methods: []Method{}, Mismatches: []Mismatch{}},
-		methods: map[string]int{}, lat: make([][]time.Duration, len(servers))}
+		methods: map[string]int{}, lat: histograms(len(servers))}
 }
 
 // LearnNoise says that the last server is a second instance of the first (Config.Reference):
@@ -166,9 +210,11 @@ func (t *Tally) Add(r *Result) {
 		i = len(rep.Methods)
 		t.methods[r.Request.Label] = i
 		rep.Methods = append(rep.Methods, Method{Name: r.Request.Label, Errors: make([]int, len(rep.Servers))})
-		t.mlat = append(t.mlat, make([][]time.Duration, len(rep.Servers)))
+		t.mlat = append(t.mlat, histograms(len(rep.Servers)))
 		t.noise = append(t.noise, methodNoise{paths: map[string]*Noise{}})
+		t.first = append(t.first, r.Request.ID)
 	}
+	t.first[i] = min(t.first[i], r.Request.ID)
 	m := &rep.Methods[i]
 	m.Sent++
 	if r.Skipped != "" {
@@ -187,8 +233,8 @@ func (t *Tally) Add(r *Result) {
 			m.Errors[k]++
 			continue
 		}
-		t.lat[k] = append(t.lat[k], a.Latency)
-		t.mlat[i][k] = append(t.mlat[i][k], a.Latency)
+		result.RecordDuration(t.lat[k], a.Latency)
+		result.RecordDuration(t.mlat[i][k], a.Latency)
 		different = different || !r.isRef(k) && len(r.Diffs[k]) > 0
 	}
 	var paths []string
@@ -210,7 +256,7 @@ func (t *Tally) Add(r *Result) {
 	}
 	pd := pendingDiff{method: i, mismatch: -1, paths: paths}
 	if !failed && r.Ref > 0 && !t.worthShowing(i, r) {
-		t.pending = append(t.pending, pd)
+		t.addPending(pd)
 		return
 	}
 	if len(rep.Mismatches) == MaxMismatches {
@@ -231,7 +277,7 @@ func (t *Tally) Add(r *Result) {
 		rep.Mismatches = append(rep.Mismatches, mm)
 	}
 	if len(paths) > 0 {
-		t.pending = append(t.pending, pd)
+		t.addPending(pd)
 	}
 }
 
@@ -306,19 +352,38 @@ func (t *Tally) Report(stopped string) Report {
 	rep := t.rep
 	rep.Stopped = stopped
 	rep.Latency = nil
-	for k, ds := range t.lat {
-		rep.Latency = append(rep.Latency, latency(rep.Servers[k], ds))
+	for k, h := range t.lat {
+		l := latency(rep.Servers[k], h)
+		for _, m := range rep.Methods {
+			l.Errors += m.Errors[k]
+		}
+		rep.Latency = append(rep.Latency, l)
 	}
+	ratios(rep.Latency)
 	rep.Methods = slices.Clone(rep.Methods)
 	for i := range rep.Methods {
-		rep.Methods[i].Latency = nil
-		for k, ds := range t.mlat[i] {
-			rep.Methods[i].Latency = append(rep.Methods[i].Latency, latency(rep.Servers[k], ds))
+		m := &rep.Methods[i]
+		m.Latency = nil
+		for k, h := range t.mlat[i] {
+			l := latency(rep.Servers[k], h)
+			l.Errors = m.Errors[k]
+			m.Latency = append(m.Latency, l)
 		}
+		ratios(m.Latency)
 	}
 	if rep.NoiseReference != "" {
 		t.judge(&rep)
 	}
+	// in corpus order: the methods by their first request, the noise by method, the mismatches
+	// by request
+	first := map[string]int{}
+	for name, i := range t.methods {
+		first[name] = t.first[i]
+	}
+	slices.SortStableFunc(rep.Methods, func(a, b Method) int { return first[a.Name] - first[b.Name] })
+	slices.SortStableFunc(rep.Noise, func(a, b Noise) int { return first[a.Method] - first[b.Method] })
+	rep.Mismatches = slices.Clone(rep.Mismatches)
+	slices.SortStableFunc(rep.Mismatches, func(a, b Mismatch) int { return a.ID - b.ID })
 	return rep
 }
 
@@ -336,17 +401,17 @@ func (t *Tally) judge(rep *Report) {
 		m := &rep.Methods[pd.method]
 		differs := false
 		for _, key := range pd.paths {
-			cands[pd.method][key]++
+			cands[pd.method][key] += pd.n
 			differs = differs || !t.isNoise(pd.method, key)
 		}
 		if differs {
-			rep.Different++
-			m.Different++
+			rep.Different += pd.n
+			m.Different += pd.n
 		} else {
-			rep.Equal++
-			rep.NoiseOnly++
-			m.Equal++
-			m.NoiseOnly++
+			rep.Equal += pd.n
+			rep.NoiseOnly += pd.n
+			m.Equal += pd.n
+			m.NoiseOnly += pd.n
 		}
 		if pd.mismatch >= 0 {
 			real[pd.mismatch] = differs
@@ -390,21 +455,42 @@ func (t *Tally) judge(rep *Report) {
 	rep.Mismatches = kept
 }
 
-func latency(url string, ds []time.Duration) Latency {
-	l := Latency{URL: url, Answers: len(ds)}
-	if len(ds) == 0 {
+func histograms(n int) []*result.Histogram {
+	hs := make([]*result.Histogram, n)
+	for k := range hs {
+		hs[k] = result.NewHistogram()
+	}
+	return hs
+}
+
+// latency sums up the latencies recorded in h (µs).
+func latency(url string, h *result.Histogram) Latency {
+	l := Latency{URL: url, Answers: int(h.TotalCount())}
+	if l.Answers == 0 {
 		return l
 	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	var sum time.Duration
-	for _, d := range s {
-		sum += d
-	}
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	q := func(p float64) time.Duration { return s[max(0, int(math.Ceil(p*float64(len(s))))-1)] } // nearest rank
-	l.MeanMS, l.P50MS, l.P90MS, l.P99MS, l.MaxMS = ms(sum/time.Duration(len(s))), ms(q(0.50)), ms(q(0.90)), ms(q(0.99)), ms(s[len(s)-1])
+	ms := func(us int64) float64 { return float64(us) / 1000 }
+	l.MeanMS, l.P50MS, l.P90MS, l.P99MS, l.MaxMS = h.Mean()/1000, ms(h.ValueAtQuantile(50)), ms(h.ValueAtQuantile(90)), ms(h.ValueAtQuantile(99)), ms(h.Max())
 	return l
+}
+
+// ratios sets each server's p50 and p99 ratios to the first server's.
+func ratios(ls []Latency) {
+	if len(ls) == 0 || ls[0].Answers == 0 {
+		return
+	}
+	for k := range ls {
+		l := &ls[k]
+		if l.Answers == 0 {
+			continue
+		}
+		if ls[0].P50MS > 0 {
+			l.P50Ratio = l.P50MS / ls[0].P50MS
+		}
+		if ls[0].P99MS > 0 {
+			l.P99Ratio = l.P99MS / ls[0].P99MS
+		}
+	}
 }
 
 // Verdict says in a few words what the report found.
@@ -423,6 +509,9 @@ func (r *Report) Verdict() string {
 	}
 	if r.Skipped > 0 {
 		v += fmt.Sprintf("; %d skipped (above a server's head)", r.Skipped)
+	}
+	if r.Due > r.Requests {
+		v += fmt.Sprintf("; %d of the %d requests due were not compared", r.Due-r.Requests, r.Due)
 	}
 	return v
 }
@@ -493,25 +582,26 @@ func (r *Report) methodRow(m Method) []int {
 	return append(row, m.Errors...)
 }
 
-// latencyColumns head the table of each method's latency per server.
-func (r *Report) latencyColumns() []string {
-	var cols []string
-	for k := range r.Servers {
-		cols = append(cols, "p50 "+serverLetter(k), "p99 "+serverLetter(k))
+// latencyColumns head the table of each method's latency on each server, one row per method and
+// server: so that "equal answers, 3× the p99" shows beside the counts.
+var latencyColumns = []string{"requests", "errors", "p50", "p99", "max", "p50 ×A", "p99 ×A"}
+
+// latencyRow is a row of that table: the server's requests, errors, p50, p99, max, and its p50 and
+// p99 over the first server's.
+func latencyRow(l Latency) []string {
+	row := []string{fmt.Sprint(l.Answers + l.Errors), fmt.Sprint(l.Errors)}
+	if l.Answers == 0 {
+		return append(row, "-", "-", "-", "-", "-")
 	}
-	return cols
+	return append(row, msText(l.P50MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P50Ratio), ratioText(l.P99Ratio))
 }
 
-func methodLatencyRow(m Method) []string {
-	var row []string
-	for _, l := range m.Latency {
-		if l.Answers == 0 {
-			row = append(row, "-", "-")
-			continue
-		}
-		row = append(row, msText(l.P50MS), msText(l.P99MS))
+// ratioText writes a ratio as "3.02×"; "-" when it is not known.
+func ratioText(r float64) string {
+	if r == 0 {
+		return "-"
 	}
-	return row
+	return fmt.Sprintf("%.2f×", r)
 }
 
 // WriteJSON writes the report as indented JSON.
@@ -546,13 +636,19 @@ func WriteText(w io.Writer, r Report) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	fmt.Fprint(tw, "\nserver\tanswers\tmean\tp50\tp90\tp99\tmax\t\n")
+	fmt.Fprint(tw, "\nserver\tanswers\terrors\tmean\tp50\tp90\tp99\tmax\tp99 ×A\t\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(tw, "%s %s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
+		fmt.Fprintf(tw, "%s %s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
 	}
-	fmt.Fprintf(tw, "\nlatency of\t%s\t\n", strings.Join(r.latencyColumns(), "\t"))
+	fmt.Fprintf(tw, "\nlatency of\tserver\t%s\t\n", strings.Join(latencyColumns, "\t"))
 	for _, m := range r.Methods {
-		fmt.Fprintf(tw, "%s\t%s\t\n", m.Name, strings.Join(methodLatencyRow(m), "\t"))
+		for k, l := range m.Latency {
+			name := m.Name
+			if k > 0 {
+				name = ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\n", name, serverLetter(k), strings.Join(latencyRow(l), "\t"))
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -613,14 +709,15 @@ func WriteMarkdown(w io.Writer, r Report) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprint(w, "\n| server | answers | mean | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprint(w, "\n| server | answers | errors | mean | p50 | p90 | p99 | max | p99 ×A |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(w, "| %s %s | %d | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS))
+		fmt.Fprintf(w, "| %s %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
 	}
-	lcols := r.latencyColumns()
-	fmt.Fprintf(w, "\n| latency of | %s |\n|---|%s\n", strings.Join(lcols, " | "), strings.Repeat("---:|", len(lcols)))
+	fmt.Fprintf(w, "\n| latency of | server | %s |\n|---|---|%s\n", strings.Join(latencyColumns, " | "), strings.Repeat("---:|", len(latencyColumns)))
 	for _, m := range r.Methods {
-		fmt.Fprintf(w, "| %s | %s |\n", mdCode(m.Name), strings.Join(methodLatencyRow(m), " | "))
+		for k, l := range m.Latency {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCode(m.Name), serverLetter(k), strings.Join(latencyRow(l), " | "))
+		}
 	}
 	if len(r.Noise) > 0 {
 		fmt.Fprintf(w, "\n### Noise (where A and %s differ)\n\n", serverLetter(len(r.Servers)-1))
@@ -656,6 +753,9 @@ func mdCode(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return "`" + s + "`"
 }
+
+// ServerLetter names server k as the reports do: A, B, C, …, then S27, S28, …
+func ServerLetter(k int) string { return serverLetter(k) }
 
 // serverLetter names server k as the tables do: A, B, C, …
 func serverLetter(k int) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/internal/jsonpath"
@@ -171,4 +172,18 @@ func (cfg Config) RuleNames() []string {
 		out = append(out, "skip-above-head")
 	}
 	return out
+}
+
+// ParseShare reads a share from 0 to 1, as a noise threshold is written: 0.25 or 25%.
+func ParseShare(s string) (float64, error) {
+	t := strings.TrimSpace(s)
+	pct := strings.HasSuffix(t, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(t, "%")), 64)
+	if pct {
+		v /= 100
+	}
+	if err != nil || !(v >= 0 && v <= 1) {
+		return 0, fmt.Errorf("want a share from 0 to 1, e.g. 0.5 or 50%%, got %q", s)
+	}
+	return v, nil
 }

@@ -6,12 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/rpcbench/rpcbench/engine"
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
 	"github.com/rpcbench/rpcbench/transport"
 	_ "github.com/rpcbench/rpcbench/transport/protocols" // the transports of every protocol
@@ -44,6 +49,9 @@ type Answer struct {
 	Error   string        `json:"error,omitempty"`
 	Sent    time.Time     `json:"sent"`
 	Latency time.Duration `json:"latency_ns"`
+	// class is Class as the engine counts it; bytesIn and bytesOut what went over the wire.
+	class             result.Class
+	bytesIn, bytesOut int64
 }
 
 // Result is a request, every server's answer and the differences of each from the reference.
@@ -66,7 +74,6 @@ type Result struct {
 	Sent   []byte
 	// Skipped says why the request was not sent (Config.SkipAboveHead); empty when it was.
 	Skipped string
-	idx     int // the request's index in the corpus
 }
 
 func (r *Result) isRef(k int) bool { return r.Ref > 0 && k == r.Ref }
@@ -110,12 +117,9 @@ type Config struct {
 	// SkipAboveHead, with PinBlock, asks every server for its head and skips a request whose
 	// block is above any of them (a node behind), counting it as skipped.
 	SkipAboveHead bool
-	// StopAtFirst ends the run at the first request, in corpus order, whose answers differ.
+	// StopAtFirst ends the run at the first request whose answers differ, the first to end (with
+	// more than one in flight, not always the first sent); those still in flight are not compared.
 	StopAtFirst bool
-	// Connections is the number of requests in flight at once. 0: 1.
-	Connections int
-	// Rate bounds the requests started per second (each goes to every server); 0: no bound.
-	Rate float64
 	// Timeout bounds one request to one server; ConnectTimeout a connection's set-up. 0: 30 s and
 	// 10 s.
 	Timeout, ConnectTimeout time.Duration
@@ -138,29 +142,52 @@ type server struct {
 	tr                 transport.Transport
 }
 
-// Run sends every request to every server and calls sink with each Result in corpus order, from
-// one goroutine. It returns when the corpus is done, the context is done, StopAtFirst found a
-// difference, or sink returned an error (which Run returns). Requests in flight when the context
-// ends are dropped, not reported.
-func Run(ctx context.Context, cfg Config, reqs []Request, sink func(*Result) error) error {
+// Prepare prepares the run of corpus c with load, as plan.Prepare does for any run: the endpoints
+// are c's, under the first URL, the time limits and TLS settings cfg's. With no request count,
+// duration or stages the run sends each entry of c once (c.Size); with no rate and no stages it
+// then keeps load.Connections requests in flight (the closed model; 0: 1).
+func Prepare(cfg Config, c Corpus, load plan.Load, fsys fs.FS) (*plan.Prepared, error) {
 	if cfg.Reference != "" {
-		for i := range reqs {
-			if reqs[i].Expected != nil {
-				return errors.New("diff: a reference instance learns noise from the first server's answers; it cannot go with expected answers (fixtures)")
+		for i := range c.Fixed {
+			if c.Fixed[i].Expected != nil {
+				return nil, errors.New("diff: a reference instance learns noise from the first server's answers; it cannot go with expected answers (fixtures)")
 			}
 		}
 	}
+	p := c.Plan
+	if c.Size > 0 && load.Requests == 0 && load.Duration == 0 && len(load.Stages) == 0 {
+		load.Requests = uint64(c.Size)
+	}
+	if c.Size > 0 && load.Model == "" && load.Rate == 0 && len(load.Stages) == 0 {
+		load.Model = plan.Closed
+		load.Connections = max(load.Connections, 1)
+	}
+	p.Load = load
+	p.HTTP = plan.HTTP{Timeout: cfg.Timeout, ConnectTimeout: cfg.ConnectTimeout, Insecure: cfg.Insecure, MaxBody: cfg.MaxBody}
+	return plan.Prepare(p, fsys)
+}
+
+// Run runs a prepared diff (Prepare) through runner.Run, so that the load is the engine's schedule
+// — its rate or connections, stages, duration, warm-up, interruption — and the options' outputs
+// receive it as any run's: each arrival the engine draws from c is sent to every server at once,
+// the answers compared, and sink given the Result from the worker that sent it, one call at a
+// time, in the order the requests end (warm-up requests are sent and not given). The run's own
+// figures are those of the requests to every server: a request's latency lasts until every
+// server answered, and it fails when one did not answer. Run ends with the runner's, or when
+// StopAtFirst found a difference, or sink returned an error (which Run returns); requests cut by
+// an interruption are not given to sink.
+func Run(ctx context.Context, cfg Config, prep *plan.Prepared, c Corpus, o runner.Options, sink func(*Result) error) (*runner.Outcome, error) {
 	j, err := newJudge(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	urls := cfg.URLs
 	if cfg.Reference != "" {
 		urls = append(slices.Clip(urls), cfg.Reference)
 	}
-	servers, err := dial(cfg, urls)
+	servers, err := dial(cfg, urls, prep.Plan.Load)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		for _, s := range servers {
@@ -169,94 +196,171 @@ func Run(ctx context.Context, cfg Config, reqs []Request, sink func(*Result) err
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	conns := max(cfg.Connections, 1)
-	todo := make(chan int)
-	done := make(chan *Result, conns)
-	var wg sync.WaitGroup
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range todo {
-				r := j.send(ctx, servers, &reqs[i])
-				r.idx = i
-				select {
-				case done <- r:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
+	src := c.source
+	if src == nil {
+		src = prep.Source
 	}
-	go func() {
-		defer close(todo)
-		start := time.Now()
-		for i := range reqs {
-			if cfg.Rate > 0 {
-				due := start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
-				if !sleepUntil(ctx, due) {
-					return
-				}
-			}
-			select {
-			case todo <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(done) }()
-	return deliver(ctx, cancel, cfg.StopAtFirst, reqs, done, sink)
+	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst, cancel: cancel}
+	o.Engine = append(slices.Clip(o.Engine), engine.WithSource(tagged{src}), engine.WithTransport(f), engine.WithVerifier(f))
+	out, err := runner.Run(ctx, prep, o)
+	if err == nil {
+		err = f.sinkErr
+	}
+	return out, err
 }
 
-// deliver hands the results to sink in corpus order.
-func deliver(ctx context.Context, cancel func(), stopAtFirst bool, reqs []Request, done <-chan *Result, sink func(*Result) error) error {
-	pending := map[int]*Result{}
-	next := 0
-	var sinkErr error
-	for r := range done {
-		if ctx.Err() != nil || sinkErr != nil {
-			continue // drain
-		}
-		pending[r.idx] = r
-		for next < len(reqs) {
-			r, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			if sinkErr = sink(r); sinkErr != nil || stopAtFirst && !r.Equal() {
-				cancel()
-				break
-			}
-		}
-	}
-	return sinkErr
+// slot is a worker's request as it goes from the source to the transport and the verifier: the
+// engine hands each worker's request to the three in turn, so the arrival's number and its
+// Result travel with it (in transport.Request.SourceState, which transports ignore).
+type slot struct {
+	inner any // the source's own state
+	i     uint64
+	res   *Result
 }
 
-func sleepUntil(ctx context.Context, due time.Time) bool {
-	d := time.Until(due)
-	if d <= 0 {
-		return ctx.Err() == nil
+// tagged is a source that keeps each arrival's number in its request's slot.
+type tagged struct{ src plan.Source }
+
+func (t tagged) Fill(i uint64, r *transport.Request) error {
+	s, _ := r.SourceState.(*slot)
+	if s == nil {
+		s = &slot{}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
+	r.SourceState = s.inner
+	err := t.src.Fill(i, r)
+	s.inner, s.i, s.res = r.SourceState, i, nil
+	r.SourceState = s
+	return err
+}
+
+// fanout is the transport and verifier of a diff run: it sends each request to every server at
+// once and compares the answers (Do), and gives the Result to the sink when the engine counts
+// the request (VerifyDetail; never for a warm-up request).
+type fanout struct {
+	j           *judge
+	servers     []server
+	c           Corpus
+	names       []plan.Endpoint
+	stopAtFirst bool
+	cancel      func()
+
+	mu      sync.Mutex
+	sink    func(*Result) error
+	sinkErr error
+	stopped bool
+}
+
+func (f *fanout) Close() error { return nil } // the servers' transports are Run's to close
+
+// request describes arrival s.i, filled into r, for the comparison.
+func (f *fanout) request(s *slot, r *transport.Request) *Request {
+	if f.c.Fixed != nil {
+		q := f.c.Fixed[s.i%uint64(len(f.c.Fixed))]
+		q.ID = int(s.i) + 1
+		return &q
+	}
+	q := &Request{ID: int(s.i) + 1, Method: r.Method, Header: slices.Clone(r.Header), Body: bytes.Clone(r.Body)}
+	if !f.c.byEndpoint {
+		q.Label = LabelOf(r.Body)
+	}
+	if f.c.OwnPath {
+		q.Path = string(r.Path)
+		if rest, ok := strings.CutPrefix(q.Path, f.c.base); ok && f.c.base != "" && (rest == "" || rest[0] == '/' || rest[0] == '?') {
+			q.Path = rest
+		}
+	}
+	if q.Label == "" && r.Endpoint < len(f.names) {
+		q.Label = f.names[r.Endpoint].Name
+	}
+	if f.c.where != nil {
+		q.Where = f.c.where(s.i, r)
+	}
+	return q
+}
+
+// Do sends r to every server and compares the answers; out is the request's as a whole: failed
+// with the first server's failure that did not answer, else answered with the first server's
+// status, sent when the first server was sent to, its bytes those of every server.
+func (f *fanout) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	s := r.SourceState.(*slot)
+	began := time.Now()
+	res := f.j.send(ctx, f.servers, f.request(s, r))
+	s.res = res
+	out.Sent = began
+	if res.Skipped != "" {
+		out.Answered, out.Class = true, result.OK
+		return
+	}
+	for k, a := range res.Answers {
+		if !a.Sent.IsZero() && a.Sent.Before(out.Sent) {
+			out.Sent = a.Sent
+		}
+		out.BytesIn += a.bytesIn
+		out.BytesOut += a.bytesOut
+		if a.Class != "" && out.Class == result.OK {
+			out.Class, out.Err = a.class, fmt.Errorf("%s: %s", serverLetter(k), a.Error)
+			if a.class == result.OK {
+				out.Class = result.Other // not sent: a head could not be read
+			}
+		}
+	}
+	if out.Class == result.OK {
+		out.Answered, out.Status = true, res.Answers[0].Status
+	}
+}
+
+// errSkipped is the check failure of a request that was not sent: its block is above a head.
+var errSkipped = errors.New("skipped: block above a head")
+
+// Verify implements engine.Verifier.
+func (f *fanout) Verify(r *transport.Request, out *transport.Outcome) (result.Class, error) {
+	return f.VerifyDetail(r, out, true, nil)
+}
+
+// VerifyDetail gives the request's Result to the sink and judges the answer as the engine's
+// default does, by the first server's status; a skipped request fails the check "skipped".
+func (f *fanout) VerifyDetail(r *transport.Request, out *transport.Outcome, judge bool, _ *result.Detail) (result.Class, error) {
+	s := r.SourceState.(*slot)
+	res := s.res
+	s.res = nil
+	if res == nil {
+		return result.Other, errors.New("diff: no comparison for the request")
+	}
+	if out.Class != result.Canceled {
+		f.give(res)
+	}
+	switch {
+	case !judge:
+		return out.Class, out.Err
+	case res.Skipped != "":
+		return result.Check, errSkipped
+	case r.Protocol.Success(out.Status):
+		return result.OK, nil
+	}
+	return result.Status, nil
+}
+
+// give hands res to the sink, one at a time, and stops the run at the first difference when
+// asked to, or at the sink's first error.
+func (f *fanout) give(res *Result) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return
+	}
+	if f.sinkErr = f.sink(res); f.sinkErr != nil || f.stopAtFirst && !res.Equal() {
+		f.stopped = true
+		f.cancel()
 	}
 }
 
 // dial makes a transport per server.
-func dial(cfg Config, urls []string) ([]server, error) {
+func dial(cfg Config, urls []string, load plan.Load) ([]server, error) {
 	if len(urls) == 0 {
 		return nil, errors.New("diff: no server URL")
 	}
 	tc := transport.Config{
-		Timeout: cfg.Timeout, ConnectTimeout: cfg.ConnectTimeout, Conns: max(cfg.Connections, 1),
+		Timeout: cfg.Timeout, ConnectTimeout: cfg.ConnectTimeout, Conns: max(load.Connections, 1), Open: load.Model == plan.Open,
 		InsecureSkipVerify: cfg.Insecure, KeepBody: true, MaxBody: cfg.MaxBody,
 	}
 	if tc.Timeout == 0 {
@@ -293,7 +397,7 @@ func dial(cfg Config, urls []string) ([]server, error) {
 	return out, nil
 }
 
-// send sends q to every server in turn and compares the answers.
+// send sends q to every server at once and compares the answers.
 func (j *judge) send(ctx context.Context, servers []server, q *Request) *Result {
 	r := &Result{Request: q, Answers: make([]Answer, len(servers)), Diffs: make([][]jsondiff.Difference, len(servers)), Ref: j.ref}
 	body := q.Body
@@ -303,9 +407,12 @@ func (j *judge) send(ctx context.Context, servers []server, q *Request) *Result 
 			return r
 		}
 	}
-	for k, s := range servers {
-		r.Answers[k] = s.do(ctx, q, body)
+	var wg sync.WaitGroup
+	for k, s := range servers[1:] {
+		wg.Go(func() { r.Answers[k+1] = s.do(ctx, q, body) })
 	}
+	r.Answers[0] = servers[0].do(ctx, q, body)
+	wg.Wait()
 	compare(r, j.options(q))
 	return r
 }
@@ -324,7 +431,8 @@ func (s server) do(ctx context.Context, q *Request, body []byte) Answer {
 	began := time.Now()
 	s.tr.Do(ctx, &req, &out)
 	end := time.Now()
-	a := Answer{Status: out.Status, Sent: out.Sent, Latency: end.Sub(began), Body: bytes.Clone(out.Body)}
+	a := Answer{Status: out.Status, Sent: out.Sent, Latency: end.Sub(began), Body: bytes.Clone(out.Body),
+		class: out.Class, bytesIn: out.BytesIn, bytesOut: out.BytesOut}
 	if a.Sent.IsZero() {
 		a.Sent = began
 	}

@@ -9,13 +9,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
+	"github.com/rpcbench/rpcbench/transport"
 )
 
 // node starts a built-in node of the given length on 127.0.0.1.
@@ -37,15 +41,28 @@ func call(id int, method, params string) Request {
 	return Request{ID: id, Label: method, Body: []byte(body + "}"), Header: jsonHeader}
 }
 
-func collect(t *testing.T, cfg Config, reqs []Request) ([]*Result, Report) {
+// runList sends reqs, each once, conns at a time, through Prepare and Run.
+func runList(ctx context.Context, cfg Config, reqs []Request, conns int, sink func(*Result) error) error {
+	c := FromList(cfg.URLs[0], reqs)
+	prep, err := Prepare(cfg, c, plan.Load{Connections: conns}, nil)
+	if err != nil {
+		return err
+	}
+	_, err = Run(ctx, cfg, prep, c, runner.Options{}, sink)
+	return err
+}
+
+// collect runs reqs with conns in flight and returns the results by request id, and the report.
+func collect(t *testing.T, cfg Config, conns int, reqs []Request) ([]*Result, Report) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tally := NewTally(cfg.URLs, cfg.URLs[0])
 	var got []*Result
-	if err := Run(ctx, cfg, reqs, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
+	if err := runList(ctx, cfg, reqs, conns, func(r *Result) error { got = append(got, r); tally.Add(r); return nil }); err != nil {
 		t.Fatal(err)
 	}
+	slices.SortFunc(got, func(a, b *Result) int { return a.Request.ID - b.Request.ID })
 	return got, tally.Report("")
 }
 
@@ -61,13 +78,13 @@ func TestRunTwoNodes(t *testing.T) {
 		call(4, "eth_chainId", ""),
 	}
 	for _, conns := range []int{1, 3} {
-		got, rep := collect(t, Config{URLs: []string{a.URL(), b.URL()}, Connections: conns}, reqs)
+		got, rep := collect(t, Config{URLs: []string{a.URL(), b.URL()}}, conns, reqs)
 		if len(got) != 4 {
 			t.Fatalf("connections %d: got %d results; want 4", conns, len(got))
 		}
 		for i, r := range got {
 			if r.Request.ID != i+1 {
-				t.Errorf("result %d is of request %d; want corpus order", i, r.Request.ID)
+				t.Errorf("result %d by id is of request %d; want each request once", i, r.Request.ID)
 			}
 		}
 		want := [][]string{
@@ -116,7 +133,7 @@ func TestRunRules(t *testing.T) {
 	}))
 	defer other.Close()
 	reqs := []Request{call(1, "n", ""), call(2, "err", ""), call(3, "txs", "")}
-	got, _ := collect(t, Config{URLs: []string{ref.URL, other.URL}}, reqs)
+	got, _ := collect(t, Config{URLs: []string{ref.URL, other.URL}}, 1, reqs)
 	if !got[0].Equal() || !got[1].Equal() || got[2].Equal() {
 		t.Errorf("equal: got %v %v %v; want true true false", got[0].Equal(), got[1].Equal(), got[2].Equal())
 	}
@@ -124,11 +141,11 @@ func TestRunRules(t *testing.T) {
 		t.Errorf("ordered transactions: got %d differences; want 2", n)
 	}
 	got, _ = collect(t, Config{URLs: []string{ref.URL, other.URL},
-		Rules: jsondiff.Options{Unordered: []jsondiff.Pattern{jsondiff.MustPattern("result")}}}, reqs)
+		Rules: jsondiff.Options{Unordered: []jsondiff.Pattern{jsondiff.MustPattern("result")}}}, 1, reqs)
 	if !got[2].Equal() {
 		t.Errorf("unordered transactions: got %v; want equal", got[2].Diffs[1])
 	}
-	got, _ = collect(t, Config{URLs: []string{ref.URL, other.URL}, Rules: jsondiff.Options{StrictNumbers: true, KeepErrorMessages: true}}, reqs)
+	got, _ = collect(t, Config{URLs: []string{ref.URL, other.URL}, Rules: jsondiff.Options{StrictNumbers: true, KeepErrorMessages: true}}, 1, reqs)
 	if got[0].Equal() || got[1].Equal() {
 		t.Errorf("strict: got equal %v %v; want both different", got[0].Equal(), got[1].Equal())
 	}
@@ -164,7 +181,7 @@ func TestRunFailuresAndStop(t *testing.T) {
 	goneURL := gone.URL
 	gone.Close()
 	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_chainId", "")}
-	got, rep := collect(t, Config{URLs: []string{a.URL(), text.URL, goneURL}}, reqs)
+	got, rep := collect(t, Config{URLs: []string{a.URL(), text.URL, goneURL}}, 1, reqs)
 	r := got[0]
 	if r.Answers[2].Class != "refused" {
 		t.Errorf("closed server: class %q; want refused", r.Answers[2].Class)
@@ -175,7 +192,10 @@ func TestRunFailuresAndStop(t *testing.T) {
 	if rep.Failed != 2 || rep.Methods[0].Errors[2] != 2 || rep.Methods[0].Errors[0] != 0 {
 		t.Errorf("report: failed %d, errors %v; want 2 failed, all on server C", rep.Failed, rep.Methods[0].Errors)
 	}
-	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, reqs)
+	if l := rep.Methods[0].Latency[2]; l.Errors != 2 || l.Answers != 0 || l.P99Ratio != 0 || rep.Latency[2].Errors != 2 || rep.Latency[0].Errors != 0 {
+		t.Errorf("latency of C: %+v overall %+v; want 2 errors, no answer, no ratio", l, rep.Latency[2])
+	}
+	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, 1, reqs)
 	if len(got) != 1 {
 		t.Errorf("stop at first: got %d results; want 1", len(got))
 	}
@@ -199,7 +219,7 @@ func TestRunFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, rep := collect(t, Config{URLs: []string{a.URL()}}, append(reqs, shape...))
+	got, rep := collect(t, Config{URLs: []string{a.URL()}}, 1, append(reqs, shape...))
 	if len(got[0].Diffs[0]) != 1 || got[0].Diffs[0][0].String() != `result: changed: "0x1" (string) ≠ "0x539" (string)` {
 		t.Errorf("chain id: got %v", got[0].Diffs[0])
 	}
@@ -274,7 +294,7 @@ func TestRunDuplicateKeyAndInvalidUTF8(t *testing.T) {
 	})
 	urls := []string{a, b}
 	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_blockNumber", ""), call(3, "web3_clientVersion", "")}
-	got, rep := collect(t, Config{URLs: urls}, reqs)
+	got, rep := collect(t, Config{URLs: urls}, 1, reqs)
 	dup := jsondiff.Difference{Path: "result", Kind: jsondiff.Duplicate, TypeA: "duplicate key", TypeB: "string", A: `"0x1", "0x2"`, B: `"0x2"`}
 	bad := jsondiff.Difference{Path: "result", Kind: jsondiff.Changed, TypeA: "string, not UTF-8", TypeB: "string", A: `"\xff\xfe\xc3("`, B: "\"\ufffd\ufffd\ufffd(\""}
 	want := [][]jsondiff.Difference{nil, {dup}, {bad}}
@@ -349,5 +369,36 @@ func TestRunDuplicateKeyAndInvalidUTF8(t *testing.T) {
 	}
 	if err != nil || strings.Join(equal, " ") != "true true true false true false" {
 		t.Errorf("log: %v, equal column %v; want true true true false true false", err, equal)
+	}
+}
+
+// A calls corpus places each request by the call its body holds: the JSON-RPC source numbers the
+// calls as they are made (ids from 1, the calls in turn by id), which need not be the order of the
+// arrivals when several senders draw at once. Arrival 0 filled with id 4 is the second call of
+// two. The requests count under the call's name.
+func TestCallsCorpusPlaces(t *testing.T) {
+	t.Parallel()
+	calls := []plan.Call{{Method: "eth_chainId"}, {Method: "eth_getBlockByNumber", Params: []byte(`["0x1",false]`), Name: "block"}}
+	a, b := node(t, 100), node(t, 100)
+	c := FromCalls(a.URL(), jsonHeader, calls, "calls.jsonl")
+	r := &transport.Request{Body: []byte(`{"jsonrpc":"2.0","id":4,"method":"eth_getBlockByNumber","params":["0x1",false]}`)}
+	if got := c.where(0, r); got != "calls.jsonl call 2" {
+		t.Errorf("arrival 0 with id 4: %q; want calls.jsonl call 2", got)
+	}
+	cfg := Config{URLs: []string{a.URL(), b.URL()}}
+	prep, err := Prepare(cfg, c, plan.Load{Requests: 6}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[string]string{}
+	_, err = Run(context.Background(), cfg, prep, c, runner.Options{}, func(r *Result) error {
+		labels[r.Request.Where] = r.Request.Label
+		if !r.Equal() {
+			t.Errorf("request %d differs: %v", r.Request.ID, r.Diffs)
+		}
+		return nil
+	})
+	if want := map[string]string{"calls.jsonl call 1": "eth_chainId", "calls.jsonl call 2": "block"}; err != nil || !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels by place %v (%v); want %v", labels, err, want)
 	}
 }

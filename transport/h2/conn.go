@@ -50,6 +50,7 @@ type clientConn struct {
 	maxBody      int64
 	keepBody     bool
 	tooLarge     error
+	grpc         bool // answers are gRPC's: their grpc-status, grpc-message and content-type are read
 
 	retired    atomic.Bool   // takes no new streams: GOAWAY, broken, or out of stream identifiers
 	readerDone chan struct{} // closed when readLoop returns
@@ -72,6 +73,7 @@ type clientConn struct {
 	blockKept bool
 
 	// Reading: readLoop's alone.
+	readAt    time.Time // when the last read from the connection returned bytes
 	hdec      *hpack.Decoder
 	hdr       headerBlock // the header block being decoded
 	payload   []byte      // a HEADERS or CONTINUATION frame's payload
@@ -99,6 +101,7 @@ type connConfig struct {
 	maxBody                  int64
 	keepBody                 bool
 	tooLarge                 error
+	grpc                     bool
 }
 
 // newClientConn speaks HTTP/2 on nc: it sends the client preface and rpcbench's settings, reads
@@ -107,7 +110,6 @@ type connConfig struct {
 func newClientConn(ctx context.Context, nc net.Conn, cfg connConfig) (*clientConn, error) {
 	cc := &clientConn{
 		nc:           nc,
-		br:           bufio.NewReaderSize(nc, readBufferSize),
 		bw:           bufio.NewWriterSize(nc, writeBufferSize),
 		streamWindow: cfg.streamWindow,
 		connWindow:   cfg.connWindow,
@@ -116,6 +118,7 @@ func newClientConn(ctx context.Context, nc net.Conn, cfg connConfig) (*clientCon
 		maxBody:      cfg.maxBody,
 		keepBody:     cfg.keepBody,
 		tooLarge:     cfg.tooLarge,
+		grpc:         cfg.grpc,
 		readerDone:   make(chan struct{}),
 		flushReq:     make(chan struct{}, 1),
 		stables:      map[string]string{},
@@ -128,6 +131,7 @@ func newClientConn(ctx context.Context, nc net.Conn, cfg connConfig) (*clientCon
 		maxFrame:     16 << 10,
 		recvAvail:    int64(cfg.connWindow),
 	}
+	cc.br = bufio.NewReaderSize(stampReader{cc}, readBufferSize)
 	cc.fr = http2.NewFramer(cc.bw, cc.br)
 	cc.fr.SetReuseFrames()
 	cc.fr.SetMaxReadFrameSize(maxReadFrame)
@@ -160,11 +164,11 @@ func (cc *clientConn) handshake(ctx context.Context) error {
 		_ = cc.fr.WriteWindowUpdate(0, uint32(cc.connWindow-65535))
 	}
 	if err := cc.bw.Flush(); err != nil {
-		return ctxErr(ctx, fmt.Errorf("h2: sending the client preface: %w", err))
+		return ctxErr(ctx, handshakeError{"h2: sending the client preface", err})
 	}
 	f, err := cc.fr.ReadFrame()
 	if err != nil {
-		return ctxErr(ctx, fmt.Errorf("h2: reading the server's settings: %w", err))
+		return ctxErr(ctx, handshakeError{"h2: reading the server's settings", err})
 	}
 	sf, ok := f.(*http2.SettingsFrame)
 	if !ok || sf.IsAck() {
@@ -177,6 +181,19 @@ func (cc *clientConn) handshake(ctx context.Context) error {
 		return ctxErr(ctx, fmt.Errorf("h2: acknowledging the server's settings: %w", err))
 	}
 	return cc.nc.SetDeadline(time.Time{})
+}
+
+// stampReader reads from its connection and notes in readAt when a read returned bytes: an
+// answer's first byte arrived when the read that brought its headers returned, whatever else
+// that read brought (one clock read per read, not one per answer).
+type stampReader struct{ cc *clientConn }
+
+func (r stampReader) Read(p []byte) (int, error) {
+	n, err := r.cc.nc.Read(p)
+	if n > 0 {
+		r.cc.readAt = time.Now()
+	}
+	return n, err
 }
 
 // ctxErr returns ctx's error when ctx is done, else err.

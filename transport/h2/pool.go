@@ -100,8 +100,10 @@ func (t *Transport) acquire(ctx context.Context, key poolKey, st *stream) (c *pc
 					best = pc
 				}
 			}
-			clear(conns[len(kept):])
-			t.pools[key] = kept
+			if len(kept) < len(conns) { // kept shares conns' array: only a shorter slice is news
+				clear(conns[len(kept):])
+				t.pools[key] = kept
+			}
 		}
 		if best != nil {
 			best.inflight++
@@ -250,6 +252,7 @@ func (t *Transport) connConfig(scheme string) connConfig {
 		maxBody:      t.maxBody,
 		keepBody:     t.opts.KeepBody,
 		tooLarge:     t.tooLarge,
+		grpc:         t.opts.GRPC,
 	}
 }
 

@@ -17,17 +17,14 @@ import (
 )
 
 // stream is one request's state. A request takes one from its Transport's pool for its whole
-// Do. While the stream is open on a connection, the fields after cc are guarded by the
+// Do. While the stream is open on a connection, the fields after clock are guarded by the
 // connection's mu and set by its readLoop (or the request's timer, or its context's watch); once
 // finished (done received), they are the request's.
 type stream struct {
 	done    chan struct{} // receives one value when the stream is finished
 	expired chan struct{} // receives one value when the timer fires while the stream is on no connection
-	timer   *time.Timer   // the request's timeout; runs expire
-
-	mu    sync.Mutex  // guards fired and cc, between the request and expire
-	fired bool        // expire ran: the request is out of time
-	cc    *clientConn // the connection the stream is open on, once it is
+	timer   *time.Timer   // the request's timeout; runs clock.expire
+	clock   *streamClock  // the request's deadline, shared with the timer
 
 	id         uint32
 	ctxDone    <-chan struct{} // the request's context's
@@ -42,24 +39,63 @@ type stream struct {
 	bodyLen    int64
 	body       []byte // the body kept, when the Transport keeps bodies
 	err        error
-	unsent     bool  // the server did not process the request (GOAWAY, REFUSED_STREAM)
-	sendWindow int64 // what the request's body may still send
-	recvAvail  int64 // what the server may still send on the stream
-	unacked    int64 // DATA read on the stream but not yet given back with a WINDOW_UPDATE
+	unsent     bool        // the server did not process the request (GOAWAY, REFUSED_STREAM)
+	sendWindow int64       // what the request's body may still send
+	recvAvail  int64       // what the server may still send on the stream
+	unacked    int64       // DATA read on the stream but not yet given back with a WINDOW_UPDATE
+	grpc       *GRPCAnswer // a gRPC call's answer fields (DoGRPC); nil for others
+}
+
+// streamClock is a stream's deadline, between the request and the timer. The timer is not set
+// and stopped for every request, which cost a stream two operations on the runtime's timer heap
+// per request: set once, it fires at the deadline of the request it was set for or later, and
+// expire then sets it again for the deadline of the request running on the stream, if any and
+// not yet due, or leaves it unset when none runs. (A Transport has one timeout, so the deadlines
+// of the requests a stream carries only grow: the timer, set for an earlier one, is never late.)
+type streamClock struct {
+	st    *stream
+	timer *time.Timer
+
+	mu       sync.Mutex
+	deadline time.Time   // the running request's; zero while none runs
+	armed    bool        // the timer is set
+	fired    bool        // expire ran at or after the deadline: the request is out of time
+	cc       *clientConn // the connection the stream is open on, once it is
 }
 
 func newStream() any {
 	s := &stream{done: make(chan struct{}, 1), expired: make(chan struct{}, 1)}
-	s.timer = time.AfterFunc(time.Hour, s.expire)
+	s.clock = &streamClock{st: s}
+	s.timer = time.AfterFunc(time.Hour, s.clock.expire)
 	s.timer.Stop()
+	s.clock.timer = s.timer
 	return s
 }
 
-// begin readies s, its timer stopped, for a request whose kept body goes into body, and starts
-// its timer.
+// begin readies s, on which no request runs, for a request whose kept body goes into body, due
+// within timeout, and sets its timer unless it is set already (for an earlier deadline).
 func (s *stream) begin(head bool, body []byte, timeout time.Duration) {
-	*s = stream{done: s.done, expired: s.expired, timer: s.timer, head: head, contentLen: -1, body: body[:0]}
-	s.timer.Reset(timeout)
+	*s = stream{done: s.done, expired: s.expired, timer: s.timer, clock: s.clock, head: head, contentLen: -1, body: body[:0]}
+	deadline := time.Now().Add(timeout)
+	c := s.clock
+	c.mu.Lock()
+	c.deadline, c.fired, c.cc = deadline, false, nil
+	set := !c.armed
+	c.armed = true
+	c.mu.Unlock()
+	if set {
+		s.timer.Reset(timeout)
+	}
+}
+
+// end reports whether the request on s ended before its deadline passed, and marks that no
+// request runs on s; false when the timer fired for it, whose expire may still be running.
+func (s *stream) end() bool {
+	c := s.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deadline, c.cc = time.Time{}, nil
+	return !c.fired
 }
 
 // goneAway reports whether s, finished, failed because a GOAWAY left it unprocessed.
@@ -71,26 +107,43 @@ func (s *stream) goneAway() bool {
 // retry readies s, finished unprocessed, for another attempt on another connection, its timer
 // still running; false when the timer fired: the request is out of time.
 func (s *stream) retry() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.fired {
+	c := s.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.fired {
 		return false
 	}
-	s.cc = nil // from now on the timer tells the request, waiting for a connection or a stream
+	c.cc = nil // from now on the timer tells the request, waiting for a connection or a stream
 	s.id, s.ctxDone, s.finished, s.reset, s.err, s.unsent = 0, nil, false, false, nil, false
 	s.gotFinal, s.status, s.contentLen, s.firstByte = false, 0, -1, time.Time{}
 	s.headerIn, s.bodyLen, s.body = 0, 0, s.body[:0]
 	s.sendWindow, s.recvAvail, s.unacked = 0, 0, 0
+	if s.grpc != nil {
+		s.grpc.reset()
+	}
 	return true
 }
 
-// expire is the timer's: it finishes the stream with errTimeout if it is open on a connection,
-// else tells the request waiting for one.
-func (s *stream) expire() {
-	s.mu.Lock()
-	s.fired = true
-	cc := s.cc
-	s.mu.Unlock()
+// expire is the timer's. Once the running request's deadline passed, it finishes the stream with
+// errTimeout if it is open on a connection, else tells the request waiting for one. Before the
+// deadline (the timer was set for an earlier request) it sets the timer again for it; with no
+// request running, it leaves the timer unset.
+func (c *streamClock) expire() {
+	c.mu.Lock()
+	if c.deadline.IsZero() {
+		c.armed = false
+		c.mu.Unlock()
+		return
+	}
+	if left := time.Until(c.deadline); left > 0 {
+		c.timer.Reset(left)
+		c.mu.Unlock()
+		return
+	}
+	c.fired, c.armed = true, false
+	cc := c.cc
+	c.mu.Unlock()
+	s := c.st
 	if cc == nil {
 		select {
 		case s.expired <- struct{}{}:
@@ -108,12 +161,13 @@ func (s *stream) expire() {
 
 // open records that s is open on cc, unless its timer fired. cc.mu is held.
 func (s *stream) open(cc *clientConn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.fired {
-		s.cc = cc
+	c := s.clock
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.fired {
+		c.cc = cc
 	}
-	return !s.fired
+	return !c.fired
 }
 
 // errTimeout is the error of a request that ran out of time.

@@ -130,11 +130,16 @@ func cmp[T int | int64 | time.Duration](v, def T) T {
 //
 // In out: Sent is when a connection was ready and the request about to go (zero again when the
 // server said, by GOAWAY or REFUSED_STREAM, that it did not process it); FirstByte when the
-// answer's first headers arrived; BytesIn and BytesOut count the bodies and the header fields as
-// HTTP/1.1 would write them ("Name: value" and a line break each), before HPACK compression and
-// without HTTP/2's framing. When a connection was opened for the request, or failed to open,
+// read that brought the answer's first headers returned (over HTTP/2); BytesIn and BytesOut
+// count the bodies and the header fields as HTTP/1.1 would write them ("Name: value" and a line
+// break each), before HPACK compression and without HTTP/2's framing. When a connection was opened for the request, or failed to open,
 // Opened is true and Conn holds the set-up times and the protocol spoken.
 func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	t.do(ctx, r, out, nil)
+}
+
+// do is Do, and DoGRPC with a, the call's gRPC answer.
+func (t *Transport) do(ctx context.Context, r *transport.Request, out *transport.Outcome, a *GRPCAnswer) {
 	if err := ctx.Err(); err != nil {
 		out.Class, out.Err = result.Canceled, err
 		return
@@ -145,6 +150,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	}
 	st := t.streamPool.Get().(*stream)
 	st.begin(r.Method == http.MethodHead, out.Body, t.timeout)
+	st.grpc = a
 	defer t.putStream(st)
 	key := poolKey{r.Scheme, r.Host}
 	var start time.Time // when the request began to wait or to open a connection, when it did
@@ -217,6 +223,9 @@ const maxRetired = 3
 func (t *Transport) answer(ctx context.Context, st *stream, out *transport.Outcome) {
 	out.FirstByte = st.firstByte
 	out.BytesIn = st.headerIn + st.bodyLen
+	if st.grpc != nil {
+		st.grpc.BodyLen = st.bodyLen
+	}
 	if t.opts.KeepBody {
 		out.Body = st.body
 	}
@@ -230,13 +239,13 @@ func (t *Transport) answer(ctx context.Context, st *stream, out *transport.Outco
 	out.Answered, out.Status = true, st.status
 }
 
-// putStream gives st back to the pool, its timer stopped; a stream whose timer fired is dropped
-// instead, for its expire may still run.
+// putStream gives st back to the pool, its timer left set (see streamClock); a stream whose
+// timer fired for its request is dropped instead, for its expire may still run.
 func (t *Transport) putStream(st *stream) {
-	if !st.timer.Stop() {
+	if !st.end() {
 		return
 	}
-	st.body, st.err, st.cc = nil, nil, nil
+	st.body, st.err, st.grpc = nil, nil, nil
 	t.streamPool.Put(st)
 }
 
