@@ -604,7 +604,12 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 	w.req.Protocol = r.p.Protocol
 	r.inFlight.Add(1)
 	w.out.Reset()
-	begin := time.Now()
+	// A request of the closed loop is due when its worker takes it, a clock read just made: that
+	// read dates the start too (one a request fewer). A scheduled one starts late by its send lag.
+	begin := intended
+	if scheduled {
+		begin = time.Now()
+	}
 	r.o.tr.Do(r.reqCtx, &w.req, &w.out)
 	done := time.Now()
 	r.inFlight.Add(-1)

@@ -35,6 +35,7 @@ func NewTransport(p plan.Plan, keepBody bool) (transport.Transport, error) {
 		StreamRate:         p.GRPC.StreamRate,
 		StreamCount:        p.GRPC.StreamCount,
 		StreamDuration:     p.GRPC.StreamDuration,
+		GRPCClient:         p.GRPC.Client,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan's protocol %q: %w", proto, err)

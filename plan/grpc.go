@@ -32,12 +32,22 @@ type GRPC struct {
 	// --stream-call-count and --stream-call-duration (see grpcx.Options).
 	StreamCount    int           `json:"stream_count,omitempty"`
 	StreamDuration time.Duration `json:"stream_duration,omitempty"`
+	// Client is what makes the unary calls: GRPCClientAuto ("" too) rpcbench's own HTTP/2 client,
+	// GRPCClientGRPCGo grpc-go (as streaming calls always are), to compare the two.
+	Client string `json:"client,omitempty"`
 }
 
-// IsZero reports whether g names no descriptor source: the server's reflection is asked.
+// The gRPC clients a plan may name (GRPC.Client).
+const (
+	GRPCClientAuto   = "auto"
+	GRPCClientGRPCGo = "grpc-go"
+)
+
+// IsZero reports whether g is the zero value: the server's reflection is asked, and the
+// defaults hold.
 func (g GRPC) IsZero() bool {
 	return len(g.ProtoFiles) == 0 && len(g.ImportPaths) == 0 && g.Protoset == "" && g.Connections == 0 && g.StreamRate == 0 &&
-		g.StreamCount == 0 && g.StreamDuration == 0
+		g.StreamCount == 0 && g.StreamDuration == 0 && g.Client == ""
 }
 
 // IsGRPCURL reports whether u is a grpc:// or grpcs:// URL, whose calls always carry a body.
@@ -123,8 +133,19 @@ func (p Plan) validateGRPC() []error {
 		proto = p.defaultProtocol()
 	}
 	g := p.GRPC
-	if !g.IsZero() && proto != "" && proto != result.GRPC {
+	settings := g // but the client, said of apart
+	settings.Client = ""
+	if !settings.IsZero() && proto != "" && proto != result.GRPC {
 		bad("proto files, import paths, a protoset, gRPC connections or a stream rate go with gRPC, not with protocol %s", proto)
+	}
+	switch g.Client {
+	case "":
+	case GRPCClientAuto, GRPCClientGRPCGo:
+		if proto != "" && proto != result.GRPC {
+			bad("gRPC client %q goes with gRPC, not with protocol %s", g.Client, proto)
+		}
+	default:
+		bad("gRPC client %q: want %s (unary calls on rpcbench's own HTTP/2 client) or %s", g.Client, GRPCClientAuto, GRPCClientGRPCGo)
 	}
 	if g.StreamCount < 0 {
 		bad("stream count %d: want 1 or more messages a stream, or 0 for the body's", g.StreamCount)

@@ -31,7 +31,8 @@ Scenarios (--scenarios, comma-separated; default closed,rate,memory,grpc,h2c,h3,
 Options:
   --scenarios LIST         which scenarios (see above)
   --tools LIST             which generators (default: every one found of rpcbench, rpcbench-slack
-                           (rpcbench --send-slack 1ms, fixed rates only), wrk, wrk2, bombardier,
+                           (rpcbench --send-slack 1ms, fixed rates only), rpcbench-grpc-go
+                           (rpcbench --grpc-client grpc-go, gRPC only), wrk, wrk2, bombardier,
                            oha, fortio, vegeta, hey, k6, ghz)
   --duration D             length of each closed and rate run, in seconds (default 10)
   --rates LIST             rates of the rate scenario, per second (default 2000,5000,20000)
@@ -108,12 +109,12 @@ RESULTS=$WORK/results.tsv
 WRK2_BIN=${WRK2:-$(command -v wrk2 || true)}
 tool_path() {
 	case $1 in
-	rpcbench | rpcbench-slack) printf '%s\n' "$RPCBENCH_BIN" ;;
+	rpcbench | rpcbench-slack | rpcbench-grpc-go) printf '%s\n' "$RPCBENCH_BIN" ;;
 	wrk2) [[ -n $WRK2_BIN && -x $WRK2_BIN ]] && printf '%s\n' "$WRK2_BIN" ;;
 	*) command -v "$1" ;;
 	esac
 }
-all_tools=(rpcbench rpcbench-slack wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
+all_tools=(rpcbench rpcbench-slack rpcbench-grpc-go wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
 selected=()
 tools=${tools//,/ }
 for t in ${tools:-${all_tools[*]}}; do
@@ -172,7 +173,7 @@ run_tool() {
 	limit=$((dur + 60))
 	local per=$((conns > 0 ? conns : 1))
 	case $tool in
-	rpcbench | rpcbench-slack)
+	rpcbench | rpcbench-slack | rpcbench-grpc-go)
 		# gRPC and h2c: C calls in flight on one connection, as ghz and h2load -c 1 -m C.
 		local x=()
 		[[ $url == grpc://* ]] && x=(--call "$grpc_call" --body "$grpc_body" --streams "$conns")
@@ -184,6 +185,11 @@ run_tool() {
 			# rpcbench paced as wrk2 paces: one wake-up a millisecond for every arrival due by then
 			[[ $mode == closed || $scen == memory ]] && return 0
 			x+=(--send-slack 1ms)
+		fi
+		if [[ $tool == rpcbench-grpc-go ]]; then
+			# rpcbench's unary calls on grpc-go instead of its own HTTP/2 client
+			[[ $url == grpc://* ]] || return 0
+			x+=(--grpc-client grpc-go)
 		fi
 		if [[ $mode == closed ]]; then
 			measure "$name" "$limit" "$bin" run "${x[@]}" --model closed --connections "$conns" --duration "${dur}s" --quiet --format json "$url"
@@ -330,9 +336,9 @@ if has_scenario grpc; then
 	curl -fsS -X POST -d '{"id":"bench","name":"bench"}' "${TARGET_URL}rpz/items" >/dev/null 2>&1 ||
 		log "could not create the item the gRPC runs read"
 	for ((r = 1; r <= rounds; r++)); do
-		for t in rpcbench ghz; do uses "$t" && run_tool grpc closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
+		for t in rpcbench rpcbench-grpc-go ghz; do uses "$t" && run_tool grpc closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
 		for rate in ${grpc_rates//,/ }; do
-			for t in rpcbench ghz; do uses "$t" && run_tool grpc "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
+			for t in rpcbench rpcbench-grpc-go ghz; do uses "$t" && run_tool grpc "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
 		done
 	done
 	stop_target "$TARGET_PID"
@@ -341,9 +347,9 @@ if has_scenario grpc; then
 		start_fortio_ping
 		grpc_call=fgrpc.PingServer/Ping grpc_body='{"seq":1,"ts":1}'
 		for ((r = 1; r <= rounds; r++)); do
-			for t in rpcbench ghz fortio; do uses "$t" && run_tool grpc-ping closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
+			for t in rpcbench rpcbench-grpc-go ghz fortio; do uses "$t" && run_tool grpc-ping closed "$t" "$r" closed 0 "$duration" "grpc://$GRPC_ADDR"; done
 			for rate in ${grpc_rates//,/ }; do
-				for t in rpcbench ghz fortio; do uses "$t" && run_tool grpc-ping "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
+				for t in rpcbench rpcbench-grpc-go ghz fortio; do uses "$t" && run_tool grpc-ping "$rate" "$t" "$r" rate "$rate" "$duration" "grpc://$GRPC_ADDR"; done
 			done
 		done
 		stop_target "$TARGET_PID"
@@ -545,7 +551,7 @@ ratio_rows() {
 	END {
 		for (j = 1; j <= n; j++) {
 			t = order[j]
-			if (t == "rpcbench" || t == "rpcbench-slack") continue
+			if (t == "rpcbench" || t == "rpcbench-slack" || t == me) continue
 			m = 0; line = ""
 			for (r = 1; r <= rounds; r++) {
 				if (((me, r) in v) && ((t, r) in v) && v[t, r] > 0) {
@@ -573,6 +579,7 @@ ratios() {
 	fi
 	if has_scenario grpc; then
 		rows+=$(ratio_rows grpc closed work "gRPC closed loop (serve items), calls per CPU-second")$'\n'
+		rows+=$(ratio_rows grpc closed work "gRPC closed loop (serve items), calls per CPU-second" rpcbench-grpc-go)$'\n'
 		rows+=$(ratio_rows grpc-ping closed work "gRPC closed loop (fortio ping), calls per CPU-second")$'\n'
 	fi
 	has_scenario h2c && rows+=$(ratio_rows h2c closed work "h2c closed loop, requests per CPU-second")$'\n'
@@ -600,7 +607,7 @@ versions() {
 	printf -- '- %s\n' "$(rpcbench_version)"
 	for t in "${selected[@]}"; do
 		case $t in
-		rpcbench | rpcbench-slack) ;;
+		rpcbench | rpcbench-slack | rpcbench-grpc-go) ;;
 		wrk) printf -- '- wrk %s (Debian)\n' "$(wrk -v 2>&1 | awk 'NR == 1 { print $2 }')" ;;
 		wrk2) printf -- '- wrk2 (built by hand: %s)\n' "$WRK2_BIN" ;;
 		bombardier) printf -- '- bombardier %s\n' "$BOMBARDIER_VERSION" ;;

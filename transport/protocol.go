@@ -63,6 +63,9 @@ type Config struct {
 	// --stream-call-duration do (see grpcx.Options); 0: no bound.
 	StreamCount    int
 	StreamDuration time.Duration
+	// GRPCClient is what makes gRPC's unary calls: "auto" ("" too) rpcbench's own HTTP/2 client,
+	// "grpc-go" grpc-go (see grpcx.Options.Client).
+	GRPCClient string
 	// KeepBody keeps each answer's body in Outcome.Body, for a verifier.
 	KeepBody bool
 	// MaxBody bounds a kept body, in bytes; a longer answer fails (class too-large where the

@@ -17,6 +17,7 @@ type ghzStreamFlags struct {
 	dynamic                bool
 	rate                   rateFlag
 	streams                int
+	client                 string
 }
 
 func (f *ghzStreamFlags) define(fs *flag.FlagSet) {
@@ -26,6 +27,7 @@ func (f *ghzStreamFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dynamic, "stream-dynamic-messages", false, "render the data's templates anew for every message of a stream, not once a call")
 	fs.Var(&f.rate, "stream-rate", "client- and bidi-streaming calls: send a call's messages at this `RATE` (100/s), as --stream-interval 10ms; a bidi call's answers timed per message")
 	fs.IntVar(&f.streams, "streams", 0, "calls one connection carries at once before another opens, up to --connections")
+	fs.StringVar(&f.client, "grpc-client", "", "`CLIENT` of unary calls: auto (rpcbench's own HTTP/2 client) or grpc-go, to compare (streaming calls always use grpc-go)")
 }
 
 // maxDynamicMessages bounds the messages of a call that --stream-dynamic-messages renders: each
@@ -45,10 +47,13 @@ func (f *ghzStreamFlags) apply(p *plan.Plan) error {
 		return usagef("--stream-call-count %d: want a number of messages, or 0 for the data's", f.callCount)
 	case f.streams < 0:
 		return usagef("--streams %d: want 1 or more calls a connection, or 0 for no cap", f.streams)
+	case checkGRPCClient(f.client) != nil:
+		return checkGRPCClient(f.client)
 	case f.callDuration > 0 && f.callDuration >= p.HTTP.Timeout:
 		return usagef("--stream-call-duration %v: each call's deadline (-t %v) would end the stream first; raise -t above it", f.callDuration, p.HTTP.Timeout)
 	}
 	p.HTTP.Streams = f.streams
+	p.GRPC.Client = f.client
 	p.GRPC.StreamRate = f.rate.v
 	if f.interval > 0 {
 		p.GRPC.StreamRate = float64(time.Second) / float64(f.interval)

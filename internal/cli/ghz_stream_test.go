@@ -140,11 +140,14 @@ func TestGHZStreamUsageErrors(t *testing.T) {
 			[]string{"/rpz.ItemService/CreateItem is unary: it takes one request message, not an array of them"}},
 		{"an array to a server stream", []string{"--insecure", "--call", "rpz.ItemService/ListItems", "-d", `[{"ids":["1"]}]`, s.GRPCAddr()}, ExitUsage, nil,
 			[]string{"/rpz.ItemService/ListItems is server-streaming: it takes one request message, not an array of them"}},
+		{"an unknown client", append(call, "-d", `{"id":"1"}`, "--grpc-client", "h3", s.GRPCAddr()), ExitUsage, nil,
+			[]string{`--grpc-client "h3": want auto`}},
 	})
-	// the streaming flags show in the plan the JSON report repeats
-	got := runGHZJSON(t, append(call, "-d", `{"id":"x"}`, "-n", "1", "--stream-interval", "4ms", "--stream-call-count", "3", "--stream-call-duration", "1s", "--streams", "5", s.GRPCAddr())...)
-	if g := got.Config.GRPC; g.StreamRate != 250 || g.StreamCount != 3 || g.StreamDuration != time.Second || got.Config.HTTP.Streams != 5 {
-		t.Errorf("plan: %+v, streams %d; want 250 messages/s (4 ms apart), 3 a call, for at most 1s, 5 calls a connection", g, got.Config.HTTP.Streams)
+	// the streaming flags, and the client, show in the plan the JSON report repeats
+	got := runGHZJSON(t, append(call, "-d", `{"id":"x"}`, "-n", "1", "--stream-interval", "4ms", "--stream-call-count", "3", "--stream-call-duration", "1s", "--streams", "5",
+		"--grpc-client", "grpc-go", s.GRPCAddr())...)
+	if g := got.Config.GRPC; g.StreamRate != 250 || g.StreamCount != 3 || g.StreamDuration != time.Second || got.Config.HTTP.Streams != 5 || g.Client != "grpc-go" {
+		t.Errorf("plan: %+v, streams %d; want 250 messages/s (4 ms apart), 3 a call, for at most 1s, 5 calls a connection, client grpc-go", g, got.Config.HTTP.Streams)
 	}
 }
 

@@ -15,6 +15,7 @@ type grpcFlags struct {
 	protoset    string
 	tls         transport.TLSFiles
 	streamRate  rateFlag
+	client      string
 }
 
 func (f *grpcFlags) define(fs *flag.FlagSet) {
@@ -23,6 +24,7 @@ func (f *grpcFlags) define(fs *flag.FlagSet) {
 	fs.Var(appended(&f.importPaths, asIs), "import-path", "gRPC: look up --proto files and their imports in `DIR` (repeatable)")
 	fs.StringVar(&f.protoset, "protoset", "", "gRPC: the message types from this protoset `FILE` (protoc --include_imports --descriptor_set_out)")
 	fs.Var(&f.streamRate, "stream-rate", "gRPC client- and bidi-streaming calls: send each call's messages at this `RATE` (100/s), a bidi call's answers timed per message from their message's due time")
+	fs.StringVar(&f.client, "grpc-client", "", "gRPC: `CLIENT` of unary calls: auto (rpcbench's own HTTP/2 client) or grpc-go, to compare (streaming calls always use grpc-go)")
 	fs.StringVar(&f.tls.CACert, "cacert", "", "TLS: verify the server with the CA certificates of this PEM `FILE` instead of the system's")
 	fs.StringVar(&f.tls.Cert, "cert", "", "TLS: the client's certificate, a PEM `FILE` (mutual TLS; with --key)")
 	fs.StringVar(&f.tls.Key, "key", "", "TLS: the private key of --cert, a PEM `FILE`")
@@ -43,11 +45,17 @@ func (f *grpcFlags) url(raw string) (string, error) {
 
 // apply puts the gRPC settings into p and refuses flags that do not go with its protocol.
 func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
-	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset, StreamRate: f.streamRate.v}
+	p.GRPC = plan.GRPC{ProtoFiles: f.protoFiles, ImportPaths: f.importPaths, Protoset: f.protoset, StreamRate: f.streamRate.v, Client: f.client}
 	p.TLS = f.tls
+	if err := checkGRPCClient(f.client); err != nil {
+		return err
+	}
 	if p.ProtocolOf() != transport.GRPC {
 		if f.call != "" {
 			return usagef("--call goes with a grpc:// or grpcs:// URL")
+		}
+		if f.client != "" {
+			return usagef("--grpc-client goes with a grpc:// or grpcs:// URL")
 		}
 		return nil
 	}
@@ -55,4 +63,13 @@ func (f *grpcFlags) apply(p *plan.Plan, jsonrpc bool) error {
 		return usagef("--jsonrpc and --calls go with http(s):// and ws(s):// URLs; a gRPC call's body is its request message in JSON (--body)")
 	}
 	return nil
+}
+
+// checkGRPCClient refuses a --grpc-client that names no client.
+func checkGRPCClient(c string) error {
+	switch c {
+	case "", plan.GRPCClientAuto, plan.GRPCClientGRPCGo:
+		return nil
+	}
+	return usagef("--grpc-client %q: want %s (unary calls on rpcbench's own HTTP/2 client) or %s (every call on grpc-go)", c, plan.GRPCClientAuto, plan.GRPCClientGRPCGo)
 }

@@ -3,10 +3,15 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -104,6 +109,55 @@ func TestRunGRPCStatusCodes(t *testing.T) {
 	}
 }
 
+// --grpc-client grpc-go makes the unary calls on grpc-go, the default (auto) on the own HTTP/2
+// client: the same calls and counts, the server told the client's name (user-agent), and the
+// report's plan says which client.
+func TestRunGRPCClient(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	agents := map[string]int{}
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		md, _ := metadata.FromIncomingContext(stream.Context())
+		agent, _, _ := strings.Cut(strings.Join(md.Get("user-agent"), ","), "/")
+		mu.Lock()
+		agents[agent]++
+		mu.Unlock()
+		var in rpzpb.GetItemRequest
+		if err := stream.RecvMsg(&in); err != nil {
+			return err
+		}
+		return stream.SendMsg(&rpzpb.Item{Id: in.GetId()})
+	}))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	for _, tc := range []struct{ client, agent string }{{"", "rpcbench"}, {"auto", "rpcbench"}, {"grpc-go", "grpc-go"}} {
+		args := []string{"run", "--requests", "8", "--connections", "2", "--proto", itemsProto, "--import-path", filepath.Dir(itemsProto),
+			"--call", "rpz.ItemService/GetItem", "--body", `{"id":"c{{seq}}"}`, "grpc://" + ln.Addr().String()}
+		if tc.client != "" {
+			args = append(args[:1], append([]string{"--grpc-client", tc.client}, args[1:]...)...)
+		}
+		mu.Lock()
+		clear(agents)
+		mu.Unlock()
+		got := runJSON(t, args...)
+		if st := got.Status; len(st) != 1 || st["OK"] != 8 {
+			t.Errorf("client %q: status %v; want OK 8", tc.client, st)
+		}
+		if got.Config.GRPC.Client != tc.client {
+			t.Errorf("client %q: the report's plan says client %q", tc.client, got.Config.GRPC.Client)
+		}
+		mu.Lock()
+		if len(agents) != 1 || agents[tc.agent] != 8 {
+			t.Errorf("client %q: the server was called by %v; want 8 calls by %s", tc.client, agents, tc.agent)
+		}
+		mu.Unlock()
+	}
+}
+
 // Without reflection, the message types come from the .proto file or a protoset; without either,
 // the error says what to give.
 func TestRunGRPCProtoAndProtoset(t *testing.T) {
@@ -182,6 +236,9 @@ func TestRunGRPCUsageErrors(t *testing.T) {
 		{"bad proto", []string{"--proto", bad, base + "/rpz.ItemService/GetItem"}, ExitUsage, "bad.proto:3:15: syntax error"},
 		{"missing protoset", []string{"--protoset", "missing.protoset", base + "/rpz.ItemService/GetItem"}, ExitUsage, "missing.protoset"},
 		{"no server", []string{"grpc://127.0.0.1:1/rpz.ItemService/GetItem"}, ExitCannotStart, "grpc://127.0.0.1:1: cannot connect"},
+		{"unknown client", []string{"--grpc-client", "grpcgo", base + "/rpz.ItemService/GetItem"}, ExitUsage,
+			`--grpc-client "grpcgo": want auto (unary calls on rpcbench's own HTTP/2 client) or grpc-go (every call on grpc-go)`},
+		{"client on http", []string{"--grpc-client", "grpc-go", "http://127.0.0.1:1/"}, ExitUsage, "--grpc-client goes with a grpc:// or grpcs:// URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

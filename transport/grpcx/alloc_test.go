@@ -21,9 +21,16 @@ import (
 const maxOverhead = 6
 
 // TestAllocsPerCall is not parallel: AllocsPerRun counts the allocations of the whole process.
+// It measures both clients: the own one (far under grpc-go direct) and grpc-go's.
 func TestAllocsPerCall(t *testing.T) {
+	for _, client := range []string{grpcx.ClientAuto, grpcx.ClientGRPCGo} {
+		t.Run(client, func(t *testing.T) { allocsPerCall(t, client) })
+	}
+}
+
+func allocsPerCall(t *testing.T, client string) {
 	es := newEchoServer(t)
-	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), MaxBodies: 1})
+	tr := newTransport(t, grpcx.Options{Client: client, Resolver: echoResolver(t), MaxBodies: 1})
 	static := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"static"}`)
 	varying := request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"varying"}`)
 	var out transport.Outcome
@@ -139,4 +146,60 @@ func benchCalls(b *testing.B, tr transport.Transport, r0 *transport.Request) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+// rawOut is the echo.Out {id: "raw"} behind its 5-byte prefix: field 1, 3 bytes.
+var rawOut = []byte{0, 0, 0, 0, 5, 0x0a, 3, 'r', 'a', 'w'}
+
+// startOwn returns a transport on the own client and a call of echo.Echo to a raw server that
+// allocates nothing, after one call that opened the connection, resolved the method and kept the
+// body.
+func startOwn(tb testing.TB, o grpcx.Options) (*grpcx.Transport, *transport.Request) {
+	addr := grpcx.StartRawGRPC(tb, grpcx.AnswerWith(rawOut))
+	o.Resolver = echoResolver(tb)
+	tr := newTransport(tb, o)
+	r := request("grpc", addr, "/echo.Echo/Echo", `{"id":"static"}`)
+	r.Header = []transport.Header{{Name: "x-name", Value: "v"}}
+	if out := do(tb, tr, r); out.Class != result.OK || out.BytesIn != int64(len(rawOut)) {
+		tb.Fatalf("first call: got class %v (%v), %d bytes in; want ok, %d", out.Class, out.Err, out.BytesIn, len(rawOut))
+	}
+	return tr, r
+}
+
+// TestOwnClientAllocs: in steady state a unary call on the own client, with a static body and
+// metadata, allocates nothing (the raw server neither: the count is the client's).
+func TestOwnClientAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr, r := startOwn(t, grpcx.Options{})
+	var out transport.Outcome
+	allocs := testing.AllocsPerRun(200, func() {
+		out.Reset()
+		tr.Do(ctx, r, &out)
+	})
+	if out.Class != result.OK || allocs != 0 {
+		t.Errorf("a call on the own client: got class %v (%v), %v allocations; want ok, 0", out.Class, out.Err, allocs)
+	}
+}
+
+// BenchmarkOwnClient: calls one after another on one connection of the own client, to a raw
+// server that allocates nothing: the client's own cost.
+//
+//	go test -run '^$' -bench OwnClient -benchmem ./transport/grpcx/
+func BenchmarkOwnClient(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr, r := startOwn(b, grpcx.Options{})
+	var out transport.Outcome
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		tr.Do(ctx, r, &out)
+		if out.Class != result.OK {
+			b.Fatalf("got class %v (%v); want ok", out.Class, out.Err)
+		}
+	}
 }

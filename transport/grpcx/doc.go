@@ -1,5 +1,9 @@
-// Package grpcx is rpcbench's gRPC transport: unary calls over HTTP/2, plaintext (grpc://) or TLS
-// (grpcs://), through grpc-go.
+// Package grpcx is rpcbench's gRPC transport: calls over HTTP/2, plaintext (grpc://) or TLS
+// (grpcs://). Unary calls go on rpcbench's own HTTP/2 client (transport/h2, with Options.GRPC): a
+// HEADERS frame, the length-prefixed message in one DATA frame, and grpc-status and grpc-message
+// read from the trailers (or the headers of a trailers-only answer), mapped to the codes and
+// classes grpc-go's calls give; they allocate nothing once the connection is open. Streaming calls
+// and server reflection go on grpc-go, and so do unary calls with Options.Client ClientGRPCGo.
 //
 // A request names its method by its Path, "/package.Service/Method" (ghz's
 // "package.Service.Method" is taken too), and carries the request message as JSON in its Body and
@@ -18,5 +22,6 @@
 // 0) waits for one until its time limit: a timeout, unsent (ErrNoStreams). BytesIn and BytesOut
 // count the messages and their 5-byte gRPC prefixes, not the HTTP/2 frames and headers around them.
 // A connection's set-up is reported once, by the call that opened it: Connect is the TCP connect,
-// TLS the rest of the set-up until the connection was ready (the TLS and HTTP/2 handshakes).
+// TLS the rest of the set-up until the connection was ready (on grpc-go's connections the TLS and
+// HTTP/2 handshakes; on the own client's the TLS handshake alone).
 package grpcx

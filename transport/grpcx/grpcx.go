@@ -3,6 +3,7 @@ package grpcx
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/h2"
 	"github.com/rpcbench/rpcbench/transport/rawconn"
 )
 
@@ -41,8 +43,9 @@ const (
 	DefaultMaxBodies = 64
 	// frameHeader is the size of a gRPC message's length prefix.
 	frameHeader = 5
-	// MaxAnswer is the largest answer accepted, in bytes: far above grpc-go's default of 4 MiB, so
-	// that a service's large answers are measured rather than refused by the client.
+	// MaxAnswer is the largest answer grpc-go's calls accept, in bytes: far above grpc-go's
+	// default of 4 MiB, so that a service's large answers are measured rather than refused by the
+	// client. The own client's calls count an answer of any length.
 	MaxAnswer = 256 << 20
 	// DefaultMaxBody is the MaxBody of a zero Options: the largest answer kept for checks.
 	DefaultMaxBody = 16 << 20
@@ -75,8 +78,9 @@ type Options struct {
 	// answer is counted, not copied.
 	KeepBody bool
 	// MaxBody bounds an answer kept (KeepBody), in bytes: a longer one fails with class too-large
-	// (ErrAnswerTooLarge), refused by its length prefix before it is read. 0 means DefaultMaxBody;
-	// at most MaxAnswer.
+	// (ErrAnswerTooLarge), its length told by its prefix; grpc-go's calls refuse it before reading
+	// it, the own client's stop reading it past the bound (a DATA frame at most). 0 means
+	// DefaultMaxBody; at most MaxAnswer.
 	MaxBody int64
 	// Resolver finds the methods' descriptors; nil asks each target's server reflection.
 	Resolver *Resolver
@@ -97,6 +101,9 @@ type Options struct {
 	// before it closes its side, and how long a server-streaming call receives before it ends the
 	// stream, counted answered (ghz's --stream-call-duration). 0: no bound but the call's Timeout.
 	StreamDuration time.Duration
+	// Client is what makes the calls: ClientAuto ("" too) makes unary calls on rpcbench's own
+	// HTTP/2 client and the rest on grpc-go; ClientGRPCGo makes them all on grpc-go.
+	Client string
 }
 
 // ErrClosed is the failure of a call made after Close.
@@ -132,6 +139,8 @@ type Transport struct {
 	targets  map[targetKey]*target
 	closed   atomic.Bool
 	frames   sync.Pool
+	calls    sync.Pool          // of *h2call
+	fixed    []transport.Header // gRPC's own header fields of a call on the own client
 	// statusErrs are the failure messages made of the servers' status messages (statusError).
 	statusMu   sync.RWMutex
 	statusErrs map[statusKey]error
@@ -158,6 +167,7 @@ type slot struct {
 	// lock guards opening cc: holding it is having a value in the channel (of capacity 1).
 	lock     chan struct{}
 	cc       atomic.Pointer[grpc.ClientConn]
+	h2       atomic.Pointer[h2.Transport] // the own client's connection, for unary calls
 	inflight atomic.Int64
 	errMu    sync.Mutex
 	dialErr  error // the last dial's failure
@@ -169,12 +179,14 @@ type slot struct {
 	// TLS handshake, and none was given. TLS 1.3 sends the refusal after the handshake: the
 	// client may meet the closed connection on a write, before it reads the alert.
 	certAsked atomic.Bool
+	hasCert   atomic.Bool // the own client's TLS settings give a client certificate
 }
 
 // method is one resolved method and its request bodies, marshalled: bodies for a unary method,
 // streamBodies (each body's messages) for a streaming one.
 type method struct {
 	path         string
+	wirePath     []byte // path, for the own client's requests
 	desc         protoreflect.MethodDescriptor
 	err          error
 	mu           sync.RWMutex
@@ -210,6 +222,8 @@ func New(opts Options) *Transport {
 		t.callOpts = append(t.callOpts, grpc.MaxCallRecvMsgSize(int(opts.MaxBody)))
 	}
 	t.frames.New = func() any { return new(frame) }
+	t.calls.New = func() any { return new(h2call) }
+	t.fixed = fixedHeaders(opts.Timeout)
 	return t
 }
 
@@ -226,6 +240,9 @@ func (t *Transport) Close() error {
 			if cc := tg.slots[i].cc.Load(); cc != nil {
 				errs = append(errs, cc.Close())
 			}
+			if ht := tg.slots[i].h2.Load(); ht != nil {
+				errs = append(errs, ht.Close())
+			}
 		}
 		if cc := tg.prep.cc.Load(); cc != nil {
 			errs = append(errs, cc.Close())
@@ -240,13 +257,26 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		out.Class, out.Err = result.Other, ErrClosed
 		return
 	}
-	callCtx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
-	defer cancel()
 	tg, err := t.target(r)
 	if err != nil {
 		out.Class, out.Err = result.Other, err
 		return
 	}
+	if t.ownClient() {
+		m := t.resolved(ctx, tg, r, out)
+		switch {
+		case m == nil:
+			return
+		case m.err != nil:
+			out.Class, out.Err = result.Other, m.err
+			return
+		case !m.streams():
+			t.callH2(ctx, tg, m, r, out)
+			return
+		}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancel()
 	s, cc, err := tg.conn(callCtx, t, out)
 	if err != nil {
 		out.Class, out.Err = classify(ctx, callCtx, err), err
@@ -268,6 +298,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		out.Class, out.Err = result.Other, err
 		return
 	}
+	req.b = req.b[frameHeader:]
 	if len(r.Header) > 0 {
 		callCtx = withMetadata(callCtx, r.Header)
 	}
@@ -439,6 +470,7 @@ func (t *Transport) statusError(c codes.Code, msg string) error {
 	e = result.Exact(CodeError(c).Error() + ": " + sample)
 	t.statusMu.Lock()
 	if len(t.statusErrs) < maxStatusErrs {
+		k.msg = strings.Clone(msg) // msg may be the caller's buffer
 		t.statusErrs[k] = e
 	}
 	t.statusMu.Unlock()
@@ -650,26 +682,7 @@ func (s *slot) open(ctx context.Context, t *Transport, k targetKey, out *transpo
 func (s *slot) dial(t *Transport, k targetKey) (*grpc.ClientConn, error) {
 	creds := recordingCreds{insecure.NewCredentials(), s, false, false}
 	if strings.EqualFold(k.scheme, "grpcs") {
-		host, _, err := net.SplitHostPort(k.host)
-		if err != nil {
-			host = k.host
-		}
-		c := &tls.Config{}
-		if t.opts.TLS != nil {
-			c = t.opts.TLS.Clone()
-		}
-		if c.ServerName == "" {
-			c.ServerName = host
-		}
-		c.InsecureSkipVerify = c.InsecureSkipVerify || t.opts.InsecureSkipVerify //nolint:gosec // the user asked
-		hasCert := len(c.Certificates) > 0 || c.GetClientCertificate != nil
-		s.certAsked.Store(false)
-		if !hasCert {
-			c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
-				s.certAsked.Store(true)
-				return &tls.Certificate{}, nil // none: as crypto/tls does without certificates
-			}
-		}
+		c, hasCert := s.tlsConfig(t, k)
 		creds = recordingCreds{credentials.NewTLS(c), s, true, hasCert}
 	}
 	d := net.Dialer{Timeout: t.opts.ConnectTimeout}
@@ -734,6 +747,7 @@ func (tg *target) method(ctx context.Context, cc *grpc.ClientConn, path []byte) 
 	svc, name, err := SplitName(string(path))
 	if err == nil {
 		m.path = "/" + svc + "/" + name
+		m.wirePath = []byte(m.path)
 		m.desc, err = tg.resolver.Method(ctx, string(path))
 	}
 	if err != nil && ctx.Err() != nil {
@@ -744,9 +758,10 @@ func (tg *target) method(ctx context.Context, cc *grpc.ClientConn, path []byte) 
 	return m
 }
 
-// body returns the request message for the JSON in js, and scratch: marshalled once per distinct
-// body, up to max bodies; beyond them marshalled into scratch on every call.
-func (m *method) body(js, scratch []byte, max int) (msgb, scratchOut []byte, err error) {
+// body returns the request message for the JSON in js, behind its 5-byte gRPC prefix, and
+// scratch: marshalled once per distinct body, up to max bodies; beyond them marshalled into
+// scratch on every call.
+func (m *method) body(js, scratch []byte, max int) (framed, scratchOut []byte, err error) {
 	m.mu.RLock()
 	b, ok := m.bodies[string(js)]
 	full := len(m.bodies) >= max
@@ -764,18 +779,11 @@ func (m *method) body(js, scratch []byte, max int) (msgb, scratchOut []byte, err
 		}
 	}
 	if full {
-		scratch, err = proto.MarshalOptions{}.MarshalAppend(scratch, msg)
-		if err != nil {
-			return nil, scratch, fmt.Errorf("grpcx: marshalling the body: %w", err)
-		}
-		return scratch, scratch, nil
+		scratch, err = marshalFramed(scratch, msg)
+		return scratch, scratch, err
 	}
-	b, err = proto.Marshal(msg)
-	if err != nil {
-		return nil, scratch, fmt.Errorf("grpcx: marshalling the body: %w", err)
-	}
-	if b == nil {
-		b = []byte{}
+	if b, err = marshalFramed(nil, msg); err != nil {
+		return nil, scratch, err
 	}
 	m.mu.Lock()
 	if len(m.bodies) < max {
@@ -783,6 +791,18 @@ func (m *method) body(js, scratch []byte, max int) (msgb, scratchOut []byte, err
 	}
 	m.mu.Unlock()
 	return b, scratch, nil
+}
+
+// marshalFramed appends to dst the 5-byte gRPC prefix (uncompressed, the length) and msg,
+// marshalled.
+func marshalFramed(dst []byte, msg proto.Message) ([]byte, error) {
+	dst = append(dst[:0], 0, 0, 0, 0, 0)
+	dst, err := proto.MarshalOptions{}.MarshalAppend(dst, msg)
+	if err != nil {
+		return nil, fmt.Errorf("grpcx: marshalling the body: %w", err)
+	}
+	binary.BigEndian.PutUint32(dst[1:frameHeader], uint32(len(dst)-frameHeader))
+	return dst, nil
 }
 
 // decode appends the answer b, decoded to JSON, to dst.

@@ -29,7 +29,8 @@ const echoProto = `syntax = "proto3";
 package echo;
 
 service Echo {
-  // Echo answers with the id and, as name, the request's "x-name" metadata.
+  // Echo answers with the id and, as name, the request's "x-name" metadata, or "x-name-bin" (its
+  // user-agent when the id is "user-agent").
   rpc Echo(In) returns (Out);
   // Block never answers.
   rpc Block(In) returns (Out);
@@ -62,6 +63,21 @@ func echoResolver(t testing.TB) *grpcx.Resolver {
 	t.Helper()
 	p := writeFile(t, t.TempDir(), "echo.proto", echoProto)
 	r, err := grpcx.FromProto(context.Background(), nil, p)
+	if err != nil {
+		t.Fatalf("FromProto: %v", err)
+	}
+	return r
+}
+
+// itemsResolver is nil for "reflection" (the server is asked), else the item service's .proto
+// file compiled.
+func itemsResolver(t testing.TB, src string) *grpcx.Resolver {
+	t.Helper()
+	if src == "reflection" {
+		return nil
+	}
+	dir := filepath.Join("..", "..", "proto")
+	r, err := grpcx.FromProto(context.Background(), []string{dir}, "rpz/items.proto")
 	if err != nil {
 		t.Fatalf("FromProto: %v", err)
 	}
@@ -103,7 +119,16 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 		t.Fatal(err)
 	}
 	es := &echoServer{addr: ln.Addr().String(), blocked: make(chan struct{}, 16)}
-	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(echoHandler(es)))
+	es.srv = srv
+	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
+	t.Cleanup(srv.Stop)
+	return es
+}
+
+// echoHandler serves echo.Echo (see echoProto) as es's server does.
+func echoHandler(es *echoServer) grpc.StreamHandler {
+	return func(_ any, stream grpc.ServerStream) error {
 		m, _ := grpc.MethodFromServerStream(stream)
 		in := new(rpzpb.GetItemRequest)
 		if err := stream.RecvMsg(in); err != nil {
@@ -114,6 +139,12 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 			md, _ := metadata.FromIncomingContext(stream.Context())
 			out := &rpzpb.Item{Id: in.GetId()}
 			if v := md.Get("x-name"); len(v) > 0 {
+				out.Name = v[0]
+			}
+			if v := md.Get("x-name-bin"); len(v) > 0 { // binary metadata, base64 on the wire
+				out.Name = v[0]
+			}
+			if v := md.Get("user-agent"); in.GetId() == "user-agent" && len(v) > 0 {
 				out.Name = v[0]
 			}
 			return stream.SendMsg(out)
@@ -144,11 +175,7 @@ func newEchoServerOn(t testing.TB, addr string) *echoServer {
 			return status.Error(codes.Code(c), "failing as asked")
 		}
 		return status.Errorf(codes.Unimplemented, "no method %s", m)
-	}))
-	es.srv = srv
-	go func() { _ = srv.Serve(countingListener{ln, &es.accepts}) }()
-	t.Cleanup(srv.Stop)
-	return es
+	}
 }
 
 func newItems(t testing.TB, cfg items.Config) *items.Server {
@@ -180,4 +207,15 @@ func do(t testing.TB, tr transport.Transport, r *transport.Request) transport.Ou
 	var out transport.Outcome
 	tr.Do(ctx, r, &out)
 	return out
+}
+
+// clients runs test once per client of unary calls, in parallel subtests named after them: the
+// own HTTP/2 client (auto) and grpc-go.
+func clients(t *testing.T, test func(t *testing.T, client string)) {
+	for _, c := range []string{grpcx.ClientAuto, grpcx.ClientGRPCGo} {
+		t.Run(c, func(t *testing.T) {
+			t.Parallel()
+			test(t, c)
+		})
+	}
 }

@@ -26,40 +26,42 @@ import (
 
 func TestProtoset(t *testing.T) {
 	t.Parallel()
-	s := newItems(t, items.Config{NoReflection: true})
-	set := &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{
-		protodesc.ToFileDescriptorProto(timestamppb.File_google_protobuf_timestamp_proto),
-		protodesc.ToFileDescriptorProto(rpzpb.File_rpz_items_proto),
-	}}
-	b, err := proto.Marshal(set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, "items.protoset")
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err := grpcx.FromProtoset(p)
-	if err != nil {
-		t.Fatalf("FromProtoset: %v", err)
-	}
-	tr := newTransport(t, grpcx.Options{Resolver: r})
-	if out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"s1"}`)); out.Class != result.OK {
-		t.Errorf("CreateItem: got class %v (%v); want ok", out.Class, out.Err)
-	}
+	clients(t, func(t *testing.T, client string) {
+		s := newItems(t, items.Config{NoReflection: true})
+		set := &descriptorpb.FileDescriptorSet{File: []*descriptorpb.FileDescriptorProto{
+			protodesc.ToFileDescriptorProto(timestamppb.File_google_protobuf_timestamp_proto),
+			protodesc.ToFileDescriptorProto(rpzpb.File_rpz_items_proto),
+		}}
+		b, err := proto.Marshal(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		p := filepath.Join(dir, "items.protoset")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r, err := grpcx.FromProtoset(p)
+		if err != nil {
+			t.Fatalf("FromProtoset: %v", err)
+		}
+		tr := newTransport(t, grpcx.Options{Client: client, Resolver: r})
+		if out := do(t, tr, request("grpc", s.GRPCAddr(), "/rpz.ItemService/CreateItem", `{"id":"s1"}`)); out.Class != result.OK {
+			t.Errorf("CreateItem: got class %v (%v); want ok", out.Class, out.Err)
+		}
 
-	// A set without the imports of its files, and a file that is no set at all.
-	set.File = set.File[1:]
-	b, _ = proto.Marshal(set)
-	noImports := writeFile(t, dir, "partial.protoset", string(b))
-	if _, err := grpcx.FromProtoset(noImports); err == nil || !strings.Contains(err.Error(), "--include_imports") {
-		t.Errorf("FromProtoset without imports: got %v; want a hint at --include_imports", err)
-	}
-	junk := writeFile(t, dir, "junk.protoset", "\xff\xff\xff")
-	if _, err := grpcx.FromProtoset(junk); err == nil || !strings.Contains(err.Error(), "junk.protoset") {
-		t.Errorf("FromProtoset of junk: got %v; want an error naming the file", err)
-	}
+		// A set without the imports of its files, and a file that is no set at all.
+		set.File = set.File[1:]
+		b, _ = proto.Marshal(set)
+		noImports := writeFile(t, dir, "partial.protoset", string(b))
+		if _, err := grpcx.FromProtoset(noImports); err == nil || !strings.Contains(err.Error(), "--include_imports") {
+			t.Errorf("FromProtoset without imports: got %v; want a hint at --include_imports", err)
+		}
+		junk := writeFile(t, dir, "junk.protoset", "\xff\xff\xff")
+		if _, err := grpcx.FromProtoset(junk); err == nil || !strings.Contains(err.Error(), "junk.protoset") {
+			t.Errorf("FromProtoset of junk: got %v; want an error naming the file", err)
+		}
+	})
 }
 
 type unimplementedItems struct {
@@ -110,16 +112,18 @@ func TestReflectionV1Alpha(t *testing.T) {
 // must never overwrite a body kept marshalled.
 func TestManyBodies(t *testing.T) {
 	t.Parallel()
-	es := newEchoServer(t)
-	tr := newTransport(t, grpcx.Options{Resolver: echoResolver(t), KeepBody: true, MaxBodies: 1})
-	for i := range 20 {
-		id := "kept"
-		if i%2 == 1 {
-			id = strings.Repeat("x", i) // each new, parsed per call
+	clients(t, func(t *testing.T, client string) {
+		es := newEchoServer(t)
+		tr := newTransport(t, grpcx.Options{Client: client, Resolver: echoResolver(t), KeepBody: true, MaxBodies: 1})
+		for i := range 20 {
+			id := "kept"
+			if i%2 == 1 {
+				id = strings.Repeat("x", i) // each new, parsed per call
+			}
+			out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"`+id+`"}`))
+			if want := `"id":"` + id + `"`; out.Class != result.OK || !strings.Contains(strings.ReplaceAll(string(out.Body), " ", ""), want) {
+				t.Fatalf("call %d: got class %v body %s (%v); want ok with %s", i, out.Class, out.Body, out.Err, want)
+			}
 		}
-		out := do(t, tr, request("grpc", es.addr, "/echo.Echo/Echo", `{"id":"`+id+`"}`))
-		if want := `"id":"` + id + `"`; out.Class != result.OK || !strings.Contains(strings.ReplaceAll(string(out.Body), " ", ""), want) {
-			t.Fatalf("call %d: got class %v body %s (%v); want ok with %s", i, out.Class, out.Body, out.Err, want)
-		}
-	}
+	})
 }

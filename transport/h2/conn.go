@@ -50,6 +50,7 @@ type clientConn struct {
 	maxBody      int64
 	keepBody     bool
 	tooLarge     error
+	grpc         bool // answers are gRPC's: their grpc-status, grpc-message and content-type are read
 
 	retired    atomic.Bool   // takes no new streams: GOAWAY, broken, or out of stream identifiers
 	readerDone chan struct{} // closed when readLoop returns
@@ -100,6 +101,7 @@ type connConfig struct {
 	maxBody                  int64
 	keepBody                 bool
 	tooLarge                 error
+	grpc                     bool
 }
 
 // newClientConn speaks HTTP/2 on nc: it sends the client preface and rpcbench's settings, reads
@@ -116,6 +118,7 @@ func newClientConn(ctx context.Context, nc net.Conn, cfg connConfig) (*clientCon
 		maxBody:      cfg.maxBody,
 		keepBody:     cfg.keepBody,
 		tooLarge:     cfg.tooLarge,
+		grpc:         cfg.grpc,
 		readerDone:   make(chan struct{}),
 		flushReq:     make(chan struct{}, 1),
 		stables:      map[string]string{},
@@ -161,11 +164,11 @@ func (cc *clientConn) handshake(ctx context.Context) error {
 		_ = cc.fr.WriteWindowUpdate(0, uint32(cc.connWindow-65535))
 	}
 	if err := cc.bw.Flush(); err != nil {
-		return ctxErr(ctx, fmt.Errorf("h2: sending the client preface: %w", err))
+		return ctxErr(ctx, handshakeError{"h2: sending the client preface", err})
 	}
 	f, err := cc.fr.ReadFrame()
 	if err != nil {
-		return ctxErr(ctx, fmt.Errorf("h2: reading the server's settings: %w", err))
+		return ctxErr(ctx, handshakeError{"h2: reading the server's settings", err})
 	}
 	sf, ok := f.(*http2.SettingsFrame)
 	if !ok || sf.IsAck() {

@@ -89,6 +89,17 @@ func fuzzSeeds() [][]byte {
 			fr.WriteData(5, false, bytes.Repeat([]byte("x"), 2000))
 			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 7, BlockFragment: block("x", "y"), EndHeaders: true, EndStream: true})
 		}),
+		// gRPC: an answer and its trailers, a trailers-only answer, a status that is no number
+		serverBytes(func(fr *http2.Framer, block func(...string) []byte) {
+			settings(fr)
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block(":status", "200", "content-type", "application/grpc"), EndHeaders: true})
+			fr.WriteData(1, false, []byte{0, 0, 0, 0, 2, 8, 1})
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block("grpc-status", "0"), EndHeaders: true, EndStream: true})
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: block(":status", "200", "content-type", "application/grpc+proto",
+				"grpc-status", "5", "grpc-message", "no item %22x%22"), EndHeaders: true, EndStream: true})
+			fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 5, BlockFragment: block(":status", "200", "content-type", "application/grpc",
+				"grpc-status", "x"), EndHeaders: true, EndStream: true})
+		}),
 		// a connection error: HEADERS on stream 0
 		serverBytes(func(fr *http2.Framer, block func(...string) []byte) {
 			settings(fr)
@@ -140,7 +151,9 @@ func serve(nc net.Conn, data []byte) {
 // serve) while three requests wait on it. The connection must never panic nor
 // hang: either the handshake fails, or every request ends, answered or failed, and the reader
 // stops, leaving no stream behind. An answer must be whole: a final status, its content-length
-// kept, no more body kept than MaxBody.
+// kept, no more body kept than MaxBody. The connection reads gRPC's fields too (the first
+// request's): their HTTP status is the answer's, a grpc-status is absent (-1), a number, or not
+// one (-2).
 //
 //	go test -run '^$' -fuzz FuzzReadFrames ./transport/h2/
 func FuzzReadFrames(f *testing.F) {
@@ -156,16 +169,21 @@ func FuzzReadFrames(f *testing.F) {
 		defer cancel()
 		cc, err := newClientConn(ctx, client, connConfig{
 			streamWindow: 1 << 16, connWindow: 1 << 17, ua: "fuzz", scheme: "http",
-			maxBody: maxBody, keepBody: true, tooLarge: errors.New("too large"),
+			maxBody: maxBody, keepBody: true, tooLarge: errors.New("too large"), grpc: true,
 		})
 		if err != nil {
 			return
 		}
 		var wg sync.WaitGroup
-		for range 3 {
+		for i := range 3 {
 			wg.Go(func() {
 				st := newStream().(*stream)
 				st.begin(false, nil, 5*time.Second) // a bound: the server hangs up well before
+				var a GRPCAnswer
+				a.reset()
+				if i == 0 {
+					st.grpc = &a
+				}
 				defer st.timer.Stop()
 				r := &transport.Request{Method: "POST", Scheme: "http", Host: "fuzz", Path: []byte("/"), Body: []byte("abc")}
 				var out transport.Outcome
@@ -179,6 +197,8 @@ func FuzzReadFrames(f *testing.F) {
 					t.Errorf("stream %d kept %d of %d body bytes (at most %d)", st.id, len(st.body), st.bodyLen, maxBody)
 				case st.contentLen >= 0 && st.contentLen != st.bodyLen && st.status != 204 && st.status != 304:
 					t.Errorf("stream %d answered with %d body bytes, content-length %d", st.id, st.bodyLen, st.contentLen)
+				case st.grpc != nil && (a.HTTPStatus != st.status || a.Status < -2):
+					t.Errorf("stream %d answered with :status %d, gRPC's %+v", st.id, st.status, a)
 				}
 			})
 		}

@@ -50,6 +50,9 @@ type Options struct {
 	// MaxBody bounds a kept body: a longer answer fails with class too-large. 0 means
 	// DefaultMaxBody.
 	MaxBody int64 `json:"max_body,omitempty"`
+	// GRPC reads gRPC's fields of the answers (grpc-status, grpc-message, content-type) for
+	// DoGRPC.
+	GRPC bool `json:"grpc,omitempty"`
 	// UserAgent is sent when the request has no User-Agent header; "" means DefaultUserAgent.
 	UserAgent string `json:"user_agent,omitempty"`
 }

@@ -252,6 +252,7 @@ func (t *Transport) connConfig(scheme string) connConfig {
 		maxBody:      t.maxBody,
 		keepBody:     t.opts.KeepBody,
 		tooLarge:     t.tooLarge,
+		grpc:         t.opts.GRPC,
 	}
 }
 

@@ -159,7 +159,8 @@ func (cc *clientConn) readHeaders(fh http2.FrameHeader) error {
 		if p, ok = headerFragment(fh.Flags, p); !ok {
 			return protoError("HEADERS frame with more padding than payload")
 		}
-		cc.hdr = headerBlock{id: fh.StreamID, endStream: fh.Flags.Has(http2.FlagHeadersEndStream), contentLen: -1}
+		cc.hdr = headerBlock{id: fh.StreamID, endStream: fh.Flags.Has(http2.FlagHeadersEndStream), contentLen: -1,
+			grpc: cc.grpc, grpcStatus: -1, grpcMsg: cc.hdr.grpcMsg[:0]}
 	}
 	if cc.hdr.wire += len(p); cc.hdr.wire > maxHeaderBlock {
 		return protoError("header block too large")
@@ -210,6 +211,12 @@ type headerBlock struct {
 	fieldBytes int64 // regular fields as HTTP/1.1 would write them
 	regular    bool  // a regular field came
 	bad        string
+	// gRPC's fields, read when the connection carries gRPC (Options.GRPC): see grpcField
+	grpc       bool
+	grpcStatus int // -1 when absent
+	grpcMsg    []byte
+	hasMsg     bool
+	grpcType   bool
 }
 
 // field takes one decoded field; the strings are not kept.
@@ -234,6 +241,9 @@ func (h *headerBlock) field(f hpack.HeaderField) {
 	}
 	h.regular = true
 	h.fieldBytes += int64(len(f.Name) + len(f.Value) + 4)
+	if h.grpc {
+		h.grpcField(f.Name, f.Value)
+	}
 	if f.Name == "content-length" {
 		n := int64(atoi(f.Value))
 		if n < 0 || h.contentLen >= 0 && h.contentLen != n {
@@ -287,6 +297,9 @@ func (cc *clientConn) onHeaders() {
 	case !st.gotFinal:
 		st.gotFinal, st.status, st.contentLen = true, h.status, h.contentLen
 		st.headerIn += h.fieldBytes
+		if st.grpc != nil {
+			h.grpcAnswer(st.grpc, true)
+		}
 		if h.endStream {
 			cc.complete(st)
 		}
@@ -294,6 +307,9 @@ func (cc *clientConn) onHeaders() {
 		bad = "trailers that do not end the stream, or with :status"
 	default:
 		st.headerIn += h.fieldBytes
+		if st.grpc != nil {
+			h.grpcAnswer(st.grpc, false)
+		}
 		cc.complete(st)
 	}
 	if bad != "" {

@@ -39,10 +39,11 @@ type stream struct {
 	bodyLen    int64
 	body       []byte // the body kept, when the Transport keeps bodies
 	err        error
-	unsent     bool  // the server did not process the request (GOAWAY, REFUSED_STREAM)
-	sendWindow int64 // what the request's body may still send
-	recvAvail  int64 // what the server may still send on the stream
-	unacked    int64 // DATA read on the stream but not yet given back with a WINDOW_UPDATE
+	unsent     bool        // the server did not process the request (GOAWAY, REFUSED_STREAM)
+	sendWindow int64       // what the request's body may still send
+	recvAvail  int64       // what the server may still send on the stream
+	unacked    int64       // DATA read on the stream but not yet given back with a WINDOW_UPDATE
+	grpc       *GRPCAnswer // a gRPC call's answer fields (DoGRPC); nil for others
 }
 
 // streamClock is a stream's deadline, between the request and the timer. The timer is not set
@@ -117,6 +118,9 @@ func (s *stream) retry() bool {
 	s.gotFinal, s.status, s.contentLen, s.firstByte = false, 0, -1, time.Time{}
 	s.headerIn, s.bodyLen, s.body = 0, 0, s.body[:0]
 	s.sendWindow, s.recvAvail, s.unacked = 0, 0, 0
+	if s.grpc != nil {
+		s.grpc.reset()
+	}
 	return true
 }
 

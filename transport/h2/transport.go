@@ -135,6 +135,11 @@ func cmp[T int | int64 | time.Duration](v, def T) T {
 // break each), before HPACK compression and without HTTP/2's framing. When a connection was opened for the request, or failed to open,
 // Opened is true and Conn holds the set-up times and the protocol spoken.
 func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
+	t.do(ctx, r, out, nil)
+}
+
+// do is Do, and DoGRPC with a, the call's gRPC answer.
+func (t *Transport) do(ctx context.Context, r *transport.Request, out *transport.Outcome, a *GRPCAnswer) {
 	if err := ctx.Err(); err != nil {
 		out.Class, out.Err = result.Canceled, err
 		return
@@ -145,6 +150,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 	}
 	st := t.streamPool.Get().(*stream)
 	st.begin(r.Method == http.MethodHead, out.Body, t.timeout)
+	st.grpc = a
 	defer t.putStream(st)
 	key := poolKey{r.Scheme, r.Host}
 	var start time.Time // when the request began to wait or to open a connection, when it did
@@ -217,6 +223,9 @@ const maxRetired = 3
 func (t *Transport) answer(ctx context.Context, st *stream, out *transport.Outcome) {
 	out.FirstByte = st.firstByte
 	out.BytesIn = st.headerIn + st.bodyLen
+	if st.grpc != nil {
+		st.grpc.BodyLen = st.bodyLen
+	}
 	if t.opts.KeepBody {
 		out.Body = st.body
 	}
@@ -236,7 +245,7 @@ func (t *Transport) putStream(st *stream) {
 	if !st.end() {
 		return
 	}
-	st.body, st.err = nil, nil
+	st.body, st.err, st.grpc = nil, nil, nil
 	t.streamPool.Put(st)
 }
 

@@ -32,6 +32,10 @@ type conn struct {
 	stop     func() bool     // stops the watch of done
 	busy     bool            // a request is in flight
 	canceled bool            // the watch interrupted the request in flight
+	deadline time.Time       // the end of the request in flight
+	timer    *time.Timer     // runs expire; nil until the first request
+	timerSet bool            // timer is set, for deadline or an earlier one, and has not fired
+	expired  bool            // expire interrupted the request in flight at its deadline
 
 	peeker // tells whether the server wrote to or closed the connection while it was idle
 }
@@ -86,11 +90,13 @@ func (w *countingWriter) sent() error {
 	return err
 }
 
-// begin marks c busy with a request under ctx that must end by deadline, and makes sure ctx being done
-// interrupts it. Watching costs one context.AfterFunc per connection and context, not per request:
-// the engine passes the same run context to every request. begin reports false, leaving c idle, when
-// ctx is already done.
-func (c *conn) begin(ctx context.Context, deadline time.Time) bool {
+// begin marks c busy with a request under ctx that must end by deadline (now is the time), and makes
+// sure ctx being done interrupts it. Watching costs one context.AfterFunc per connection and
+// context, not per request: the engine passes the same run context to every request. The deadline
+// is kept by a timer that stays set from request to request (see expire), not by the socket's
+// deadline, which would be set and its poller timers moved for every request. begin reports false,
+// leaving c idle, when ctx is already done.
+func (c *conn) begin(ctx context.Context, now, deadline time.Time) bool {
 	done := ctx.Done()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -108,10 +114,36 @@ func (c *conn) begin(ctx context.Context, deadline time.Time) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	// Under mu, so that an interrupt comes after this deadline and is not overwritten by it.
-	_ = c.nc.SetDeadline(deadline)
+	// A request's deadline is later than any before it on c (each counts the same timeout from
+	// a later start), so a timer still set fires at this deadline or before it, and is set again
+	// then.
+	c.deadline = deadline
+	if !c.timerSet {
+		c.timerSet = true
+		if c.timer == nil {
+			c.timer = time.AfterFunc(deadline.Sub(now), c.expire)
+		} else {
+			c.timer.Reset(deadline.Sub(now))
+		}
+	}
 	c.busy = true
 	return true
+}
+
+// expire is c's timer: it interrupts the request in flight whose deadline has passed, is set again
+// for the deadline of one that has not, and is left unset while c is idle (begin sets it).
+func (c *conn) expire() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy {
+		if d := time.Until(c.deadline); d > 0 {
+			c.timer.Reset(d)
+			return
+		}
+		c.expired = true
+		_ = c.nc.SetDeadline(time.Unix(1, 0)) // the read or write in flight ends with a timeout
+	}
+	c.timerSet = false
 }
 
 // interrupt is the watch of the context whose Done channel is done.
@@ -124,13 +156,15 @@ func (c *conn) interrupt(done <-chan struct{}) {
 	c.mu.Unlock()
 }
 
-// end marks c idle again and reports whether the watch interrupted the request.
-func (c *conn) end() (canceled bool) {
+// end marks c idle again and reports whether the watch interrupted the request (canceled), and
+// whether the watch or the timer did (interrupted): the socket's deadline is then in the past, and c
+// must not carry another request.
+func (c *conn) end() (canceled, interrupted bool) {
 	c.mu.Lock()
-	canceled = c.canceled
-	c.busy, c.canceled = false, false
+	canceled, interrupted = c.canceled, c.canceled || c.expired
+	c.busy, c.canceled, c.expired = false, false, false
 	c.mu.Unlock()
-	return canceled
+	return canceled, interrupted
 }
 
 // close closes the connection and stops its watch.
@@ -139,6 +173,9 @@ func (c *conn) close() {
 	if c.stop != nil {
 		c.stop()
 		c.stop = nil
+	}
+	if c.timer != nil {
+		c.timer.Stop()
 	}
 	c.mu.Unlock()
 	_ = c.nc.Close()

@@ -30,7 +30,8 @@ const (
 // copies it.
 type Options struct {
 	// Timeout bounds a whole request: waiting for a free connection, connecting, writing and reading
-	// the complete answer. 0 means DefaultTimeout.
+	// the complete answer; on an idle connection taken at once, from the send (Outcome.Sent) to the
+	// end of the answer. 0 means DefaultTimeout.
 	Timeout time.Duration `json:"timeout"`
 	// ConnectTimeout bounds opening a connection: name resolution, TCP connect and TLS handshake.
 	// 0 means DefaultConnectTimeout. Timeout still applies when it is shorter.

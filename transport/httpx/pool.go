@@ -26,17 +26,21 @@ type grant struct {
 // getConn returns a connection for a request to the pool of key: an idle one, a new one, or one
 // handed over when MaxConns are open. When a connection was opened (or failed to open), ev describes
 // it and opened is true. An idle connection is looked at first (see Transport.checkIdleAfter).
-func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time.Time) (c *conn, ev result.ConnEvent, opened bool, err error) {
+//
+// An idle connection taken at once comes without reading the clock, and deadline is zero: the
+// request's timeout counts from when it is sent. Otherwise deadline is the end of the request,
+// its timeout counted from the call, which waiting and opening count against.
+func (t *Transport) getConn(ctx context.Context, key poolKey) (c *conn, ev result.ConnEvent, opened bool, deadline time.Time, err error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
-		return nil, ev, false, ErrClosed
+		return nil, ev, false, deadline, ErrClosed
 	}
 	p := t.pools[key]
 	if p == nil {
 		if p, err = t.addPoolLocked(key); err != nil {
 			t.mu.Unlock()
-			return nil, ev, false, err
+			return nil, ev, false, deadline, err
 		}
 	}
 	for n := len(p.idle); n > 0; n = len(p.idle) {
@@ -44,9 +48,9 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		t.idle--
-		if c.br.Buffered() == 0 && (now.Sub(c.answered) < t.checkIdleAfter || !c.stale()) {
+		if c.br.Buffered() == 0 && (t.checkIdleAfter > 0 && time.Since(c.answered) < t.checkIdleAfter || !c.stale()) {
 			t.mu.Unlock()
-			return c, ev, false, nil
+			return c, ev, false, deadline, nil
 		}
 		// The server sent something while the connection was idle (a 408 before closing it at its
 		// idle timeout, or garbage) or closed it: either way the connection is unusable, and an
@@ -54,16 +58,19 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time
 		t.dropLocked(c)
 		defer c.close()
 	}
+	deadline = time.Now().Add(t.timeout)
 	if t.opts.MaxConns == 0 || t.open < t.opts.MaxConns {
 		t.open++
 		t.mu.Unlock()
-		return t.open1(ctx, p, deadline)
+		c, ev, opened, err = t.open1(ctx, p, deadline)
+		return c, ev, opened, deadline, err
 	}
 	if victim := t.evictLocked(); victim != nil {
 		// The cap is reached but another host has an idle connection: close it, take its slot.
 		t.mu.Unlock()
 		victim.close()
-		return t.open1(ctx, p, deadline)
+		c, ev, opened, err = t.open1(ctx, p, deadline)
+		return c, ev, opened, deadline, err
 	}
 	w := t.waiterPool.Get().(*waiter)
 	w.pool = p
@@ -76,20 +83,21 @@ func (t *Transport) getConn(ctx context.Context, key poolKey, now, deadline time
 	w.pool = nil
 	t.waiterPool.Put(w)
 	if err != nil {
-		return nil, ev, false, err
+		return nil, ev, false, deadline, err
 	}
 	if g.c != nil {
 		if g.c.br.Buffered() == 0 && !g.c.stale() {
-			return g.c, ev, false, nil
+			return g.c, ev, false, deadline, nil
 		}
 		// handed over, but closed or holding bytes nobody asked for: a new one in its slot
 		err := t.takeSlot(g.c)
 		g.c.close()
 		if err != nil {
-			return nil, ev, false, err
+			return nil, ev, false, deadline, err
 		}
 	}
-	return t.open1(ctx, p, deadline)
+	c, ev, opened, err = t.open1(ctx, p, deadline)
+	return c, ev, opened, deadline, err
 }
 
 // addPoolLocked makes the pool of key, or finds the pool of the same scheme, host and port under

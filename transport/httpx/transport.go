@@ -108,8 +108,6 @@ func New(opts Options) (*Transport, error) {
 // or failed to open, Opened is true and Conn holds the set-up times (DNS only when a name was
 // resolved) and Failed.
 func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
-	now := time.Now()
-	deadline := now.Add(t.timeout)
 	if err := ctx.Err(); err != nil {
 		out.Class, out.Err = result.Canceled, err
 		return
@@ -119,7 +117,9 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		return
 	}
 	key := poolKey{r.Scheme, r.Host}
-	c, ev, opened, err := t.getConn(ctx, key, now, deadline)
+	// deadline stays zero when an idle connection was taken at once: roundTrip sets it from the clock
+	// read that dates the send, one clock read a request fewer.
+	c, ev, opened, deadline, err := t.getConn(ctx, key)
 	if opened {
 		out.Conn, out.Opened = ev, true
 	}
@@ -128,7 +128,7 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 			t.fail(ctx, out, err)
 			return
 		}
-		if !t.roundTrip(ctx, c, r, deadline, out, !retried) {
+		if !t.roundTrip(ctx, c, r, &deadline, out, !retried) {
 			return
 		}
 		// Retry on a new connection, in the failed connection's slot; the retry is counted, so that
@@ -145,14 +145,19 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 
 // roundTrip sends r on c and reads the answer into out, then gives c back (or closes it). It returns
 // true, keeping c for the caller to close, when the request failed in a way that a retry on a new
-// connection may fix and mayRetry allows one.
-func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request, deadline time.Time, out *transport.Outcome, mayRetry bool) (retry bool) {
-	if !c.begin(ctx, deadline) {
+// connection may fix and mayRetry allows one. A zero *deadline is set to the timeout from the send,
+// for the retry to keep.
+func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request, deadline *time.Time, out *transport.Outcome, mayRetry bool) (retry bool) {
+	out.Sent = time.Now()
+	if deadline.IsZero() {
+		*deadline = out.Sent.Add(t.timeout)
+	}
+	if !c.begin(ctx, out.Sent, *deadline) {
 		t.release(c, true)
+		out.Sent = time.Time{}
 		out.Class, out.Err = result.Canceled, ctx.Err()
 		return false
 	}
-	out.Sent = time.Now()
 	written := c.cw.n
 	werr := c.writeRequest(r, t.uaLine, t.opts.DisableKeepAlive)
 
@@ -179,14 +184,14 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 		}
 	}
 	out.BytesIn += resp.n
-	canceled := c.end()
+	canceled, interrupted := c.end()
 	reused := c.uses > 0
 	c.uses++
 
 	if rerr == nil {
 		out.Answered, out.Status = true, resp.status
 		c.answered = out.FirstByte
-		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive)
+		t.release(c, werr == nil && !resp.close && !t.opts.DisableKeepAlive && !interrupted)
 		return false
 	}
 	err := werr

@@ -308,6 +308,95 @@ func TestStaleConnRetry(t *testing.T) {
 	}
 }
 
+// TestTimeoutOnReusedConn: a request on a kept-alive connection taken at once (no clock read before
+// the send) still has its Timeout: the server answers the first request and never the second, which
+// must end as a timeout on the same connection, not hang until its context ends.
+func TestTimeoutOnReusedConn(t *testing.T) {
+	t.Parallel()
+	srv := startRaw(t, answerFirst(1))
+	tr := newTransport(t, Options{Timeout: 200 * time.Millisecond})
+	r := get(srv.Host())
+	if out := do(tr, r); out.Class != result.OK || !out.Opened {
+		t.Fatalf("first request: class %v (%v), opened %v; want ok on a new connection", out.Class, out.Err, out.Opened)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var out transport.Outcome
+	tr.Do(ctx, r, &out)
+	if out.Class != result.Timeout || out.Opened || out.Err == nil || !strings.Contains(out.Err.Error(), "i/o timeout") {
+		t.Errorf("second request: class %v (%v), opened %v; want a timeout (i/o timeout) on the kept-alive connection", out.Class, out.Err, out.Opened)
+	}
+}
+
+// answerFirst answers the first n requests of each connection, and then reads the others and
+// answers none.
+func answerFirst(n int) func(net.Conn) {
+	return func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for range n {
+			if _, err := readRequest(br, nil); err != nil {
+				return
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+		io.Copy(io.Discard, br)
+	}
+}
+
+// TestTimeoutTimerAcrossRequests: a connection's timeout timer stays set from request to request
+// (conn.expire). A request that begins while the timer is still set for the deadline of the one
+// before runs out of time at its own deadline, not at that earlier one; a timer that fired while
+// the connection sat idle spoils nothing, and the next request's deadline is kept all the same.
+func TestTimeoutTimerAcrossRequests(t *testing.T) {
+	t.Parallel()
+	const timeout = 400 * time.Millisecond
+	// doTimed sends r under a context that ends 5 s after the timeout, and says how long it took.
+	doTimed := func(tr *Transport, r *transport.Request) (*transport.Outcome, time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
+		defer cancel()
+		var out transport.Outcome
+		began := time.Now()
+		tr.Do(ctx, r, &out)
+		return &out, time.Since(began)
+	}
+	timedOut := func(out *transport.Outcome) bool {
+		return out.Class == result.Timeout && !out.Opened && out.Err != nil && strings.Contains(out.Err.Error(), "i/o timeout")
+	}
+	// connected returns a Transport whose one connection to a server answering n requests has
+	// carried the first.
+	connected := func(t *testing.T, n int) (*Transport, *transport.Request) {
+		tr := newTransport(t, Options{Timeout: timeout})
+		r := get(startRaw(t, answerFirst(n)).Host())
+		if out := do(tr, r); out.Class != result.OK {
+			t.Fatalf("first request: class %v (%v); want ok", out.Class, out.Err)
+		}
+		return tr, r
+	}
+
+	t.Run("a later request keeps its own deadline", func(t *testing.T) {
+		t.Parallel()
+		tr, r := connected(t, 1)
+		time.Sleep(timeout / 2) // the second request begins before the first one's deadline
+		out, took := doTimed(tr, r)
+		if !timedOut(out) || took < timeout {
+			t.Errorf("second request: class %v (%v), opened %v, after %v; want a timeout on the kept-alive connection, no sooner than %v", out.Class, out.Err, out.Opened, took, timeout)
+		}
+	})
+
+	t.Run("the timer firing between requests", func(t *testing.T) {
+		t.Parallel()
+		tr, r := connected(t, 2)
+		time.Sleep(timeout + timeout/2) // the timer, set for the first deadline, fires meanwhile
+		if out := do(tr, r); out.Class != result.OK || out.Opened {
+			t.Fatalf("second request: class %v (%v), opened %v; want ok on the kept-alive connection", out.Class, out.Err, out.Opened)
+		}
+		out, took := doTimed(tr, r)
+		if !timedOut(out) || took < timeout {
+			t.Errorf("third request: class %v (%v), opened %v, after %v; want a timeout on the kept-alive connection, no sooner than %v", out.Class, out.Err, out.Opened, took, timeout)
+		}
+	})
+}
+
 // A server that answers, then sends a 408 on the idle connection and closes it (as some servers do
 // at their idle timeout): the next request must not take that 408 as its answer.
 func TestIdleConnUnsolicitedAnswerIsDropped(t *testing.T) {

@@ -146,6 +146,10 @@ func GRPC(c transport.Config) (transport.Transport, error) {
 		StreamRate:         c.StreamRate,
 		StreamCount:        c.StreamCount,
 		StreamDuration:     c.StreamDuration,
+		Client:             c.GRPCClient,
+	}
+	if err := grpcx.CheckClient(c.GRPCClient); err != nil {
+		return nil, fmt.Errorf("grpcx: %w", err)
 	}
 	if c.Open {
 		o.Spread = grpcx.DefaultSpread

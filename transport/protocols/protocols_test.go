@@ -1,11 +1,19 @@
 package protocols_test
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/serve/items/rpzpb"
 	"github.com/rpcbench/rpcbench/transport"
 	_ "github.com/rpcbench/rpcbench/transport/protocols"
 )
@@ -73,5 +81,48 @@ func TestTLSFilesEveryProtocol(t *testing.T) {
 				tr.Close()
 			}
 		}
+	}
+}
+
+// The gRPC client of the config makes the calls: grpc-go, or by default rpcbench's own, each
+// telling the server its name in user-agent; a client there is not is refused.
+func TestGRPCClient(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := make(chan string, 4)
+	srv := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		md, _ := metadata.FromIncomingContext(stream.Context())
+		agents <- strings.Join(md.Get("user-agent"), ",")
+		var in rpzpb.GetItemRequest
+		if err := stream.RecvMsg(&in); err != nil {
+			return err
+		}
+		return stream.SendMsg(&rpzpb.Item{Id: in.GetId()})
+	}))
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	proto := filepath.Join("..", "..", "proto")
+	for _, tc := range []struct{ client, agent string }{{"", "rpcbench"}, {"auto", "rpcbench"}, {"grpc-go", "grpc-go/"}} {
+		tr, err := transport.New(transport.GRPC, transport.Config{GRPCClient: tc.client, ProtoFiles: []string{"rpz/items.proto"}, ImportPaths: []string{proto}})
+		if err != nil {
+			t.Fatalf("client %q: %v", tc.client, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var out transport.Outcome
+		tr.Do(ctx, &transport.Request{Scheme: "grpc", Host: ln.Addr().String(), Path: []byte("/rpz.ItemService/GetItem"), Body: []byte(`{"id":"1"}`)}, &out)
+		cancel()
+		tr.Close()
+		if out.Class != result.OK {
+			t.Fatalf("client %q: got class %v (%v); want ok", tc.client, out.Class, out.Err)
+		}
+		if got := <-agents; !strings.HasPrefix(got, tc.agent) {
+			t.Errorf("client %q: the server was called by %q; want %s…", tc.client, got, tc.agent)
+		}
+	}
+	if _, err := transport.New(transport.GRPC, transport.Config{GRPCClient: "grpcgo"}); err == nil || !strings.Contains(err.Error(), `gRPC client "grpcgo": want auto`) {
+		t.Errorf("client grpcgo: got %v; want an error naming it and the clients there are", err)
 	}
 }
