@@ -195,12 +195,22 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 	if err != nil {
 		return nil, err
 	}
-	pu.Path += "/" + name // the base's own query (a key, say) stays the query
-	if seconds > 0 {
-		q := pu.Query()
+	path := name
+	q := pu.Query() // the base's own query (a key, say) stays the query
+	switch {
+	case seconds > 0:
 		q.Set("seconds", strconv.Itoa(seconds))
-		pu.RawQuery = q.Encode()
+	case name == "allocs":
+		// The Go runtime publishes its allocation profile at each garbage collection: without one
+		// at each end of the window, the window's allocations would be those up to the last
+		// collection before it ended (none, in a target that ran no collection meanwhile).
+		// net/http/pprof runs one first (gc=1) for /heap only, which holds the same samples:
+		// allocations and live memory.
+		path = "heap"
+		q.Set("gc", "1")
 	}
+	pu.Path += "/" + path
+	pu.RawQuery = q.Encode()
 	u := pu.String()
 	shown := redactURL(u) // what messages quote
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -225,7 +235,10 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 	}
 	prof, err := profile.ParseData(body)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: not a profile: %w", u, err)
+		return nil, fmt.Errorf("GET %s: not a profile: %w", shown, err)
+	}
+	if name == "allocs" {
+		prof.DefaultSampleType = "alloc_space" // what /allocs gives: go tool pprof shows the allocations
 	}
 	return prof, nil
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -261,7 +262,7 @@ func TestWithoutProfiler(t *testing.T) {
 }
 
 // slowPprof serves a stand-in for net/http/pprof that is slow to answer, as a loaded target is:
-// /allocs answers after allocsLag (each time, a profile whose alloc_space grows by 1 MiB), /profile
+// /heap answers after allocsLag (each time, a profile whose alloc_space grows by 1 MiB), /profile
 // after its seconds and cpuLag more (a CPU profile of one sample of 10 ms in work), each answer
 // cut short by the request's end.
 func slowPprof(t *testing.T, allocsLag, cpuLag time.Duration) (base string) {
@@ -276,7 +277,7 @@ func slowPprof(t *testing.T, allocsLag, cpuLag time.Duration) (base string) {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/allocs", func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("/debug/pprof/heap", func(w http.ResponseWriter, r *http.Request) { // the allocations, as /heap?gc=1 serves them
 		if wait(r, allocsLag) {
 			n := allocs.Add(1)
 			allocsProfile(n, map[string][2]int64{"work": {n, n << 20}}).Write(w)
@@ -360,4 +361,37 @@ func TestProfilesSlowCPUAnswer(t *testing.T) {
 			t.Errorf("got no allocs; want them (the allocs profiles answer at once)")
 		}
 	})
+}
+
+var windowSink [][]byte
+
+//go:noinline
+func allocInWindow() {
+	for range 64 {
+		windowSink = append(windowSink, make([]byte, 1<<20))
+	}
+	windowSink = nil
+}
+
+// The allocations of the window are in its profile however few collections the target ran: the Go
+// runtime publishes its allocation profile at each collection, so each end of the window asks for
+// one (gc=1). Here the collector is off: without that, the 64 MiB allocated in the window would not
+// show at all. Not parallel: the collector's setting is process-wide.
+func TestAllocsWindowWithoutCollections(t *testing.T) {
+	base := pprofServer(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	p := StartProfiles(base, 0, 200*time.Millisecond, nil)
+	select {
+	case <-p.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the profiling of a 200 ms window did not end in 30 s")
+	}
+	allocInWindow() // after the start's profile, before the end's
+	r := p.Stop()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.Allocs == nil || !hasFunc(r.Allocs, "allocInWindow") || r.AllocBytes < 32<<20 {
+		t.Fatalf("got %d bytes allocated in the window (allocInWindow in the profile: %v); want about 64 MiB from allocInWindow", r.AllocBytes, r.Allocs != nil && hasFunc(r.Allocs, "allocInWindow"))
+	}
 }
