@@ -137,3 +137,14 @@ func TestSubscriptionsAloneInterrupted(t *testing.T) {
 		t.Errorf("report: exit %d (%s):\n%s\nwant the subscriptions, INTERRUPTED", code, errs, out)
 	}
 }
+
+// run --plan of a scenario of subscriptions alone with a key of a call load (rate:) exits 2
+// naming the file, line and key, before anything runs.
+func TestSubscriptionsAlonePlanLoadKeyRefused(t *testing.T) {
+	t.Parallel()
+	name := writePlan(t, "targets:\n  node: {url: \"ws://127.0.0.1:1/\"}\nscenarios:\n  heads:\n    duration: 1s\n    rate: 50\n    subscribe:\n      call: eth_subscribe [\"newHeads\"]\n")
+	code, _, stderr := mainOut("run", "--quiet", "--plan", name, "--scenario", "heads")
+	if want := ":6:5: scenarios.heads.rate: a scenario of subscriptions alone"; code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitUsage, want)
+	}
+}
