@@ -654,6 +654,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.checkReplay(n, path, &s)
 	f.checkDiff(n, path, &s)
 	f.alone(n, path, &s)
+	f.checkSubscribeAlone(n, path, &s)
 	f.checkSweep(sweepAt, path, &s)
 	return s
 }
