@@ -93,9 +93,15 @@ build_rpcbench() {
 	(cd "$REPO_DIR" && go build -o "$RPCBENCH_BIN" ./cmd/rpcbench) || die "go build ./cmd/rpcbench failed"
 }
 
-# rpcbench_version: the checkout's commit, "+changes" when its Go code differs from that commit.
+# rpcbench_version: the checkout's commit, "+changes" when its Go code differs from that commit;
+# with $RPCBENCH, that binary's own version and its path (it need not be this checkout's).
 rpcbench_version() {
 	local v
+	if [[ -n ${RPCBENCH:-} ]]; then
+		v=$("$RPCBENCH" version 2>/dev/null | head -n1) || v="rpcbench (version unknown)"
+		printf '%s (%s)\n' "${v:-rpcbench (version unknown)}" "$RPCBENCH"
+		return 0
+	fi
 	v=$(cd "$REPO_DIR" && git rev-parse --short HEAD 2>/dev/null) || v=unknown
 	if [[ $v != unknown ]] && ! (cd "$REPO_DIR" && git diff --quiet HEAD -- '*.go' go.mod go.sum); then
 		v+="+changes"
