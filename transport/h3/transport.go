@@ -194,7 +194,15 @@ func (t *Transport) acquire(host string) (c *pconn, opened bool, err error) {
 func (t *Transport) release(c *pconn) {
 	t.mu.Lock()
 	c.inflight--
-	if c.single || c.err != nil || c.qc != nil && c.qc.Context().Err() != nil {
+	// c.err and c.qc are written by the dial, before ready is closed: a request that gave up
+	// waiting for the dial reads neither (the dialer's own release judges the connection)
+	dialed := false
+	select {
+	case <-c.ready:
+		dialed = true
+	default:
+	}
+	if c.single || dialed && (c.err != nil || c.qc != nil && c.qc.Context().Err() != nil) {
 		c.dead = true
 	}
 	drop := c.dead && c.inflight == 0
@@ -339,7 +347,13 @@ func (t *Transport) Do(ctx context.Context, r *transport.Request, out *transport
 		select {
 		case <-c.ready:
 		case <-ctx.Done():
-			out.Class, out.Err = classify(ctx.Err()), ctx.Err()
+			err := ctx.Err()
+			if errors.Is(err, context.DeadlineExceeded) {
+				// its time ran out waiting for the connection's handshake: the handshake got no
+				// answer within the request's limit, as its opener will report it
+				err = &handshakeTimeout{addr: c.host, limit: min(t.opts.ConnectTimeout, t.opts.Timeout), err: err}
+			}
+			out.Class, out.Err = classify(err), err
 			return
 		}
 		if c.err != nil {
