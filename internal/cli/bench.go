@@ -86,7 +86,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if f.dryRun {
-		dryRun(e.stdout, checked)
+		dryRun(e.stdout, checked, f.showSecrets)
 		return ExitOK
 	}
 	dir := f.outDir
@@ -260,8 +260,9 @@ func vegetaReports(dir string, out *bench.Outcome) []error {
 	return errs
 }
 
-// dryRun prints the targets and the runs in the order they would go, with their lengths.
-func dryRun(w io.Writer, c *bench.Checked) {
+// dryRun prints the targets and the runs in the order they would go, with their lengths; the
+// commands with their secrets REDACTED unless show (--show-secrets).
+func dryRun(w io.Writer, c *bench.Checked, show bool) {
 	b := c.Bench
 	var total time.Duration
 	runs, unknown := 0, false
@@ -295,7 +296,7 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	for _, t := range b.Targets {
 		how := "already running"
 		if len(t.Command) > 0 {
-			how = "started by: " + strings.Join(t.Command, " ")
+			how = "started by: " + plan.ShownCommand(t.Command, t.Shell, show)
 			if t.Ready != "" {
 				how += " (ready when " + t.Ready + " answers)"
 			}
@@ -310,9 +311,9 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	}
 	again := func(s plan.Scenario, k int) { // says which targets run k starts again
 		for _, t := range b.Targets {
-			if want := s.TargetAt(t, k).Command; len(want) > 0 && !slices.Equal(running[t.Name], want) {
-				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, strings.Join(want, " "))
-				running[t.Name] = want
+			if want := s.TargetAt(t, k); len(want.Command) > 0 && !slices.Equal(running[t.Name], want.Command) {
+				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, plan.ShownCommand(want.Command, want.Shell, show))
+				running[t.Name] = want.Command
 			}
 		}
 	}
