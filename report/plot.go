@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -84,7 +85,7 @@ func ReadRequestLog(name string, r io.Reader) (PlotRun, error) {
 			return run, fmt.Errorf("%s:%d: sent %q: want an RFC 3339 time, or nothing for a request that failed before sending", name, line, clipText(rec[3]))
 		}
 		ms, err := strconv.ParseFloat(rec[5], 64)
-		if err != nil || ms < 0 {
+		if err != nil || !(ms >= 0) || math.IsInf(ms, 0) {
 			return run, fmt.Errorf("%s:%d: service_ms %q: want milliseconds, 0 or more", name, line, clipText(rec[5]))
 		}
 		rows = append(rows, row{sent, ms, rec[7] == "ok"})

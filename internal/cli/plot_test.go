@@ -79,10 +79,20 @@ func TestPlot(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("id,endpoint,intended,sent,latency_ms,service_ms,status,class\n1,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,x,200,ok\n"), 0o644)
+	// NaN and infinities parse as floats, but are no milliseconds (the page's JSON cannot hold them)
+	odd := map[string]string{}
+	for _, v := range []string{"NaN", "+Inf", "-Inf", "-1"} {
+		odd[v] = filepath.Join(dir, "odd"+v+".csv")
+		os.WriteFile(odd[v], []byte("id,endpoint,intended,sent,latency_ms,service_ms,status,class\n1,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,0.5,200,ok\n2,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,"+v+",200,ok\n"), 0o644)
+	}
 	for args, msg := range map[string]string{
-		"plot " + bad:  bad + ":2: service_ms \"x\": want milliseconds, 0 or more",
-		"plot " + page: page + ":1: want the header of a per-request log (run --log)",
-		"plot":         "want at least one per-request log",
+		"plot " + bad:         bad + ":2: service_ms \"x\": want milliseconds, 0 or more",
+		"plot " + odd["NaN"]:  odd["NaN"] + ":3: service_ms \"NaN\": want milliseconds, 0 or more",
+		"plot " + odd["+Inf"]: odd["+Inf"] + ":3: service_ms \"+Inf\": want milliseconds, 0 or more",
+		"plot " + odd["-Inf"]: odd["-Inf"] + ":3: service_ms \"-Inf\": want milliseconds, 0 or more",
+		"plot " + odd["-1"]:   odd["-1"] + ":3: service_ms \"-1\": want milliseconds, 0 or more",
+		"plot " + page:        page + ":1: want the header of a per-request log (run --log)",
+		"plot":                "want at least one per-request log",
 	} {
 		code, _, stderr := cliRun(t, strings.Fields(args)...)
 		if code != ExitUsage || !strings.Contains(stderr, msg) {
