@@ -221,9 +221,14 @@ func resultName(id bench.RunID) string { return id.FileStem() + ".rb" }
 // logName names the per-request log of a run (a plan's reports: [plot]): SCENARIO.TARGET.log.csv.
 func logName(id bench.RunID) string { return id.FileStem() + ".log.csv" }
 
+// measuredNone reports whether s counts no measured request: none sent, none failed before
+// sending (the rows of a per-request log).
+func measuredNone(s *summary.Summary) bool { return s.Requests.Sent == 0 && s.Requests.Unsent == 0 }
+
 // vegetaReports writes into dir the files of the plan's reports: (see plan.Bench.Reports): each
 // load run's vegeta text report, RUN.vegeta.txt; each scenario step's plot of its runs' requests,
-// SCENARIO[.stepN].plot.html, from their per-request logs. It returns what it could not write.
+// SCENARIO[.stepN].plot.html, from their per-request logs (a run interrupted or without measured
+// requests has none to plot: its empty log is passed over). It returns what it could not write.
 func vegetaReports(dir string, out *bench.Outcome) []error {
 	var errs []error
 	want := out.Bench.Reports
@@ -243,6 +248,9 @@ func vegetaReports(dir string, out *bench.Outcome) []error {
 			}
 			if slices.Contains(want, plan.ReportPlot) {
 				r, err := readPlotRuns([]string{filepath.Join(dir, logName(m.RunID))}, []string{m.Target})
+				if errors.Is(err, report.ErrEmptyLog) && (out.Interrupted || m.Summary.Interrupted || measuredNone(m.Summary)) {
+					continue // cut in its warm-up, say: no request to plot, and no fault of the log
+				}
 				if err != nil {
 					errs = append(errs, err)
 					continue
