@@ -245,7 +245,7 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 			continue
 		}
 		o.progress("starting target %s", t.Name)
-		p, err := startTarget(ctx, t, b.Dir, o.LogDir, false)
+		p, err := startTarget(ctx, t, b.Dir, o.LogDir, false, o.ShowSecrets)
 		if err != nil {
 			if ctx.Err() != nil {
 				out.Interrupted = true
@@ -270,12 +270,12 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 			if !ok || slices.Equal(st.command, want.Command) {
 				continue
 			}
-			o.progress("starting target %s again: %s", t.Name, strings.Join(want.Command, " "))
+			o.progress("starting target %s again: %s", t.Name, plan.ShownCommand(want.Command, want.Shell, o.ShowSecrets))
 			i := slices.Index(procs, st.proc)
 			procs = slices.Delete(procs, i, i+1)
 			st.proc.stop()
 			portFreed(ctx, t, StopTimeout)
-			p, err := startTarget(ctx, want, b.Dir, o.LogDir, true)
+			p, err := startTarget(ctx, want, b.Dir, o.LogDir, true, o.ShowSecrets)
 			if err != nil {
 				delete(started, t.Name)
 				if ctx.Err() != nil {

@@ -124,8 +124,10 @@ func (p *process) exited() (bool, error) {
 // below 500, or, without one, its URL's port takes connections. A port that takes connections
 // before the command starts is refused (see portFree): the runs would measure whatever holds it.
 // The command's output goes to logDir/NAME.log when logDir is set; again (a target started anew
-// with another command) adds to that log after a line that gives the new command.
-func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, again bool) (*process, error) {
+// with another command) adds to that log after a line that gives the new command. What it writes
+// and its errors give the command with its secrets REDACTED unless show (--show-secrets).
+func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, again, show bool) (*process, error) {
+	shown := plan.ShownCommand(t.Command, t.Shell, show)
 	var log io.WriteCloser
 	if logDir != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -137,7 +139,7 @@ func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, ag
 			return nil, err
 		}
 		if again {
-			fmt.Fprintf(f, "rpcbench bench: target %s started again: %s\n", t.Name, strings.Join(t.Command, " "))
+			fmt.Fprintf(f, "rpcbench bench: target %s started again: %s\n", t.Name, shown)
 		}
 		log = f
 	}
@@ -150,14 +152,14 @@ func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, ag
 	env := append([]string{plan.EnvTargetURL + "=" + t.URL, plan.EnvTargetName + "=" + t.Name}, t.Env...)
 	p, err := start(t.Name, command(t.Command, t.Shell, dir, env), log)
 	if err != nil {
-		return nil, fmt.Errorf("target %s: cannot start %q: %w", t.Name, strings.Join(t.Command, " "), err)
+		return nil, fmt.Errorf("target %s: cannot start %q: %w", t.Name, shown, err)
 	}
 	wait := t.ReadyTimeout
 	if wait == 0 {
 		wait = plan.DefaultReadyTimeout
 	}
 	began := time.Now()
-	if p.ready, err = waitReady(ctx, p, t, wait); err != nil {
+	if p.ready, err = waitReady(ctx, p, t, shown, wait); err != nil {
 		p.stop()
 		return nil, err
 	}
@@ -166,8 +168,8 @@ func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, ag
 }
 
 // waitReady polls the target until it answers, its command exits, wait passes or ctx ends; it
-// returns what its ready URL answered, if it has one.
-func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Duration) (Readiness, error) {
+// returns what its ready URL answered, if it has one. Its errors name the command as shown.
+func waitReady(ctx context.Context, p *process, t plan.BenchTarget, shown string, wait time.Duration) (Readiness, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	r := Readiness{Target: t.Name}
@@ -184,7 +186,7 @@ func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Du
 	defer tick.Stop()
 	for {
 		if done, err := p.exited(); done {
-			return Readiness{}, fmt.Errorf("target %s: the command %q ended before the target was ready (%v)", t.Name, strings.Join(t.Command, " "), exitText(err))
+			return Readiness{}, fmt.Errorf("target %s: the command %q ended before the target was ready (%v)", t.Name, shown, exitText(err))
 		}
 		if probe() {
 			return r, nil

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -123,6 +124,22 @@ func RedactArgs(args []string) []string {
 	}
 	return out
 }
+
+// ShownCommand returns a command (a target's, a scenario's) as rpcbench writes it out: its
+// arguments joined by blanks, each with its secrets (RedactArg) REDACTED unless show; a shell
+// command line (shell: one string for /bin/sh -c) word by word, so that each URL in it is.
+func ShownCommand(cmd []string, shell, show bool) string {
+	switch {
+	case show:
+		return strings.Join(cmd, " ")
+	case shell && len(cmd) == 1:
+		return shellWord.ReplaceAllStringFunc(cmd[0], RedactArg)
+	}
+	return strings.Join(RedactArgs(cmd), " ")
+}
+
+// shellWord is a word of a shell command line, as ShownCommand redacts it.
+var shellWord = regexp.MustCompile(`\S+`)
 
 // Shown returns p as rpcbench writes it out: p.Redacted(), or p itself when the user asked for
 // the secrets (show: --show-secrets). Every command that writes a plan's requests goes through it.

@@ -42,3 +42,25 @@ func TestRedactArgSecretHeaderHoldingAURL(t *testing.T) {
 		}
 	}
 }
+
+// A command is written with each URL's secrets REDACTED, in an argument vector or word by word in
+// a shell command line (two URLs, the second with the password), and as it is when shown.
+func TestShownCommand(t *testing.T) {
+	t.Parallel()
+	sh := []string{"relay --upstream http://127.0.0.1:1/ --upstream 'http://alice:pw@127.0.0.1:2/?api_key=k&x=1' --max-idle 4"}
+	argv := []string{"relay", "-H", "Authorization: Bearer tok", "--upstream=http://alice:pw@127.0.0.1:2/"}
+	for _, c := range []struct {
+		cmd         []string
+		shell, show bool
+		want        string
+	}{
+		{sh, true, false, "relay --upstream http://127.0.0.1:1/ --upstream 'http://REDACTED@127.0.0.1:2/?api_key=REDACTED&x=1' --max-idle 4"},
+		{sh, true, true, sh[0]},
+		{argv, false, false, "relay -H Authorization: REDACTED --upstream=http://REDACTED@127.0.0.1:2/"},
+		{argv, false, true, "relay -H Authorization: Bearer tok --upstream=http://alice:pw@127.0.0.1:2/"},
+	} {
+		if got := ShownCommand(c.cmd, c.shell, c.show); got != c.want {
+			t.Errorf("%q shell %v show %v: %s; want %s", c.cmd, c.shell, c.show, got, c.want)
+		}
+	}
+}

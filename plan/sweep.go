@@ -58,9 +58,25 @@ func (s Scenario) TargetAt(t BenchTarget, k int) BenchTarget {
 func (s Scenario) SweepsCommand() bool { return s.Sweep != nil && s.Sweep.Target != "" }
 
 // shellFlag finds a flag and its value in a shell command line: the flag as a word of its own,
-// then its value after "=" or blanks.
+// then its value after "=" or blanks (group 3: the value with whatever follows it up to a blank,
+// which numberEnd tells apart).
 func shellFlag(flag string) *regexp.Regexp {
 	return regexp.MustCompile(`(^|\s)` + regexp.QuoteMeta(flag) + `(=|\s+)(\S+)`)
+}
+
+// numberEnd returns the length of the whole number that word starts with, when the rest of word
+// is nothing or starts with a character the shell ends a word at (";", "&", "|", ")", …): in
+// "1024);" the number is 1024 and the ");" stays the shell's. It returns 0 when word is not a plain
+// whole number so ended ("abc", "1.5", "10k", "$N").
+func numberEnd(word string) int {
+	n := 0
+	for n < len(word) && word[n] >= '0' && word[n] <= '9' {
+		n++
+	}
+	if n == 0 || n < len(word) && !strings.ContainsRune(";&|()<>'\"`", rune(word[n])) {
+		return 0
+	}
+	return n
 }
 
 // FlagCount counts the places of flag in a command (an argument vector, or one string for
@@ -81,26 +97,54 @@ func FlagCount(cmd []string, shell bool, flag string) int {
 	return n
 }
 
-// SetFlag returns a copy of cmd with the value of flag (given once, as FlagCount finds it) set to
-// value; false when cmd does not give flag exactly once.
-func SetFlag(cmd []string, shell bool, flag, value string) ([]string, bool) {
+// flagValue finds the value of flag (given once, as FlagCount finds it) in cmd: the index of the
+// word that holds it and where it starts and ends in that word, ok false when the value there
+// is not a plain whole number (see numberEnd), word -1 when cmd does not give flag exactly once.
+func flagValue(cmd []string, shell bool, flag string) (word, start, end int, ok bool) {
 	if FlagCount(cmd, shell, flag) != 1 {
+		return -1, 0, 0, false
+	}
+	if shell {
+		m := shellFlag(flag).FindStringSubmatchIndex(cmd[0])
+		n := numberEnd(cmd[0][m[6]:m[7]])
+		return 0, m[6], m[6] + n, n > 0
+	}
+	for i, a := range cmd {
+		switch {
+		case a == flag && i+1 < len(cmd):
+			return i + 1, 0, len(cmd[i+1]), numberEnd(cmd[i+1]) == len(cmd[i+1])
+		case strings.HasPrefix(a, flag+"="):
+			return i, len(flag) + 1, len(a), numberEnd(a[len(flag)+1:]) == len(a)-len(flag)-1
+		}
+	}
+	return -1, 0, 0, false
+}
+
+// FlagValue returns the value flag has in cmd, as given (in a shell command line, the word after
+// the flag up to a blank), and whether that is a plain whole number SetFlag can replace; "" and
+// false when cmd does not give flag exactly once.
+func FlagValue(cmd []string, shell bool, flag string) (string, bool) {
+	i, start, end, ok := flagValue(cmd, shell, flag)
+	switch {
+	case i < 0:
+		return "", false
+	case shell && !ok:
+		m := shellFlag(flag).FindStringSubmatchIndex(cmd[0])
+		return cmd[0][m[6]:m[7]], false
+	}
+	return cmd[i][start:end], ok
+}
+
+// SetFlag returns a copy of cmd with the value of flag (given once, as FlagCount finds it, as a
+// plain whole number) set to value; false when cmd does not give flag exactly once, or gives it
+// a value that is not a plain whole number. In a shell command line only the number is replaced:
+// the shell's characters after it (";", ")", "&&", …) stay.
+func SetFlag(cmd []string, shell bool, flag, value string) ([]string, bool) {
+	i, start, end, ok := flagValue(cmd, shell, flag)
+	if !ok {
 		return cmd, false
 	}
 	out := slices.Clone(cmd)
-	if shell {
-		re := shellFlag(flag)
-		m := re.FindStringSubmatchIndex(out[0])
-		out[0] = out[0][:m[6]] + value + out[0][m[7]:] // group 3: the value
-		return out, true
-	}
-	for i, a := range out {
-		switch {
-		case a == flag && i+1 < len(out):
-			out[i+1] = value
-		case strings.HasPrefix(a, flag+"="):
-			out[i] = flag + "=" + value
-		}
-	}
+	out[i] = out[i][:start] + value + out[i][end:]
 	return out, true
 }

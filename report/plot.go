@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
 	"strconv"
 	"time"
 
@@ -38,9 +39,13 @@ type PlotPoint struct {
 	At, Ms float64
 }
 
+// ErrEmptyLog is what ReadRequestLog returns (wrapped, with the log's name) for a log with no
+// request: its header only.
+var ErrEmptyLog = errors.New("no requests: the log holds its header only")
+
 // ReadRequestLog reads a per-request log (run --log: id, endpoint, intended, sent, latency_ms,
 // service_ms, status, class) into a PlotRun labelled name. A bad header or row is an error naming
-// name and the row's line.
+// name and the row's line; a log without rows is ErrEmptyLog.
 func ReadRequestLog(name string, r io.Reader) (PlotRun, error) {
 	run := PlotRun{Label: name}
 	c := csv.NewReader(r)
@@ -84,7 +89,7 @@ func ReadRequestLog(name string, r io.Reader) (PlotRun, error) {
 			return run, fmt.Errorf("%s:%d: sent %q: want an RFC 3339 time, or nothing for a request that failed before sending", name, line, clipText(rec[3]))
 		}
 		ms, err := strconv.ParseFloat(rec[5], 64)
-		if err != nil || ms < 0 {
+		if err != nil || !(ms >= 0) || math.IsInf(ms, 0) {
 			return run, fmt.Errorf("%s:%d: service_ms %q: want milliseconds, 0 or more", name, line, clipText(rec[5]))
 		}
 		rows = append(rows, row{sent, ms, rec[7] == "ok"})
@@ -98,7 +103,7 @@ func ReadRequestLog(name string, r io.Reader) (PlotRun, error) {
 		}
 	}
 	if len(rows) == 0 && run.Unsent == 0 {
-		return run, fmt.Errorf("%s: no requests: the log holds its header only", name)
+		return run, fmt.Errorf("%s: %w", name, ErrEmptyLog)
 	}
 	return run, nil
 }

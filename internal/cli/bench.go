@@ -86,7 +86,7 @@ func runBench(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if f.dryRun {
-		dryRun(e.stdout, checked)
+		dryRun(e.stdout, checked, f.showSecrets)
 		return ExitOK
 	}
 	dir := f.outDir
@@ -221,9 +221,14 @@ func resultName(id bench.RunID) string { return id.FileStem() + ".rb" }
 // logName names the per-request log of a run (a plan's reports: [plot]): SCENARIO.TARGET.log.csv.
 func logName(id bench.RunID) string { return id.FileStem() + ".log.csv" }
 
+// measuredNone reports whether s counts no measured request: none sent, none failed before
+// sending (the rows of a per-request log).
+func measuredNone(s *summary.Summary) bool { return s.Requests.Sent == 0 && s.Requests.Unsent == 0 }
+
 // vegetaReports writes into dir the files of the plan's reports: (see plan.Bench.Reports): each
 // load run's vegeta text report, RUN.vegeta.txt; each scenario step's plot of its runs' requests,
-// SCENARIO[.stepN].plot.html, from their per-request logs. It returns what it could not write.
+// SCENARIO[.stepN].plot.html, from their per-request logs (a run interrupted or without measured
+// requests has none to plot: its empty log is passed over). It returns what it could not write.
 func vegetaReports(dir string, out *bench.Outcome) []error {
 	var errs []error
 	want := out.Bench.Reports
@@ -243,6 +248,9 @@ func vegetaReports(dir string, out *bench.Outcome) []error {
 			}
 			if slices.Contains(want, plan.ReportPlot) {
 				r, err := readPlotRuns([]string{filepath.Join(dir, logName(m.RunID))}, []string{m.Target})
+				if errors.Is(err, report.ErrEmptyLog) && (out.Interrupted || m.Summary.Interrupted || measuredNone(m.Summary)) {
+					continue // cut in its warm-up, say: no request to plot, and no fault of the log
+				}
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -260,8 +268,9 @@ func vegetaReports(dir string, out *bench.Outcome) []error {
 	return errs
 }
 
-// dryRun prints the targets and the runs in the order they would go, with their lengths.
-func dryRun(w io.Writer, c *bench.Checked) {
+// dryRun prints the targets and the runs in the order they would go, with their lengths; the
+// commands with their secrets REDACTED unless show (--show-secrets).
+func dryRun(w io.Writer, c *bench.Checked, show bool) {
 	b := c.Bench
 	var total time.Duration
 	runs, unknown := 0, false
@@ -295,7 +304,7 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	for _, t := range b.Targets {
 		how := "already running"
 		if len(t.Command) > 0 {
-			how = "started by: " + strings.Join(t.Command, " ")
+			how = "started by: " + plan.ShownCommand(t.Command, t.Shell, show)
 			if t.Ready != "" {
 				how += " (ready when " + t.Ready + " answers)"
 			}
@@ -310,9 +319,9 @@ func dryRun(w io.Writer, c *bench.Checked) {
 	}
 	again := func(s plan.Scenario, k int) { // says which targets run k starts again
 		for _, t := range b.Targets {
-			if want := s.TargetAt(t, k).Command; len(want) > 0 && !slices.Equal(running[t.Name], want) {
-				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, strings.Join(want, " "))
-				running[t.Name] = want
+			if want := s.TargetAt(t, k); len(want.Command) > 0 && !slices.Equal(running[t.Name], want.Command) {
+				fmt.Fprintf(w, "  target %s started again: %s\n", t.Name, plan.ShownCommand(want.Command, want.Shell, show))
+				running[t.Name] = want.Command
 			}
 		}
 	}

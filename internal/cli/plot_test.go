@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rpcbench/rpcbench/bench"
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/serve/lab"
+	"github.com/rpcbench/rpcbench/summary"
 )
 
 // plotData returns the series a plot page charts: each one's label and its points' count.
@@ -79,10 +82,20 @@ func TestPlot(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("id,endpoint,intended,sent,latency_ms,service_ms,status,class\n1,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,x,200,ok\n"), 0o644)
+	// NaN and infinities parse as floats, but are no milliseconds (the page's JSON cannot hold them)
+	odd := map[string]string{}
+	for _, v := range []string{"NaN", "+Inf", "-Inf", "-1"} {
+		odd[v] = filepath.Join(dir, "odd"+v+".csv")
+		os.WriteFile(odd[v], []byte("id,endpoint,intended,sent,latency_ms,service_ms,status,class\n1,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,0.5,200,ok\n2,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,"+v+",200,ok\n"), 0o644)
+	}
 	for args, msg := range map[string]string{
-		"plot " + bad:  bad + ":2: service_ms \"x\": want milliseconds, 0 or more",
-		"plot " + page: page + ":1: want the header of a per-request log (run --log)",
-		"plot":         "want at least one per-request log",
+		"plot " + bad:         bad + ":2: service_ms \"x\": want milliseconds, 0 or more",
+		"plot " + odd["NaN"]:  odd["NaN"] + ":3: service_ms \"NaN\": want milliseconds, 0 or more",
+		"plot " + odd["+Inf"]: odd["+Inf"] + ":3: service_ms \"+Inf\": want milliseconds, 0 or more",
+		"plot " + odd["-Inf"]: odd["-Inf"] + ":3: service_ms \"-Inf\": want milliseconds, 0 or more",
+		"plot " + odd["-1"]:   odd["-1"] + ":3: service_ms \"-1\": want milliseconds, 0 or more",
+		"plot " + page:        page + ":1: want the header of a per-request log (run --log)",
+		"plot":                "want at least one per-request log",
 	} {
 		code, _, stderr := cliRun(t, strings.Fields(args)...)
 		if code != ExitUsage || !strings.Contains(stderr, msg) {
@@ -156,4 +169,52 @@ func mustRead(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// A run cut in its warm-up (interrupted, or one that measured no request) leaves a log with its
+// header only: the plot passes it over without an error and draws the other runs; a run that
+// measured requests but whose log holds none is still told.
+func TestVegetaReportsPassOverEmptyLogs(t *testing.T) {
+	t.Parallel()
+	const head = "id,endpoint,intended,sent,latency_ms,service_ms,status,class\n"
+	for _, c := range []struct {
+		name    string
+		cut     bool // the whole run interrupted
+		b       summary.Summary
+		wantErr string
+	}{
+		{"interrupted in b's warm-up", true, summary.Summary{Interrupted: true}, ""},
+		{"b interrupted alone", false, summary.Summary{Interrupted: true}, ""},
+		{"b measured none", false, summary.Summary{}, ""},
+		{"b measured 3, logged none", false, summary.Summary{Stats: summary.Stats{Requests: summary.Requests{Intended: 3, Sent: 3}}}, "s.b.log.csv: no requests: the log holds its header only"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "s.a.log.csv"), []byte(head+"1,GET /,2026-01-01T00:00:00Z,2026-01-01T00:00:00Z,1.0,0.5,200,ok\n"), 0o644)
+			os.WriteFile(filepath.Join(dir, "s.b.log.csv"), []byte(head), 0o644)
+			a := summary.Summary{Stats: summary.Stats{Requests: summary.Requests{Intended: 1, Sent: 1, Completed: 1, OK: 1}}}
+			out := &bench.Outcome{Bench: &plan.Bench{Reports: []string{plan.ReportPlot}}, Interrupted: c.cut, Runs: []bench.Measured{
+				{RunID: bench.RunID{Scenario: "s", Target: "a", Steps: 1}, Summary: &a},
+				{RunID: bench.RunID{Scenario: "s", Target: "b", Steps: 1}, Summary: &c.b},
+			}}
+			errs := vegetaReports(dir, out)
+			if c.wantErr != "" {
+				if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.wantErr) {
+					t.Errorf("errors %v; want one with %q", errs, c.wantErr)
+				}
+				return
+			}
+			if len(errs) > 0 {
+				t.Errorf("errors %v; want none", errs)
+			}
+			page, err := os.ReadFile(filepath.Join(dir, "s.plot.html"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := plotData(t, string(page)); got["a: OK"] != 1 || len(got) != 2 {
+				t.Errorf("points %v; want a's one OK point (and its 0 errors) alone", got)
+			}
+		})
+	}
 }

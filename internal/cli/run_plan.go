@@ -83,8 +83,28 @@ func (f *runFlags) planOfFile(e *env, fs *flag.FlagSet, pos []string) (plan.Plan
 	if s.SweepsCommand() {
 		fmt.Fprintf(e.stderr, "rpcbench run: scenario %s sweeps %s, which rpcbench bench sets by starting target %s again at each value; run --plan does not: %s stays as it runs now\n", s.Name, s.Sweep.Param, s.Sweep.Target, s.Sweep.Target)
 	}
+	if len(b.Reports) > 0 {
+		fmt.Fprintf(e.stderr, "rpcbench run: the plan's reports: [%s] are files rpcbench bench writes into its run directory; run --plan writes none of them%s\n", strings.Join(b.Reports, ", "), reportsInstead(b.Reports))
+	}
 	f.segment.apply(&p)
 	return p, rr, nil
+}
+
+// reportsInstead says how run gives what each of a plan's reports: would (see plan.BenchReports).
+func reportsInstead(reports []string) string {
+	var how []string
+	for _, r := range reports {
+		switch r {
+		case plan.ReportVegeta:
+			how = append(how, "--format vegeta prints vegeta's text report")
+		case plan.ReportPlot:
+			how = append(how, "--log FILE keeps the per-request log, which rpcbench plot FILE draws")
+		}
+	}
+	if len(how) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(how, "; ")
 }
 
 // selectError names the flag of a choice plan.Bench.Select could not make.

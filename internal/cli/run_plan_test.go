@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -102,5 +103,39 @@ func TestRunPlanTargetFlagSweep(t *testing.T) {
 	}
 	if want := "scenario pool sweeps lab --pool, which rpcbench bench sets by starting target lab again at each value; run --plan does not: lab stays as it runs now"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// run --plan of a plan with reports: writes none of the files bench would, and says so once, with
+// the flags that give them; those flags do as it says.
+func TestRunPlanSaysItWritesNoReports(t *testing.T) {
+	t.Parallel()
+	srv := startLab(t, lab.Config{})
+	path := writePlanFile(t, "targets:\n  lab:\n    url: "+srv.URL()+"\nreports: [vegeta, plot]\nscenarios:\n  read:\n    requests: 5\n    connections: 1\n", nil)
+	logFile := filepath.Join(t.TempDir(), "read.csv")
+	code, stdout, stderr := mainOut("run", "--plan", path, "--format", "vegeta", "--log", logFile)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	want := "rpcbench run: the plan's reports: [vegeta, plot] are files rpcbench bench writes into its run directory; run --plan writes none of them: --format vegeta prints vegeta's text report; --log FILE keeps the per-request log, which rpcbench plot FILE draws\n"
+	if n := strings.Count(stderr, want); n != 1 {
+		t.Errorf("stderr says it %d times; want once %q:\n%s", n, want, stderr)
+	}
+	// vegeta's text report starts "Requests [total, rate, throughput]"; 5 requests in the log
+	if !regexp.MustCompile(`^Requests +\[total, rate, throughput\] +5, `).MatchString(stdout) {
+		t.Errorf("--format vegeta: %.300s; want vegeta's text report of 5 requests", stdout)
+	}
+	page := filepath.Join(t.TempDir(), "p.html")
+	if code, _, stderr := mainOut("plot", "-o", page, logFile); code != ExitOK {
+		t.Fatalf("plot of the --log: exit %d\n%s", code, stderr)
+	}
+	b, _ := os.ReadFile(page)
+	if got := plotData(t, string(b)); got["read.csv: OK"]+got["read.csv: errors"] != 5 {
+		t.Errorf("plot of the --log: points %v; want 5", got)
+	}
+	// without reports: no word of them
+	plain := writePlanFile(t, "targets:\n  lab:\n    url: "+srv.URL()+"\nscenarios:\n  read:\n    requests: 1\n", nil)
+	if _, _, stderr := mainOut("run", "--plan", plain, "--quiet"); strings.Contains(stderr, "reports:") {
+		t.Errorf("a plan without reports: %s", stderr)
 	}
 }

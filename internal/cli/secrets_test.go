@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,6 +121,26 @@ scenarios:
 	cases = append(cases, tcase{"run --out prometheus-rw (a receiver that is not there)", func(dir string) []string {
 		return append(append([]string{"run", "--requests", "3", "--connections", "1", "--quiet", "--out", "prometheus-rw=" + withSecrets("http://127.0.0.1:1/", "/api/v1/write")}, secretHeaders...), url)
 	}, false})
+	// a target whose command holds the secrets, swept: started, started again (its progress line,
+	// its log), and --dry-run's lines for both
+	relayPlan := writeFile(t, src, "relay.yaml", fmt.Sprintf(`targets:
+  relay:
+    url: http://%[1]s/
+    command: "exec %[2]s -test.run=^TestHelperProcess$ -- serve relay --addr %[1]s --upstream '%[3]s' --max-idle 4"
+    env: {RPCBENCH_HELPER_PROCESS: "1"}
+scenarios:
+  pool:
+    requests: 2
+    connections: 1
+    jsonrpc: {calls: [{method: eth_blockNumber}]}
+    sweep: {relay --max-idle: [1, 2]}
+`, freeAddr(t), os.Args[0], nodeURL))
+	cases = append(cases, tcase{"bench of a swept target's command", func(dir string) []string {
+		return []string{"bench", "--format", "json", "--out-dir", filepath.Join(dir, "run"), relayPlan}
+	}, true})
+	cases = append(cases, tcase{"bench --dry-run of a swept target's command", func(dir string) []string {
+		return []string{"bench", "--dry-run", relayPlan}
+	}, true})
 	// a header value h2 cannot send: its error names the header, not the value (the secret)
 	cases = append(cases, tcase{"run --h2c, a header value it cannot send", func(dir string) []string {
 		return []string{"run", "--h2c", "--requests", "2", "--connections", "1", "--quiet", "--format", "json", "--out", filepath.Join(dir, "bad.rb"),
@@ -230,4 +252,15 @@ func TestSecretsRedactedInErrors(t *testing.T) {
 		}
 		checkSecrets(t, args[0]+"'s error", stderr, false)
 	}
+}
+
+// freeAddr returns a loopback host:port no one listens on now, for a target a bench starts.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

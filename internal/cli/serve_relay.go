@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/serve/relay"
 )
 
@@ -33,7 +34,7 @@ func relayFlags(fs *flag.FlagSet) func(ctx context.Context, se *serveEnv) error 
 		if err != nil {
 			return usageError{strings.Replace(strings.TrimPrefix(err.Error(), "relay: "), "upstream", "--upstream", 1)}
 		}
-		fmt.Fprintf(se.Out, "relay listening on %s, forwarding to %s\n", s.URL(), s.Upstream())
+		fmt.Fprintf(se.Out, "relay listening on %s, forwarding to %s\n", s.URL(), plan.RedactURL(s.Upstream()))
 		return untilDone(ctx, s.Shutdown)
 	}
 }

@@ -56,8 +56,8 @@ func (f *fileReader) sweep(n *yaml.Node, path string) *plan.Sweep {
 }
 
 // sweepFlag reads the key of a sweep of a target's command flag, "TARGET --FLAG", at k, into w:
-// the target is one of this plan's, with a command that gives the flag once (its value there is
-// the one of every run outside the sweep). It reports whether the key is such.
+// the target is one of this plan's, with a command that gives the flag once, with a plain whole
+// number (its value there is the one of every run outside the sweep). It reports whether the key is such.
 func (f *fileReader) sweepFlag(w *plan.Sweep, k *yaml.Node, kp string) bool {
 	name, flag, ok := strings.Cut(w.Param, " ")
 	flag = strings.TrimSpace(flag)
@@ -81,6 +81,10 @@ func (f *fileReader) sweepFlag(w *plan.Sweep, k *yaml.Node, kp string) bool {
 	}
 	switch n := plan.FlagCount(f.targets[i].Command, f.targets[i].Shell, flag); n {
 	case 1:
+		if v, ok := plan.FlagValue(f.targets[i].Command, f.targets[i].Shell, flag); !ok {
+			f.errorf(k, kp, "targets.%s.command gives %s the value %q: want a plain whole number there (e.g. %s 1024), which the sweep replaces at each value", name, flag, v, flag)
+			return false
+		}
 		return true
 	case 0:
 		f.errorf(k, kp, "targets.%s.command has no %s VALUE: give the flag there with the value of the runs outside the sweep (e.g. %s 1024)", name, flag, flag)
