@@ -234,6 +234,7 @@ func runDiffPrepared(ctx context.Context, e *env, d diffRun) int {
 	if cmd == "" {
 		cmd = "diff"
 	}
+	d.cfg.ShowSecrets = d.showSecrets // the answers' errors quote the URLs
 	// the report and the files name the servers by their URLs, secrets REDACTED
 	all := d.cfg.URLs
 	if d.cfg.Reference != "" {

@@ -127,6 +127,9 @@ type Config struct {
 	Insecure bool
 	// MaxBody bounds an answer's body; 0: 16 MiB.
 	MaxBody int64
+	// ShowSecrets keeps the URLs' passwords and key-like query values in the answers' errors
+	// (which quote the URL); without it they are REDACTED there, as in every other output.
+	ShowSecrets bool
 }
 
 // Defaults of Config.
@@ -140,6 +143,7 @@ const (
 type server struct {
 	scheme, host, path string
 	tr                 transport.Transport
+	showSecrets        bool // keep the URL's secrets in the errors (Config.ShowSecrets)
 }
 
 // Prepare prepares the run of corpus c with load, as plan.Prepare does for any run: the endpoints
@@ -392,7 +396,7 @@ func dial(cfg Config, urls []string, load plan.Load) ([]server, error) {
 		if err != nil {
 			return fail(fmt.Errorf("diff: URL %q: %w", raw, err))
 		}
-		out = append(out, server{scheme: strings.ToLower(u.Scheme), host: u.Host, path: u.RequestURI(), tr: tr})
+		out = append(out, server{scheme: strings.ToLower(u.Scheme), host: u.Host, path: u.RequestURI(), tr: tr, showSecrets: cfg.ShowSecrets})
 	}
 	return out, nil
 }
@@ -442,7 +446,8 @@ func (s server) do(ctx context.Context, q *Request, body []byte) Answer {
 			a.Class = "other"
 		}
 		if out.Err != nil {
-			a.Error = out.Err.Error()
+			// the transports' errors quote the URL they sent to ("Get \"http://…?api_key=…\"")
+			a.Error = plan.ShownURL(out.Err.Error(), s.showSecrets)
 		}
 	}
 	return a
