@@ -384,17 +384,18 @@ func dial(cfg Config, urls []string, load plan.Load) ([]server, error) {
 		return nil, err
 	}
 	for _, raw := range urls {
+		shown := plan.ShownURL(raw, cfg.ShowSecrets)
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
-			return fail(fmt.Errorf("diff: URL %q: want scheme://host:port/path, e.g. http://127.0.0.1:18545/", raw))
+			return fail(fmt.Errorf("diff: URL %q: want scheme://host:port/path, e.g. http://127.0.0.1:18545/", shown))
 		}
 		p, err := transport.ProtocolFor(strings.ToLower(u.Scheme))
 		if err != nil {
-			return fail(fmt.Errorf("diff: URL %q: %w", raw, err))
+			return fail(fmt.Errorf("diff: URL %q: %w", shown, err))
 		}
 		tr, err := transport.New(p, tc)
 		if err != nil {
-			return fail(fmt.Errorf("diff: URL %q: %w", raw, err))
+			return fail(fmt.Errorf("diff: URL %q: %w", shown, err))
 		}
 		out = append(out, server{scheme: strings.ToLower(u.Scheme), host: u.Host, path: u.RequestURI(), tr: tr, showSecrets: cfg.ShowSecrets})
 	}
