@@ -204,13 +204,40 @@ func Run(ctx context.Context, cfg Config, prep *plan.Prepared, c Corpus, o runne
 	if src == nil {
 		src = prep.Source
 	}
-	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst, cancel: cancel}
+	// the first difference cuts the run at once, as a second Ctrl-C does (o.Cut): the requests in
+	// flight then are not compared, and none is sent after it
+	halt := make(chan struct{})
+	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst,
+		cancel: func() { close(halt); cancel() }}
+	if cfg.StopAtFirst {
+		ended := make(chan struct{})
+		defer close(ended)
+		o.Cut = eitherClosed(ended, o.Cut, halt)
+	}
 	o.Engine = append(slices.Clip(o.Engine), engine.WithSource(tagged{src}), engine.WithTransport(f), engine.WithVerifier(f))
 	out, err := runner.Run(ctx, prep, o)
 	if err == nil {
 		err = f.sinkErr
 	}
 	return out, err
+}
+
+// eitherClosed returns a channel closed when a or b is, until ended is; a may be nil.
+func eitherClosed(ended, a, b <-chan struct{}) <-chan struct{} {
+	if a == nil {
+		return b
+	}
+	both := make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+			close(both)
+		case <-b:
+			close(both)
+		case <-ended:
+		}
+	}()
+	return both
 }
 
 // slot is a worker's request as it goes from the source to the transport and the verifier: the
@@ -287,6 +314,15 @@ func (f *fanout) request(s *slot, r *transport.Request) *Request {
 // status, sent when the first server was sent to, its bytes those of every server.
 func (f *fanout) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
 	s := r.SourceState.(*slot)
+	f.mu.Lock()
+	stopped := f.stopped
+	f.mu.Unlock()
+	if stopped { // StopAtFirst found a difference: the run is cut (Run's halt); this is not sent
+		<-ctx.Done()
+		s.res = nil
+		out.Class, out.Err = result.Canceled, ctx.Err()
+		return
+	}
 	began := time.Now()
 	res := f.j.send(ctx, f.servers, f.request(s, r))
 	s.res = res
@@ -327,6 +363,9 @@ func (f *fanout) VerifyDetail(r *transport.Request, out *transport.Outcome, judg
 	s := r.SourceState.(*slot)
 	res := s.res
 	s.res = nil
+	if res == nil && out.Class == result.Canceled {
+		return out.Class, out.Err // not sent: the run stopped at the first difference
+	}
 	if res == nil {
 		return result.Other, errors.New("diff: no comparison for the request")
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,6 +200,30 @@ func TestRunFailuresAndStop(t *testing.T) {
 	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, 1, reqs)
 	if len(got) != 1 {
 		t.Errorf("stop at first: got %d results; want 1", len(got))
+	}
+}
+
+// StopAtFirst sends nothing after the first difference: with one request in flight, each node
+// serves one request of the twenty, counted by the node itself, not by the sink.
+func TestStopAtFirstSendsNoMore(t *testing.T) {
+	t.Parallel()
+	var served [2]atomic.Int64
+	nodes := make([]string, 2)
+	for k := range nodes {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served[k].Add(1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":"0x%d"}`, k+1)
+		}))
+		t.Cleanup(s.Close)
+		nodes[k] = s.URL
+	}
+	reqs := make([]Request, 20)
+	for i := range reqs {
+		reqs[i] = call(i+1, "eth_chainId", "")
+	}
+	got, _ := collect(t, Config{URLs: nodes, StopAtFirst: true}, 1, reqs)
+	if len(got) != 1 || served[0].Load() != 1 || served[1].Load() != 1 {
+		t.Errorf("stop at first: %d results, the nodes served %d and %d requests; want 1, 1 and 1", len(got), served[0].Load(), served[1].Load())
 	}
 }
 
