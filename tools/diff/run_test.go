@@ -197,6 +197,21 @@ func TestRunFailuresAndStop(t *testing.T) {
 	if l := rep.Methods[0].Latency[2]; l.Errors != 2 || l.Answers != 0 || l.P99Ratio != 0 || rep.Latency[2].Errors != 2 || rep.Latency[0].Errors != 0 {
 		t.Errorf("latency of C: %+v overall %+v; want 2 errors, no answer, no ratio", l, rep.Latency[2])
 	}
+	// C gave no answer: no latency in the server table, not 0 ms
+	for _, write := range []func(io.Writer, Report) error{WriteText, WriteMarkdown, WriteHTML} {
+		var b strings.Builder
+		if err := write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		i := strings.Index(out, "p99 ×A") // the server table's head: its rows follow
+		i += strings.Index(out[i:], goneURL)
+		row, _, _ := strings.Cut(out[i:], "\n")
+		row, _, _ = strings.Cut(row, "</tr>")
+		if strings.Contains(row, "ms") || strings.Count(row, "-") < 6 {
+			t.Errorf("the server table's row of C: %q; want its six figures -", row)
+		}
+	}
 	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, 1, reqs)
 	if len(got) != 1 {
 		t.Errorf("stop at first: got %d results; want 1", len(got))
