@@ -457,7 +457,11 @@ func (j *judge) send(ctx context.Context, servers []server, q *Request) *Result 
 	}
 	r.Answers[0] = servers[0].do(ctx, q, body)
 	wg.Wait()
-	compare(r, j.options(q))
+	schemes := make([]string, len(servers))
+	for k, s := range servers {
+		schemes[k] = s.scheme
+	}
+	compare(r, j.options(q), schemes)
 	return r
 }
 
@@ -504,8 +508,10 @@ func joinPath(base, path string) string {
 	return strings.TrimSuffix(base, "/") + path
 }
 
-// compare fills r.Diffs, and r.Noise with a reference.
-func compare(r *Result, rules *jsondiff.Options) {
+// compare fills r.Diffs, and r.Noise with a reference; schemes are the servers' URL schemes.
+// The statuses of two servers are compared only when both speak HTTP or both WebSocket: a call
+// over WebSocket has the handshake's 101 where one over HTTP has 200.
+func compare(r *Result, rules *jsondiff.Options, schemes []string) {
 	o := *rules
 	if r.Request.ShapeOnly {
 		o.ShapeOnly = true
@@ -523,7 +529,7 @@ func compare(r *Result, rules *jsondiff.Options) {
 			continue
 		}
 		var diffs []jsondiff.Difference
-		if refStatus != 0 && a.Status != refStatus {
+		if refStatus != 0 && a.Status != refStatus && isWS(schemes[0]) == isWS(schemes[k]) {
 			diffs = append(diffs, jsondiff.Difference{Path: "(status)", Kind: jsondiff.Changed, TypeA: "status", TypeB: "status",
 				A: fmt.Sprint(refStatus), B: fmt.Sprint(a.Status)})
 		}
@@ -533,6 +539,9 @@ func compare(r *Result, rules *jsondiff.Options) {
 		splitNoise(r)
 	}
 }
+
+// isWS says whether a URL scheme is WebSocket's (ws, wss).
+func isWS(scheme string) bool { return scheme == "ws" || scheme == "wss" }
 
 // bodies compares two answer bodies: structurally when both are JSON, else as text.
 func bodies(a, b []byte, o *jsondiff.Options) []jsondiff.Difference {

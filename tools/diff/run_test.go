@@ -218,6 +218,22 @@ func TestRunFailuresAndStop(t *testing.T) {
 	}
 }
 
+// The same node over HTTP and over WebSocket answers alike: the statuses (200 and the
+// handshake's 101) are not compared across the schemes, the bodies are (a longer chain differs).
+func TestHTTPAndWebSocketCompareBodies(t *testing.T) {
+	t.Parallel()
+	a, b := node(t, 100), node(t, 120)
+	ws := func(s *ethrpc.Server) string { return strings.Replace(s.URL(), "http://", "ws://", 1) }
+	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_blockNumber", "")}
+	got, _ := collect(t, Config{URLs: []string{a.URL(), ws(a), ws(b)}}, 1, reqs)
+	if len(got) != 2 || got[0].Answers[1].Status != 101 || len(got[0].Diffs[1]) != 0 || len(got[1].Diffs[1]) != 0 {
+		t.Fatalf("A over WebSocket: got %d results, %+v; want 2, status 101 and no difference", len(got), got)
+	}
+	if len(got[0].Diffs[2]) != 0 || len(got[1].Diffs[2]) != 1 || got[1].Diffs[2][0].Path != "result" {
+		t.Errorf("B over WebSocket: differences %v and %v; want none, then the head (result)", got[0].Diffs[2], got[1].Diffs[2])
+	}
+}
+
 // StopAtFirst sends nothing after the first difference: with one request in flight, each node
 // serves one request of the twenty, counted by the node itself, not by the sink.
 func TestStopAtFirstSendsNoMore(t *testing.T) {
