@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -159,5 +160,11 @@ func (p Plan) ReplaceSecrets(with func(secret string) string) Plan {
 	}
 	p.Traffic.Header = replaceHeaderSecrets(p.Traffic.Header, with)
 	p.Traffic.Base = ReplaceURLSecrets(p.Traffic.Base, with)
+	if p.Diff != nil {
+		p.Diff = slices.Clone(p.Diff)
+		for i, u := range p.Diff {
+			p.Diff[i] = ReplaceURLSecrets(u, with)
+		}
+	}
 	return p
 }

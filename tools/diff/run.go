@@ -167,6 +167,10 @@ func Prepare(cfg Config, c Corpus, load plan.Load, fsys fs.FS) (*plan.Prepared, 
 		load.Connections = max(load.Connections, 1)
 	}
 	p.Load = load
+	p.Diff = slices.Clone(cfg.URLs)
+	if cfg.Reference != "" {
+		p.Diff = append(p.Diff, cfg.Reference)
+	}
 	p.HTTP = plan.HTTP{Timeout: cfg.Timeout, ConnectTimeout: cfg.ConnectTimeout, Insecure: cfg.Insecure, MaxBody: cfg.MaxBody}
 	return plan.Prepare(p, fsys)
 }
