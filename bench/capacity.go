@@ -14,6 +14,11 @@ import (
 type CapacityResult struct {
 	Scenario string
 	Target   string
+	// Step is the search's index among the scenario's searches against one target, from 0, and
+	// Steps their number: one per part of a scenario run alone: true (Level names it, "get
+	// alone"), else 1 (Level "").
+	Step, Steps int
+	Level       string
 	// SLO is the objective each step had to meet.
 	SLO plan.SLO
 	// Result is the search; nil when it could not start (Err says why).
@@ -23,45 +28,47 @@ type CapacityResult struct {
 	TargetEnded string `json:"target_ended,omitempty"`
 }
 
-// runCapacity runs capacity scenario s against t: capacity.Search with the scenario's requests
-// and search settings, a progress line per step.
+// runCapacity runs search k (a part of a scenario run alone: true, else 0) of capacity scenario s
+// against t: capacity.Search with its requests and the scenario's search settings, a progress line
+// per step.
 //
 // Each step is a run of the runner, watched as a load run is (see watchesFor), with the outputs
 // Options.Outputs gives it.
-func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, t plan.BenchTarget, dir string, prep *plan.Prepared, started map[string]*startedTarget) CapacityResult {
-	r := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO}
+func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, k int, t plan.BenchTarget, dir string, prep *plan.Prepared, started map[string]*startedTarget) CapacityResult {
+	r := CapacityResult{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k), SLO: s.Capacity.SLO}
 	step := 0 // the steps run so far
-	cfg := o.capacityConfig(s, t, dir)
+	cfg := o.capacityConfig(s, t, dir, k)
 	cfg.Prepared = prep
 	var id RunID // the step running
 	cfg.Options = func() runner.Options {
 		step++
-		id = RunID{Scenario: s.Name, Target: t.Name, CapacityStep: step}
+		id = RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: r.Steps, Level: r.Level, CapacityStep: step}
 		return o.runnerOptions(id, t, profilePID(t, started), watchesFor(ctx, t, started, o.ShowSecrets))
 	}
 	cfg.OutputFailed = func(err error) { o.outputFailed(id, err) }
 	cfg.OnStep = func(st capacity.Step) {
-		o.progress("%s on %s: %s", s.Name, t.Name, st.Line())
+		o.progress("%s: %s", r, st.Line())
 	}
-	o.progress("%s on %s: %s", s.Name, t.Name, s.Describe(0))
+	o.progress("%s: %s", r, s.Describe(k))
 	res, err := capacity.Search(ctx, cfg)
 	if err != nil {
 		r.Err = err
-		o.progress("%s on %s: %v", s.Name, t.Name, err)
+		o.progress("%s: %v", r, err)
 		return r
 	}
 	r.Result = res
 	if res.Err != nil { // a step could not run: the search failed there
 		r.Err = fmt.Errorf("a step could not run, and the search stopped there: %w", res.Err)
-		o.progress("%s on %s: %v", s.Name, t.Name, r.Err)
+		o.progress("%s: %v", r, r.Err)
 		return r
 	}
-	o.progress("%s on %s: %s", s.Name, t.Name, res.Answer())
+	o.progress("%s: %s", r, res.Answer())
 	return r
 }
 
-// capacityConfig is the search of capacity scenario s against t, as the plan file says it.
-func (o *Options) capacityConfig(s plan.Scenario, t plan.BenchTarget, dir string) capacity.Config {
+// capacityConfig is search k of capacity scenario s against t (see runCapacity), as the plan file
+// says it.
+func (o *Options) capacityConfig(s plan.Scenario, t plan.BenchTarget, dir string, k int) capacity.Config {
 	c := s.Capacity
 	var warm *time.Duration // the default
 	switch {
@@ -71,11 +78,16 @@ func (o *Options) capacityConfig(s plan.Scenario, t plan.BenchTarget, dir string
 		warm = plan.Wait(c.Warmup)
 	}
 	return capacity.Config{
-		Plan: s.PlanFor(t, 0, dir), SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
+		Plan: s.PlanFor(t, k, dir), SLO: c.SLO, Start: c.Start, Max: c.Max, Factor: c.Factor, Precision: c.Precision,
 		Step: c.Step, Warmup: warm, MaxSteps: c.MaxSteps, Confirmations: c.Confirmations, Files: o.Files, Version: o.Version,
 		ShowSecrets: o.ShowSecrets, Cut: o.Cut,
 	}
 }
 
-// String names the search as the report does.
-func (r CapacityResult) String() string { return fmt.Sprintf("%s on %s", r.Scenario, r.Target) }
+// String names the search as the report does: "capacity on kv", "capacity-each (get alone) on kv".
+func (r CapacityResult) String() string {
+	if r.Level != "" {
+		return fmt.Sprintf("%s (%s) on %s", r.Scenario, r.Level, r.Target)
+	}
+	return fmt.Sprintf("%s on %s", r.Scenario, r.Target)
+}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rpcbench/rpcbench/capacity"
 	"github.com/rpcbench/rpcbench/compare"
 	"github.com/rpcbench/rpcbench/report"
 	"github.com/rpcbench/rpcbench/summary"
@@ -33,6 +34,10 @@ h2{margin-top:2em;border-bottom:1px solid #ddd}
 func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 	title := html.EscapeString(o.Bench.File)
 	fmt.Fprintf(w, pageHead, title, title)
+	if t := startedTable(o.Started); t != nil {
+		io.WriteString(w, "<h2>targets</h2>\n")
+		t.write(w, "html")
+	}
 	for _, s := range o.Bench.Scenarios {
 		switch {
 		case s.IsCommand():
@@ -51,16 +56,18 @@ func renderHTML(w io.Writer, o *Outcome, opt report.Options) error {
 				}
 			}
 		case s.Capacity != nil:
-			cs := o.capacityOf(s.Name)
-			if len(cs) == 0 {
-				continue
-			}
-			fmt.Fprintf(w, "<h2>%s (capacity search)</h2>\n", html.EscapeString(s.Name))
-			capacityTable(cs).write(w, "html")
-			for _, c := range cs {
-				if c.Result != nil {
-					capacitySteps(c).write(w, "html")
-					fmt.Fprintf(w, "<p><b>%s</b></p>\n", html.EscapeString(c.Result.Answer()))
+			for _, cs := range o.capacityParts(s.Name) {
+				fmt.Fprintf(w, "<h2>%s</h2>\n", html.EscapeString(capacityHeading(cs[0])))
+				capacityTable(cs).write(w, "html")
+				for _, c := range cs {
+					if c.Result != nil {
+						capacitySteps(c).write(w, "html")
+						if ch := capacity.Chart(c.Result, c.SLO); ch != "" {
+							fmt.Fprintf(w, "<figure><figcaption>%s: latency against rate (p50 and p99 of each step, log scales; filled: the step met the objective, hollow: it did not; a point's title gives the step's achieved rate)</figcaption>%s</figure>\n",
+								html.EscapeString(c.String()), ch)
+						}
+						fmt.Fprintf(w, "<p><b>%s</b></p>\n", html.EscapeString(c.Result.Answer()))
+					}
 				}
 			}
 		default:
@@ -160,6 +167,8 @@ func valueText(v float64, unit string) string {
 		return fmt.Sprintf("%.2f%%", v)
 	case "count":
 		return strconv.FormatFloat(v, 'f', 0, 64)
+	case "B/s":
+		return bytesText(v) + "/s"
 	}
 	return strings.TrimSpace(fmt.Sprintf("%.1f %s", v, unit))
 }

@@ -167,6 +167,11 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 		}
 		first = false
 	}
+	if t := startedTable(o.Started); t != nil {
+		sep()
+		heading("targets")
+		t.write(w, format)
+	}
 	for _, s := range o.Bench.Scenarios {
 		if s.IsCommand() {
 			build, cs := o.commandsOf(s.Name)
@@ -190,14 +195,12 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 			continue
 		}
 		if s.Capacity != nil {
-			cs := o.capacityOf(s.Name)
-			if len(cs) == 0 {
-				continue
-			}
-			sep()
-			heading(s.Name + " (capacity search)")
-			if err := capacityDoc(w, cs, format); err != nil {
-				return err
+			for _, cs := range o.capacityParts(s.Name) {
+				sep()
+				heading(capacityHeading(cs[0]))
+				if err := capacityDoc(w, cs, format); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -252,7 +255,38 @@ func renderDoc(w io.Writer, o *Outcome, format string, opt report.Options) error
 	return nil
 }
 
-// capacityOf returns the capacity searches of scenario name, in the order of the targets.
+// answerText is what a target's ready URL answered, for a line: `: http://…/v0/prefill answered
+// 200 "prefilled …"`; "" without a ready URL.
+func answerText(r Readiness) string {
+	if r.URL == "" {
+		return " (its port took connections)"
+	}
+	return fmt.Sprintf(": %s answered %d %q", r.URL, r.Status, r.Answer)
+}
+
+// startedTable is the targets started by their command, each with how long it took to be ready
+// and what its ready URL answered (a prefill's size and time, say): before every run, outside
+// the figures; nil when the plan started none.
+func startedTable(rs []Readiness) *table {
+	if len(rs) == 0 {
+		return nil
+	}
+	t := &table{
+		title: "Targets started (before the runs, outside their figures)",
+		head:  []string{"target", "ready after", "ready when", "its answer"},
+		right: []bool{false, true, false, false},
+	}
+	for _, r := range rs {
+		when, answer := "its port took connections", "—"
+		if r.URL != "" {
+			when, answer = r.URL+" answered "+strconv.Itoa(r.Status), r.Answer
+		}
+		t.rows = append(t.rows, []string{r.Target, summary.FormatMs(float64(r.After) / float64(time.Millisecond)), when, answer})
+	}
+	return t
+}
+
+// capacityOf returns the capacity searches of scenario name, in the order they ran.
 func (o *Outcome) capacityOf(name string) []CapacityResult {
 	var cs []CapacityResult
 	for _, c := range o.Capacity {
@@ -261,6 +295,29 @@ func (o *Outcome) capacityOf(name string) []CapacityResult {
 		}
 	}
 	return cs
+}
+
+// capacityParts returns the capacity searches of scenario name by part (one part, the mix, unless
+// the scenario runs alone: true), each part's in the order of the targets.
+func (o *Outcome) capacityParts(name string) [][]CapacityResult {
+	var parts [][]CapacityResult
+	for _, c := range o.capacityOf(name) {
+		if n := len(parts); n > 0 && parts[n-1][0].Step == c.Step {
+			parts[n-1] = append(parts[n-1], c)
+			continue
+		}
+		parts = append(parts, []CapacityResult{c})
+	}
+	return parts
+}
+
+// capacityHeading names the section of a part's searches: "capacity (capacity search)",
+// "capacity-each · step 1/2: put alone (capacity search)".
+func capacityHeading(c CapacityResult) string {
+	if c.Steps <= 1 && c.Level == "" {
+		return c.Scenario + " (capacity search)"
+	}
+	return fmt.Sprintf("%s · step %d/%d: %s (capacity search)", c.Scenario, c.Step+1, c.Steps, c.Level)
 }
 
 // capacityDoc writes each target's search as `rpcbench capacity` does, then the searches side by
@@ -427,12 +484,19 @@ func ratioWords(d, base time.Duration) string {
 }
 
 type benchJSON struct {
-	Schema      string         `json:"schema"`
-	File        string         `json:"file"`
-	Interrupted bool           `json:"interrupted,omitempty"`
-	TargetError string         `json:"target_error,omitempty"`
-	Targets     []string       `json:"targets"`
-	Scenarios   []scenarioJSON `json:"scenarios"`
+	Schema      string   `json:"schema"`
+	File        string   `json:"file"`
+	Interrupted bool     `json:"interrupted,omitempty"`
+	TargetError string   `json:"target_error,omitempty"`
+	Targets     []string `json:"targets"`
+	// Started are the targets the plan started, with how each became ready.
+	Started   []startedJSON  `json:"started,omitempty"`
+	Scenarios []scenarioJSON `json:"scenarios"`
+}
+
+type startedJSON struct {
+	Readiness
+	ReadyAfterS float64 `json:"ready_after_s"`
 }
 
 type scenarioJSON struct {
@@ -451,7 +515,10 @@ type scenarioJSON struct {
 }
 
 type capacityJSON struct {
-	Target string          `json:"target"`
+	Target string `json:"target"`
+	// Step and Level name the part searched alone (alone: true): "get alone"; none for the mix.
+	Step   int             `json:"step,omitempty"`
+	Level  string          `json:"level,omitempty"`
 	Error  string          `json:"error,omitempty"`
 	Report json.RawMessage `json:"report,omitempty"`
 }
@@ -478,11 +545,17 @@ func renderJSON(w io.Writer, o *Outcome, opt report.Options) error {
 	for _, t := range o.Bench.Targets {
 		bj.Targets = append(bj.Targets, t.Name)
 	}
+	for _, r := range o.Started {
+		bj.Started = append(bj.Started, startedJSON{r, r.After.Seconds()})
+	}
 	for _, s := range o.Bench.Scenarios {
 		sj := scenarioJSON{Name: s.Name}
 		sj.Build, sj.Commands = o.commandsOf(s.Name)
 		for _, c := range o.capacityOf(s.Name) {
-			cj := capacityJSON{Target: c.Target}
+			cj := capacityJSON{Target: c.Target, Level: c.Level}
+			if c.Steps > 1 {
+				cj.Step = c.Step + 1
+			}
 			if c.Err != nil {
 				cj.Error = c.Err.Error()
 			} else {

@@ -34,9 +34,13 @@ type RunID struct {
 }
 
 // FileStem is the name of the run's files without their extension: SCENARIO.TARGET,
-// SCENARIO.stepN.TARGET, or SCENARIO.capacityN.TARGET for a step of a capacity search.
+// SCENARIO.stepN.TARGET, or SCENARIO.capacityN.TARGET for a step of a capacity search
+// (SCENARIO.stepK.capacityN.TARGET for step N of the search of the K-th part of a scenario run
+// alone: true).
 func (r RunID) FileStem() string {
 	switch {
+	case r.CapacityStep > 0 && r.Steps > 1:
+		return fmt.Sprintf("%s.step%d.capacity%d.%s", r.Scenario, r.Step+1, r.CapacityStep, r.Target)
 	case r.CapacityStep > 0:
 		return fmt.Sprintf("%s.capacity%d.%s", r.Scenario, r.CapacityStep, r.Target)
 	case r.Steps <= 1:
@@ -47,7 +51,10 @@ func (r RunID) FileStem() string {
 
 // String names the run as progress lines do: "methods step 2/4 (100 connections) on go".
 func (r RunID) String() string {
-	if r.CapacityStep > 0 {
+	switch {
+	case r.CapacityStep > 0 && r.Steps > 1:
+		return fmt.Sprintf("%s step %d/%d (%s) capacity step %d on %s", r.Scenario, r.Step+1, r.Steps, r.Level, r.CapacityStep, r.Target)
+	case r.CapacityStep > 0:
 		return fmt.Sprintf("%s capacity step %d on %s", r.Scenario, r.CapacityStep, r.Target)
 	}
 	if r.Steps <= 1 && r.Level == "" {
@@ -81,6 +88,8 @@ type Outcome struct {
 	Interrupted bool
 	// TargetErr says a target could not be started; nothing after it ran.
 	TargetErr error
+	// Started are the targets started by their command, in order, each with how it became ready.
+	Started []Readiness
 }
 
 // Options say where a run's files are read and its records go. The zero value reads the
@@ -172,10 +181,7 @@ func Check(b *plan.Bench, fsys fs.FS) (*Checked, error) {
 				var prep *plan.Prepared
 				var err error
 				if s.Capacity != nil {
-					if k > 0 {
-						break
-					}
-					prep, err = o.capacityConfig(s, t, b.Dir).Prepare()
+					prep, err = o.capacityConfig(s, t, b.Dir, k).Prepare()
 				} else if s.Replay != nil {
 					var tl *replay.Timeline
 					if prep, tl, err = PrepareReplay(s, t, b.Dir, fsys); err == nil {
@@ -249,6 +255,8 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 			return out
 		}
 		procs = append(procs, p)
+		out.Started = append(out.Started, p.ready)
+		o.progress("target %s ready after %v%s", t.Name, p.ready.After.Round(time.Millisecond), answerText(p.ready))
 		st := &startedTarget{proc: p, command: t.Command}
 		st.pids, st.note = answering(ctx, p, t)
 		started[t.Name] = st
@@ -314,15 +322,13 @@ func RunChecked(ctx context.Context, c *Checked, o Options) *Outcome {
 				}
 				gone := ended(t)
 				if s.Capacity != nil {
-					if k == 0 {
-						c := CapacityResult{Scenario: s.Name, Target: t.Name, SLO: s.Capacity.SLO, Err: errors.New(gone)}
-						if gone == "" {
-							c = o.runCapacity(ctx, s, t, b.Dir, checked.take(runKey{s.Name, t.Name, 0}), started)
-							c.TargetEnded = ended(t)
-							o.endedWhile(c.String(), c.TargetEnded)
-						}
-						out.Capacity = append(out.Capacity, c)
+					c := CapacityResult{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k), SLO: s.Capacity.SLO, Err: errors.New(gone)}
+					if gone == "" {
+						c = o.runCapacity(ctx, s, k, t, b.Dir, checked.take(runKey{s.Name, t.Name, k}), started)
+						c.TargetEnded = ended(t)
+						o.endedWhile(c.String(), c.TargetEnded)
 					}
+					out.Capacity = append(out.Capacity, c)
 					continue
 				}
 				id := RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
@@ -490,6 +496,8 @@ func (r RunID) labels(runID string) map[string]string {
 		l["run_id"] = runID
 	}
 	switch {
+	case r.CapacityStep > 0 && r.Steps > 1:
+		l["step"] = strconv.Itoa(r.Step+1) + " capacity " + strconv.Itoa(r.CapacityStep)
 	case r.CapacityStep > 0:
 		l["step"] = "capacity " + strconv.Itoa(r.CapacityStep)
 	case r.Steps > 1 || r.Level != "":

@@ -75,6 +75,17 @@ func serveHelper(addr string) int {
 			})
 		}))
 	}
+	if text := os.Getenv(helperReady); text != "" {
+		opts = append(opts, lab.WithMiddleware(func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/ready" {
+					h.ServeHTTP(w, r)
+					return
+				}
+				fmt.Fprintf(w, "%s\nsecond line\n", text)
+			})
+		}))
+	}
 	if f := os.Getenv(helperTagLog); f != "" {
 		tag := "none" // the value of --tag in the helper's arguments
 		if i := slices.Index(os.Args, "--tag"); i > 0 && i+1 < len(os.Args) {
@@ -108,6 +119,9 @@ func serveHelper(addr string) int {
 
 // helperHoldMiB makes the helper hold that many MiB of touched memory while it serves.
 const helperHoldMiB = "HELPER_HOLD_MIB"
+
+// helperReady makes the helper answer GET /ready with this text, then a second line.
+const helperReady = "HELPER_READY"
 
 // helperTagLog makes the helper add a line to the file it names for each request it answers: the
 // value of its --tag argument.

@@ -277,8 +277,12 @@ func capacityTable(rs []CapacityResult) *table {
 // capacitySteps is one target's search, step by step: the figures `rpcbench capacity` shows, and
 // the CPU and memory of the target's first watched process in each step when it was watched.
 func capacitySteps(r CapacityResult) *table {
+	of := r.Target
+	if r.Level != "" {
+		of += ", " + r.Level + ","
+	}
 	t := &table{
-		title: fmt.Sprintf("Capacity of %s against %s", r.Target, r.SLO),
+		title: fmt.Sprintf("Capacity of %s against %s", of, r.SLO),
 		head:  []string{"rate/s", "achieved/s", "p50 ms", "p99 ms", "errors", "verdict"},
 		right: []bool{true, true, true, true, true, false},
 	}

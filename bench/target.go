@@ -32,7 +32,30 @@ type process struct {
 	done chan struct{} // closed when the command has exited
 	err  error         // its exit, valid after done
 	log  io.Closer
+	// ready says how the target became ready (set by startTarget).
+	ready Readiness
 }
+
+// Readiness is how a target started by its command became ready, before any run: how long after
+// its command started it was found ready, and, for a target with a ready URL, that URL and what it
+// answered — a target's own account of its start, such as the time and size of a prefill (serve
+// kv's /v0/prefill: "prefilled 100000 keys, 10000000 bytes of values, in 1.234s").
+type Readiness struct {
+	Target string `json:"target"`
+	// After runs from the command's start to the probe that found it ready (they run every
+	// 50 ms): the start-up and what the target does before it answers, outside every run.
+	After time.Duration `json:"-"`
+	// URL is the ready URL (its secrets redacted); "" when the target was ready when its port
+	// took connections.
+	URL string `json:"ready_url,omitempty"`
+	// Status and Answer are the ready URL's answer: its status and the first line of its body
+	// (at most maxAnswer bytes).
+	Status int    `json:"status,omitempty"`
+	Answer string `json:"answer,omitempty"`
+}
+
+// maxAnswer bounds the part of a ready URL's body kept.
+const maxAnswer = 200
 
 // command builds the exec.Cmd of argv (one string: through /bin/sh -c) in dir with env added.
 func command(argv []string, shell bool, dir string, env []string) *exec.Cmd {
@@ -133,29 +156,38 @@ func startTarget(ctx context.Context, t plan.BenchTarget, dir, logDir string, ag
 	if wait == 0 {
 		wait = plan.DefaultReadyTimeout
 	}
-	if err := waitReady(ctx, p, t, wait); err != nil {
+	began := time.Now()
+	if p.ready, err = waitReady(ctx, p, t, wait); err != nil {
 		p.stop()
 		return nil, err
 	}
+	p.ready.After = time.Since(began)
 	return p, nil
 }
 
-// waitReady polls the target until it answers, its command exits, wait passes or ctx ends.
-func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Duration) error {
+// waitReady polls the target until it answers, its command exits, wait passes or ctx ends; it
+// returns what its ready URL answered, if it has one.
+func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Duration) (Readiness, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	r := Readiness{Target: t.Name}
 	probe := func() bool { return dialable(ctx, t.URL) }
 	if t.Ready != "" {
-		probe = func() bool { return answers(ctx, t.Ready) }
+		r.URL = plan.RedactURL(t.Ready)
+		probe = func() bool {
+			var ok bool
+			r.Status, r.Answer, ok = answers(ctx, t.Ready)
+			return ok
+		}
 	}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	for {
 		if done, err := p.exited(); done {
-			return fmt.Errorf("target %s: the command %q ended before the target was ready (%v)", t.Name, strings.Join(t.Command, " "), exitText(err))
+			return Readiness{}, fmt.Errorf("target %s: the command %q ended before the target was ready (%v)", t.Name, strings.Join(t.Command, " "), exitText(err))
 		}
 		if probe() {
-			return nil
+			return r, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -164,9 +196,9 @@ func waitReady(ctx context.Context, p *process, t plan.BenchTarget, wait time.Du
 				if t.Ready != "" {
 					what = t.Ready + " did not answer"
 				}
-				return fmt.Errorf("target %s: not ready after %v: %s (raise ready_timeout?)", t.Name, wait, what)
+				return Readiness{}, fmt.Errorf("target %s: not ready after %v: %s (raise ready_timeout?)", t.Name, wait, what)
 			}
-			return ctx.Err()
+			return Readiness{}, ctx.Err()
 		case <-tick.C:
 		case <-p.done:
 		}
@@ -180,20 +212,23 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// answers reports whether a GET of u gets an answer with a status below 500.
-func answers(ctx context.Context, u string) bool {
+// answers reports whether a GET of u gets an answer with a status below 500, with the answer's
+// status and the first line of its body (at most maxAnswer bytes of it).
+func answers(ctx context.Context, u string) (status int, line string, ok bool) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return false
+		return 0, "", false
 	}
 	resp, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
-		return false
+		return 0, "", false
 	}
-	resp.Body.Close()
-	return resp.StatusCode < 500
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer)) // what arrived: the line is a courtesy
+	line, _, _ = strings.Cut(string(body), "\n")
+	return resp.StatusCode, strings.TrimSpace(strings.ToValidUTF8(line, "?")), resp.StatusCode < 500
 }
 
 // dialable reports whether the host and port of u take a TCP connection.

@@ -23,8 +23,8 @@ const (
 
 // point is one step on the chart.
 type point struct {
-	rate, p50, p99 float64
-	pass           bool
+	rate, achieved, p50, p99 float64
+	pass                     bool
 }
 
 // scale maps a value to a position on a log axis from lo to hi over length px.
@@ -53,17 +53,18 @@ func (s scale) ticks() []float64 {
 	return out
 }
 
-// chart draws latency against rate — p50 and p99 of each step, passing steps filled, failing
-// ones hollow, the SLO's latency thresholds as dashed lines — on log scales: the knee where the
-// latency leaves its floor is what a capacity search looks for.
-func chart(r *Result, slo plan.SLO) template.HTML {
+// Chart draws latency against rate — p50 and p99 of each step, passing steps filled, failing
+// ones hollow, each point's title with the step's achieved rate, the SLO's latency thresholds as
+// dashed lines — on log scales: the knee where the latency leaves its floor is what a capacity
+// search looks for. It is an SVG element, "" for a search without a step that ran to its end.
+func Chart(r *Result, slo plan.SLO) template.HTML {
 	var pts []point
 	for _, st := range r.Steps {
 		if st.Interrupted || st.Summary == nil {
 			continue
 		}
 		l := st.Summary.Latency
-		pts = append(pts, point{rate: st.Rate, p50: math.Max(l.P50, minLatencyMs), p99: math.Max(l.P99, minLatencyMs), pass: st.Pass})
+		pts = append(pts, point{rate: st.Rate, achieved: st.Summary.Achieved(), p50: math.Max(l.P50, minLatencyMs), p99: math.Max(l.P99, minLatencyMs), pass: st.Pass})
 	}
 	if len(pts) == 0 {
 		return ""
@@ -116,8 +117,8 @@ func chart(r *Result, slo plan.SLO) template.HTML {
 			if !p.pass {
 				fill = "#fff"
 			}
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s"><title>%s/s: %s %s ms (%s)</title></circle>`,
-				px(p.rate), py(s.v(p)), fill, s.color, rate(p.rate), s.name, ms(s.v(p)), map[bool]string{true: "pass", false: "fail"}[p.pass])
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s"><title>%s/s: %s %s ms, achieved %s/s (%s)</title></circle>`,
+				px(p.rate), py(s.v(p)), fill, s.color, rate(p.rate), s.name, ms(s.v(p)), rate(p.achieved), map[bool]string{true: "pass", false: "fail"}[p.pass])
 		}
 		fmt.Fprintf(&b, `<text x="%g" y="%g" font-size="12" fill="%s">%s</text>`, marginL+8, marginT+14+map[string]float64{"p50": 0, "p99": 14}[s.name], s.color, s.name)
 	}
@@ -156,5 +157,5 @@ func renderHTML(w io.Writer, r *Result, slo plan.SLO, target string) error {
 		CSS                          template.CSS
 		Chart                        template.HTML
 		Rows                         []htmlRow
-	}{target, slo.String(), r.Answer(), r.watched(), r.Warnings(), template.CSS(style.CSS), chart(r, slo), rs})
+	}{target, slo.String(), r.Answer(), r.watched(), r.Warnings(), template.CSS(style.CSS), Chart(r, slo), rs})
 }

@@ -325,3 +325,46 @@ func passes(c *Check, body []byte) bool {
 	_, ok := c.judge(body)
 	return ok
 }
+
+// An answer of a miss status (a store's 404 for an absent key) succeeds and is judged no further:
+// no check runs on it and no metric is read from it, though both run on the other answers; a
+// status neither expected nor a miss still fails, and over WebSocket (no HTTP statuses) a miss
+// status means nothing.
+func TestVerifierMiss(t *testing.T) {
+	t.Parallel()
+	has, _ := JSONExists("has n", "n")
+	m, _ := NewMetric("n", "n")
+	st, _ := ParseStatuses("2xx")
+	miss, _ := ParseStatuses("404")
+	v := &Verifier{Status: st, Miss: miss, Checks: []Check{has}, Metrics: []Metric{m}}
+	req := &transport.Request{Scheme: "http", Protocol: transport.HTTP1}
+	for _, tc := range []struct {
+		name    string
+		status  int
+		body    string
+		class   result.Class
+		checks  int // check outcomes recorded
+		metrics int // metric values read
+	}{
+		{"a hit", 200, `{"n":5}`, result.OK, 1, 1},
+		{"a miss", 404, "not found", result.OK, 0, 0},
+		{"a hit failing its check", 200, "{}", result.Check, 1, 0},
+		{"neither expected nor a miss", 500, "boom", result.Status, 0, 0},
+	} {
+		var d result.Detail
+		cl, _ := v.VerifyDetail(req, &transport.Outcome{Status: tc.status, Answered: true, Body: []byte(tc.body)}, true, &d)
+		if cl != tc.class || len(d.Checks) != tc.checks || len(d.Metrics) != tc.metrics {
+			t.Errorf("%s: class %v, %d checks, %d metrics; want %v, %d, %d", tc.name, cl, len(d.Checks), len(d.Metrics), tc.class, tc.checks, tc.metrics)
+		}
+		if cl2, _ := v.Verify(req, &transport.Outcome{Status: tc.status, Answered: true, Body: []byte(tc.body)}); cl2 != tc.class {
+			t.Errorf("%s: Verify says %v; want %v as VerifyDetail", tc.name, cl2, tc.class)
+		}
+	}
+	ws := &transport.Request{Scheme: "ws", Protocol: transport.WS}
+	if cl, _ := v.Verify(ws, &transport.Outcome{Status: 404, Answered: true, Body: []byte("not found")}); cl == result.OK {
+		t.Errorf("over WebSocket, a 404: %v; want a failure (no HTTP status there to be a miss)", cl)
+	}
+	if (&Verifier{Miss: miss}).Empty() {
+		t.Error("Empty: a verifier with miss statuses must judge the answers")
+	}
+}

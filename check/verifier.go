@@ -69,6 +69,11 @@ type Verifier struct {
 	// empty, or for another protocol (a WebSocket message carries its connection's 101), an
 	// answer is judged as its protocol counts success (transport.Protocol.Success).
 	Status Statuses
+	// Miss is the set of status codes that are misses (a key-value store's 404 for an absent key)
+	// of a protocol whose answers carry HTTP statuses: such an answer succeeds, and nothing else
+	// judges it (no JSON-RPC, no check, no metric); the recorder counts it by its status. Empty:
+	// none.
+	Miss Statuses
 	// JSONRPC judges bodies as JSON-RPC 2.0 answers to the request's call or batch: an error member
 	// fails with class Status and the message "jsonrpc CODE MESSAGE", an id that does not answer
 	// the request (or a batch with a missing or extra id) with class Protocol.
@@ -92,6 +97,11 @@ func (v *Verifier) statusOK(r *result.Request, status int) bool {
 		return v.Status.Has(status)
 	}
 	return r.Protocol.Success(status)
+}
+
+// missed reports whether an answer of r with status is a miss (see Miss).
+func (v *Verifier) missed(r *result.Request, status int) bool {
+	return v.Miss.some && (r.Protocol == "" || r.Protocol.HTTPStatus()) && v.Miss.Has(status)
 }
 
 // Verify judges one answer.
@@ -118,7 +128,7 @@ func (v *Verifier) VerifyDetail(r *result.Request, out *result.Outcome, judge bo
 		return result.OK, nil
 	}
 	cl, err := v.verify(r, out, d.Calls[start:], d)
-	if cl == result.OK {
+	if cl == result.OK && !v.missed(r, out.Status) {
 		for i := range v.Metrics {
 			m := &v.Metrics[i]
 			val, ok := m.read(out.Body)
@@ -131,6 +141,9 @@ func (v *Verifier) VerifyDetail(r *result.Request, out *result.Outcome, judge bo
 // verify judges out; with d it runs every check and appends their outcomes to d.Checks, without
 // it stops at the first check that fails.
 func (v *Verifier) verify(r *result.Request, out *result.Outcome, calls []result.Call, d *result.Detail) (result.Class, error) {
+	if v.missed(r, out.Status) {
+		return result.OK, nil
+	}
 	if !v.statusOK(r, out.Status) {
 		return result.Status, nil
 	}
@@ -165,5 +178,5 @@ func (v *Verifier) verify(r *result.Request, out *result.Outcome, calls []result
 // Empty reports whether v judges nothing beyond the default status codes: a run needs no
 // Verifier (and keeps no bodies) then.
 func (v *Verifier) Empty() bool {
-	return !v.Status.some && !v.JSONRPC && len(v.Checks) == 0 && len(v.Metrics) == 0
+	return !v.Status.some && !v.Miss.some && !v.JSONRPC && len(v.Checks) == 0 && len(v.Metrics) == 0
 }

@@ -7,14 +7,41 @@ import (
 // requests is the total of requests made (sent, and failed before sending).
 var requests = figure{"requests", "count", "requests", HigherIsBetter, func(st *summary.Stats) float64 { return float64(st.Requests.Attempted()) }, nil}
 
+// transfer is the bytes of the answers read per second (wrk's Transfer/sec): the bytes in over the
+// run's elapsed time, which is the answers' count over their throughput.
+var transfer = figure{"transfer/s", "B/s", "transfer/s", HigherIsBetter, func(st *summary.Stats) float64 {
+	if st.Requests.Completed == 0 {
+		return 0
+	}
+	return float64(st.Bytes.In) * st.Throughput / float64(st.Requests.Completed)
+}, nil}
+
+// misses and missRate are the answers of a miss status (checks.miss), and their share of the
+// requests made: what the ids asked for made them, not the target, so they are not judged.
+var (
+	misses   = figure{"misses", "count", "misses", NotJudged, func(st *summary.Stats) float64 { return float64(st.Requests.Misses) }, nil}
+	missRate = figure{"miss rate", "%", "miss rate", NotJudged, func(st *summary.Stats) float64 {
+		if st.Requests.Attempted() == 0 {
+			return 0
+		}
+		return 100 * float64(st.Requests.Misses) / float64(st.Requests.Attempted())
+	}, nil}
+)
+
 // statFigure returns the figure of a plan.StatNames name; closed says whether the runs are all of
 // the closed model (otherwise the throughput and the requests are their input, not judged).
 func statFigure(name string, closed bool) figure {
 	switch name {
 	case "rps":
 		return throughput.judged(closed)
+	case "transfer/s":
+		return transfer.judged(closed)
 	case "requests":
 		return requests.judged(closed)
+	case "misses":
+		return misses
+	case "miss-rate":
+		return missRate
 	case "errors":
 		return errorRate
 	}

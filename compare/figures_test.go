@@ -18,6 +18,8 @@ func statRun(k float64) *summary.Summary {
 		*p *= k
 	}
 	s.Latency, s.Throughput, s.Requests.Sent, s.Requests.Unsent, s.Requests.Errors = l, 100*k, uint64(1000*k), 3, 3
+	// 990·k answers at 100·k/s: a run of 9.9 s, over which 4,950,000·k bytes came in
+	s.Requests.Completed, s.Bytes.In, s.Requests.Misses = uint64(990*k), uint64(4_950_000*k), uint64(17*k)
 	s.Config.Load = plan.Load{Model: plan.Open, Rate: 100 * k}
 	e := summary.Endpoint{Name: "e"}
 	e.Latency, e.Throughput, e.Requests.Sent = summary.Percentiles{Mean: 400 * k, P95: 950 * k}, 50*k, uint64(500*k)
@@ -30,18 +32,20 @@ func statRun(k float64) *summary.Summary {
 func TestNewStats(t *testing.T) {
 	t.Parallel()
 	runs := []*summary.Summary{statRun(1), statRun(2)}
-	c := NewStats(runs, []string{"a", "b"}, []string{"p95", "mean", "stdev", "requests", "rps", "errors", "min", "p75", "p99.99", "max"})
+	c := NewStats(runs, []string{"a", "b"}, []string{"p95", "mean", "stdev", "requests", "rps", "errors", "min", "p75", "p99.99", "max", "transfer/s", "misses", "miss-rate"})
 	want := map[string][2]float64{"p95": {95, 190}, "mean": {40, 80}, "stdev": {7, 14}, "requests": {1003, 2003}, "rps": {100, 200},
-		"errors": {100 * 3.0 / 1003, 100 * 3.0 / 2003}, "min": {1, 2}, "p75": {75, 150}, "p99.99": {99.99, 199.98}, "max": {500, 1000}}
+		"errors": {100 * 3.0 / 1003, 100 * 3.0 / 2003}, "min": {1, 2}, "p75": {75, 150}, "p99.99": {99.99, 199.98}, "max": {500, 1000},
+		// the bytes in over the run's 9.9 s (990 answers at 100/s; 1,980 at 200/s)
+		"transfer/s": {4_950_000 / 9.9, 9_900_000 / 9.9}, "misses": {17, 34}, "miss-rate": {100 * 17.0 / 1003, 100 * 34.0 / 2003}}
 	var names []string
 	for _, m := range c.Metrics {
 		names = append(names, m.Name)
 	}
-	if strings.Join(names, ",") != "p95,mean,stdev,requests,throughput,error rate,min,p75,p99.99,max" {
+	if strings.Join(names, ",") != "p95,mean,stdev,requests,throughput,error rate,min,p75,p99.99,max,transfer/s,misses,miss rate" {
 		t.Fatalf("figures %v; want those asked, in order", names)
 	}
 	for i, m := range c.Metrics {
-		w := want[[]string{"p95", "mean", "stdev", "requests", "rps", "errors", "min", "p75", "p99.99", "max"}[i]]
+		w := want[[]string{"p95", "mean", "stdev", "requests", "rps", "errors", "min", "p75", "p99.99", "max", "transfer/s", "misses", "miss-rate"}[i]]
 		if math.Abs(m.Values[0]-w[0]) > 1e-9 || math.Abs(m.Values[1]-w[1]) > 1e-9 {
 			t.Errorf("%s: %v; want %v", m.Name, m.Values, w)
 		}
@@ -52,8 +56,11 @@ func TestNewStats(t *testing.T) {
 	if m := c.Metrics[0]; m.Better != LowerIsBetter || m.Improved(1) {
 		t.Errorf("p95: %v, b improved %v; want lower is better, b worse", m.Better, m.Improved(1))
 	}
-	if len(c.Endpoints) != 2 || len(c.Endpoints[0].Metrics) != 10 {
-		t.Fatalf("endpoints %+v; want e and f with the ten figures each", c.Endpoints)
+	if m := c.Metrics[11]; m.Better != NotJudged || m.Unit != "count" || c.Metrics[10].Unit != "B/s" {
+		t.Errorf("misses: %v, %q; transfer/s: %q; want misses not judged (the ids asked for make them), a count, and transfer/s in B/s", m.Better, m.Unit, c.Metrics[10].Unit)
+	}
+	if len(c.Endpoints) != 2 || len(c.Endpoints[0].Metrics) != 13 {
+		t.Fatalf("endpoints %+v; want e and f with the thirteen figures each", c.Endpoints)
 	}
 	if e := c.Endpoints[0].Metrics; e[0].Values[1] != 1900 || e[1].Values[0] != 400 || e[3].Values[1] != 1000 {
 		t.Errorf("endpoint e: p95 %v, mean %v, requests %v; want its own figures", e[0].Values, e[1].Values, e[3].Values)

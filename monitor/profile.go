@@ -34,15 +34,18 @@ func ProfileURL(raw string) (string, error) {
 // net/http/pprof handlers: the CPU profile in consecutive requests of /profile?seconds=N (pprof
 // takes whole seconds) merged into one, so that a stop before the planned end keeps every
 // chunk that finished; the allocations as the difference of two /allocs profiles, one at the start
-// and one at the stop. Build one with StartProfiles; Stop may be called from any goroutine, once.
+// and one at the stop. The first CPU chunk and the first allocs profile are asked for together, so
+// that a target slow to answer the one does not push the other past the window. Build one with
+// StartProfiles; Stop may be called from any goroutine, once.
 type Profiles struct {
-	base   string
-	client *http.Client
-	cancel context.CancelFunc // cuts the CPU chunk in flight
-	done   chan struct{}      // closed when the CPU loop has ended (see Done)
-	stop   chan struct{}      // closed by Stop: no new chunk
-	start  time.Time
-	chunks chunking
+	base       string
+	client     *http.Client
+	cancel     context.CancelFunc // cuts the CPU chunk in flight
+	done       chan struct{}      // closed when the CPU loop has ended (see Done)
+	allocsDone chan struct{}      // closed when the allocs profile at the start is in (or failed)
+	stop       chan struct{}      // closed by Stop: no new chunk
+	start      time.Time
+	chunks     chunking
 
 	mu        sync.Mutex
 	cpu       *profile.Profile
@@ -52,6 +55,9 @@ type Profiles struct {
 	errs      []error
 	started   bool
 	chunkLost time.Duration
+	// lag is the longest a profile's answer has taken beyond the time it asked for: how slow the
+	// target is to write a profile now. Stop gives a chunk's answer that much more (twice over).
+	lag time.Duration
 }
 
 // ProfileResult is what Profiles captured.
@@ -75,13 +81,15 @@ type ProfileResult struct {
 
 // chunking is how Profiles cuts the window into CPU chunks: max is the longest chunk; unknown the
 // chunk when the window's length is unknown (a run until N requests), so that a stop loses at
-// most that; wait is how long Stop waits for a chunk in flight to finish rather than cut it.
-type chunking struct{ max, unknown, wait time.Duration }
+// most that; wait is how long Stop waits for a chunk in flight to finish rather than cut it; grace
+// the least time Stop gives a finished chunk's answer to arrive, to which it adds twice the
+// target's lag (Profiles.lag).
+type chunking struct{ max, unknown, wait, grace time.Duration }
 
-// transferGrace is how long Stop gives a finished chunk's answer to arrive.
-const transferGrace = 2 * time.Second
+var defaultChunking = chunking{max: 2 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond, grace: 2 * time.Second}
 
-var defaultChunking = chunking{max: 2 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond}
+// allocsTimeout bounds the wait for an allocs profile.
+const allocsTimeout = 30 * time.Second
 
 // StartProfiles waits delay (a warm-up the profiles leave out), then reads the allocs profile and
 // profiles the CPU of the program at base (see ProfileURL) until Stop, in chunks of at most 2 s
@@ -96,23 +104,32 @@ func startProfiles(base string, delay, window time.Duration, client *http.Client
 		client = &http.Client{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Profiles{base: base, client: client, cancel: cancel, done: make(chan struct{}), stop: make(chan struct{}), chunks: chunks}
+	p := &Profiles{base: base, client: client, cancel: cancel, done: make(chan struct{}), allocsDone: make(chan struct{}), stop: make(chan struct{}), chunks: chunks}
 	go func() {
 		defer close(p.done)
 		select {
 		case <-time.After(delay):
 		case <-p.stop:
+			close(p.allocsDone)
 			return
 		}
 		now := time.Now()
 		p.mu.Lock()
 		p.start, p.started = now, true
 		p.mu.Unlock()
-		a0, err := p.fetch(ctx, "allocs", 0)
-		p.mu.Lock()
-		p.allocs0 = a0
-		p.addErr("allocs at the start", err)
-		p.mu.Unlock()
+		go func() {
+			defer close(p.allocsDone)
+			actx, cancel := context.WithTimeout(context.Background(), allocsTimeout)
+			defer cancel()
+			a0, err := p.fetch(actx, "allocs", 0)
+			p.mu.Lock()
+			p.allocs0 = a0
+			if err != nil { // first among the errors, whenever it came
+				p.errs = append([]error{fmt.Errorf("allocs at the start: %w", err)}, p.errs...)
+			}
+			p.lag = max(p.lag, time.Since(now))
+			p.mu.Unlock()
+		}()
 		p.cpuLoop(ctx, now, window)
 	}()
 	return p
@@ -154,6 +171,7 @@ func (p *Profiles) cpuLoop(ctx context.Context, start time.Time, window time.Dur
 		case err != nil:
 			p.addErr("CPU profile", err)
 		default:
+			p.lag = max(p.lag, took-chunk)
 			p.cpuSpan += time.Duration(prof.DurationNanos)
 			if p.cpu == nil {
 				p.cpu = prof
@@ -177,12 +195,22 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 	if err != nil {
 		return nil, err
 	}
-	pu.Path += "/" + name // the base's own query (a key, say) stays the query
-	if seconds > 0 {
-		q := pu.Query()
+	path := name
+	q := pu.Query() // the base's own query (a key, say) stays the query
+	switch {
+	case seconds > 0:
 		q.Set("seconds", strconv.Itoa(seconds))
-		pu.RawQuery = q.Encode()
+	case name == "allocs":
+		// The Go runtime publishes its allocation profile at each garbage collection: without one
+		// at each end of the window, the window's allocations would be those up to the last
+		// collection before it ended (none, in a target that ran no collection meanwhile).
+		// net/http/pprof runs one first (gc=1) for /heap only, which holds the same samples:
+		// allocations and live memory.
+		path = "heap"
+		q.Set("gc", "1")
 	}
+	pu.Path += "/" + path
+	pu.RawQuery = q.Encode()
 	u := pu.String()
 	shown := redactURL(u) // what messages quote
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -207,7 +235,10 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 	}
 	prof, err := profile.ParseData(body)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: not a profile: %w", u, err)
+		return nil, fmt.Errorf("GET %s: not a profile: %w", shown, err)
+	}
+	if name == "allocs" {
+		prof.DefaultSampleType = "alloc_space" // what /allocs gives: go tool pprof shows the allocations
 	}
 	return prof, nil
 }
@@ -216,34 +247,46 @@ func (p *Profiles) fetch(ctx context.Context, name string, seconds int) (*profil
 // request failed. Stop need not wait for it.
 func (p *Profiles) Done() <-chan struct{} { return p.done }
 
-// Stop ends the window: a CPU chunk due to end within 1.5 s (or past due) is let finish, with 2 s
-// more for its answer, a longer one is cut (its part is lost, CPULost says how long); the allocs
-// profile is read once more and the difference taken.
+// Stop ends the window: a CPU chunk due to end within 1.5 s (or past due) is let finish, with at
+// least 2 s more for its answer (more for a target that has been slow to answer: twice its lag),
+// a longer one is cut (its part is lost, CPULost says how long; with no chunk finished, Err says
+// that there is no CPU profile and why); the allocs profile at the start is waited for (at most
+// 30 s), the allocs profile is read once more and the difference taken.
 func (p *Profiles) Stop() ProfileResult {
 	close(p.stop)
 	p.mu.Lock()
 	end := p.chunkEnd
 	p.mu.Unlock()
 	// a chunk due within the wait (or past due, its answer on the way) is let finish, with time
-	// for its answer to come and be read
-	wait := time.Until(end)
-	if end.IsZero() || wait > p.chunks.wait {
-		wait = 0
-	} else {
-		wait = max(wait, 0) + transferGrace
-	}
-	select {
-	case <-p.done:
-	case <-time.After(wait):
-		p.cancel()
-		<-p.done
+	// for its answer to come and be read: the grace, and twice the longest the target has taken
+	// beyond what it was asked (the allocs profile at the start is in first, or has failed, so
+	// that its time counts)
+	letFinish := !end.IsZero() && time.Until(end) <= p.chunks.wait
+	<-p.allocsDone
+	var grace time.Duration
+	if letFinish {
+		p.mu.Lock()
+		grace = p.chunks.grace + 2*p.lag
+		p.mu.Unlock()
+		select {
+		case <-p.done:
+		case <-time.After(time.Until(end.Add(grace))):
+		}
 	}
 	p.cancel()
+	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.started && p.cpu == nil && p.chunkLost > 0 {
+		why := "the stop came more than " + p.chunks.wait.String() + " before it was due"
+		if letFinish {
+			why = "its answer had not come " + grace.Round(100*time.Millisecond).String() + " after it was due"
+		}
+		p.addErr("CPU profile", fmt.Errorf("none: its first chunk was cut after %s: %s", p.chunkLost.Round(100*time.Millisecond), why))
+	}
 	r := ProfileResult{Start: p.start, CPU: p.cpu, CPUSpan: p.cpuSpan, CPULost: p.chunkLost}
 	if p.started && p.allocs0 != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), allocsTimeout)
 		a1, err := p.fetch(ctx, "allocs", 0)
 		cancel()
 		p.addErr("allocs at the end", err)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/pprof"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -256,5 +258,140 @@ func TestWithoutProfiler(t *testing.T) {
 	}
 	if len(p.Sample) != 3 {
 		t.Errorf("the profile given has %d samples after; want its 3 untouched", len(p.Sample))
+	}
+}
+
+// slowPprof serves a stand-in for net/http/pprof that is slow to answer, as a loaded target is:
+// /heap answers after allocsLag (each time, a profile whose alloc_space grows by 1 MiB), /profile
+// after its seconds and cpuLag more (a CPU profile of one sample of 10 ms in work), each answer
+// cut short by the request's end.
+func slowPprof(t *testing.T, allocsLag, cpuLag time.Duration) (base string) {
+	t.Helper()
+	var allocs atomic.Int64
+	wait := func(r *http.Request, d time.Duration) bool {
+		select {
+		case <-time.After(d):
+			return true
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/heap", func(w http.ResponseWriter, r *http.Request) { // the allocations, as /heap?gc=1 serves them
+		if wait(r, allocsLag) {
+			n := allocs.Add(1)
+			allocsProfile(n, map[string][2]int64{"work": {n, n << 20}}).Write(w)
+		}
+	})
+	mux.HandleFunc("/debug/pprof/profile", func(w http.ResponseWriter, r *http.Request) {
+		secs, _ := strconv.Atoi(r.URL.Query().Get("seconds"))
+		if !wait(r, time.Duration(secs)*time.Second+cpuLag) {
+			return
+		}
+		f := &profile.Function{ID: 1, Name: "work"}
+		l := &profile.Location{ID: 1, Line: []profile.Line{{Function: f}}}
+		p := &profile.Profile{
+			SampleType:    []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "cpu", Unit: "nanoseconds"}},
+			PeriodType:    &profile.ValueType{Type: "cpu", Unit: "nanoseconds"},
+			Period:        int64(10 * time.Millisecond),
+			DurationNanos: int64(secs) * int64(time.Second),
+			Function:      []*profile.Function{f},
+			Location:      []*profile.Location{l},
+			Sample:        []*profile.Sample{{Location: []*profile.Location{l}, Value: []int64{1, int64(10 * time.Millisecond)}}},
+		}
+		p.Write(w)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/debug/pprof"
+}
+
+// A target slow to write its allocs profile — longer than the whole window, as a loaded target under
+// the race detector is — still gives a CPU profile over the window (its first chunk asked for at
+// once, not after the allocs profile) and both allocs profiles (the one at the start waited for).
+func TestProfilesSlowAllocsKeepTheCPU(t *testing.T) {
+	t.Parallel()
+	base := slowPprof(t, 1200*time.Millisecond, 0)
+	window := 300 * time.Millisecond
+	p := startProfiles(base, 0, window, nil, defaultChunking)
+	<-time.After(window) // the run's measured window, then the run stops the profiling
+	r := p.Stop()
+	if r.Err != nil {
+		t.Errorf("got %v; want no error", r.Err)
+	}
+	if r.CPU == nil || r.CPUSpan != time.Second {
+		t.Errorf("got CPU %v over %v; want the first chunk's profile over 1 s", r.CPU != nil, r.CPUSpan)
+	}
+	if r.Allocs == nil || r.AllocBytes != 1<<20 {
+		t.Errorf("got allocs %v of %d bytes; want the 1 MiB between the two profiles", r.Allocs != nil, r.AllocBytes)
+	}
+}
+
+// A CPU chunk whose answer comes late — after the window, the chunk and the least grace — is waited
+// for when the target has shown itself slow (its allocs profile took 1 s, so its lag is 1 s and the
+// grace 0.2 s + 2 s); and a chunk whose answer does not come within it leaves no CPU profile and
+// says so: which chunk, cut after how long, why.
+func TestProfilesSlowCPUAnswer(t *testing.T) {
+	t.Parallel()
+	short := chunking{max: 2 * time.Second, unknown: time.Second, wait: 1500 * time.Millisecond, grace: 200 * time.Millisecond}
+	window := 300 * time.Millisecond
+	t.Run("waited for", func(t *testing.T) {
+		t.Parallel()
+		base := slowPprof(t, time.Second, 1200*time.Millisecond)
+		p := startProfiles(base, 0, window, nil, short)
+		<-time.After(window)
+		r := p.Stop()
+		if r.Err != nil || r.CPU == nil || r.CPULost != 0 {
+			t.Errorf("got CPU %v, %v lost, error %v; want the chunk answered 1.2 s late", r.CPU != nil, r.CPULost, r.Err)
+		}
+	})
+	t.Run("never", func(t *testing.T) {
+		t.Parallel()
+		base := slowPprof(t, 0, time.Hour)
+		p := startProfiles(base, 0, window, nil, short)
+		<-time.After(window)
+		r := p.Stop()
+		if r.CPU != nil || r.CPULost < time.Second {
+			t.Errorf("got CPU %v, %v lost; want none, the 1 s chunk and its grace lost", r.CPU != nil, r.CPULost)
+		}
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "CPU profile: none: its first chunk was cut after 1.") || !strings.Contains(r.Err.Error(), "its answer had not come ") || !strings.Contains(r.Err.Error(), "after it was due") {
+			t.Errorf("got %v; want it to say there is no CPU profile and why", r.Err)
+		}
+		if r.Allocs == nil {
+			t.Errorf("got no allocs; want them (the allocs profiles answer at once)")
+		}
+	})
+}
+
+var windowSink [][]byte
+
+//go:noinline
+func allocInWindow() {
+	for range 64 {
+		windowSink = append(windowSink, make([]byte, 1<<20))
+	}
+	windowSink = nil
+}
+
+// The allocations of the window are in its profile however few collections the target ran: the Go
+// runtime publishes its allocation profile at each collection, so each end of the window asks for
+// one (gc=1). Here the collector is off: without that, the 64 MiB allocated in the window would not
+// show at all. Not parallel: the collector's setting is process-wide.
+func TestAllocsWindowWithoutCollections(t *testing.T) {
+	base := pprofServer(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	p := StartProfiles(base, 0, 200*time.Millisecond, nil)
+	select {
+	case <-p.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the profiling of a 200 ms window did not end in 30 s")
+	}
+	allocInWindow() // after the start's profile, before the end's
+	r := p.Stop()
+	if r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r.Allocs == nil || !hasFunc(r.Allocs, "allocInWindow") || r.AllocBytes < 32<<20 {
+		t.Fatalf("got %d bytes allocated in the window (allocInWindow in the profile: %v); want about 64 MiB from allocInWindow", r.AllocBytes, r.Allocs != nil && hasFunc(r.Allocs, "allocInWindow"))
 	}
 }

@@ -38,6 +38,11 @@ type Checks struct {
 	// Status is the status codes that count as success, e.g. "200,201" or "2xx,404" (see
 	// check.ParseStatuses); empty: 2xx and 3xx.
 	Status string `json:"status,omitempty"`
+	// Miss is the status codes that answer a request for something the target does not hold, e.g.
+	// "404" for a key-value store's GET of an absent key (see check.ParseStatuses): such an answer
+	// is a miss — a success, not an error, counted apart (summary.Requests.Misses) and judged by
+	// nothing else (no check, no answer metric). Empty: no answer is a miss.
+	Miss string `json:"miss,omitempty"`
 	// Body are checks on each answer's body, as check.Parse reads them: "body contains TEXT",
 	// "json PATH exists", "json PATH == VALUE", each optionally after "NAME:".
 	Body []string `json:"body,omitempty"`
@@ -239,6 +244,13 @@ func (p Plan) verifier(calls []Call) (*check.Verifier, error) {
 			return nil, fmt.Errorf("plan: expected status: %v", err)
 		}
 		v.Status = st
+	}
+	if p.Checks.Miss != "" {
+		st, err := check.ParseStatuses(p.Checks.Miss)
+		if err != nil {
+			return nil, fmt.Errorf("plan: miss status: %v", err)
+		}
+		v.Miss = st
 	}
 	for i, spec := range p.Checks.Body {
 		c, err := check.Parse(spec)

@@ -7,9 +7,11 @@ import (
 )
 
 // StatNames are the figures a side-by-side table can show, by the name a plan's stats: and
-// --stats take: rps (answers per second), requests (the total made), errors (the error rate),
-// then the latency's min, mean, stdev, percentiles and max (wrk's layout is mean, stdev, max).
-var StatNames = []string{"rps", "requests", "errors", "min", "mean", "stdev", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
+// --stats take: rps (answers per second), transfer/s (the bytes of the answers per second, wrk's
+// Transfer/sec), requests (the total made), errors (the error rate), misses and miss-rate (the
+// answers of a miss status, checks.miss: their count and share of the requests), then the
+// latency's min, mean, stdev, percentiles and max (wrk's layout is mean, stdev, max).
+var StatNames = []string{"rps", "transfer/s", "requests", "errors", "misses", "miss-rate", "min", "mean", "stdev", "p50", "p75", "p90", "p95", "p99", "p99.9", "p99.99", "max"}
 
 // ParseStats checks a list of StatNames (a comma-separated text splits into several); nil for an
 // empty list, which leaves the tables' default figures.

@@ -67,6 +67,9 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	}
 	names = append(slices.Clone(names), make([]string, max(0, len(runs)-len(names)))...)
 	cd := buildChartData(runs, names)
+	if cd.Subscriptions = subscriptionsChart(runs); len(cd.Subscriptions) > 0 {
+		cd.SubsPcts = subsChartPcts
+	}
 	rv, rc := buildResources(runs)
 	cd.Resources = rc
 	data, err := json.Marshal(cd) // escapes <, > and & as \u003c …
@@ -75,6 +78,7 @@ func HTMLWith(w io.Writer, runs []*summary.Summary, names []string, o Options) e
 	}
 	p := buildPage(runs, names, o.percentiles())
 	p.Resources = rv
+	p.SubscriptionsChart = len(cd.Subscriptions) > 0
 	if et := cd.Time.Endpoints; et != nil {
 		p.EndpointCharts = fmt.Sprintf("each of the %d endpoints", len(et.Names))
 		if len(et.Names) < et.Of {
@@ -111,6 +115,11 @@ type page struct {
 	PageJS    template.JS
 	PageCSS   template.CSS
 	Resources *resourceView // nil when no run was monitored
+	// Alone is set for the page of a run of subscriptions alone (plan.Plan.SubscriptionsOnly):
+	// it has no calls, so the page shows its subscriptions in place of the calls' charts and tables.
+	Alone bool
+	// SubscriptionsChart is set when a run had subscriptions with a figure to chart.
+	SubscriptionsChart bool
 }
 
 type runView struct {
@@ -131,6 +140,8 @@ type runView struct {
 	MoreMessages, MoreRequests                  uint64
 	Checks                                      []checkView
 	AnswerMetrics                               [][]string // answerMetricsRows
+	// AloneLine says what a run of subscriptions alone was (aloneLine); "" for a run of calls.
+	AloneLine string
 	// Subscriptions are the run's JSON-RPC subscriptions (nil without): their request, the rows
 	// of subscriptionRows, the note under them and the parts' table (partRows, header first).
 	Subscriptions  *subscriptionsView
@@ -156,6 +167,9 @@ type subscriptionsView struct {
 	Rows    [][2]string
 	Note    string
 	Parts   [][]string
+	// Figures are the run card's headline figures of a run of subscriptions alone, a value and
+	// its name each.
+	Figures [][2]string
 }
 
 type endpointRow struct {
@@ -226,6 +240,7 @@ func buildPage(runs []*summary.Summary, names []string, qs []float64) *page {
 	if p.Multi {
 		p.Compared = htmlCompare(c)
 	}
+	p.Alone = len(runs) == 1 && runs[0].Config.SubscriptionsOnly()
 	p.Title = "rpcbench report: " + runs[0].Target
 	if p.Multi {
 		p.Title = fmt.Sprintf("rpcbench report: %d runs compared", len(runs))
@@ -253,7 +268,7 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		Jumps:       viewJumps(s),
 		Version:     s.Tool.Version,
 		Started:     "—",
-		Load:        loadText(s.Config.Load),
+		Load:        runLoadText(s.Config),
 		Duration:    fmtSeconds(s.DurationS),
 		Requests:    strconv.FormatUint(s.Requests.Sent, 10),
 		Throughput:  fmt1(s.Throughput),
@@ -293,6 +308,12 @@ func buildRun(i int, s *summary.Summary, name string, qs []float64) runView {
 		if len(u.Parts) > 0 {
 			r.Subscriptions.Parts = partRows(s)
 		}
+		if s.Config.SubscriptionsOnly() {
+			r.Subscriptions.Figures = aloneFigures(u)
+		}
+	}
+	if s.Config.SubscriptionsOnly() {
+		r.AloneLine = aloneLine(s)
 	}
 	if s.Requests.Sent > 0 {
 		for _, row := range timeRows {
@@ -316,6 +337,18 @@ func endpointOf(name string, st *summary.Stats, total bool, qs []float64) endpoi
 		Pcts:    pctCells(&st.Latency, qs),
 		BytesIn: fmtBytes(float64(st.Bytes.In)), BytesOut: fmtBytes(float64(st.Bytes.Out)),
 	}
+}
+
+// runLoadText is the load of plan p: its calls' (loadText), or the schedule of its
+// subscriptions when it has no calls.
+func runLoadText(p plan.Plan) string {
+	if u := p.Subscribe; u != nil && p.SubscriptionsOnly() {
+		if u.Rate > 0 {
+			return fmt.Sprintf("%d subscriptions opened at %s/s (open model), no calls", u.Count, trimFloat(u.Rate))
+		}
+		return fmt.Sprintf("%d subscriptions opened at once and held (closed model), no calls", u.Count)
+	}
+	return loadText(p.Load)
 }
 
 func loadText(l plan.Load) string {
@@ -377,7 +410,7 @@ func configRows(runs []*summary.Summary) []configRow {
 		{"tool", func(s *summary.Summary) string { return strings.TrimSpace(s.Tool.Name + " " + s.Tool.Version) }},
 		{"target", func(s *summary.Summary) string { return s.Target }},
 		{"started", func(s *summary.Summary) string { return timeText(s.StartedAt) }},
-		{"load", func(s *summary.Summary) string { return loadText(s.Config.Load) }},
+		{"load", func(s *summary.Summary) string { return runLoadText(s.Config) }},
 		{"rate", func(s *summary.Summary) string { return optF(s.Config.Load.Rate, " req/s") }},
 		{"stages", func(s *summary.Summary) string { return stagesText(s.Config.Load) }},
 		{"duration", func(s *summary.Summary) string { return optD(s.Config.Load.Duration) }},
@@ -392,6 +425,9 @@ func configRows(runs []*summary.Summary) []configRow {
 		{"keep-alive", func(s *summary.Summary) string { return onOff(!s.Config.HTTP.DisableKeepAlive) }},
 		{"TLS verification", func(s *summary.Summary) string { return onOff(!s.Config.HTTP.Insecure) }},
 		{"measured for", func(s *summary.Summary) string {
+			if s.Config.SubscriptionsOnly() {
+				return fmtSeconds(s.DurationS) + " (subscriptions, no calls)"
+			}
 			return fmtSeconds(s.DurationS) + " (sending " + fmtSeconds(s.SendingS) + ")"
 		}},
 		{"stopped", func(s *summary.Summary) string { return s.StopReason }},

@@ -148,10 +148,12 @@ func TestHTMLInBrowser(t *testing.T) {
 		name   string
 		runs   []*summary.Summary
 		charts []string // the charts drawn; the others say why they are empty
+		alone  bool     // a run of subscriptions alone: its chart only, none of the calls'
 	}{
-		{"one run", []*summary.Summary{&one}, append(slices.Clone(all), perEndpoint...)},
-		{"two runs", []*summary.Summary{runA(), runB()}, all},
-		{"from JSON", []*summary.Summary{&decoded}, append(slices.Clone(all[:3]), perEndpoint...)},
+		{"one run", []*summary.Summary{&one}, append(slices.Clone(all), perEndpoint...), false},
+		{"two runs", []*summary.Summary{runA(), runB()}, all, false},
+		{"from JSON", []*summary.Summary{&decoded}, append(slices.Clone(all[:3]), perEndpoint...), false},
+		{"subscriptions alone", []*summary.Summary{aloneSample()}, []string{"chart-subscriptions"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,6 +210,10 @@ func TestHTMLInBrowser(t *testing.T) {
 				}
 			}
 			checkCharts(t, tctx, "linear axes", tt.charts)
+			if tt.alone {
+				checkAloneChart(t, tctx)
+				return
+			}
 			checkSeries(t, tctx, tt.runs)
 			checkJumpShading(t, tctx, tt.runs)
 			// time axes start at 0, ticked on whole seconds
@@ -389,5 +395,37 @@ func checkJumpShading(t *testing.T, ctx context.Context, runs []*summary.Summary
 		if tinted(p) {
 			t.Errorf("the latency chart at %.1fs, outside every jump: pixel %v is shaded", out[i], p)
 		}
+	}
+}
+
+// checkAloneChart asserts that the page in ctx, of aloneSample, charts its subscriptions' figures
+// by percentile under their names, the figures as the sample has them, and offers a log scale.
+func checkAloneChart(t *testing.T, ctx context.Context) {
+	t.Helper()
+	charts, err := chromedp.Run(ctx, chromedp.Evaluate[[]chartSeries](chartSeriesJS))
+	if err != nil || len(charts) != 1 {
+		t.Fatalf("reading the charts' data: %d charts, %v; want the subscriptions' one", len(charts), err)
+	}
+	want := map[string][]float64{"time to id": {1, 2, 3, 4, 5}, "time to first": {10, 20, 30, 40, 50},
+		"delivery latency": {2, 7, 8, 8.5, 9}, "fan-out spread": {0.5, 0, 0, 0, 1}}
+	c := charts[0]
+	if len(c.Labels) != len(want)+1 {
+		t.Fatalf("series %q; want percentile and %d measures", c.Labels, len(want))
+	}
+	for i, l := range c.Labels[1:] {
+		var got []float64
+		for _, v := range c.Data[i+1] {
+			if v == nil {
+				t.Fatalf("%s: a null among %v", l, c.Data[i+1])
+			}
+			got = append(got, *v)
+		}
+		if !slices.Equal(got, want[l]) {
+			t.Errorf("%s: drew %v; want %v", l, got, want[l])
+		}
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(".log-toggle input").length`))
+	if err != nil || n != 1 {
+		t.Errorf("log scale boxes: %d (%v); want the subscriptions chart's one", n, err)
 	}
 }

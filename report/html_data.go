@@ -22,6 +22,10 @@ type chartData struct {
 	Hist            histData   `json:"hist"`
 	// Resources is what the resource monitor saw, when a run was monitored.
 	Resources *resourceChart `json:"resources,omitempty"`
+	// Subscriptions are the runs' subscription figures by percentile (subscriptionsChart), and
+	// SubsPcts the names of their x.
+	Subscriptions []subsChart `json:"subscriptions,omitempty"`
+	SubsPcts      []string    `json:"subs_pcts,omitempty"`
 }
 
 type chartRun struct {

@@ -86,6 +86,9 @@ func markdownRun(b *strings.Builder, s *summary.Summary, qs []float64) {
 	} else {
 		mdRow(b, "requests", fmt.Sprintf("%d sent, %d ok, %d failed", r.Sent, r.OK, r.Errors))
 	}
+	if m := missesText(s); m != "" {
+		mdRow(b, "misses", m)
+	}
 	if r.RetriedAfterReset > 0 {
 		mdRow(b, "retried after reset", fmt.Sprint(r.RetriedAfterReset))
 	}
@@ -238,6 +241,8 @@ func mdValue(v float64, unit string) string {
 		return fmt.Sprintf("%.2f%%", v)
 	case "count":
 		return strconv.FormatFloat(v, 'f', 0, 64)
+	case "B/s":
+		return fmtBytes(v) + "/s"
 	}
 	return fmt1(v) + " " + unit
 }

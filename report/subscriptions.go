@@ -185,7 +185,7 @@ func aloneMarkdown(b *strings.Builder, s *summary.Summary) {
 
 // AloneFormats are the formats a run of subscriptions and no calls (plan.Plan.SubscriptionsOnly)
 // is rendered in: the others show calls.
-var AloneFormats = []string{"text", "json", "markdown"}
+var AloneFormats = []string{"text", "json", "markdown", "html"}
 
 // aloneFormat refuses to render a run of subscriptions alone in a format of calls, or beside other
 // runs, whose comparison is of calls.
@@ -198,11 +198,82 @@ func aloneFormat(runs []*summary.Summary, format string) error {
 			format = "text"
 		}
 		if !slices.Contains(AloneFormats, format) {
-			return &FormatError{Format: format, Reason: "a run of subscriptions alone (no calls) is rendered as text, json or markdown"}
+			return &FormatError{Format: format, Reason: "a run of subscriptions alone (no calls) is rendered as text, json, markdown or html"}
 		}
 		if len(runs) > 1 {
-			return &FormatError{Format: format, Reason: fmt.Sprintf("a run of subscriptions alone (no calls) is rendered on its own; got %d runs", len(runs))}
+			return &FormatError{Format: format, Reason: fmt.Sprintf("a run of subscriptions alone (no calls) is rendered on its own: several runs are compared by their calls, and it has none; got %d runs (report each on its own)", len(runs))}
 		}
 	}
 	return nil
+}
+
+// aloneFigures are the headline figures of a run of subscriptions alone, for the HTML page's run
+// card: a value and its name each.
+func aloneFigures(u *summary.Subscriptions) [][2]string {
+	p99 := func(p *summary.Percentiles) string {
+		if p == nil {
+			return "—"
+		}
+		return fmtMs(p.P99)
+	}
+	gaps := "not known"
+	if u.GapsBy != "" {
+		gaps = fmt.Sprint(u.Gaps)
+	}
+	return [][2]string{
+		{fmt.Sprintf("%d of %d", u.Opened, u.Asked), "subscriptions opened"},
+		{fmt.Sprint(u.Messages), "notifications"},
+		{gaps, "gaps"},
+		{p99(u.TimeToFirst), "time to first p99"},
+		{p99(u.Delivery), "delivery latency p99"},
+		{p99(u.Spread), "fan-out spread p99"},
+	}
+}
+
+// subsChart is one run's subscription figures by percentile for the HTML page's chart: each
+// measure's p50, p90, p99, p99.9 and max in ms (a measure with no figure is left out).
+type subsChart struct {
+	Run      int           `json:"run"` // index into chartData.Runs
+	Measures []subsMeasure `json:"measures"`
+}
+
+type subsMeasure struct {
+	Name string     `json:"name"`
+	Ms   [5]float64 `json:"ms"`
+}
+
+// subsChartPcts name the x of the subscriptions' chart, in the order of subsMeasure.Ms.
+var subsChartPcts = []string{"p50", "p90", "p99", "p99.9", "max"}
+
+// subscriptionsChart is the subscriptions' chart data of the runs that had subscriptions with a
+// figure; none when no run had one.
+func subscriptionsChart(runs []*summary.Summary) []subsChart {
+	var out []subsChart
+	for i, s := range runs {
+		u := s.Subscriptions
+		if u == nil {
+			continue
+		}
+		c := subsChart{Run: i}
+		for _, m := range []struct {
+			name string
+			p    *summary.Percentiles
+		}{{"time to id", u.TimeToID}, {"time to first", u.TimeToFirst}, {"delivery latency", u.Delivery}, {"fan-out spread", u.Spread}, {"reference lag", refLag(u)}} {
+			if m.p != nil {
+				c.Measures = append(c.Measures, subsMeasure{Name: m.name, Ms: [5]float64{m.p.P50, m.p.P90, m.p.P99, m.p.P999, m.p.Max}})
+			}
+		}
+		if len(c.Measures) > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// refLag is the lag behind the reference connection, nil without one or without a head timed.
+func refLag(u *summary.Subscriptions) *summary.Percentiles {
+	if u.Reference == nil {
+		return nil
+	}
+	return u.Reference.Lag
 }

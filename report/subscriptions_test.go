@@ -1,9 +1,14 @@
 package report
 
 import (
+	"encoding/json"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/summary"
 )
 
@@ -115,5 +120,66 @@ func TestSubscriptionsReferenceRows(t *testing.T) {
 	subscriptionsText(&b, s)
 	if strings.Contains(b.String(), "reference") {
 		t.Errorf("a run without a reference has its rows:\n%s", b.String())
+	}
+}
+
+// aloneSample is a run of subscriptions alone: the sample's subscriptions, without parts, on a
+// plan of one WebSocket URL and no calls.
+func aloneSample() *summary.Summary {
+	s := subscriptionsSample()
+	s.Stages, s.Subscriptions.Parts = nil, nil
+	s.Subscriptions.Delivery = &summary.Percentiles{P50: 2, P90: 7, P99: 8, P999: 8.5, Max: 9}
+	s.Target, s.DurationS, s.StartedAt = "ws://127.0.0.1:18548/", 5, time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	s.Config = plan.Plan{Endpoints: []plan.Endpoint{{URL: s.Target}},
+		Subscribe: &plan.Subscribe{Method: "eth_subscribe", Params: json.RawMessage(`["newHeads"]`), Count: 4}}
+	return s
+}
+
+// A run of subscriptions alone renders as an HTML page (it was refused): what the run was, its
+// subscriptions' figures on the run card and in their section, a chart of them by percentile, and
+// none of the calls' charts and tables, which it has nothing for; self-contained as every page.
+// Beside other runs it is refused, saying why.
+func TestSubscriptionsAloneHTML(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	if err := Render(&b, []*summary.Summary{aloneSample()}, "html", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		`subscriptions alone (no calls) for 5.00s; started 2026-11-27 06:00:00 UTC · <code>eth_subscribe [&#34;newHeads&#34;]</code>`,
+		`<span class="value">3 of 4</span><span class="name">subscriptions opened</span>`,
+		`<span class="value">30</span><span class="name">notifications</span>`,
+		`<span class="value">2</span><span class="name">gaps</span>`,
+		`<span class="value">30.0ms</span><span class="name">time to first p99</span>`,
+		`<span class="value">8.00ms</span><span class="name">delivery latency p99</span>`,
+		`<tr><th>subscriptions</th><td class="msg">4 asked, 3 opened, 1 failed</td></tr>`,
+		`<tr><th>delivery latency</th><td class="msg">p50 2.00ms, p90 7.00ms, p99 8.00ms, p99.9 8.50ms, max 9.00ms</td></tr>`,
+		`<tr><th>unsubscribes</th><td class="msg">3 sent, 2 answered true</td></tr>`,
+		`<tr><th>load</th><td>4 subscriptions opened at once and held (closed model), no calls</td></tr>`,
+		`id="chart-subscriptions"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	for _, calls := range []string{`id="chart-latency"`, `id="chart-throughput"`, `id="chart-spectrum"`, `id="chart-histogram"`, "<h2>Endpoints", "<h2>Status codes", "<h2>Latency and service time", `<span class="name">requests sent`, `<span class="name">answers/s`} {
+		if strings.Contains(page, calls) {
+			t.Errorf("the page of a run without calls has %s", calls)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)<script[^>]+src=|<link[^>]+href=|@import|url\(`).FindString(page); m != "" {
+		t.Errorf("page loads something: found %q", m)
+	}
+	d := pageData(t, page)
+	want := []subsChart{{Run: 0, Measures: []subsMeasure{
+		{"time to id", [5]float64{1, 2, 3, 4, 5}}, {"time to first", [5]float64{10, 20, 30, 40, 50}},
+		{"delivery latency", [5]float64{2, 7, 8, 8.5, 9}}, {"fan-out spread", [5]float64{0.5, 0, 0, 0, 1}}}}}
+	if !reflect.DeepEqual(d.Subscriptions, want) || strings.Join(d.SubsPcts, ",") != "p50,p90,p99,p99.9,max" {
+		t.Errorf("chart data %+v over %v; want %+v over p50 … max", d.Subscriptions, d.SubsPcts, want)
+	}
+	err := Render(&b, []*summary.Summary{aloneSample(), subscriptionsSample()}, "html", Options{})
+	if err == nil || !strings.Contains(err.Error(), "several runs are compared by their calls, and it has none") {
+		t.Errorf("beside a run of calls: %v; want a refusal saying why", err)
 	}
 }

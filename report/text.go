@@ -104,6 +104,9 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	r := s.Requests
 	b.WriteString("\nRequests\n")
 	fmt.Fprintf(b, "  %-11s intended %d, sent %d, completed %d, ok %d, failed %d\n", "count", r.Intended, r.Sent, r.Completed, r.OK, r.Errors)
+	if m := missesText(s); m != "" {
+		fmt.Fprintf(b, "  %-11s %s\n", "misses", m)
+	}
 	if r.Unsent > 0 {
 		fmt.Fprintf(b, "  %-11s %d failed before sending (no connection: nothing written, no service time)\n", "unsent", r.Unsent)
 	}
@@ -139,6 +142,21 @@ func requests(b *strings.Builder, s *summary.Summary) {
 	if s.SendingThroughput > 0 && s.DurationS > s.SendSpanS && s.Throughput < 0.99*s.SendingThroughput {
 		fmt.Fprintf(b, "  %-11s %s after the last send (%s answers/s over the whole run)\n", "drain", fmtSeconds(s.DurationS-s.SendSpanS), fmt1(s.Throughput))
 	}
+}
+
+// missesText says how many answers were misses (plan.Checks.Miss) and their share of the
+// requests: "1000 (9.09% of the requests): status 404, counted as ok, not failed"; "" for a run
+// without miss statuses.
+func missesText(s *summary.Summary) string {
+	if s.Config.Checks.Miss == "" {
+		return ""
+	}
+	r := s.Requests
+	share := 0.0
+	if n := r.Attempted(); n > 0 {
+		share = 100 * float64(r.Misses) / float64(n)
+	}
+	return fmt.Sprintf("%d (%.2f%% of the requests): status %s, counted as ok, not failed", r.Misses, share, s.Config.Checks.Miss)
 }
 
 // throughputText is the headline throughput: over the sending window when the timeline tells it,

@@ -18,7 +18,8 @@ import (
 //     the attack; throughput is the requests that succeeded over the whole duration.
 //   - Duration: attack is the window the requests were due in (the run's duration), or longer,
 //     to the last request sent, when the generator fell behind; wait runs from its end to the
-//     last answer (0 when every answer came within it); total is both. vegeta's attack ends at
+//     end of the run, which comes with the last answer (its senders then stop, a few milliseconds
+//     later on a busy machine), 0 when every answer came within it; total is both. vegeta's attack ends at
 //     its last send, one interval between requests before the end of the window.
 //   - Latencies: the service time, from the actual send to the answer's last byte, as vegeta
 //     times its requests (rpcbench's own latency, from the intended send, is in the other formats).

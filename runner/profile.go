@@ -75,7 +75,11 @@ func (r *Profiling) stop(s *summary.Summary, warn func(string)) {
 	if res.Err != nil {
 		msg := strings.ReplaceAll(res.Err.Error(), "\n", "; ")
 		warn(fmt.Sprintf("%s %s: %s", r.Name, plan.RedactURL(r.URL), msg))
-		s.Notes = append(s.Notes, "profiling the target failed in part: "+msg)
+		failed := "profiling the target failed: " // nothing saved
+		if len(saved) > 0 {
+			failed = "profiling the target failed in part: "
+		}
+		s.Notes = append(s.Notes, failed+msg)
 	}
 	if len(saved) > 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("target profiles over the measured window: %s; read them with go tool pprof -top FILE", strings.Join(saved, ", ")))

@@ -153,7 +153,7 @@ func Run(ctx context.Context, prep *plan.Prepared, o Options) (*Outcome, error) 
 		}
 		res, subs, err = runAlone(ctx, np, live, o.Cut, ticks)
 	} else {
-		subs = startSubscriptions(ctx, np, live)
+		subs = startSubscriptions(ctx, np, live, o.Cut)
 		res, err = engine.RunPrepared(ctx, prep, opts...)
 	}
 	if err != nil {

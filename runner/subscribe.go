@@ -26,9 +26,10 @@ type subscriptions struct {
 // untilCancelled is the hold of subscriptions beside calls: they end when the calls end.
 const untilCancelled = 100 * 365 * 24 * time.Hour
 
-// startSubscriptions starts p's subscriptions, if it has some, beside the calls the runner sends, counting them in live as they go;
+// startSubscriptions starts p's subscriptions, if it has some, beside the calls the runner sends, counting them in live as they go
+// (a closed cut stops the wait for their unsubscribe answers);
 // finish ends them. Nil when p has none.
-func startSubscriptions(ctx context.Context, p plan.Plan, live *subscribe.Live) *subscriptions {
+func startSubscriptions(ctx context.Context, p plan.Plan, live *subscribe.Live, cut <-chan struct{}) *subscriptions {
 	if p.Subscribe == nil {
 		return nil
 	}
@@ -36,7 +37,7 @@ func startSubscriptions(ctx context.Context, p plan.Plan, live *subscribe.Live) 
 	r := &subscriptions{cancel: cancel, done: make(chan struct{})}
 	cfg := subscribe.ConfigOf(p, untilCancelled)
 	cfg.Marks, r.labels, r.stages = subscribe.StageMarks(p.Load)
-	cfg.Live = live
+	cfg.Live, cfg.Cut = live, cut
 	go func() {
 		defer close(r.done)
 		r.res, r.err = subscribe.Run(ctx, cfg)
@@ -69,7 +70,8 @@ func (r *subscriptions) finish(s *summary.Summary, warn func(string)) {
 // length; the default duration without one), counting them in live as they go. Every interval of
 // p, and once more at the end (Final), each of ticks gets a tick with no requests in it. The
 // Result has no requests: its trailer says when the run started, how long it lasted and whether
-// it was interrupted (ctx ended or cut closed); finish puts the subscriptions' figures into the
+// it was interrupted (ctx ended or cut closed before the hold was over: a cut during the wait for
+// the unsubscribe answers ends that wait, and the run, at once, but the hold was whole); finish puts the subscriptions' figures into the
 // summary. The error is about the subscriptions' configuration only.
 func runAlone(ctx context.Context, p plan.Plan, live *subscribe.Live, cut <-chan struct{}, ticks []engine.Observer) (*engine.Result, *subscriptions, error) {
 	hold := p.Load.Warmup + p.Load.MeasuredLength()
@@ -79,18 +81,16 @@ func runAlone(ctx context.Context, p plan.Plan, live *subscribe.Live, cut <-chan
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cutDone := make(chan struct{})
-	cutClosed := false
 	go func() {
 		defer close(cutDone)
 		select {
 		case <-cut: // a nil cut never closes
-			cutClosed = true
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
 	cfg := subscribe.ConfigOf(p, hold)
-	cfg.Live = live
+	cfg.Live, cfg.Cut = live, cut
 	r := &subscriptions{cancel: cancel, done: make(chan struct{})}
 	start := time.Now()
 	go func() {
@@ -114,7 +114,6 @@ func runAlone(ctx context.Context, p plan.Plan, live *subscribe.Live, cut <-chan
 			running = false
 		}
 	}
-	interrupted := ctx.Err() != nil && time.Since(start) < hold
 	cancel()
 	<-cutDone
 	if r.err != nil {
@@ -123,6 +122,6 @@ func runAlone(ctx context.Context, p plan.Plan, live *subscribe.Live, cut <-chan
 	tick(true)
 	res := &engine.Result{Plan: p, Total: result.NewInterval(len(p.Endpoints))}
 	res.MeasuredStart, res.Elapsed, res.Procs = start, time.Since(start), runtime.GOMAXPROCS(0)
-	res.Interrupted = interrupted || cutClosed
+	res.Interrupted = r.res.Interrupted
 	return res, r, nil
 }

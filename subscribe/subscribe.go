@@ -86,6 +86,9 @@ type Config struct {
 	// Live, if set, counts the subscriptions as they go, for outputs that show them during the
 	// run.
 	Live *Live
+	// Cut, when closed, ends the wait for the unsubscribe answers at once (a second interrupt):
+	// the subscriptions still open are counted as unsubscribed without an answer.
+	Cut <-chan struct{}
 }
 
 // Live is a run's subscriptions counted as they go; safe for concurrent use. The zero value
@@ -167,6 +170,8 @@ type Result struct {
 	MinPerSub, MaxPerSub uint64
 	UnsubscribeSent      int // unsubscribe calls sent (one per opened subscription still open)
 	Unsubscribed         int // of which answered true
+	// Interrupted is set when the run ended (its ctx) before Config.Hold had passed.
+	Interrupted bool
 	// Parts are the run cut at Config.Marks (none without marks): the notifications received in
 	// each and their delivery latencies.
 	Parts []Part
@@ -216,8 +221,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.unsub = strings.TrimSuffix(cfg.Method, "subscribe") + "unsubscribe"
 	start := time.Now()
 	r.start = start
+	var stopCut context.CancelFunc
+	r.cut, stopCut = context.WithCancel(context.Background())
+	defer stopCut()
+	if cfg.Cut != nil {
+		go func() {
+			select {
+			case <-cfg.Cut:
+				stopCut()
+			case <-r.cut.Done():
+			}
+		}()
+	}
 	r.res.Parts = newParts(cfg.Marks)
-	ctx, cancel := context.WithDeadline(ctx, start.Add(cfg.Hold))
+	ctx, cancel := context.WithDeadlineCause(ctx, start.Add(cfg.Hold), errHeld)
 	defer cancel()
 
 	sweepDone := make(chan struct{})
@@ -241,6 +258,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Go(func() { r.subscription(ctx) })
 	}
 	wg.Wait()
+	r.res.Interrupted = ctx.Err() != nil && context.Cause(ctx) != errHeld
 	<-sweepDone
 	r.settle(time.Time{})
 	if n := len(r.res.Parts); n > 0 {
@@ -248,6 +266,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	return r.res, nil
 }
+
+// errHeld ends a run that held its subscriptions for the whole Config.Hold.
+var errHeld = errors.New("held for the run's length")
 
 func sleepUntil(ctx context.Context, at time.Time) bool {
 	t := time.NewTimer(time.Until(at))
@@ -265,7 +286,10 @@ type runner struct {
 	client *http.Client
 	unsub  string
 
-	start  time.Time
+	start time.Time
+	// cut ends when Config.Cut closes (or Run returns): the unsubscribe answers are no longer
+	// waited for.
+	cut    context.Context
 	mu     sync.Mutex
 	res    *Result
 	minSet bool              // res.MinPerSub holds a subscription's count
@@ -456,10 +480,10 @@ func (r *runner) subscription(ctx context.Context) {
 	}
 }
 
-// unsubscribe sends the unsubscribe call and waits (AnswerTimeout at most) for its answer,
-// counting the notifications that arrive meanwhile; true when the answer is true.
+// unsubscribe sends the unsubscribe call and waits (AnswerTimeout at most, until the cut) for
+// its answer, counting the notifications that arrive meanwhile; true when the answer is true.
 func (r *runner) unsubscribe(c *websocket.Conn, msgs <-chan received, s *sub) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.AnswerTimeout)
+	ctx, cancel := context.WithTimeout(r.cut, r.cfg.AnswerTimeout)
 	defer cancel()
 	call := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":2,"method":%q,"params":[%q]}`, r.unsub, s.id)
 	if c.Write(ctx, websocket.MessageText, call) != nil {

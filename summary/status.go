@@ -3,6 +3,7 @@ package summary
 import (
 	"strconv"
 
+	"github.com/rpcbench/rpcbench/check"
 	"github.com/rpcbench/rpcbench/plan"
 	"github.com/rpcbench/rpcbench/result"
 )
@@ -33,5 +34,30 @@ func nameStatuses(s *Summary, p plan.Plan) {
 	name(&s.Stats)
 	for i := range s.Endpoints {
 		name(&s.Endpoints[i].Stats)
+	}
+}
+
+// countMisses sets the Misses of s and of each endpoint: the answers whose status is one of the
+// plan's miss statuses (plan.Checks.Miss), which the plan's verifier counts as successes and judges
+// no further, so that each is one of OK. Nothing for a plan without them, or a protocol whose
+// answers carry no HTTP status.
+func countMisses(s *Summary, p plan.Plan) {
+	if p.Checks.Miss == "" || !p.ProtocolOf().HTTPStatus() {
+		return
+	}
+	miss, err := check.ParseStatuses(p.Checks.Miss)
+	if err != nil {
+		return // the plan did not run with it: Prepare refuses it
+	}
+	count := func(st *Stats) {
+		for code, n := range st.Status {
+			if c, err := strconv.Atoi(code); err == nil && miss.Has(c) {
+				st.Requests.Misses += n
+			}
+		}
+	}
+	count(&s.Stats)
+	for i := range s.Endpoints {
+		count(&s.Endpoints[i].Stats)
 	}
 }

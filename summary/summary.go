@@ -242,6 +242,9 @@ type Requests struct {
 	Completed uint64 `json:"completed"` // got an answer, whatever its status
 	OK        uint64 `json:"ok"`
 	Errors    uint64 `json:"errors"`
+	// Misses counts the answers of a miss status (plan.Checks.Miss: a GET of a key the store does
+	// not hold): in OK, not in Errors.
+	Misses uint64 `json:"misses,omitempty"`
 	// Unsent counts the requests that failed before any byte was written (a connection refused, a
 	// name not resolved): in Errors, not in Sent, without a service time.
 	Unsent  uint64 `json:"failed_before_sending,omitempty"`
@@ -394,6 +397,7 @@ func New(run Run, total *result.Interval) *Summary {
 		e.Requests.Intended = e.Requests.Attempted()
 		s.Endpoints = append(s.Endpoints, e)
 	}
+	countMisses(s, p)
 	nameStatuses(s, p)
 	s.Requests.Intended = run.Intended
 	if p.Load.Model == plan.Open {

@@ -233,7 +233,7 @@ func TestBenchSubscriptionsRefused(t *testing.T) {
 	}{
 		{"http target", fmt.Sprintf(benchHeads, "ws://127.0.0.1:1/", "http://127.0.0.1:2/"),
 			`plan.yaml:5:3: scenarios.heads: against clean: subscribe: subscriptions need a WebSocket URL (ws:// or wss://); got "http://127.0.0.1:2/"`},
-		{"no calls", strings.Replace(fmt.Sprintf(benchHeads, "ws://127.0.0.1:1/", "ws://127.0.0.1:2/"), "    jsonrpc:\n      calls:\n        - {method: eth_blockNumber}\n", "", 1),
+		{"no calls", strings.Replace(fmt.Sprintf(benchHeads, "ws://127.0.0.1:1/", "ws://127.0.0.1:2/"), "    jsonrpc:\n      calls:\n        - {method: eth_blockNumber}\n    model: open\n    rate: 20\n", "", 1),
 			"plan.yaml:5:3: scenarios.heads: against drops: subscribe: bench runs subscriptions beside the scenario's calls; give it jsonrpc: calls"},
 	} {
 		code, stdout, stderr := mainOut("bench", "--quiet", "--out-dir", filepath.Join(t.TempDir(), "run"), writePlan(t, c.file))

@@ -156,25 +156,34 @@ func (f choiceFlag) Set(s string) error {
 
 var flagErr = regexp.MustCompile(`^invalid (?:value|boolean value) "(.*)" for flag -([\w.-]+): (.*)$`)
 
-// flagError rewrites the flag package's "invalid value … for flag -rate: …" as "--rate: …".
+// flagError rewrites the flag package's "invalid value … for flag -rate: …" as "--rate: …" (a
+// one-letter flag keeps its one dash, as it is written: "-H: …").
 func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if m := flagErr.FindStringSubmatch(msg); m != nil {
 		switch m[3] {
 		case "parse error":
-			return fmt.Sprintf("--%s: %q is not %s", m[2], m[1], kindOf(fs, m[2]))
+			return fmt.Sprintf("%s: %q is not %s", dashed(m[2]), m[1], kindOf(fs, m[2]))
 		case "value out of range":
-			return fmt.Sprintf("--%s: %q is out of range", m[2], m[1])
+			return fmt.Sprintf("%s: %q is out of range", dashed(m[2]), m[1])
 		}
-		return fmt.Sprintf("--%s: %s", m[2], m[3])
+		return fmt.Sprintf("%s: %s", dashed(m[2]), m[3])
 	}
 	if rest, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return fmt.Sprintf("unknown flag --%s", rest)
+		return fmt.Sprintf("unknown flag %s", dashed(rest))
 	}
 	if rest, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return fmt.Sprintf("--%s needs a value", rest)
+		return fmt.Sprintf("%s needs a value", dashed(rest))
 	}
 	return msg
+}
+
+// dashed writes a flag's name as a user types it: -H, --rate.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // parseInterleaved parses flags that may stand before and after positional arguments

@@ -81,7 +81,7 @@ func TestRunProfileURLWithoutPprof(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "--profile-url "+srv.URL()+"/debug/pprof: allocs at the start") || !strings.Contains(stdout, "profiling the target failed in part") {
+	if !strings.Contains(stderr, "--profile-url "+srv.URL()+"/debug/pprof: allocs at the start") || !strings.Contains(stdout, "profiling the target failed: allocs at the start") {
 		t.Errorf("want the failure on stderr and in the notes; stdout:\n%s\nstderr: %s", stdout, stderr)
 	}
 	if _, err := os.Stat(out); err != nil {

@@ -72,7 +72,7 @@ func checkSubscribeURL(p plan.Plan, what string) error {
 
 // aloneFlags are the flags that mean something to a run of subscriptions alone.
 var aloneFlags = []string{"subscribe", "subscriptions", "subscribe-rate", "subscribe-reference", "duration", "format", "report-file", "out", "live",
-	"interval", "show-secrets", "quiet", "header", "H", "connect-timeout"}
+	"interval", "show-secrets", "quiet", "header", "H", "connect-timeout", "html"}
 
 // checkSubscriptions checks p's subscriptions, if any: a WebSocket URL to go to and, for a run of
 // subscriptions and no calls (plan.Plan.SubscriptionsOnly; execute runs it as any other), only the
@@ -102,10 +102,10 @@ func (f *runFlags) checkSubscriptions(fs *flag.FlagSet, p plan.Plan) error {
 			strings.Join(other, ", "), strings.Join(takes, ", "))
 	}
 	if !slices.Contains(report.AloneFormats, f.format) {
-		return usagef("--format %s: a run of --subscribe alone is reported as text, json or markdown", f.format)
+		return usagef("--format %s: a run of --subscribe alone is reported as text, json, markdown or html", f.format)
 	}
 	if f.reportFile != "" && !slices.Contains(report.AloneFormats, report.FormatForPath(f.reportFile)) {
-		return usagef("--report-file %s: a run of --subscribe alone is reported as text, json (.json) or markdown (.md)", f.reportFile)
+		return usagef("--report-file %s: a run of --subscribe alone is reported as text, json (.json), markdown (.md) or html (.html)", f.reportFile)
 	}
 	return nil
 }

@@ -39,7 +39,7 @@ func TestRunSubscribeUsage(t *testing.T) {
 		{"negative count", []string{"--subscribe", heads, "--subscriptions", "-1", ws}, ExitUsage, nil, []string{"--subscriptions -1: want 1 or more"}},
 		{"negative rate", []string{"--subscribe", heads, "--subscribe-rate", "-2", ws}, ExitUsage, nil, []string{"--subscribe-rate -2"}},
 		{"call flags alone", []string{"--subscribe", heads, "--rate", "5", ws}, ExitUsage, nil, []string{"--rate: a run of --subscribe alone sends no calls", "give --jsonrpc METHOD"}},
-		{"csv alone", []string{"--subscribe", heads, "--format", "csv", ws}, ExitUsage, nil, []string{"--format csv: a run of --subscribe alone is reported as text, json or markdown"}},
+		{"csv alone", []string{"--subscribe", heads, "--format", "csv", ws}, ExitUsage, nil, []string{"--format csv: a run of --subscribe alone is reported as text, json, markdown or html"}},
 	})
 }
 

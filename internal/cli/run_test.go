@@ -48,7 +48,7 @@ func TestRunUsageErrors(t *testing.T) {
 		{"zero rate", []string{"run", "--rate", "0", "http://127.0.0.1:1/"}, "--rate: 0 sends nothing"},
 		{"bad duration", []string{"run", "--duration", "ten", "http://127.0.0.1:1/"}, `--duration: "ten" is not a duration`},
 		{"bad stages", []string{"run", "--stages", "30s", "http://127.0.0.1:1/"}, `--stages: stage 1 "30s": want DURATION:TARGET`},
-		{"bad header", []string{"run", "-H", "NoColon", "http://127.0.0.1:1/"}, `--H: "NoColon" is not a header`},
+		{"bad header", []string{"run", "-H", "NoColon", "http://127.0.0.1:1/"}, `run: -H: "NoColon" is not a header`},
 		{"unknown flag", []string{"run", "--rat", "10", "http://127.0.0.1:1/"}, "unknown flag --rat"},
 		{"bad scheme", []string{"run", "ftp://127.0.0.1/"}, `scheme "ftp" is not supported`},
 		{"no scheme", []string{"run", "127.0.0.1:8080"}, "has no scheme"},

@@ -25,7 +25,7 @@ func TestReportStats(t *testing.T) {
 		t.Errorf("report shows p99.9, not asked for:\n%s", stdout)
 	}
 	code, _, stderr = cliRun(t, "report", "--stats", "p50,avg", base, slow)
-	if code != ExitUsage || !strings.Contains(stderr, `"avg" is not a statistic a table shows; want some of rps, requests`) {
+	if code != ExitUsage || !strings.Contains(stderr, `"avg" is not a statistic a table shows; want some of rps, transfer/s, requests`) {
 		t.Errorf("--stats avg: exit %d, %s; want %d naming the statistics", code, stderr, ExitUsage)
 	}
 }

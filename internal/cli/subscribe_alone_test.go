@@ -29,8 +29,8 @@ func TestSubscriptionsAloneResultFile(t *testing.T) {
 			t.Parallel()
 			s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, NewBlocks: 30, DropEvery: 7})
 			dir := t.TempDir()
-			rb, text := filepath.Join(dir, "run.rb"), filepath.Join(dir, "report.txt")
-			args := []string{"run", "--format", "json", "--quiet", "--report-file", text, "--out", rb}
+			rb, text, page := filepath.Join(dir, "run.rb"), filepath.Join(dir, "report.txt"), filepath.Join(dir, "report.html")
+			args := []string{"run", "--format", "json", "--quiet", "--report-file", text, "--out", rb, "--html", page}
 			if by == "flags" {
 				args = append(args, "--duration", "1500ms", "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2", s.WebSocketURL())
 			} else {
@@ -67,9 +67,19 @@ func TestSubscriptionsAloneResultFile(t *testing.T) {
 			if err := json.Unmarshal([]byte(subscriptionsJSON(t, stdout)), &u); err != nil || u.Messages != wrote || u.Gaps == 0 {
 				t.Errorf("the JSON report's subscriptions: %+v (%v); want the node's %d notifications and some gaps", u, err, wrote)
 			}
-			code, _, stderr = mainOut("report", "--format", "html", rb)
-			if code != ExitUsage || !strings.Contains(stderr, "--format html: a run of subscriptions alone (no calls) is rendered as text, json or markdown") {
-				t.Errorf("report --format html: exit %d, %s; want %d naming the formats", code, stderr, ExitUsage)
+			// the HTML page, of the run (--html) and of its file: the subscriptions and their chart
+			code, html, stderr := mainOut("report", "--format", "html", rb)
+			runPage, err := os.ReadFile(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{html, string(runPage)} {
+				for _, w := range []string{"subscriptions alone (no calls) for", `<tr><th>subscriptions</th><td class="msg">2 asked, 2 opened, 0 failed</td></tr>`,
+					fmt.Sprintf(`<tr><th>notifications</th><td class="msg">%d;`, wrote), `id="chart-subscriptions"`} {
+					if code != ExitOK || !strings.Contains(p, w) {
+						t.Errorf("report --format html: exit %d, %s; the page lacks %q", code, stderr, w)
+					}
+				}
 			}
 		})
 	}
@@ -135,5 +145,16 @@ func TestSubscriptionsAloneInterrupted(t *testing.T) {
 	code, out, errs := mainOut("report", rb)
 	if code != ExitOK || !strings.Contains(out, "INTERRUPTED") || !strings.Contains(out, "subscriptions     2 asked, 2 opened") {
 		t.Errorf("report: exit %d (%s):\n%s\nwant the subscriptions, INTERRUPTED", code, errs, out)
+	}
+}
+
+// run --plan of a scenario of subscriptions alone with a key of a call load (rate:) exits 2
+// naming the file, line and key, before anything runs.
+func TestSubscriptionsAlonePlanLoadKeyRefused(t *testing.T) {
+	t.Parallel()
+	name := writePlan(t, "targets:\n  node: {url: \"ws://127.0.0.1:1/\"}\nscenarios:\n  heads:\n    duration: 1s\n    rate: 50\n    subscribe:\n      call: eth_subscribe [\"newHeads\"]\n")
+	code, _, stderr := mainOut("run", "--quiet", "--plan", name, "--scenario", "heads")
+	if want := ":6:5: scenarios.heads.rate: a scenario of subscriptions alone"; code != ExitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", code, stderr, ExitUsage, want)
 	}
 }

@@ -87,11 +87,12 @@ func subscriptionsJSON(t *testing.T, doc string) string {
 }
 
 // --live lines count the subscriptions as they go: the last line has every subscription opened,
-// every notification the node wrote (its own count; its 20 blocks are out well before the end),
-// the gaps the report counts, and each line's new notifications add up to the total.
+// every notification the node wrote (its own count; its 20 blocks, made once both subscriptions
+// are open, are out well before the end: 200 ms of the 1.5 s), the gaps the report counts, and
+// each line's new notifications add up to the total.
 func TestLiveLinesCountSubscriptions(t *testing.T) {
 	t.Parallel()
-	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 20 * time.Millisecond, NewBlocks: 20, DropEvery: 4})
+	s := subscribeNode(t, ethrpc.Config{Blocks: 10, BlockTime: 10 * time.Millisecond, NewBlocks: 20, DropEvery: 4, AwaitSubscriptions: 2})
 	live := filepath.Join(t.TempDir(), "live.jsonl")
 	code, stdout, stderr := mainOut("run", "--jsonrpc", "eth_blockNumber", "--rate", "20", "--duration", "1500ms", "--interval", "250ms", "--format", "json", "--quiet",
 		"--live", live, "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2", s.WebSocketURL())

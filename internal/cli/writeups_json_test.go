@@ -145,8 +145,10 @@ func plausible(t *testing.T, where string, figs []writeupFigure, n int) {
 			switch {
 			case (f.Name == "requests" || f.Name == "throughput") && *v <= 0:
 				t.Errorf("%s: %s of column %d: %v; want above 0", where, f.Name, i+1, *v)
-			case f.Name == "error rate" && *v > 100:
-				t.Errorf("%s: error rate of column %d: %v%%", where, i+1, *v)
+			case (f.Name == "error rate" || f.Name == "miss rate") && *v > 100:
+				t.Errorf("%s: %s of column %d: %v%%", where, f.Name, i+1, *v)
+			case f.Name == "transfer/s" && *v <= 0:
+				t.Errorf("%s: transfer/s of column %d: %v; want above 0 (the answers' bytes)", where, i+1, *v)
 			}
 			if base := f.Values[0]; base != nil && *base != 0 {
 				if r, want := f.Ratios[i], *v / *base; r == nil {
@@ -383,7 +385,7 @@ var writeupJSONChecks = map[string]struct {
 		},
 	},
 	"kv.yaml": {
-		tables: []writeupTable{{section: "put-then-get: each alone", targets: []string{"kv"}, figures: []string{"throughput", "error rate", "mean", "stdev", "p50", "p99", "max"},
+		tables: []writeupTable{{section: "put-then-get: each alone", targets: []string{"kv"}, figures: []string{"throughput", "transfer/s", "error rate", "misses", "miss rate", "mean", "stdev", "p50", "p99", "max"},
 			levels: []string{"put alone", "get alone"}}},
 		steps: []writeupStep{{scenario: "put-get", targets: []string{"kv"}, endpoints: []string{"get", "put"}}},
 		more: func(t *testing.T, r writeupJSON, dir string) {

@@ -115,12 +115,12 @@ func TestAloneErrors(t *testing.T) {
 	t.Parallel()
 	head := "targets:\n  t: {url: http://127.0.0.1:1/}\nscenarios:\n  s:\n"
 	for body, want := range map[string]string{
-		"    rate: 10\n    endpoints:\n      - {name: a, path: /a, load: 5}\n":                          "plan.yaml:7:35: scenarios.s.endpoints[0].load: the level of a's run alone: give alone: true too",
-		"    alone: true\n    rate: 10\n    endpoints:\n      - {path: /a}\n":                           "scenarios.s.endpoints[0]: no name: with alone:",
-		"    alone: true\n    rate: 10\n    targets_file: t.http\n":                                     "scenarios.s.alone: runs each endpoint or call of the plan alone",
-		"    alone: true\n    connections: 5\n    endpoints:\n      - {name: a, path: /a, load: 2.5}\n": "2.5 connections: want a whole number",
-		"    alone: true\n    stages: 10s:100\n    endpoints:\n      - {name: a, path: /a, load: 2}\n":  "the scenario's stages set the load of every run",
-		"    alone: true\n    endpoints:\n      - {name: a, path: /a}\n    capacity: {slo: p99<10ms}\n": "a capacity search runs the mix",
+		"    rate: 10\n    endpoints:\n      - {name: a, path: /a, load: 5}\n":                                   "plan.yaml:7:35: scenarios.s.endpoints[0].load: the level of a's run alone: give alone: true too",
+		"    alone: true\n    rate: 10\n    endpoints:\n      - {path: /a}\n":                                    "scenarios.s.endpoints[0]: no name: with alone:",
+		"    alone: true\n    rate: 10\n    targets_file: t.http\n":                                              "scenarios.s.alone: runs each endpoint or call of the plan alone",
+		"    alone: true\n    connections: 5\n    endpoints:\n      - {name: a, path: /a, load: 2.5}\n":          "2.5 connections: want a whole number",
+		"    alone: true\n    stages: 10s:100\n    endpoints:\n      - {name: a, path: /a, load: 2}\n":           "the scenario's stages set the load of every run",
+		"    alone: true\n    endpoints:\n      - {name: a, path: /a, load: 5}\n    capacity: {slo: p99<10ms}\n": "plan.yaml:7:35: scenarios.s.endpoints[0].load: a capacity search sets the rate of a's run alone: drop load:",
 	} {
 		_, err := ReadFile("plan.yaml", strings.NewReader(head+body))
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -150,7 +150,7 @@ scenarios:
 		t.Errorf("scenario b: %s; want its own requests,rps", got)
 	}
 	for body, want := range map[string]string{
-		"stats: [p50, avg]\n": `plan.yaml:3:8: stats: "avg" is not a statistic a table shows; want some of rps, requests, errors, min, mean, stdev, p50`,
+		"stats: [p50, avg]\n": `plan.yaml:3:8: stats: "avg" is not a statistic a table shows; want some of rps, transfer/s, requests, errors, misses, miss-rate, min, mean, stdev, p50`,
 		"stats: [p50, p50]\n": `"p50" is given twice`,
 		"stats: []\n":         "stats: empty: want some of",
 	} {

@@ -654,6 +654,7 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 	f.checkReplay(n, path, &s)
 	f.checkDiff(n, path, &s)
 	f.alone(n, path, &s)
+	f.checkSubscribeAlone(n, path, &s)
 	f.checkSweep(sweepAt, path, &s)
 	return s
 }
@@ -663,8 +664,6 @@ func (f *fileReader) alone(n *yaml.Node, path string, s *plan.Scenario) {
 	p := &s.Plan
 	if s.Alone {
 		switch {
-		case s.Capacity != nil:
-			f.errorf(n, joinKey(path, "alone"), "a capacity search runs the mix: drop alone: or capacity:")
 		case p.Traffic.Targets != "" || p.JSONRPC.CallsFile != "":
 			f.errorf(n, joinKey(path, "alone"), "runs each endpoint or call of the plan alone: give them in endpoints: or jsonrpc.calls:, not in targets_file or calls_file")
 		case len(p.JSONRPC.Calls) == 0:
@@ -679,6 +678,8 @@ func (f *fileReader) alone(n *yaml.Node, path string, s *plan.Scenario) {
 		switch {
 		case !s.Alone:
 			f.errorf(pl.node, pl.path, "the level of %s's run alone: give alone: true too", pl.name)
+		case s.Capacity != nil:
+			f.errorf(pl.node, pl.path, "a capacity search sets the rate of %s's run alone: drop load:", pl.name)
 		case len(p.Load.Stages) > 0:
 			f.errorf(pl.node, pl.path, "the scenario's stages set the load of every run: drop load: or stages:")
 		case pl.level <= 0:
@@ -911,10 +912,15 @@ func (f *fileReader) call(n *yaml.Node, path string) plan.Call {
 
 func (f *fileReader) checks(n *yaml.Node, path string) plan.Checks {
 	var c plan.Checks
-	f.mapping(n, path, []string{"status", "body", "metrics"}, func(key string, k, v *yaml.Node) {
+	f.mapping(n, path, []string{"status", "miss", "body", "metrics"}, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "status":
 			c.Status = f.str(v, joinKey(path, key))
+		case "miss":
+			c.Miss = f.str(v, joinKey(path, key))
+			if _, err := check.ParseStatuses(c.Miss); c.Miss != "" && err != nil {
+				f.errorf(v, joinKey(path, key), "%v (the statuses that answer a miss, such as 404)", err)
+			}
 		case "body":
 			c.Body = f.strings(v, joinKey(path, key))
 		default:

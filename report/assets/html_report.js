@@ -52,7 +52,9 @@
     return false;
   }
   function plotBox(id) { return document.querySelector("#" + id + " .plot"); }
+  // A chart the page does not show (a run of subscriptions alone has no calls to chart) is not drawn.
   function empty(id, why) {
+    if (!plotBox(id)) return;
     var p = document.createElement("p");
     p.className = "empty";
     p.textContent = why;
@@ -78,6 +80,7 @@
   // a log y axis; a chart with a log option gets a "log scale" box in its caption.
   function make(id, build, d, logOption) {
     var el = plotBox(id);
+    if (!el) return;
     var entry = { id: id, plot: null, log: false };
     function draw() {
       var opts = build(entry.log);
@@ -291,6 +294,32 @@
     chart("chart-endpoint-latency", e.p99, fmtMs, "latency p99 (ms)", latencyY);
     chart("chart-endpoint-throughput", e.rps, function (v) { return fmtNum(v, " /s"); }, "throughput (answers/s)",
       function () { return { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.1 : 1]; } }; });
+  })();
+
+  // Subscriptions by percentile: per run, a line of each measure over p50 … max.
+  (function () {
+    var subs = data.subscriptions || [];
+    if (!subs.length || !plotBox("chart-subscriptions")) return;
+    var names = data.subs_pcts, xs = names.map(function (n, i) { return i; });
+    var dashes = { "time to id": [2, 3], "time to first": [6, 3], "delivery latency": null, "fan-out spread": [10, 4, 2, 4], "reference lag": [1, 6] };
+    var palette = { "time to id": "#E69F00", "time to first": "#56B4E9", "delivery latency": "#0072B2", "fan-out spread": "#009E73", "reference lag": "#CC79A7" };
+    var series = [{ label: "percentile", value: function (u, v) { return v == null ? "—" : names[Math.round(v)]; } }];
+    var ys = [];
+    subs.forEach(function (c) {
+      var run = runs[c.run];
+      c.measures.forEach(function (m) {
+        var s = { label: runName(run, m.name), stroke: multi ? run.color : palette[m.name], width: 2, value: function (u, v) { return fmtMs(v); } };
+        if (dashes[m.name]) s.dash = dashes[m.name];
+        series.push(s);
+        ys.push(m.ms);
+      });
+    });
+    make("chart-subscriptions", function (log) { return {
+      series: series.map(copy),
+      scales: { x: { time: false, range: function () { return [-0.25, names.length - 0.75]; } }, y: latencyY(log) },
+      axes: [axis("percentile", { splits: function () { return xs; }, values: function (u, v) { return v.map(function (x) { return names[Math.round(x)] || ""; }); } }),
+        axis("ms", { size: 60, values: function (u, v) { return v.map(tickNum); } })]
+    }; }, [xs].concat(ys), true);
   })();
 
   var pending = 0;

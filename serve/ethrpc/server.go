@@ -63,6 +63,11 @@ type Config struct {
 	// NewBlocks, when above 0, stops the block loop after that many blocks: a bounded stream of
 	// notifications, for tests that count them. Zero: no end.
 	NewBlocks uint64
+	// AwaitSubscriptions, when above 0, holds the block loop until that many subscriptions have
+	// been made: block 1 is due BlockTime after the last of them (stall windows still count from
+	// New). For tests that count every notification of a bounded stream (NewBlocks), so that a
+	// client slow to subscribe does not miss the first blocks. Zero: blocks from New on.
+	AwaitSubscriptions int
 	// StallFor and StallEvery are a fault for tests of subscribers: the notifications of the
 	// events due in [k·StallEvery, k·StallEvery + StallFor) after New, k ≥ 1, are held until the
 	// window's end, then written at once. Both zero: no stall.
@@ -119,6 +124,8 @@ type Server struct {
 	subMu                           sync.Mutex
 	subs                            map[string]*subscription // by id; those whose answer is out
 	opened                          int                      // subscriptions activated so far
+	awaitSubs                       int                      // Config.AwaitSubscriptions
+	subscribed                      chan struct{}            // closed when awaitSubs are opened
 	relMu                           sync.Mutex
 	releases                        []Release // see StallReleases
 
@@ -150,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		noise: cfg.Noise, injectShare: cfg.InjectShare,
 		ln: ln, served: make(chan struct{}), conns: map[*wsConn]struct{}{},
 		blockTime: cfg.BlockTime, stallFor: cfg.StallFor, stallEvery: cfg.StallEvery, dropEvery: cfg.DropEvery,
-		newBlocks: cfg.NewBlocks, pushDelay: cfg.PushDelayPerCall,
+		newBlocks: cfg.NewBlocks, pushDelay: cfg.PushDelayPerCall, awaitSubs: cfg.AwaitSubscriptions, subscribed: make(chan struct{}),
 		stop: make(chan struct{}), published: make(chan struct{}), subs: map[string]*subscription{},
 	}
 	s.clock0 = time.Now()
@@ -207,8 +214,8 @@ func (c *Config) fill() error {
 	if c.MaxBatch < 0 || c.MaxRequestBytes < 0 || c.MaxStorageRange < 0 || c.MaxInFlight < 0 {
 		errs = append(errs, errors.New("ethrpc: MaxBatch, MaxRequestBytes, MaxStorageRange and MaxInFlight must not be negative"))
 	}
-	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 || c.PushDelayPerCall < 0 {
-		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery, DropEvery and PushDelayPerCall must not be negative"))
+	if c.BlockTime < 0 || c.StallFor < 0 || c.StallEvery < 0 || c.DropEvery < 0 || c.PushDelayPerCall < 0 || c.AwaitSubscriptions < 0 {
+		errs = append(errs, errors.New("ethrpc: BlockTime, StallFor, StallEvery, DropEvery, PushDelayPerCall and AwaitSubscriptions must not be negative"))
 	}
 	if (c.StallFor > 0) != (c.StallEvery > 0) || c.StallFor >= c.StallEvery && c.StallEvery > 0 {
 		errs = append(errs, fmt.Errorf("ethrpc: StallFor %v and StallEvery %v: give both, StallFor shorter than StallEvery", c.StallFor, c.StallEvery))

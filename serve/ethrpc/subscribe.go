@@ -223,6 +223,9 @@ func (s *Server) activate(cc *callConn) {
 			sub.drop = s.dropEvery
 		}
 		s.subs[sub.id] = sub
+		if s.opened == s.awaitSubs {
+			close(s.subscribed)
+		}
 	}
 }
 
@@ -343,14 +346,24 @@ func (s *Server) StallReleases() []Release {
 	return append([]Release(nil), s.releases...)
 }
 
-// publish makes a block every blockTime, from clock0, until stop closes or newBlocks are made.
+// publish makes a block every blockTime, from clock0 (or from when awaitSubs subscriptions are
+// made), until stop closes or newBlocks are made.
 func (s *Server) publish() {
 	defer close(s.published)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	<-t.C
+	from := s.clock0
+	if s.awaitSubs > 0 {
+		select {
+		case <-s.stop:
+			return
+		case <-s.subscribed:
+			from = time.Now()
+		}
+	}
 	for i := int64(1); s.newBlocks == 0 || uint64(i) <= s.newBlocks; i++ {
-		due := s.clock0.Add(time.Duration(i) * s.blockTime)
+		due := from.Add(time.Duration(i) * s.blockTime)
 		t.Reset(time.Until(due))
 		select {
 		case <-s.stop:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -253,6 +254,36 @@ func TestSubscribePendingTransactions(t *testing.T) {
 		postInto(t, s, `{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionByHash","params":["`+n.Params.Result+`"]}`, &tx)
 		if len(n.Params.Result) != 66 || tx.Result.Hash != n.Params.Result {
 			t.Errorf("pending %q: the node finds %q", n.Params.Result, tx.Result.Hash)
+		}
+	}
+}
+
+// With AwaitSubscriptions, a bounded stream waits for its subscribers: a client that subscribes
+// well after New (here 100 ms, when 3 blocks of 5 ms would long be out without it) gets every
+// block, the first new one first.
+func TestAwaitSubscriptions(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{Blocks: 5, BlockTime: 5 * time.Millisecond, NewBlocks: 3, AwaitSubscriptions: 1})
+	<-time.After(100 * time.Millisecond) // the slow client
+	if h := s.Head(); h != 4 {
+		t.Errorf("head %d before any subscription; want 4, the chain as built", h)
+	}
+	c := dial(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	wsCall(t, ctx, c, `{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}`)
+	for i := range 3 {
+		var n struct {
+			Params struct {
+				Seq    uint64 `json:"rpcbenchSeq"`
+				Result struct{ Number string }
+			}
+		}
+		if err := json.Unmarshal(wsRead(t, ctx, c), &n); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("0x%x", 5+i); n.Params.Seq != uint64(i+1) || n.Params.Result.Number != want {
+			t.Errorf("notification %d: seq %d, head %s; want %d, %s", i, n.Params.Seq, n.Params.Result.Number, i+1, want)
 		}
 	}
 }

@@ -10,6 +10,8 @@
 //	GET    /v0/entities?start=S[&end=E]            → 200, every key in [S, E) in byte order,
 //	                                                 streamed as one HTTP chunk per record "key\nvalue"
 //	GET    /v0/status                              → 200
+//	GET    /v0/prefill                             → 200, what the prefill loaded and its time:
+//	                                                 "prefilled N keys, B bytes of values, in 1.2s"
 //
 // A missing or empty id (or start) is 400, another method on a known path is 405, an unknown path
 // is 400. With the default synchronous writes, a 201 or 202 is sent only after the write-ahead log
@@ -17,7 +19,9 @@
 //
 // A Server is like net/http/httptest.Server: New binds 127.0.0.1:0 unless told otherwise, URL says
 // where it listens, and Close waits for requests in flight before closing the store. Prefill loads
-// a known set of keys first, so that reads hit a realistically large store.
+// a known set of keys first, so that reads hit a realistically large store; nothing is answered
+// before it is done (connections wait in the listen queue), so /v0/prefill answering is the
+// store being ready.
 //
 // In the request flow this package is a target: nothing in the project imports it except the
 // command line and tests, and it imports nothing from the project.

@@ -23,6 +23,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.entity(w, r)
 	case "/v0/entities":
 		s.entities(w, r)
+	case "/v0/prefill":
+		if !allow(w, r, http.MethodGet, http.MethodHead) {
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, s.prefilled.String()+"\n") //nolint:errcheck // the client went away
 	case "/v0/status":
 		if !allow(w, r, http.MethodGet, http.MethodHead) {
 			return
@@ -30,7 +36,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "OK\n") //nolint:errcheck // the client went away
 	default:
-		http.Error(w, fmt.Sprintf("unknown path %q; want /v0/entity, /v0/entities or /v0/status", r.URL.Path), http.StatusBadRequest)
+		http.Error(w, fmt.Sprintf("unknown path %q; want /v0/entity, /v0/entities, /v0/status or /v0/prefill", r.URL.Path), http.StatusBadRequest)
 	}
 }
 

@@ -46,6 +46,15 @@ type PrefillStats struct {
 	Took       time.Duration // from the first write until the data was flushed to disk
 }
 
+// String says what the prefill loaded, as GET /v0/prefill answers it: "prefilled 100000 keys,
+// 10000000 bytes of values, in 1.234s", or "no prefill".
+func (p PrefillStats) String() string {
+	if p.Keys == 0 {
+		return "no prefill"
+	}
+	return fmt.Sprintf("prefilled %d keys, %d bytes of values, in %s", p.Keys, p.ValueBytes, p.Took.Round(time.Millisecond))
+}
+
 // Count is the number of keys p loads.
 func (p Prefill) Count() int64 {
 	if p.Bytes > 0 {

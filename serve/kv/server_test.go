@@ -70,6 +70,8 @@ func TestAPIStatusCodes(t *testing.T) {
 		wantBody                 string // checked when not empty
 	}{
 		{"status", "GET", "/v0/status", "", 200, "OK\n"},
+		{"no prefill", "GET", "/v0/prefill", "", 200, "no prefill\n"},
+		{"post prefill", "POST", "/v0/prefill", "", 405, ""},
 		{"get absent", "GET", "/v0/entity?id=k1", "", 404, ""},
 		{"put new", "PUT", "/v0/entity?id=k1", "v1", 201, ""},
 		{"get it", "GET", "/v0/entity?id=k1", "", 200, "v1"},
@@ -458,4 +460,16 @@ func FuzzPutGet(f *testing.F) {
 			t.Errorf("GET %q: got %d %q; want 200 %q", key, code, body, value)
 		}
 	})
+}
+
+// GET /v0/prefill says what the prefill loaded and how long it took, as Prefilled holds it: 250
+// keys of 40 bytes are 10,000 bytes of values.
+func TestPrefillAnswer(t *testing.T) {
+	t.Parallel()
+	s := start(t, Config{Prefill: Prefill{Keys: 250, ValueBytes: 40}})
+	p := s.Prefilled()
+	want := fmt.Sprintf("prefilled 250 keys, 10000 bytes of values, in %s\n", p.Took.Round(time.Millisecond))
+	if code, body := do(t, "GET", s.URL()+"/v0/prefill", ""); code != 200 || body != want || p.Took <= 0 {
+		t.Errorf("GET /v0/prefill: %d %q (took %v); want 200 %q", code, body, p.Took, want)
+	}
 }

@@ -68,9 +68,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Wrap != nil {
 		h = cfg.Wrap(h)
 	}
-	s := &Server{ln: ln, tr: tr, up: up, srv: &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second}}
+	s := &Server{ln: ln, tr: tr, up: up, srv: &http.Server{Handler: fullDuplex(h), ReadHeaderTimeout: 30 * time.Second}}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// fullDuplex lets h read the request body while it writes the answer. A proxy needs it: the
+// transport to the upstream sends a body of known length, then reads it once more to see its end,
+// and that read can come after the upstream has answered and the relay has begun relaying the
+// answer. net/http's HTTP/1 server closes an unread request body when a handler that is not full
+// duplex begins its answer; the transport's read then fails, it closes the connection to the
+// upstream, and the answer being relayed is cut mid-body ("ReverseProxy read error during body
+// copy: … use of closed network connection"). The server always answers HTTP/1, where
+// EnableFullDuplex cannot fail.
+func fullDuplex(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // URL is where the relay answers: "http://127.0.0.1:PORT/".

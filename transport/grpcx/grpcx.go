@@ -339,8 +339,12 @@ func (t *Transport) Prepare(ctx context.Context, r *transport.Request) error {
 	if t.closed.Load() {
 		return ErrClosed
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.opts.Timeout)
-	defer cancel()
+	// not a measured call: the connection's set-up has its own limit, the asking a call's
+	if budget := t.opts.ConnectTimeout + t.opts.Timeout; budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, budget)
+		defer cancel()
+	}
 	tg, err := t.target(r)
 	if err != nil {
 		return err

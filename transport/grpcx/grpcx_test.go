@@ -581,3 +581,14 @@ func TestMaxBody(t *testing.T) {
 		}
 	})
 }
+
+// Prepare is not a measured call: a call's time limit shorter than a connection's set-up (100µs)
+// does not keep it from connecting and asking reflection within the connection's own limit.
+func TestPrepareWithinTheConnectionsLimit(t *testing.T) {
+	t.Parallel()
+	s := newItems(t, items.Config{})
+	tr := newTransport(t, grpcx.Options{Timeout: 100 * time.Microsecond, ConnectTimeout: 10 * time.Second})
+	if err := tr.Prepare(context.Background(), request("grpc", s.GRPCAddr(), "/rpz.ItemService/GetItem", `{"id":"1"}`)); err != nil {
+		t.Fatalf("Prepare with a 100µs call limit: %v; want nil", err)
+	}
+}

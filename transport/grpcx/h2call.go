@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -104,7 +105,12 @@ func (t *Transport) callH2(ctx context.Context, tg *target, m *method, r *transp
 		out.Class, out.Err = result.Other, err
 		return
 	}
-	c.hdr = t.metadata(c.hdr[:0], r.Header)
+	var refused string
+	if c.hdr, refused = t.metadata(c.hdr[:0], r.Header); refused != "" {
+		out.Status = int(codes.Internal) // as grpc-go refuses it, before sending
+		out.Class, out.Err = result.Status, t.statusError(codes.Internal, refused)
+		return
+	}
 	c.req = transport.Request{Method: "POST", Scheme: "http", Host: r.Host, Path: m.wirePath, Header: c.hdr, Body: framed, Protocol: r.Protocol}
 	if tg.key.scheme != "grpc" {
 		c.req.Scheme = "https"
@@ -162,39 +168,59 @@ func (t *Transport) finishH2(ctx context.Context, s *slot, k targetKey, m *metho
 	if !t.opts.KeepBody {
 		return
 	}
-	b := c.body
-	switch n := int64(len(b)) - frameHeader; {
-	case n < 0 || b[0] != 0 || int64(binary.BigEndian.Uint32(b[1:frameHeader])) != n:
-		out.Class, out.Err = result.Protocol, errors.New("grpcx: the answer is not one uncompressed length-prefixed message")
-	default:
-		var err error
-		if out.Body, err = m.decode(b[frameHeader:], out.Body[:0]); err != nil {
-			out.Class, out.Err = result.Protocol, err
-		}
+	var err error // the body is one uncompressed message, whole: answerStatus saw its framing
+	if out.Body, err = m.decode(c.body[frameHeader:], out.Body[:0]); err != nil {
+		out.Class, out.Err = result.Protocol, err
 	}
 }
 
 // answerStatus returns the status of an answer that came in full: its grpc-status and
 // grpc-message (percent-decoded, valid until c's next use), or what stands for them in an answer
-// that is not gRPC's, as grpc-go tells them.
+// that is not gRPC's or whose messages are not framed as gRPC's, as grpc-go tells them (in the
+// order it reads them: headers, the first two messages, then the trailers).
 func (t *Transport) answerStatus(c *h2call) (codes.Code, string) {
 	a := &c.ans
 	switch {
-	case a.HTTPStatus != 200 || !a.GRPC:
+	case !a.GRPC || a.HTTPStatus != 200 && !a.HeadStatus:
 		code := httpCode(a.HTTPStatus)
 		if a.HTTPStatus == 200 {
 			return code, "not a gRPC answer: no application/grpc content-type"
 		}
 		return code, "not a gRPC answer: HTTP status " + strconv.Itoa(a.HTTPStatus)
+	}
+	if m := framingFault(a); m != "" {
+		return codes.Internal, m
+	}
+	switch {
+	case a.Status == -1 && !a.Trailers:
+		return codes.Internal, "server closed the stream without sending trailers"
 	case a.Status == -1:
-		return codes.Internal, "the answer ended without a grpc-status"
+		return codes.Unknown, ""
 	case a.Status < 0:
 		return codes.Unknown, "a grpc-status that is not a number"
-	case a.Status == 0 && a.BodyLen == 0:
+	case a.Status == 0 && a.Messages() == 0:
 		return codes.Internal, "the server sent no message"
 	}
 	c.msg = percentDecode(c.msg[:0], a.Message)
 	return codes.Code(a.Status), unsafe.String(unsafe.SliceData(c.msg), len(c.msg))
+}
+
+// framingFault is grpc-go's message for the first fault it meets reading the first two messages
+// of answer a, as a unary call reads them; "" when there is none.
+func framingFault(a *h2.GRPCAnswer) string {
+	switch f := a.Framing; {
+	case f.Flag == 1 && (len(a.Encoding) == 0 || string(a.Encoding) == "identity"):
+		return "grpc: compressed flag set with identity or empty encoding"
+	case f.Flag == 1: // rpcbench installs no decompressor, nor asks for compression
+		return "grpc: Decompressor is not installed for grpc-encoding " + strconv.Quote(string(a.Encoding))
+	case f.Flag != 0:
+		return "grpc: received unexpected payload format " + strconv.Itoa(int(f.Flag))
+	case a.Cut() && a.Messages() <= 2:
+		return "unexpected EOF"
+	case f.Two:
+		return "cardinality violation: expected <EOF> for non server-streaming RPCs, but received another message"
+	}
+	return ""
 }
 
 // httpCode is the gRPC code of an answer with HTTP status s that is not gRPC's, as gRPC's
@@ -278,6 +304,9 @@ func (t *Transport) failH2(ctx context.Context, s *slot, k targetKey, c *h2call,
 		if out.Opened && out.Conn.Failed {
 			t.connFailed(ctx, s, k, out)
 		}
+		if out.Class == result.Reset || out.Class == result.Refused {
+			out.Status = int(codes.Unavailable) // as grpc-go tells a connection lost or refused
+		}
 	}
 }
 
@@ -299,9 +328,12 @@ func resetCode(code http2.ErrCode) codes.Code {
 // connFailed says why the connection the call opened failed, where the own client's error does
 // not: a TLS server spoken to in plaintext, a client certificate the server wanted.
 func (t *Transport) connFailed(ctx context.Context, s *slot, k targetKey, out *transport.Outcome) {
+	err := out.Err
+	if out.Class == result.Timeout || out.Class == result.Canceled || isTimeout(err) {
+		return // the client's own deadline or the run's end: nothing the server did
+	}
 	isTLS := k.scheme != "grpc"
 	w := watchConn{s: s, tls: isTLS, hasCert: s.hasCert.Load()}
-	err := out.Err
 	switch {
 	case errors.Is(err, h2.ErrHandshake):
 		err = w.firstReadErr(err)
@@ -322,10 +354,17 @@ func (t *Transport) connFailed(ctx context.Context, s *slot, k targetKey, out *t
 }
 
 // metadata appends to dst gRPC's header fields and the call's metadata md: names lower-cased by
-// h2, the fields gRPC reserves for itself dropped as grpc-go drops them, binary values (-bin)
-// base64-encoded.
-func (t *Transport) metadata(dst, md []transport.Header) []transport.Header {
+// h2, the fields grpc-go reserves for itself dropped as it drops them (user-agent too: h2 sends
+// its own), binary values (-bin) base64-encoded. As grpc-go does, it refuses metadata whose name,
+// lower-cased, holds a byte outside [0-9a-z-_.], or whose value (not -bin) a byte outside
+// printable ASCII: refused is grpc-go's words for it, else "".
+func (t *Transport) metadata(dst, md []transport.Header) (_ []transport.Header, refused string) {
 	dst = append(dst, t.fixed...)
+	for _, h := range md {
+		if m := invalidMetadata(h); m != "" {
+			return dst, m
+		}
+	}
 	for _, h := range md {
 		switch {
 		case reserved(h.Name):
@@ -335,14 +374,46 @@ func (t *Transport) metadata(dst, md []transport.Header) []transport.Header {
 			dst = append(dst, h)
 		}
 	}
-	return dst
+	return dst, ""
 }
 
-// reserved reports whether name is a header field gRPC keeps for itself, which grpc-go does not
-// send from a call's metadata.
+// invalidMetadata is grpc-go's message refusing the metadata h, "" when it takes it: see
+// metadata.
+func invalidMetadata(h transport.Header) string {
+	switch {
+	case h.Name == "":
+		return "there is an empty key in the header"
+	case h.Name[0] == ':':
+		return "" // a pseudo-header: reserved, dropped
+	}
+	for i := range len(h.Name) {
+		c := h.Name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' || c == '_') {
+			return fmt.Sprintf("header key %q contains illegal characters not in [0-9a-z-_.]", strings.ToLower(h.Name))
+		}
+	}
+	if len(h.Name) > 4 && strings.EqualFold(h.Name[len(h.Name)-4:], "-bin") {
+		return ""
+	}
+	for i := range len(h.Value) {
+		if h.Value[i] < 0x20 || h.Value[i] > 0x7e {
+			return fmt.Sprintf("header key %q contains value with non-printable ASCII characters", strings.ToLower(h.Name))
+		}
+	}
+	return ""
+}
+
+// reserved reports whether name is a header field gRPC keeps for itself, which grpc-go (v1.85)
+// does not send from a call's metadata: a pseudo-header, or one of its list.
 func reserved(name string) bool {
-	for _, r := range [...]string{"content-type", "te", "grpc-timeout", "grpc-encoding", "grpc-message", "grpc-status",
-		"grpc-message-type", "grpc-status-details-bin"} {
+	if name != "" && name[0] == ':' {
+		return true
+	}
+	for _, r := range [...]string{"content-type", "user-agent", "grpc-message-type", "grpc-encoding", "grpc-message",
+		"grpc-status", "grpc-timeout", "te"} {
 		if len(name) == len(r) && strings.EqualFold(name, r) {
 			return true
 		}
@@ -351,13 +422,40 @@ func reserved(name string) bool {
 }
 
 // fixedHeaders are gRPC's own header fields of every call: its content type, the trailers it
-// waits for, and its deadline, the Timeout (grpc-timeout: at most 8 digits and a unit).
+// waits for, and its deadline, the Timeout (grpc-timeout).
 func fixedHeaders(timeout time.Duration) []transport.Header {
-	v := strconv.FormatInt(int64(timeout/time.Millisecond), 10) + "m"
-	if timeout/time.Millisecond >= 1e8 {
-		v = strconv.FormatInt(min(int64(timeout/time.Second), 1e8-1), 10) + "S"
+	return []transport.Header{{Name: "content-type", Value: "application/grpc"}, {Name: "te", Value: "trailers"}, {Name: "grpc-timeout", Value: grpcTimeout(timeout)}}
+}
+
+// grpcTimeout encodes d as gRPC's specification says: at most 8 digits and a unit, the smallest
+// unit (n, u, m, S, M, H) whose count fits, rounded up so that the server never waits less.
+func grpcTimeout(d time.Duration) string {
+	if d <= 0 {
+		return "0n"
 	}
-	return []transport.Header{{Name: "content-type", Value: "application/grpc"}, {Name: "te", Value: "trailers"}, {Name: "grpc-timeout", Value: v}}
+	const most = 1e8 - 1
+	for _, u := range [...]struct {
+		d    time.Duration
+		unit string
+	}{{time.Nanosecond, "n"}, {time.Microsecond, "u"}, {time.Millisecond, "m"}, {time.Second, "S"}, {time.Minute, "M"}} {
+		if n := ceilDiv(d, u.d); n <= most {
+			return strconv.FormatInt(n, 10) + u.unit
+		}
+	}
+	return strconv.FormatInt(ceilDiv(d, time.Hour), 10) + "H"
+}
+
+// ceilDiv is d/u rounded up.
+func ceilDiv(d, u time.Duration) int64 {
+	if d%u != 0 {
+		return int64(d/u) + 1
+	}
+	return int64(d / u)
+}
+
+// isTimeout reports whether err is a deadline's or a context's: the client's own doing.
+func isTimeout(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // newH2 makes s's own HTTP/2 client for the server of k: one connection, opened by the first

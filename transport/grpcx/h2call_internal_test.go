@@ -58,3 +58,33 @@ func TestResetAfterDeadlineIsATimeout(t *testing.T) {
 		}
 	}
 }
+
+// grpc-timeout is the Timeout in the smallest unit (n, u, m, S, M, H) whose count holds in 8
+// digits, rounded up, as gRPC's specification and grpc-go encode it. The figures are worked by
+// hand: 100ms is 1e8 ns, one digit too many; 100000001ns is 100000.001µs, rounded up; 30000h is
+// 1.08e8 s; 2000000h is 1.2e8 minutes.
+func TestGRPCTimeoutEncoding(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0n"},
+		{1, "1n"},
+		{900 * time.Microsecond, "900000n"},
+		{1999 * time.Microsecond, "1999000n"},
+		{99999999, "99999999n"},
+		{100 * time.Millisecond, "100000u"},
+		{100000001, "100001u"},
+		{20 * time.Second, "20000000u"},
+		{100 * time.Second, "100000m"},
+		{time.Hour, "3600000m"},
+		{100000*time.Second + 1, "100001S"},
+		{1200 * time.Hour, "4320000S"},
+		{30000 * time.Hour, "1800000M"},
+		{2000000 * time.Hour, "2000000H"},
+	} {
+		if got := grpcTimeout(tc.d); got != tc.want {
+			t.Errorf("%v: %q; want %q", tc.d, got, tc.want)
+		}
+	}
+}

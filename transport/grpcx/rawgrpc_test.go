@@ -46,6 +46,15 @@ func AnswerWith(msg []byte) RawAnswer {
 // then): each call, whatever its method, is answered by answer. It returns the server's address.
 func StartRawGRPC(tb testing.TB, answer RawAnswer) string {
 	tb.Helper()
+	addr, _ := ServeLoopback(tb, func(nc net.Conn) { serveRawGRPC(nc, answer) })
+	return addr
+}
+
+// ServeLoopback listens on 127.0.0.1 and runs serve on each connection it accepts, closing the
+// connection when serve returns. It returns the address, and stop, which closes the listener
+// and the connections and waits for serve's runs to end (at cleanup too).
+func ServeLoopback(tb testing.TB, serve func(net.Conn)) (addr string, stop func()) {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatal(err)
@@ -53,7 +62,7 @@ func StartRawGRPC(tb testing.TB, answer RawAnswer) string {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []net.Conn
-	tb.Cleanup(func() {
+	stop = sync.OnceFunc(func() {
 		ln.Close()
 		mu.Lock()
 		for _, c := range conns {
@@ -62,6 +71,7 @@ func StartRawGRPC(tb testing.TB, answer RawAnswer) string {
 		mu.Unlock()
 		wg.Wait()
 	})
+	tb.Cleanup(stop)
 	wg.Go(func() {
 		for {
 			nc, err := ln.Accept()
@@ -73,11 +83,11 @@ func StartRawGRPC(tb testing.TB, answer RawAnswer) string {
 			mu.Unlock()
 			wg.Go(func() {
 				defer nc.Close()
-				serveRawGRPC(nc, answer)
+				serve(nc)
 			})
 		}
 	})
-	return ln.Addr().String()
+	return ln.Addr().String(), stop
 }
 
 // serveRawGRPC speaks HTTP/2 on nc until it ends, answering each call that ends (DATA with

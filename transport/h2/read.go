@@ -160,7 +160,7 @@ func (cc *clientConn) readHeaders(fh http2.FrameHeader) error {
 			return protoError("HEADERS frame with more padding than payload")
 		}
 		cc.hdr = headerBlock{id: fh.StreamID, endStream: fh.Flags.Has(http2.FlagHeadersEndStream), contentLen: -1,
-			grpc: cc.grpc, grpcStatus: -1, grpcMsg: cc.hdr.grpcMsg[:0]}
+			grpc: cc.grpc, grpcStatus: -1, grpcMsg: cc.hdr.grpcMsg[:0], grpcEnc: cc.hdr.grpcEnc[:0]}
 	}
 	if cc.hdr.wire += len(p); cc.hdr.wire > maxHeaderBlock {
 		return protoError("header block too large")
@@ -217,6 +217,7 @@ type headerBlock struct {
 	grpcMsg    []byte
 	hasMsg     bool
 	grpcType   bool
+	grpcEnc    []byte // grpc-encoding; empty when absent
 }
 
 // field takes one decoded field; the strings are not kept.
@@ -356,6 +357,9 @@ func (cc *clientConn) onData(f *http2.DataFrame) error {
 			rst = http2.ErrCodeFlowControl
 		default:
 			st.bodyLen += int64(len(data))
+			if st.grpc != nil {
+				st.grpc.Frame(data)
+			}
 			if cc.keepBody {
 				if over := st.bodyLen - cc.maxBody; over > 0 { // keep MaxBody bytes, then stop
 					st.body = append(st.body, data[:int64(len(data))-over]...)

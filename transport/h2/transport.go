@@ -270,11 +270,25 @@ func (t *Transport) check(r *transport.Request) error {
 	}
 	for i := range r.Header {
 		h := &r.Header[i]
-		if !httpguts.ValidHeaderFieldName(h.Name) || !httpguts.ValidHeaderFieldValue(h.Value) {
-			return fmt.Errorf("h2: header %q: want a token name and a value without line breaks", h.Name+": "+h.Value)
+		if !httpguts.ValidHeaderFieldName(h.Name) {
+			return fmt.Errorf("h2: header name %q is not a token; want letters, digits and !#$%%&'*+-.^_`|~", h.Name)
+		}
+		if at := controlByte(h.Value); at >= 0 { // the value is not told: it may be a secret
+			return fmt.Errorf("h2: header %q: its value holds a control byte or line break at byte %d; want a value without any", h.Name, at+1)
 		}
 	}
 	return nil
+}
+
+// controlByte returns the index of the first byte of the header value v that HTTP/2 does not
+// carry (a control byte other than tab: httpguts.ValidHeaderFieldValue), or -1.
+func controlByte(v string) int {
+	for i := range len(v) {
+		if b := v[i]; b < ' ' && b != '\t' || b == 0x7f {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasSpaceOrBreak reports whether s holds a space, CR, LF or NUL.

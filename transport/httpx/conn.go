@@ -263,8 +263,11 @@ func checkRequest(r *transport.Request) error {
 	}
 	for i := range r.Header {
 		h := &r.Header[i]
-		if !isToken([]byte(h.Name)) || hasLineBreak(h.Value) {
-			return fmt.Errorf("httpx: header %q: want a token name and a value without line breaks", h.Name+": "+h.Value)
+		if !isToken([]byte(h.Name)) {
+			return fmt.Errorf("httpx: header name %q is not a token; want letters, digits and !#$%%&'*+-.^_`|~", h.Name)
+		}
+		if at := strings.IndexAny(h.Value, "\r\n"); at >= 0 { // the value is not told: it may be a secret
+			return fmt.Errorf("httpx: header %q: its value holds a line break at byte %d; want a value without line breaks", h.Name, at+1)
 		}
 	}
 	return nil
