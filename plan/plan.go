@@ -60,6 +60,9 @@ type Plan struct {
 	// TLS names the CA certificates, client certificate and server name of TLS connections; the
 	// zero value verifies servers by the system's roots. gRPC only, so far.
 	TLS result.TLSFiles `json:"tls,omitzero"`
+	// Diff, when set, are the URLs of a diff (rpcbench diff), each of which every request went to
+	// at once: a request's figures are those of all of them, its latency until the last answered.
+	Diff []string `json:"diff,omitempty"`
 }
 
 // Endpoint is one kind of request. Name labels it in reports; empty means "METHOD path".

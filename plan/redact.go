@@ -2,6 +2,7 @@ package plan
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -176,5 +177,11 @@ func (p Plan) ReplaceSecrets(with func(secret string) string) Plan {
 	}
 	p.Traffic.Header = replaceHeaderSecrets(p.Traffic.Header, with)
 	p.Traffic.Base = ReplaceURLSecrets(p.Traffic.Base, with)
+	if p.Diff != nil {
+		p.Diff = slices.Clone(p.Diff)
+		for i, u := range p.Diff {
+			p.Diff[i] = ReplaceURLSecrets(u, with)
+		}
+	}
 	return p
 }

@@ -387,7 +387,7 @@ func (r *runner) subscription(ctx context.Context) {
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
-			r.fail("connect: " + err.Error())
+			r.fail("connect: " + plan.RedactURL(err.Error())) // the dial error quotes the URL: its secrets stay out
 		}
 		return
 	}

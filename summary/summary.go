@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
@@ -442,6 +443,9 @@ func New(run Run, total *result.Interval) *Summary {
 
 // Target names what a plan loads: its URL, or the first URL and how many more endpoints there are.
 func Target(p plan.Plan) string {
+	if len(p.Diff) > 0 {
+		return "diff of " + strings.Join(p.Diff, ", ")
+	}
 	switch len(p.Endpoints) {
 	case 0:
 		return ""
@@ -611,6 +615,9 @@ func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 		if s.StopReason != "" {
 			out = append(out, "stopped early: "+s.StopReason)
 		}
+	}
+	if len(p.Diff) > 0 {
+		out = append(out, fmt.Sprintf("a diff of %d URLs: each request went to every one at once; its latency runs until the last answered, and it failed when one did not; each URL's own figures are in the diff's report, not in this file", len(p.Diff)))
 	}
 	if b := s.Backoff; b != nil {
 		out = append(out, fmt.Sprintf("connections could not be made: the connections backed off %d times, %s in all, before trying again (%s after a failure, doubling with each failure in a row up to %s)",

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,6 +235,7 @@ func runDiffPrepared(ctx context.Context, e *env, d diffRun) int {
 	if cmd == "" {
 		cmd = "diff"
 	}
+	d.cfg.ShowSecrets = d.showSecrets // the answers' errors quote the URLs
 	// the report and the files name the servers by their URLs, secrets REDACTED
 	all := d.cfg.URLs
 	if d.cfg.Reference != "" {
@@ -372,6 +374,22 @@ func checkDiffURL(u string) error {
 	}
 	if _, err := transport.ProtocolFor(strings.ToLower(scheme)); err != nil {
 		return usagef("URL %q: %v", plan.RedactURL(u), err)
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the rest quotes the URL, secrets and all
+		}
+		return usagef("URL %q: %v; want scheme://host:port/, e.g. http://127.0.0.1:18545/", plan.RedactURL(u), err)
+	}
+	if p.Hostname() == "" {
+		return usagef("URL %q: no host; want scheme://host:port/, e.g. http://127.0.0.1:18545/", plan.RedactURL(u))
+	}
+	if port := p.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return usagef("URL %q: port %q: want a number from 1 to 65535", plan.RedactURL(u), port)
+		}
 	}
 	return nil
 }

@@ -128,6 +128,13 @@ func TestDiffOnTheSchedule(t *testing.T) {
 	if tot := f.Total.Total(); tot.Sent != 100 || tot.OK != 100 {
 		t.Errorf("result file: %d sent, %d ok; want 100 and 100", tot.Sent, tot.OK)
 	}
+	// report names both nodes and says the latency is until both answered
+	code, text, stderr := mainOut("report", rb)
+	target := "diff of " + a + ", " + b
+	if code != ExitOK || f.Header.Target != target || !strings.Contains(text, "  "+target+"\n") ||
+		!strings.Contains(text, "a diff of 2 URLs: each request went to every one at once; its latency runs until the last answered") {
+		t.Errorf("report of the diff's result file: exit %d, header target %q; want %q, named and the latency explained:\n%s%s", code, f.Header.Target, target, text, stderr)
+	}
 }
 
 // Interrupted (as Ctrl-C does, through the context) once a node has served 30 requests of a 30 s

@@ -48,6 +48,29 @@ func TestDiffUsage(t *testing.T) {
 	})
 }
 
+// A node URL that does not parse, has no host or a bad port is a usage error (exit 2) that names
+// the URL with its password and token REDACTED, as a URL or as --reference; nothing is sent.
+func TestDiffBadURLRedacted(t *testing.T) {
+	t.Parallel()
+	calls := writeFile(t, t.TempDir(), "calls.jsonl", "{\"method\":\"eth_chainId\"}\n")
+	good := "http://127.0.0.1:1/"
+	for _, c := range []struct{ url, want string }{
+		{"http://bob:pw2Secret@127.0.0.1:abc/?token=TOKSECRET", `URL "http://REDACTED@127.0.0.1:abc/?token=REDACTED": invalid port ":abc" after host`},
+		{"http://bob:pw2Secret@127.0.0.1:70000/?token=TOKSECRET", `URL "http://REDACTED@127.0.0.1:70000/?token=REDACTED": port "70000": want a number from 1 to 65535`},
+		{"ws://bob:pw2Secret@:8545/?token=TOKSECRET", `URL "ws://REDACTED@:8545/?token=REDACTED": no host`},
+	} {
+		for _, args := range [][]string{{good, c.url}, {"--reference", c.url, good, good}} {
+			code, stdout, stderr := mainOut(append([]string{"diff", "--calls", calls}, args...)...)
+			if code != ExitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("diff %q: exit %d, stderr %q; want exit %d and %q", args, code, stderr, ExitUsage, c.want)
+			}
+			if strings.Contains(stdout+stderr, "pw2Secret") || strings.Contains(stdout+stderr, "TOKSECRET") {
+				t.Errorf("diff %q: the output shows the secrets:\n%s%s", args, stdout, stderr)
+			}
+		}
+	}
+}
+
 // Two nodes of 100 and 120 blocks: the head differs, block 0x10 does not; --ignore result hides
 // the difference. The files written hold every request, the mismatches and a row per server.
 func TestDiffTwoNodes(t *testing.T) {

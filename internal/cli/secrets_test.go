@@ -151,6 +151,16 @@ scenarios:
 		return []string{"run", "--subscribe", `eth_subscribe ["newHeads"]`, "--duration", "300ms", "--format", "json", "--report-file", filepath.Join(dir, "subs.json"),
 			"--out", filepath.Join(dir, "subs.rb"), strings.Replace(nodeURL, "http://", "ws://", 1)}
 	}, false})
+	// a node that does not answer: the transport's error quotes the URL, secrets and all
+	down := withSecrets("http://127.0.0.1:1/", "/")
+	cases = append(cases, tcase{"diff (a ws node that does not answer)", func(dir string) []string {
+		return []string{"diff", "--calls", calls, "--requests", "2", "--errors", filepath.Join(dir, "errors.jsonl"), "--record", filepath.Join(dir, "record.jsonl"),
+			"--log", filepath.Join(dir, "log.csv"), "--out", filepath.Join(dir, "diff.rb"), "--format", "json", nodeURL, strings.Replace(down, "http://", "ws://", 1)}
+	}, true})
+	cases = append(cases, tcase{"run --subscribe alone (a node that does not answer)", func(dir string) []string {
+		return []string{"run", "--subscribe", `eth_subscribe ["newHeads"]`, "--subscriptions", "2", "--duration", "300ms", "--format", "json",
+			"--out", filepath.Join(dir, "subs.rb"), strings.Replace(down, "http://", "ws://", 1)}
+	}, false})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -87,7 +87,8 @@ func WriteHTML(w io.Writer, r Report) error {
 		p.NoiseLines = append(p.NoiseLines, htmlNoise{n, pct(n.Share)})
 	}
 	for k, l := range r.Latency {
-		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio)})
+		f := serverFigures(l)
+		p.Latency = append(p.Latency, htmlLatency{serverLetter(k), l.URL, l.Answers, l.Errors, f[0], f[1], f[2], f[3], f[4], f[5]})
 	}
 	p.Mismatches = make([]Mismatch, len(r.Mismatches))
 	for i, m := range r.Mismatches {

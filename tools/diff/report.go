@@ -596,6 +596,15 @@ func latencyRow(l Latency) []string {
 	return append(row, msText(l.P50MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P50Ratio), ratioText(l.P99Ratio))
 }
 
+// serverFigures are a server's latency figures of the server table: mean, p50, p90, p99, max
+// and p99 ×A; "-" each when the server gave no answer (no latency, not 0 ms).
+func serverFigures(l Latency) []string {
+	if l.Answers == 0 {
+		return []string{"-", "-", "-", "-", "-", "-"}
+	}
+	return []string{msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio)}
+}
+
 // ratioText writes a ratio as "3.02×"; "-" when it is not known.
 func ratioText(r float64) string {
 	if r == 0 {
@@ -638,7 +647,7 @@ func WriteText(w io.Writer, r Report) error {
 	}
 	fmt.Fprint(tw, "\nserver\tanswers\terrors\tmean\tp50\tp90\tp99\tmax\tp99 ×A\t\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(tw, "%s %s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", serverLetter(k), l.URL, l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
+		fmt.Fprintf(tw, "%s %s\t%d\t%d\t%s\t\n", serverLetter(k), l.URL, l.Answers, l.Errors, strings.Join(serverFigures(l), "\t"))
 	}
 	fmt.Fprintf(tw, "\nlatency of\tserver\t%s\t\n", strings.Join(latencyColumns, "\t"))
 	for _, m := range r.Methods {
@@ -711,7 +720,7 @@ func WriteMarkdown(w io.Writer, r Report) error {
 	}
 	fmt.Fprint(w, "\n| server | answers | errors | mean | p50 | p90 | p99 | max | p99 ×A |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for k, l := range r.Latency {
-		fmt.Fprintf(w, "| %s %s | %d | %d | %s | %s | %s | %s | %s | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, l.Errors, msText(l.MeanMS), msText(l.P50MS), msText(l.P90MS), msText(l.P99MS), msText(l.MaxMS), ratioText(l.P99Ratio))
+		fmt.Fprintf(w, "| %s %s | %d | %d | %s |\n", serverLetter(k), mdCode(l.URL), l.Answers, l.Errors, strings.Join(serverFigures(l), " | "))
 	}
 	fmt.Fprintf(w, "\n| latency of | server | %s |\n|---|---|%s\n", strings.Join(latencyColumns, " | "), strings.Repeat("---:|", len(latencyColumns)))
 	for _, m := range r.Methods {

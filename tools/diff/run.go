@@ -127,6 +127,9 @@ type Config struct {
 	Insecure bool
 	// MaxBody bounds an answer's body; 0: 16 MiB.
 	MaxBody int64
+	// ShowSecrets keeps the URLs' passwords and key-like query values in the answers' errors
+	// (which quote the URL); without it they are REDACTED there, as in every other output.
+	ShowSecrets bool
 }
 
 // Defaults of Config.
@@ -140,6 +143,7 @@ const (
 type server struct {
 	scheme, host, path string
 	tr                 transport.Transport
+	showSecrets        bool // keep the URL's secrets in the errors (Config.ShowSecrets)
 }
 
 // Prepare prepares the run of corpus c with load, as plan.Prepare does for any run: the endpoints
@@ -163,6 +167,10 @@ func Prepare(cfg Config, c Corpus, load plan.Load, fsys fs.FS) (*plan.Prepared, 
 		load.Connections = max(load.Connections, 1)
 	}
 	p.Load = load
+	p.Diff = slices.Clone(cfg.URLs)
+	if cfg.Reference != "" {
+		p.Diff = append(p.Diff, cfg.Reference)
+	}
 	p.HTTP = plan.HTTP{Timeout: cfg.Timeout, ConnectTimeout: cfg.ConnectTimeout, Insecure: cfg.Insecure, MaxBody: cfg.MaxBody}
 	return plan.Prepare(p, fsys)
 }
@@ -200,13 +208,40 @@ func Run(ctx context.Context, cfg Config, prep *plan.Prepared, c Corpus, o runne
 	if src == nil {
 		src = prep.Source
 	}
-	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst, cancel: cancel}
+	// the first difference cuts the run at once, as a second Ctrl-C does (o.Cut): the requests in
+	// flight then are not compared, and none is sent after it
+	halt := make(chan struct{})
+	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst,
+		cancel: func() { close(halt); cancel() }}
+	if cfg.StopAtFirst {
+		ended := make(chan struct{})
+		defer close(ended)
+		o.Cut = eitherClosed(ended, o.Cut, halt)
+	}
 	o.Engine = append(slices.Clip(o.Engine), engine.WithSource(tagged{src}), engine.WithTransport(f), engine.WithVerifier(f))
 	out, err := runner.Run(ctx, prep, o)
 	if err == nil {
 		err = f.sinkErr
 	}
 	return out, err
+}
+
+// eitherClosed returns a channel closed when a or b is, until ended is; a may be nil.
+func eitherClosed(ended, a, b <-chan struct{}) <-chan struct{} {
+	if a == nil {
+		return b
+	}
+	both := make(chan struct{})
+	go func() {
+		select {
+		case <-a:
+			close(both)
+		case <-b:
+			close(both)
+		case <-ended:
+		}
+	}()
+	return both
 }
 
 // slot is a worker's request as it goes from the source to the transport and the verifier: the
@@ -283,6 +318,15 @@ func (f *fanout) request(s *slot, r *transport.Request) *Request {
 // status, sent when the first server was sent to, its bytes those of every server.
 func (f *fanout) Do(ctx context.Context, r *transport.Request, out *transport.Outcome) {
 	s := r.SourceState.(*slot)
+	f.mu.Lock()
+	stopped := f.stopped
+	f.mu.Unlock()
+	if stopped { // StopAtFirst found a difference: the run is cut (Run's halt); this is not sent
+		<-ctx.Done()
+		s.res = nil
+		out.Class, out.Err = result.Canceled, ctx.Err()
+		return
+	}
 	began := time.Now()
 	res := f.j.send(ctx, f.servers, f.request(s, r))
 	s.res = res
@@ -323,6 +367,9 @@ func (f *fanout) VerifyDetail(r *transport.Request, out *transport.Outcome, judg
 	s := r.SourceState.(*slot)
 	res := s.res
 	s.res = nil
+	if res == nil && out.Class == result.Canceled {
+		return out.Class, out.Err // not sent: the run stopped at the first difference
+	}
 	if res == nil {
 		return result.Other, errors.New("diff: no comparison for the request")
 	}
@@ -380,19 +427,20 @@ func dial(cfg Config, urls []string, load plan.Load) ([]server, error) {
 		return nil, err
 	}
 	for _, raw := range urls {
+		shown := plan.ShownURL(raw, cfg.ShowSecrets)
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
-			return fail(fmt.Errorf("diff: URL %q: want scheme://host:port/path, e.g. http://127.0.0.1:18545/", raw))
+			return fail(fmt.Errorf("diff: URL %q: want scheme://host:port/path, e.g. http://127.0.0.1:18545/", shown))
 		}
 		p, err := transport.ProtocolFor(strings.ToLower(u.Scheme))
 		if err != nil {
-			return fail(fmt.Errorf("diff: URL %q: %w", raw, err))
+			return fail(fmt.Errorf("diff: URL %q: %w", shown, err))
 		}
 		tr, err := transport.New(p, tc)
 		if err != nil {
-			return fail(fmt.Errorf("diff: URL %q: %w", raw, err))
+			return fail(fmt.Errorf("diff: URL %q: %w", shown, err))
 		}
-		out = append(out, server{scheme: strings.ToLower(u.Scheme), host: u.Host, path: u.RequestURI(), tr: tr})
+		out = append(out, server{scheme: strings.ToLower(u.Scheme), host: u.Host, path: u.RequestURI(), tr: tr, showSecrets: cfg.ShowSecrets})
 	}
 	return out, nil
 }
@@ -413,7 +461,11 @@ func (j *judge) send(ctx context.Context, servers []server, q *Request) *Result 
 	}
 	r.Answers[0] = servers[0].do(ctx, q, body)
 	wg.Wait()
-	compare(r, j.options(q))
+	schemes := make([]string, len(servers))
+	for k, s := range servers {
+		schemes[k] = s.scheme
+	}
+	compare(r, j.options(q), schemes)
 	return r
 }
 
@@ -442,7 +494,8 @@ func (s server) do(ctx context.Context, q *Request, body []byte) Answer {
 			a.Class = "other"
 		}
 		if out.Err != nil {
-			a.Error = out.Err.Error()
+			// the transports' errors quote the URL they sent to ("Get \"http://…?api_key=…\"")
+			a.Error = plan.ShownURL(out.Err.Error(), s.showSecrets)
 		}
 	}
 	return a
@@ -459,8 +512,10 @@ func joinPath(base, path string) string {
 	return strings.TrimSuffix(base, "/") + path
 }
 
-// compare fills r.Diffs, and r.Noise with a reference.
-func compare(r *Result, rules *jsondiff.Options) {
+// compare fills r.Diffs, and r.Noise with a reference; schemes are the servers' URL schemes.
+// The statuses of two servers are compared only when both speak HTTP or both WebSocket: a call
+// over WebSocket has the handshake's 101 where one over HTTP has 200.
+func compare(r *Result, rules *jsondiff.Options, schemes []string) {
 	o := *rules
 	if r.Request.ShapeOnly {
 		o.ShapeOnly = true
@@ -478,7 +533,7 @@ func compare(r *Result, rules *jsondiff.Options) {
 			continue
 		}
 		var diffs []jsondiff.Difference
-		if refStatus != 0 && a.Status != refStatus {
+		if refStatus != 0 && a.Status != refStatus && isWS(schemes[0]) == isWS(schemes[k]) {
 			diffs = append(diffs, jsondiff.Difference{Path: "(status)", Kind: jsondiff.Changed, TypeA: "status", TypeB: "status",
 				A: fmt.Sprint(refStatus), B: fmt.Sprint(a.Status)})
 		}
@@ -488,6 +543,9 @@ func compare(r *Result, rules *jsondiff.Options) {
 		splitNoise(r)
 	}
 }
+
+// isWS says whether a URL scheme is WebSocket's (ws, wss).
+func isWS(scheme string) bool { return scheme == "ws" || scheme == "wss" }
 
 // bodies compares two answer bodies: structurally when both are JSON, else as text.
 func bodies(a, b []byte, o *jsondiff.Options) []jsondiff.Difference {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,9 +197,64 @@ func TestRunFailuresAndStop(t *testing.T) {
 	if l := rep.Methods[0].Latency[2]; l.Errors != 2 || l.Answers != 0 || l.P99Ratio != 0 || rep.Latency[2].Errors != 2 || rep.Latency[0].Errors != 0 {
 		t.Errorf("latency of C: %+v overall %+v; want 2 errors, no answer, no ratio", l, rep.Latency[2])
 	}
+	// C gave no answer: no latency in the server table, not 0 ms
+	for _, write := range []func(io.Writer, Report) error{WriteText, WriteMarkdown, WriteHTML} {
+		var b strings.Builder
+		if err := write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		i := strings.Index(out, "p99 ×A") // the server table's head: its rows follow
+		i += strings.Index(out[i:], goneURL)
+		row, _, _ := strings.Cut(out[i:], "\n")
+		row, _, _ = strings.Cut(row, "</tr>")
+		if strings.Contains(row, "ms") || strings.Count(row, "-") < 6 {
+			t.Errorf("the server table's row of C: %q; want its six figures -", row)
+		}
+	}
 	got, _ = collect(t, Config{URLs: []string{a.URL(), text.URL}, StopAtFirst: true}, 1, reqs)
 	if len(got) != 1 {
 		t.Errorf("stop at first: got %d results; want 1", len(got))
+	}
+}
+
+// The same node over HTTP and over WebSocket answers alike: the statuses (200 and the
+// handshake's 101) are not compared across the schemes, the bodies are (a longer chain differs).
+func TestHTTPAndWebSocketCompareBodies(t *testing.T) {
+	t.Parallel()
+	a, b := node(t, 100), node(t, 120)
+	ws := func(s *ethrpc.Server) string { return strings.Replace(s.URL(), "http://", "ws://", 1) }
+	reqs := []Request{call(1, "eth_chainId", ""), call(2, "eth_blockNumber", "")}
+	got, _ := collect(t, Config{URLs: []string{a.URL(), ws(a), ws(b)}}, 1, reqs)
+	if len(got) != 2 || got[0].Answers[1].Status != 101 || len(got[0].Diffs[1]) != 0 || len(got[1].Diffs[1]) != 0 {
+		t.Fatalf("A over WebSocket: got %d results, %+v; want 2, status 101 and no difference", len(got), got)
+	}
+	if len(got[0].Diffs[2]) != 0 || len(got[1].Diffs[2]) != 1 || got[1].Diffs[2][0].Path != "result" {
+		t.Errorf("B over WebSocket: differences %v and %v; want none, then the head (result)", got[0].Diffs[2], got[1].Diffs[2])
+	}
+}
+
+// StopAtFirst sends nothing after the first difference: with one request in flight, each node
+// serves one request of the twenty, counted by the node itself, not by the sink.
+func TestStopAtFirstSendsNoMore(t *testing.T) {
+	t.Parallel()
+	var served [2]atomic.Int64
+	nodes := make([]string, 2)
+	for k := range nodes {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served[k].Add(1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":"0x%d"}`, k+1)
+		}))
+		t.Cleanup(s.Close)
+		nodes[k] = s.URL
+	}
+	reqs := make([]Request, 20)
+	for i := range reqs {
+		reqs[i] = call(i+1, "eth_chainId", "")
+	}
+	got, _ := collect(t, Config{URLs: nodes, StopAtFirst: true}, 1, reqs)
+	if len(got) != 1 || served[0].Load() != 1 || served[1].Load() != 1 {
+		t.Errorf("stop at first: %d results, the nodes served %d and %d requests; want 1, 1 and 1", len(got), served[0].Load(), served[1].Load())
 	}
 }
 
