@@ -74,12 +74,17 @@ func ParseStages(s string) ([]schedule.Stage, error) {
 	return stages, nil
 }
 
-// ParseHeader reads a header as "Name: value".
+// ParseHeader reads a header as "Name: value". Its error quotes only the first word of what is
+// not a header: the rest may be a secret ("Authorization Bearer TOKEN").
 func ParseHeader(s string) (result.RequestHeader, error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || !isToken(name) {
-		return result.RequestHeader{}, fmt.Errorf("%q is not a header; use e.g. \"Content-Type: application/json\"", s)
+		shown := s
+		if w := strings.Fields(s); len(w) > 1 {
+			shown = w[0] + " …"
+		}
+		return result.RequestHeader{}, fmt.Errorf("%q is not a header; use e.g. \"Content-Type: application/json\"", shown)
 	}
 	if strings.ContainsAny(value, "\r\n") {
 		return result.RequestHeader{}, fmt.Errorf("header %q: the value holds a line break", name)

@@ -76,6 +76,12 @@ func TestParseHeader(t *testing.T) {
 			t.Errorf("ParseHeader(%q) accepted a bad header", bad)
 		}
 	}
+	// what is not a header may be one without its colon: only its first word is quoted
+	for bad, want := range map[string]string{"Authorization Bearer TOKZ": `"Authorization …" is not a header`, "X-Api-Key TOKZ: x": `"X-Api-Key …" is not a header`} {
+		if _, err := ParseHeader(bad); err == nil || strings.Contains(err.Error(), "TOKZ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseHeader(%q): %v; want an error with %q, without the secret", bad, err, want)
+		}
+	}
 }
 
 func FuzzParseStages(f *testing.F) {

@@ -82,7 +82,8 @@ func (f *fileReader) sweepFlag(w *plan.Sweep, k *yaml.Node, kp string) bool {
 	switch n := plan.FlagCount(f.targets[i].Command, f.targets[i].Shell, flag); n {
 	case 1:
 		if v, ok := plan.FlagValue(f.targets[i].Command, f.targets[i].Shell, flag); !ok {
-			f.errorf(k, kp, "targets.%s.command gives %s the value %q: want a plain whole number there (e.g. %s 1024), which the sweep replaces at each value", name, flag, v, flag)
+			_, shown, _ := strings.Cut(plan.RedactArg(flag+"="+v), "=") // v as the flag's argument, secrets REDACTED
+			f.errorf(k, kp, "targets.%s.command gives %s the value %q: want a plain whole number there (e.g. %s 1024), which the sweep replaces at each value", name, flag, shown, flag)
 			return false
 		}
 		return true

@@ -159,27 +159,34 @@ func TestSweepTargetFlagErrors(t *testing.T) {
   bare: {url: http://127.0.0.1:2/}
   d: {url: http://127.0.0.1:3/, command: [serve, --pool, "4", "--conns=$N"]}
   words: {url: http://127.0.0.1:4/, command: "serve --max-idle many; serve --pool 1.5 --n=10k"}
+  sec: {url: http://127.0.0.1:5/, command: "serve --upstream http://u:SWPW@127.0.0.1:1/?token=SWQ --token SWTOK"}
 scenarios:
   s:
     rate: 10
 `
 	for body, want := range map[string]string{
-		"    sweep: {x --pool: [1, 10]}\n":         `plan.yaml:9:13: scenarios.s.sweep.x --pool: no target "x" in this plan: want one of node, bare, d, words`,
-		"    sweep: {bare --pool: [1, 10]}\n":      "plan.yaml:9:13: scenarios.s.sweep.bare --pool: target bare has no command: the sweep starts its command again at each value of --pool",
-		"    sweep: {d --max-idle: [1, 10]}\n":     "plan.yaml:9:13: scenarios.s.sweep.d --max-idle: targets.d.command has no --max-idle VALUE: give the flag there with the value of the runs outside the sweep (e.g. --max-idle 1024)",
+		"    sweep: {x --pool: [1, 10]}\n":         `plan.yaml:10:13: scenarios.s.sweep.x --pool: no target "x" in this plan: want one of node, bare, d, words, sec`,
+		"    sweep: {bare --pool: [1, 10]}\n":      "plan.yaml:10:13: scenarios.s.sweep.bare --pool: target bare has no command: the sweep starts its command again at each value of --pool",
+		"    sweep: {d --max-idle: [1, 10]}\n":     "plan.yaml:10:13: scenarios.s.sweep.d --max-idle: targets.d.command has no --max-idle VALUE: give the flag there with the value of the runs outside the sweep (e.g. --max-idle 1024)",
 		"    sweep: {node --max-idle: [1]}\n":      "scenarios.s.sweep.node --max-idle: targets.node.command gives --max-idle 2 times: want it once",
 		"    sweep: {d pool: [1]}\n":               `scenarios.s.sweep.d pool: unknown parameter "d pool": want batch, or TARGET --FLAG (a flag of a target's command, e.g. daemon --max-idle)`,
-		"    sweep: {d --pool: [1, 1]}\n":          "plan.yaml:9:27: scenarios.s.sweep.d --pool[1]: 1 is given twice",
+		"    sweep: {d --pool: [1, 1]}\n":          "plan.yaml:10:27: scenarios.s.sweep.d --pool[1]: 1 is given twice",
 		"    sweep: {d --pool: [0]}\n":             `scenarios.s.sweep.d --pool[0]: "0": want a whole number of 1 or more`,
 		"    sweep: {d --pool: [1], batch: [2]}\n": "scenarios.s.sweep.batch: a sweep varies one parameter (d --pool is swept already)",
-		"    sweep: {words --max-idle: [1]}\n":     `plan.yaml:9:13: scenarios.s.sweep.words --max-idle: targets.words.command gives --max-idle the value "many;": want a plain whole number there (e.g. --max-idle 1024), which the sweep replaces at each value`,
+		"    sweep: {words --max-idle: [1]}\n":     `plan.yaml:10:13: scenarios.s.sweep.words --max-idle: targets.words.command gives --max-idle the value "many;": want a plain whole number there (e.g. --max-idle 1024), which the sweep replaces at each value`,
 		"    sweep: {words --pool: [1]}\n":         `targets.words.command gives --pool the value "1.5"`,
 		"    sweep: {words --n: [1]}\n":            `targets.words.command gives --n the value "10k"`,
 		"    sweep: {d --conns: [1]}\n":            `targets.d.command gives --conns the value "$N"`,
+		// a value that holds a secret is quoted with it REDACTED
+		"    sweep: {sec --upstream: [1]}\n": `targets.sec.command gives --upstream the value "http://REDACTED@127.0.0.1:1/?token=REDACTED"`,
+		"    sweep: {sec --token: [1]}\n":    `targets.sec.command gives --token the value "REDACTED"`,
 	} {
 		_, err := ReadFile("plan.yaml", strings.NewReader(head+body))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want an error with %q", body, err, want)
+		}
+		if err != nil && strings.Contains(err.Error(), "SW") {
+			t.Errorf("%s: %v: quotes a secret", body, err)
 		}
 	}
 }

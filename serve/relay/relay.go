@@ -9,6 +9,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"time"
+
+	"github.com/rpcbench/rpcbench/plan"
 )
 
 // DefaultMaxIdle is the idle connections kept to the upstream when Config.MaxIdle is 0.
@@ -39,7 +41,7 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	up, err := url.Parse(cfg.Upstream)
 	if err != nil || up.Scheme != "http" && up.Scheme != "https" || up.Host == "" {
-		return nil, fmt.Errorf("relay: upstream %q: want an http:// or https:// URL with a host", cfg.Upstream)
+		return nil, fmt.Errorf("relay: upstream %q: want an http:// or https:// URL with a host", plan.RedactURL(cfg.Upstream))
 	}
 	if cfg.MaxIdle < 0 {
 		return nil, fmt.Errorf("relay: max idle %d: want 0 (the default) or more", cfg.MaxIdle)

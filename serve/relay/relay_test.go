@@ -71,6 +71,11 @@ func TestRelayBadConfig(t *testing.T) {
 			t.Errorf("%+v: no error; want one", c)
 		}
 	}
+	// an upstream refused is quoted with its secrets REDACTED
+	_, err := New(Config{Upstream: "http://u:RPW@127.0.0.1:bad/?token=RTOK"})
+	if err == nil || strings.Contains(err.Error(), "RPW") || strings.Contains(err.Error(), "RTOK") || !strings.Contains(err.Error(), "http://REDACTED@127.0.0.1:bad/?token=REDACTED") {
+		t.Errorf("an upstream with a password and a token that does not parse: %v; want it refused, quoted with both REDACTED", err)
+	}
 }
 
 // Large answers come through whole even when the relay begins its answer before the upstream
