@@ -49,7 +49,7 @@ func (o *Options) runCapacity(ctx context.Context, s plan.Scenario, k int, t pla
 	cfg.OnStep = func(st capacity.Step) {
 		o.progress("%s: %s", r, st.Line())
 	}
-	o.progress("%s: %s", r, s.Describe(k))
+	o.progress("%s: %s", r, s.Describe(k, o.ShowSecrets))
 	res, err := capacity.Search(ctx, cfg)
 	if err != nil {
 		r.Err = err

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/output"
@@ -377,7 +376,7 @@ func Rounds(s plan.Scenario, targets []plan.BenchTarget) [][]plan.BenchTarget {
 // command has ended (ended says so) is not run against.
 func (o *Options) runCommands(ctx context.Context, s plan.Scenario, b *plan.Bench, ended func(plan.BenchTarget) string, out *Outcome) {
 	if len(s.Build) > 0 {
-		o.progress("%s: build: %s", s.Name, strings.Join(s.Build, " "))
+		o.progress("%s: build: %s", s.Name, plan.ShownCommand(s.Build, s.BuildShell, o.ShowSecrets))
 		c := runBuild(ctx, s, b.Dir, o.LogDir)
 		o.progress("%s: build: %s in %v", s.Name, c.exit(), c.Wall.Round(time.Millisecond))
 		out.Builds = append(out.Builds, c)
@@ -398,7 +397,7 @@ func (o *Options) runCommands(ctx context.Context, s plan.Scenario, b *plan.Benc
 			if gone := ended(t); gone != "" {
 				c.Err = "not run: " + gone
 			} else {
-				o.progress("%s: %s", c, s.Describe(0))
+				o.progress("%s: %s", c, s.Describe(0, o.ShowSecrets))
 				c = runCommand(ctx, s, t, n, b.Dir, o.LogDir)
 				c.TargetEnded = ended(t)
 				o.progress("%s: %s in %v", c, c.exit(), c.Wall.Round(time.Millisecond))

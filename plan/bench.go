@@ -338,10 +338,11 @@ func (s Scenario) Length(k int) (time.Duration, bool) {
 	return d, true
 }
 
-// Describe says in a line what run k of s sends: the model and level, and for how long.
-func (s Scenario) Describe(k int) string {
+// Describe says in a line what run k of s sends: the model and level, and for how long; a command
+// scenario's command with its secrets REDACTED unless show (ShownCommand).
+func (s Scenario) Describe(k int, show bool) string {
 	if s.IsCommand() {
-		c := "command: " + strings.Join(s.Command, " ")
+		c := "command: " + ShownCommand(s.Command, s.Shell, show)
 		if s.Timeout > 0 {
 			c += fmt.Sprintf(" (at most %v)", s.Timeout)
 		}

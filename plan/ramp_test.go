@@ -20,7 +20,7 @@ func TestStepsRampFromPrevious(t *testing.T) {
 			t.Errorf("step %d lasts %v (%v); want 6m0s, ramp and step", k+1, d, ok)
 		}
 	}
-	if got, want := s.Describe(1), "closed model, 100 connections, 1m0s warm-up rising from 50 connections, 5m0s measured"; got != want {
+	if got, want := s.Describe(1, false), "closed model, 100 connections, 1m0s warm-up rising from 50 connections, 5m0s measured"; got != want {
 		t.Errorf("step 2: %q; want %q", got, want)
 	}
 	s.RampFrom = ""

@@ -1,8 +1,8 @@
 package plan
 
 import (
-	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rpcbench/rpcbench/result"
@@ -106,6 +106,14 @@ func RedactArg(a string) string { return ReplaceArgSecrets(a, redact) }
 // ReplaceArgSecrets returns a command-line argument with each secret a URL or a "Name: value"
 // header in it carries replaced by what with returns for it; RedactArg replaces them by Redacted.
 func ReplaceArgSecrets(a string, with func(secret string) string) string {
+	// -X=VALUE, --flag=VALUE: VALUE as the flag's own argument would be, whole when the flag's name
+	// is a secret's (--token=…); a boolean (--show-secrets=true) carries none
+	if flag, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(flag, "-") && !strings.ContainsAny(flag, ": ") {
+		if _, err := strconv.ParseBool(value); err != nil && Secret(strings.TrimLeft(flag, "-")) {
+			return flag + "=" + with(value)
+		}
+		return flag + "=" + ReplaceArgSecrets(value, with)
+	}
 	// a secret header first: its value may hold a URL ("Cookie: s=…; next=https://…"), secret whole
 	if name, value, ok := strings.Cut(a, ":"); ok && isToken(strings.TrimSpace(name)) && Secret(strings.TrimSpace(name)) {
 		return name + ": " + with(strings.TrimSpace(value))
@@ -128,19 +136,80 @@ func RedactArgs(args []string) []string {
 
 // ShownCommand returns a command (a target's, a scenario's) as rpcbench writes it out: its
 // arguments joined by blanks, each with its secrets (RedactArg) REDACTED unless show; a shell
-// command line (shell: one string for /bin/sh -c) word by word, so that each URL in it is.
+// command line (shell: one string for /bin/sh -c) word by word, words split as the shell splits
+// them (quotes kept), so that each URL and each quoted secret header in it is.
 func ShownCommand(cmd []string, shell, show bool) string {
 	switch {
 	case show:
 		return strings.Join(cmd, " ")
 	case shell && len(cmd) == 1:
-		return shellWord.ReplaceAllStringFunc(cmd[0], RedactArg)
+		return redactShell(cmd[0])
 	}
 	return strings.Join(RedactArgs(cmd), " ")
 }
 
-// shellWord is a word of a shell command line, as ShownCommand redacts it.
-var shellWord = regexp.MustCompile(`\S+`)
+// redactShell returns a shell command line with the secrets of each of its words (RedactArg)
+// REDACTED, its blanks and quoting kept.
+func redactShell(line string) string {
+	var b strings.Builder
+	for i := 0; i < len(line); {
+		if line[i] == ' ' || line[i] == '\t' || line[i] == '\n' {
+			b.WriteByte(line[i])
+			i++
+			continue
+		}
+		end, word := shellWordAt(line, i)
+		b.WriteString(redactShellWord(line[i:end], word))
+		i = end
+	}
+	return b.String()
+}
+
+// shellWordAt returns where the shell word starting at line[i] ends and its value, its quotes and
+// backslashes removed.
+func shellWordAt(line string, i int) (end int, word string) {
+	var w strings.Builder
+	var quote byte
+	for ; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote == 0 && (c == ' ' || c == '\t' || c == '\n'):
+			return i, w.String()
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote != 0 && c == quote:
+			quote = 0
+		case c == '\\' && quote != '\'' && i+1 < len(line):
+			i++
+			w.WriteByte(line[i])
+		default:
+			w.WriteByte(c)
+		}
+	}
+	return i, w.String()
+}
+
+// redactShellWord returns the shell word raw (its value word) with its secrets REDACTED: the
+// text before its first quote kept, the rest quoted as it was.
+func redactShellWord(raw, word string) string {
+	r := RedactArg(word)
+	if r == word {
+		return raw
+	}
+	q := strings.IndexAny(raw, `'"`)
+	if q < 0 {
+		if !strings.ContainsAny(r, " \t") {
+			return r
+		}
+		q = 0
+		raw = "'"
+	}
+	prefix, mark := raw[:q], raw[q:q+1]
+	if strings.ContainsAny(prefix, "\\") || !strings.HasPrefix(r, prefix) || strings.ContainsAny(r[len(prefix):], `'"\$`+"`") {
+		return "'" + strings.ReplaceAll(r, "'", `'\''`) + "'"
+	}
+	return prefix + mark + r[len(prefix):] + mark
+}
 
 // Shown returns p as rpcbench writes it out: p.Redacted(), or p itself when the user asked for
 // the secrets (show: --show-secrets). Every command that writes a plan's requests goes through it.

@@ -29,9 +29,19 @@ func TestRedactURL(t *testing.T) {
 	}
 }
 
-// A secret header's value is secret whole, a URL in it included.
+// A secret header's value is secret whole, a URL in it included. A flag given as -X=VALUE or
+// --flag=VALUE has VALUE redacted as the flag's own argument would be, whole when the flag's name
+// is a secret's; a boolean value is no secret.
 func TestRedactArgSecretHeaderHoldingAURL(t *testing.T) {
 	for arg, want := range map[string]string{
+
+		"--header=Authorization: Bearer LEAKX":                   "--header=Authorization: REDACTED",
+		"-H=X-Api-Key:K3":                                        "-H=X-Api-Key: REDACTED",
+		"--token=LEAKT":                                          "--token=REDACTED",
+		"--upstream=http://u:PW@127.0.0.1:1/":                    "--upstream=http://REDACTED@127.0.0.1:1/",
+		"--show-secrets=false":                                   "--show-secrets=false",
+		"--header=Content-Type: application/json":                "--header=Content-Type: application/json",
+		"--rate=10":                                              "--rate=10",
 		"Cookie: session=SEKRET; next=https://shop.example/cart": "Cookie: REDACTED",
 		"Authorization: Bearer https://issuer.example/SEKRET":    "Authorization: REDACTED",
 		"Referer: https://shop.example/cart":                     "Referer: https://shop.example/cart",
@@ -61,6 +71,25 @@ func TestShownCommand(t *testing.T) {
 	} {
 		if got := ShownCommand(c.cmd, c.shell, c.show); got != c.want {
 			t.Errorf("%q shell %v show %v: %s; want %s", c.cmd, c.shell, c.show, got, c.want)
+		}
+	}
+}
+
+// A shell command line is split into words as the shell splits them: a quoted secret header is
+// redacted whole up to its closing quote, in single or double quotes, and the quotes are kept.
+func TestShownCommandShellQuotes(t *testing.T) {
+	t.Parallel()
+	for line, want := range map[string]string{
+		`curl -H 'Authorization: Bearer SECRETTOK1' http://127.0.0.1:1/`: `curl -H 'Authorization: REDACTED' http://127.0.0.1:1/`,
+		`curl -H "Authorization: Bearer SECRETTOK2" -s`:                  `curl -H "Authorization: REDACTED" -s`,
+		`curl -H 'X-Api-Key:K3' -s`:                                      `curl -H 'X-Api-Key: REDACTED' -s`,
+		`curl -H X-Api-Key:K4 -s`:                                        `curl -H 'X-Api-Key: REDACTED' -s`,
+		`curl --header='Cookie: s=K5; a=b' -s`:                           `curl --header='Cookie: REDACTED' -s`,
+		`curl -H 'Content-Type: text/plain'  'http://u:K6@127.0.0.1:1/'`: `curl -H 'Content-Type: text/plain'  'http://REDACTED@127.0.0.1:1/'`,
+		`echo "it's fine" && sleep 1`:                                    `echo "it's fine" && sleep 1`,
+	} {
+		if got := ShownCommand([]string{line}, true, false); got != want {
+			t.Errorf("ShownCommand(%q) = %q; want %q", line, got, want)
 		}
 	}
 }

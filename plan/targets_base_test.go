@@ -70,11 +70,11 @@ func TestDescribeRewriteHost(t *testing.T) {
 	t.Parallel()
 	s := Scenario{Plan: Plan{Traffic: Traffic{Targets: "t.jsonl", Setup: "s.http", RewriteHost: true}, Load: Load{Rate: 200, Duration: 10 * time.Second}}}
 	want := "open model, 200/s, 10s measured; the URLs of t.jsonl and s.http go to the scheme and host of each target (rewrite_host)"
-	if got := s.Describe(0); got != want {
+	if got := s.Describe(0, false); got != want {
 		t.Errorf("Describe: %q; want %q", got, want)
 	}
 	s.Plan.Traffic.Setup, s.Plan.Traffic.RewriteHost = "", false
-	if got := s.Describe(0); got != "open model, 200/s, 10s measured" {
+	if got := s.Describe(0, false); got != "open model, 200/s, 10s measured" {
 		t.Errorf("Describe without rewrite_host: %q; want no note", got)
 	}
 }

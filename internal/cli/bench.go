@@ -306,7 +306,7 @@ func dryRun(w io.Writer, c *bench.Checked, show bool) {
 		if len(t.Command) > 0 {
 			how = "started by: " + plan.ShownCommand(t.Command, t.Shell, show)
 			if t.Ready != "" {
-				how += " (ready when " + t.Ready + " answers)"
+				how += " (ready when " + plan.ShownURL(t.Ready, show) + " answers)"
 			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", t.Name, plan.RedactURL(t.URL), how)
@@ -329,7 +329,7 @@ func dryRun(w io.Writer, c *bench.Checked, show bool) {
 		again(s, 0)
 		if s.IsCommand() {
 			if len(s.Build) > 0 {
-				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, strings.Join(s.Build, " "))
+				fmt.Fprintf(w, "  %s build (timed apart): %s\n", s.Name, plan.ShownCommand(s.Build, s.BuildShell, show))
 			}
 			for i, round := range bench.Rounds(s, b.Targets) {
 				for _, t := range round {
@@ -337,7 +337,7 @@ func dryRun(w io.Writer, c *bench.Checked, show bool) {
 					if s.Repeat > 1 {
 						c.Round = i + 1
 					}
-					fmt.Fprintf(w, "  %s: %s\n", c, s.Describe(0))
+					fmt.Fprintf(w, "  %s: %s\n", c, s.Describe(0, show))
 				}
 			}
 			continue
@@ -346,7 +346,7 @@ func dryRun(w io.Writer, c *bench.Checked, show bool) {
 			again(s, k)
 			for _, t := range b.Targets {
 				id := bench.RunID{Scenario: s.Name, Target: t.Name, Step: k, Steps: s.Runs(), Level: s.StepLabel(k)}
-				what := s.Describe(k)
+				what := s.Describe(k, show)
 				if tl := c.Timeline(s.Name, t.Name); tl != nil {
 					what += ": " + bench.DescribeReplay(tl)
 				}

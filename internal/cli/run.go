@@ -283,7 +283,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fail(e, "run", usageError{planfile.ScenarioError(rr.b, rr.s, rr.t, err).Error()}, ExitUsage)
 		}
-		fmt.Fprintf(e.stderr, "rpcbench run: %s: %s: %s\n", rr.s.Name, rr.s.Describe(0), bench.DescribeReplay(tl))
+		fmt.Fprintf(e.stderr, "rpcbench run: %s: %s: %s\n", rr.s.Name, rr.s.Describe(0, o.showSecrets), bench.DescribeReplay(tl))
 		return executeReplay(ctx, e, prep, o, tl, rr.s.Replay.RecordedStatus)
 	}
 	prep, err := prepare(e, p)

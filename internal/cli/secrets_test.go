@@ -141,6 +141,26 @@ scenarios:
 	cases = append(cases, tcase{"bench --dry-run of a swept target's command", func(dir string) []string {
 		return []string{"bench", "--dry-run", relayPlan}
 	}, true})
+	// -H= and --header= flags: the result file's command holds them REDACTED
+	cases = append(cases, tcase{"run --header=VALUE -H=VALUE", func(dir string) []string {
+		return []string{"run", "--requests", "3", "--connections", "1", "--quiet", "--format", "json", "--out", filepath.Join(dir, "hx.rb"),
+			"--header=Authorization: Bearer s3cr3tBearer", "-H=X-Api-Token: t0kenValue", url}
+	}, true})
+	// a command scenario whose build and command hold the secrets in quoted shell words: its run's
+	// lines, and --dry-run's, with a started target's ready URL too
+	cmdScenario := `scenarios:
+  e2e:
+    build: "true -H 'Authorization: Bearer s3cr3tBearer'"
+    command: "true --header=\"X-Api-Token: t0kenValue\" '` + withSecrets("http://127.0.0.1:1/", "/") + `'"
+`
+	cmdPlan := writeFile(t, src, "cmd.yaml", "targets:\n  lab:\n    url: "+url+"\n"+cmdScenario)
+	readyPlan := writeFile(t, src, "ready.yaml", "targets:\n  lab: {url: \"http://127.0.0.1:1/\", command: \"exec sleep 9\", ready: \""+withSecrets("http://127.0.0.1:1/", "/ready")+"\"}\n"+cmdScenario)
+	cases = append(cases, tcase{"bench of a command scenario", func(dir string) []string {
+		return []string{"bench", "--format", "json", "--out-dir", filepath.Join(dir, "run"), cmdPlan}
+	}, true})
+	cases = append(cases, tcase{"bench --dry-run of a command scenario", func(dir string) []string {
+		return []string{"bench", "--dry-run", readyPlan}
+	}, true})
 	// a header value h2 cannot send: its error names the header, not the value (the secret)
 	cases = append(cases, tcase{"run --h2c, a header value it cannot send", func(dir string) []string {
 		return []string{"run", "--h2c", "--requests", "2", "--connections", "1", "--quiet", "--format", "json", "--out", filepath.Join(dir, "bad.rb"),

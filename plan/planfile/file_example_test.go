@@ -27,7 +27,7 @@ scenarios:
 	s := b.Scenarios[0]
 	p := s.PlanFor(b.Targets[1], 1, b.Dir)
 	fmt.Println(p.Endpoints[0].URL)
-	fmt.Println(s.Describe(1))
+	fmt.Println(s.Describe(1, false))
 
 	_, err = planfile.ReadFile("bench.yaml", strings.NewReader(strings.Replace(text, "ramp:", "rmap:", 1)))
 	fmt.Println(err)

@@ -65,7 +65,7 @@ scenarios:
 	if l := b.Scenarios[0].PlanFor(b.Targets[0], 0, "").Load; l.Model != plan.Open || l.Rate != 200 || l.Duration != 5*time.Second || l.Connections != 100 {
 		t.Errorf("capacity load: got %+v; want open 200/s for 5s on 100 connections", l)
 	}
-	if got, want := b.Scenarios[0].Describe(0), "capacity search against p99<50ms, from 200/s, up to 20000/s, 5s steps, at most 12 steps"; got != want {
+	if got, want := b.Scenarios[0].Describe(0, false), "capacity search against p99<50ms, from 200/s, up to 20000/s, 5s steps, at most 12 steps"; got != want {
 		t.Errorf("describe: got %q; want %q", got, want)
 	}
 	if d, known := b.Scenarios[0].Length(0); d != 5*time.Second || known {

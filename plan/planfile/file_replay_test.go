@@ -51,7 +51,7 @@ scenarios:
 		t.Errorf("runs: got %d; want one per target", s.Runs())
 	}
 	const line = `replay of access.log.1, /var/log/access.log in recorded order at 5/s, 2 passes, one record in 3, a 0.5 sample (seed 1), paths matching "^/api/", paths not matching "/health", each answer judged by its recorded status`
-	if got := s.Describe(0); got != line {
+	if got := s.Describe(0, false); got != line {
 		t.Errorf("describe: got\n%s\nwant\n%s", got, line)
 	}
 }

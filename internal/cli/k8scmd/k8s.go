@@ -126,10 +126,6 @@ func secretArgs(args []string) ([]string, map[string]string) {
 	}
 	out := make([]string, len(args))
 	for i, a := range args {
-		if name, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") && !strings.Contains(name, ":") {
-			out[i] = name + "=" + plan.ReplaceArgSecrets(value, env) // -H=NAME: VALUE
-			continue
-		}
 		out[i] = plan.ReplaceArgSecrets(a, env)
 	}
 	if len(secrets) == 0 {
