@@ -329,8 +329,21 @@ func (f *fanout) Do(ctx context.Context, r *transport.Request, out *transport.Ou
 	}
 	began := time.Now()
 	res := f.j.send(ctx, f.servers, f.request(s, r))
-	s.res = res
 	out.Sent = began
+	// the first difference stops the run as soon as it is known, before the engine counts it: no
+	// request passes the check above after it; one in flight then is cut, not compared
+	f.mu.Lock()
+	cut := f.stopped
+	if !cut && f.stopAtFirst && !res.Equal() {
+		f.stop()
+	}
+	f.mu.Unlock()
+	if cut {
+		s.res = nil
+		out.Class, out.Err = result.Canceled, context.Canceled
+		return
+	}
+	s.res = res
 	if res.Skipped != "" {
 		out.Answered, out.Class = true, result.OK
 		return
@@ -387,18 +400,23 @@ func (f *fanout) VerifyDetail(r *transport.Request, out *transport.Outcome, judg
 	return result.Status, nil
 }
 
-// give hands res to the sink, one at a time, and stops the run at the first difference when
-// asked to, or at the sink's first error.
+// give hands res to the sink, one at a time, and stops the run at the sink's first error (Do
+// stops it at the first difference when asked to).
 func (f *fanout) give(res *Result) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped {
+	if f.sinkErr != nil {
 		return
 	}
-	if f.sinkErr = f.sink(res); f.sinkErr != nil || f.stopAtFirst && !res.Equal() {
-		f.stopped = true
-		f.cancel()
+	if f.sinkErr = f.sink(res); f.sinkErr != nil && !f.stopped {
+		f.stop()
 	}
+}
+
+// stop cuts the run, once; f.mu is held.
+func (f *fanout) stop() {
+	f.stopped = true
+	f.cancel()
 }
 
 // dial makes a transport per server.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/runner"
 	"github.com/rpcbench/rpcbench/serve/ethrpc"
 	"github.com/rpcbench/rpcbench/tools/jsondiff"
@@ -457,5 +458,52 @@ func TestCallsCorpusPlaces(t *testing.T) {
 	})
 	if want := map[string]string{"calls.jsonl call 1": "eth_chainId", "calls.jsonl call 2": "block"}; err != nil || !reflect.DeepEqual(labels, want) {
 		t.Errorf("labels by place %v (%v); want %v", labels, err, want)
+	}
+}
+
+// StopAtFirst stops the run as soon as a comparison differs, inside Do, before the engine gives
+// the Result on: another worker's request that reaches Do after it is not sent, though the first
+// difference's Result has not been given yet (no VerifyDetail is called here).
+func TestStopAtFirstStopsInsideDo(t *testing.T) {
+	t.Parallel()
+	var served [2]atomic.Int64
+	nodes := make([]string, 2)
+	for k := range nodes {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			served[k].Add(1)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":"0x%d"}`, k+1)
+		}))
+		t.Cleanup(s.Close)
+		nodes[k] = s.URL
+	}
+	cfg := Config{URLs: nodes, StopAtFirst: true}
+	j, err := newJudge(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers, err := dial(cfg, nodes, plan.Load{Connections: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, s := range servers {
+			s.tr.Close()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stops := 0
+	f := &fanout{j: j, servers: servers, stopAtFirst: true, sink: func(*Result) error { return nil }, cancel: func() { stops++; cancel() }}
+	do := func(i uint64) transport.Outcome {
+		q := call(int(i)+1, "eth_chainId", "")
+		var out transport.Outcome
+		f.Do(ctx, &transport.Request{SourceState: &slot{i: i}, Method: "POST", Body: q.Body, Header: q.Header}, &out)
+		return out
+	}
+	first := do(0)
+	second := do(1)
+	if served[0].Load() != 1 || served[1].Load() != 1 || stops != 1 || second.Class != result.Canceled || first.Class == result.Canceled {
+		t.Errorf("after a first difference whose Result is not given yet: the nodes served %d and %d requests, the run was stopped %d times, the second request %q (the first %q); want 1, 1, once, canceled (not canceled)",
+			served[0].Load(), served[1].Load(), stops, second.Class, first.Class)
 	}
 }
