@@ -235,11 +235,10 @@ func TestHTTPAndWebSocketCompareBodies(t *testing.T) {
 	}
 }
 
-// StopAtFirst sends nothing after the first difference: with one request in flight, each node
-// serves one request of the twenty, counted by the node itself, not by the sink.
-func TestStopAtFirstSendsNoMore(t *testing.T) {
-	t.Parallel()
-	var served [2]atomic.Int64
+// countingNodes starts two nodes that answer every call with different results (0x1, 0x2), each
+// counting the requests it served.
+func countingNodes(t *testing.T) ([]string, *[2]atomic.Int64) {
+	served := new([2]atomic.Int64)
 	nodes := make([]string, 2)
 	for k := range nodes {
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -249,6 +248,14 @@ func TestStopAtFirstSendsNoMore(t *testing.T) {
 		t.Cleanup(s.Close)
 		nodes[k] = s.URL
 	}
+	return nodes, served
+}
+
+// StopAtFirst sends nothing after the first difference: with one request in flight, each node
+// serves one request of the twenty, counted by the node itself, not by the sink.
+func TestStopAtFirstSendsNoMore(t *testing.T) {
+	t.Parallel()
+	nodes, served := countingNodes(t)
 	reqs := make([]Request, 20)
 	for i := range reqs {
 		reqs[i] = call(i+1, "eth_chainId", "")
@@ -466,16 +473,7 @@ func TestCallsCorpusPlaces(t *testing.T) {
 // difference's Result has not been given yet (no VerifyDetail is called here).
 func TestStopAtFirstStopsInsideDo(t *testing.T) {
 	t.Parallel()
-	var served [2]atomic.Int64
-	nodes := make([]string, 2)
-	for k := range nodes {
-		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			served[k].Add(1)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":1,"result":"0x%d"}`, k+1)
-		}))
-		t.Cleanup(s.Close)
-		nodes[k] = s.URL
-	}
+	nodes, served := countingNodes(t)
 	cfg := Config{URLs: nodes, StopAtFirst: true}
 	j, err := newJudge(cfg)
 	if err != nil {
