@@ -58,6 +58,8 @@ type options struct {
 	observers []Observer
 	sleep     sleeper
 	cut       <-chan struct{}
+	halt      <-chan struct{}
+	haltWhy   func() error
 	files     fs.FS
 	reqLog    RequestLog
 	startAt   time.Time
@@ -135,6 +137,13 @@ func WithTimeline(tl Timeline) Option { return func(o *options) { o.timeline = t
 // are cut (class Canceled) without waiting out the grace period, as a second Ctrl-C asks. The
 // Result is Interrupted.
 func WithCut(cut <-chan struct{}) Option { return func(o *options) { o.cut = cut } }
+
+// WithHalt makes closing halt end the run at once, as WithCut does, for a reason of the run's own
+// (why's error, e.g. diff's "stopped at the first difference"), not a user's interruption: the
+// Result is not Interrupted, its Stop is why's error.
+func WithHalt(halt <-chan struct{}, why func() error) Option {
+	return func(o *options) { o.halt, o.haltWhy = halt, why }
+}
 
 // WithFiles reads the files a plan names (target, data, setup and calls files) from fsys instead
 // of the operating system's (plan.OSFiles). Only Run reads files; RunPrepared takes them read.
@@ -355,7 +364,7 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 	tick := time.NewTimer(next)
 	defer tick.Stop()
 	var grace <-chan time.Time
-	ctxDone, cutNow := ctx.Done(), r.o.cut
+	ctxDone, cutNow, haltNow := ctx.Done(), r.o.cut, r.o.halt
 	for {
 		select {
 		case <-done:
@@ -376,6 +385,12 @@ func (r *run) wait(ctx context.Context, done <-chan struct{}, cut context.Cancel
 			grace = nil
 		case <-cutNow: // no grace: cut them now
 			interrupted, ctxDone, cutNow, grace = true, nil, nil, nil
+			r.stop()
+			cut()
+		case <-haltNow: // the run's own stop: cut them now, not interrupted
+			haltNow, grace = nil, nil
+			err := r.o.haltWhy()
+			r.stopErr.CompareAndSwap(nil, &err)
 			r.stop()
 			cut()
 		}

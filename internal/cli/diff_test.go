@@ -102,13 +102,19 @@ func TestDiffTwoNodes(t *testing.T) {
 	if code, stdout, _ := mainOut("diff", "--calls", calls, "--ignore", "result", a, b); code != ExitOK || !strings.Contains(stdout, "all 2 answers equal") {
 		t.Errorf("--ignore result: exit %d; want 0:\n%s", code, stdout)
 	}
-	code, stdout, _ = mainOut("diff", "--jsonrpc", "eth_blockNumber", "--requests", "5", "--format", "json", "--stop-at-first", a, b)
+	out := filepath.Join(dir, "first.rb")
+	code, stdout, _ = mainOut("diff", "--jsonrpc", "eth_blockNumber", "--requests", "5", "--format", "json", "--stop-at-first", "--out", out, a, b)
 	var rep struct {
 		Requests, Different int
 		Stopped             string
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != ExitSLO || rep.Requests != 1 || rep.Different != 1 || rep.Stopped != "first difference" {
 		t.Errorf("--stop-at-first --format json: exit %d, %+v, %v:\n%s", code, rep, err, stdout)
+	}
+	// its result file says why it stopped, not that someone interrupted it
+	code, stdout, stderr = mainOut("report", out)
+	if code != ExitOK || strings.Contains(stdout, "INTERRUPTED") || !strings.Contains(stdout, "stopped early: stopped at the first difference") {
+		t.Errorf("report of a --stop-at-first result file: exit %d; want it stopped early at the first difference, not INTERRUPTED:\n%s%s", code, stdout, stderr)
 	}
 }
 

@@ -202,46 +202,23 @@ func Run(ctx context.Context, cfg Config, prep *plan.Prepared, c Corpus, o runne
 			s.tr.Close()
 		}
 	}()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	src := c.source
 	if src == nil {
 		src = prep.Source
 	}
-	// the first difference cuts the run at once, as a second Ctrl-C does (o.Cut): the requests in
-	// flight then are not compared, and none is sent after it
+	// the first difference (or the sink's error) halts the run at once, as a second Ctrl-C cuts
+	// it: the requests in flight then are not compared, and none is sent after it; the result says
+	// why it stopped, not that it was interrupted
 	halt := make(chan struct{})
 	f := &fanout{j: j, servers: servers, c: c, names: prep.Plan.Endpoints, sink: sink, stopAtFirst: cfg.StopAtFirst,
-		cancel: func() { close(halt); cancel() }}
-	if cfg.StopAtFirst {
-		ended := make(chan struct{})
-		defer close(ended)
-		o.Cut = eitherClosed(ended, o.Cut, halt)
-	}
-	o.Engine = append(slices.Clip(o.Engine), engine.WithSource(tagged{src}), engine.WithTransport(f), engine.WithVerifier(f))
+		cancel: func() { close(halt) }}
+	o.Engine = append(slices.Clip(o.Engine), engine.WithSource(tagged{src}), engine.WithTransport(f), engine.WithVerifier(f),
+		engine.WithHalt(halt, f.why))
 	out, err := runner.Run(ctx, prep, o)
 	if err == nil {
 		err = f.sinkErr
 	}
 	return out, err
-}
-
-// eitherClosed returns a channel closed when a or b is, until ended is; a may be nil.
-func eitherClosed(ended, a, b <-chan struct{}) <-chan struct{} {
-	if a == nil {
-		return b
-	}
-	both := make(chan struct{})
-	go func() {
-		select {
-		case <-a:
-			close(both)
-		case <-b:
-			close(both)
-		case <-ended:
-		}
-	}()
-	return both
 }
 
 // slot is a worker's request as it goes from the source to the transport and the verifier: the
@@ -411,6 +388,19 @@ func (f *fanout) give(res *Result) {
 	if f.sinkErr = f.sink(res); f.sinkErr != nil && !f.stopped {
 		f.stop()
 	}
+}
+
+// ErrStoppedAtFirst is why a StopAtFirst run stopped early, as its result says.
+var ErrStoppedAtFirst = errors.New("stopped at the first difference")
+
+// why says why f halted the run: the sink's error, else the first difference.
+func (f *fanout) why() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.sinkErr != nil {
+		return fmt.Errorf("stopped: %w", f.sinkErr)
+	}
+	return ErrStoppedAtFirst
 }
 
 // stop cuts the run, once; f.mu is held.
