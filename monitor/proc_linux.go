@@ -73,7 +73,7 @@ type reader struct {
 }
 
 // ownSocketsReadable says whether the target's own TCP sockets can be read: the kernel answers
-// sock_diag, and every process of the target now shares this process's network namespace (the
+// sock_diag (or, for this process alone, its own descriptors can be read), and every process of the target now shares this process's network namespace (the
 // only one sock_diag shows) and lets its descriptors be read. Otherwise its network figures are
 // its namespaces'. The choice holds for the whole run, so that a figure never changes meaning
 // midway.
@@ -83,11 +83,17 @@ func (r *reader) ownSocketsReadable() bool {
 		return false
 	}
 	r.netns = ns
-	if _, err := tcpSockets(); err != nil {
-		return false
-	}
 	pids, err := r.pids()
 	if err != nil || len(pids) == 0 {
+		return false
+	}
+	// this process reads its own sockets on its descriptors (readSockets), others by the dump
+	if len(pids) == 1 && pids[0] == os.Getpid() {
+		_, err = ownTCPSockets()
+	} else {
+		_, err = tcpSockets()
+	}
+	if err != nil {
 		return false
 	}
 	for _, pid := range pids {
@@ -137,7 +143,11 @@ func (r *reader) readSockets(pids []int) (socks []SockReading, known bool) {
 	seen := make(map[uint64]bool)
 	for _, pid := range pids {
 		if pid == os.Getpid() {
-			for _, k := range ownTCPSockets() {
+			own, err := ownTCPSockets()
+			if err != nil {
+				return nil, false // not read: no figure, rather than none (and a burst after)
+			}
+			for _, k := range own {
 				if !seen[k.Inode] {
 					seen[k.Inode] = true
 					socks = append(socks, k)

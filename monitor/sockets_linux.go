@@ -181,11 +181,12 @@ func socketInodes(pid int) ([]uint64, error) {
 // them, without dumping the namespace. A descriptor is taken only if it is the same socket (its
 // inode) before and after the read, so that one closed and reused meanwhile is skipped rather
 // than read as another socket; sockets of other protocols, and a tcp_info too short to hold the
-// byte counters (a kernel before 4.19), are left out, as in the dump.
-func ownTCPSockets() []SockReading {
+// byte counters (a kernel before 4.19), are left out, as in the dump. An error (no descriptor left
+// to read /proc/self/fd with, say) means the sockets are not known, not that there are none.
+func ownTCPSockets() ([]SockReading, error) {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []SockReading
 	var info [512]byte
@@ -209,7 +210,7 @@ func ownTCPSockets() []SockReading {
 			out = append(out, k) // else closed, and perhaps reused, meanwhile
 		}
 	}
-	return out
+	return out, nil
 }
 
 // readingOf reads the byte counters of socket inode from its struct tcp_info; ok is false when

@@ -5,6 +5,7 @@ package monitor
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -243,4 +244,46 @@ func BenchmarkTCPSockets(b *testing.B) {
 			}
 		}
 	})
+}
+
+// With no descriptor left to read /proc/self/fd with (a generator out of files), the generator's
+// own sockets are not known for that sample: not read as none, which would show a second of no
+// traffic and, at the next sample, every byte since the connections opened as that second's. Not
+// parallel: the limit on open files is the process's.
+func TestOwnSocketsUnknownWithoutDescriptors(t *testing.T) {
+	var old unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	low := old
+	low.Cur = uint64(len(ents) + 16)
+	if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &low); err != nil {
+		t.Skipf("cannot lower the limit on open files: %v", err)
+	}
+	var held []int
+	defer func() {
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &old); err != nil {
+			t.Errorf("restoring the limit on open files: %v", err)
+		}
+	}()
+	for len(held) < 64 { // the limit leaves 16 free: fill them
+		fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			if !errors.Is(err, unix.EMFILE) {
+				t.Fatal(err)
+			}
+			break
+		}
+		held = append(held, fd)
+	}
+	if socks, known := (&reader{}).readSockets([]int{os.Getpid()}); known {
+		t.Errorf("out of descriptors: got %d sockets, known; want not known", len(socks))
+	}
 }
