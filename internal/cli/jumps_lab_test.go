@@ -88,12 +88,12 @@ func TestJumpsNameTheLabsWindows(t *testing.T) {
 	const (
 		stall, every, stallStart = 1.5, 9.0, 4.0
 		burnStart, burnFor       = 7.0, 1.0
-		runFor                   = 14.0
+		runFor                   = 16.0 // the second stall ends 2.5s before the run does: its counter's rise is sampled before the end
 	)
 	url, pid, origin := startLabProcess(t, "--latency", "100ms", "--stall", "1500ms", "--every", "9s", "--stall-start", "4s",
 		"--burn", "800ms", "--burn-start", "7s", "--burn-for", "1s")
 	file := filepath.Join(t.TempDir(), "report.txt")
-	code, stdout, stderr := mainOut("run", "--rate", "4", "--warmup", "1s", "--duration", "14s", "--quiet", "--format", "json", "--report-file", file,
+	code, stdout, stderr := mainOut("run", "--rate", "4", "--warmup", "1s", "--duration", "16s", "--quiet", "--format", "json", "--report-file", file,
 		"--monitor-pid", strconv.Itoa(pid), "--monitor-metrics", url+"/metrics", "--monitor-series", "lab_pause_seconds_total", url+"/x")
 	if code != ExitOK && code != ExitInvalid {
 		t.Fatalf("exit %d\n%s", code, stderr)
