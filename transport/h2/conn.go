@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -40,7 +41,7 @@ const (
 // and hands each answer to its stream.
 type clientConn struct {
 	nc           net.Conn
-	br           *bufio.Reader
+	rb           readBuf
 	bw           *bufio.Writer
 	fr           *http2.Framer
 	streamWindow int32 // receive windows
@@ -131,8 +132,8 @@ func newClientConn(ctx context.Context, nc net.Conn, cfg connConfig) (*clientCon
 		maxFrame:     16 << 10,
 		recvAvail:    int64(cfg.connWindow),
 	}
-	cc.br = bufio.NewReaderSize(stampReader{cc}, readBufferSize)
-	cc.fr = http2.NewFramer(cc.bw, cc.br)
+	cc.rb = readBuf{cc: cc, buf: make([]byte, readBufferSize)}
+	cc.fr = http2.NewFramer(cc.bw, &cc.rb)
 	cc.fr.SetReuseFrames()
 	cc.fr.SetMaxReadFrameSize(maxReadFrame)
 	cc.henc = hpack.NewEncoder(&cc.hbuf)
@@ -183,17 +184,59 @@ func (cc *clientConn) handshake(ctx context.Context) error {
 	return cc.nc.SetDeadline(time.Time{})
 }
 
-// stampReader reads from its connection and notes in readAt when a read returned bytes: an
-// answer's first byte arrived when the read that brought its headers returned, whatever else
-// that read brought (one clock read per read, not one per answer).
-type stampReader struct{ cc *clientConn }
+// readBuf holds what was read from the connection and not yet taken by the Framer or readHeaders.
+// Until readFrames streams the connection (see streamReader) its Read reads the connection when
+// it holds nothing, noting in readAt when a read returned bytes: an answer's first byte arrived
+// when the read that brought its headers returned, whatever else that read brought (one clock
+// read per read, not one per answer).
+type readBuf struct {
+	cc     *clientConn
+	buf    []byte
+	r, w   int  // buf[r:w] is unread
+	stream bool // readFrames streams the connection: Read has only what is in buf
+}
 
-func (r stampReader) Read(p []byte) (int, error) {
-	n, err := r.cc.nc.Read(p)
-	if n > 0 {
-		r.cc.readAt = time.Now()
+// frameHeaderLen is the length of an HTTP/2 frame's header.
+const frameHeaderLen = 9
+
+func (b *readBuf) Read(p []byte) (int, error) {
+	if b.r == b.w {
+		if b.stream { // not reached: frames are read once whole in buf (see frameReady)
+			return 0, io.ErrUnexpectedEOF
+		}
+		n, err := b.cc.nc.Read(b.buf)
+		if n <= 0 {
+			return 0, err
+		}
+		b.cc.readAt = time.Now()
+		b.r, b.w = 0, n
 	}
-	return n, err
+	n := copy(p, b.buf[b.r:b.w])
+	b.r += n
+	return n, nil
+}
+
+// space returns the room after the unread bytes, moving them to the start of buf first when less
+// than a frame of the largest size accepted is left.
+func (b *readBuf) space() []byte {
+	if b.r == b.w {
+		b.r, b.w = 0, 0
+	} else if len(b.buf)-b.w < frameHeaderLen+maxReadFrame {
+		b.w = copy(b.buf, b.buf[b.r:b.w])
+		b.r = 0
+	}
+	return b.buf[b.w:]
+}
+
+// frameReady reports whether a whole frame is unread, or the header of one longer than accepted
+// (which the Framer refuses without reading its payload).
+func (b *readBuf) frameReady() bool {
+	p := b.buf[b.r:b.w]
+	if len(p) < frameHeaderLen {
+		return false
+	}
+	n := int(p[0])<<16 | int(p[1])<<8 | int(p[2])
+	return n > maxReadFrame || len(p) >= frameHeaderLen+n
 }
 
 // ctxErr returns ctx's error when ctx is done, else err.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"time"
 
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
@@ -57,29 +58,66 @@ func isNetError(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// readFrames reads and handles frames until an error that ends the connection.
+// streamReader is a connection that hands what it reads to a consumer as it arrives, and waits for
+// more after a read that found the socket empty instead of reading it again (rawconn's, over TCP).
+type streamReader interface {
+	ReadStream(space func() []byte, got func(n int) error) error
+}
+
+// readFrames reads and handles frames until an error that ends the connection. Over a connection
+// that streams (h2c), each read's whole frames are handled as they arrive, and the socket is read
+// again only once more came: no read that finds it empty between two arrivals.
 func (cc *clientConn) readFrames() error {
-	for {
-		fh, err := cc.fr.ReadFrameHeader()
-		if err != nil {
-			return err
-		}
-		if fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation {
-			err = cc.readHeaders(fh)
-		} else {
-			var f http2.Frame
-			f, err = cc.fr.ReadFrameForHeader(fh)
-			if err == nil {
-				err = cc.dispatch(f)
-			} else if se, ok := err.(http2.StreamError); ok { // the Framer's own, not wrapped
-				cc.resetStream(se.StreamID, se.Code, protoError(se.Error()))
-				err = nil
+	sr, ok := cc.nc.(streamReader)
+	if !ok {
+		for {
+			if err := cc.readFrame(); err != nil {
+				return err
 			}
 		}
-		if err != nil {
+	}
+	if err := cc.bufferedFrames(); err != nil { // what came with the server's settings
+		return err
+	}
+	cc.rb.stream = true
+	return sr.ReadStream(cc.rb.space, cc.arrived)
+}
+
+// arrived takes the n bytes a read just left in cc.rb's space, and handles the frames now whole.
+func (cc *clientConn) arrived(n int) error {
+	cc.readAt = time.Now()
+	cc.rb.w += n
+	return cc.bufferedFrames()
+}
+
+// bufferedFrames handles the frames whole in cc.rb.
+func (cc *clientConn) bufferedFrames() error {
+	for cc.rb.frameReady() {
+		if err := cc.readFrame(); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// readFrame reads and handles one frame; an error ends the connection.
+func (cc *clientConn) readFrame() error {
+	fh, err := cc.fr.ReadFrameHeader()
+	if err != nil {
+		return err
+	}
+	if fh.Type == http2.FrameHeaders || fh.Type == http2.FrameContinuation {
+		return cc.readHeaders(fh)
+	}
+	f, err := cc.fr.ReadFrameForHeader(fh)
+	if se, ok := err.(http2.StreamError); ok { // the Framer's own, not wrapped
+		cc.resetStream(se.StreamID, se.Code, protoError(se.Error()))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return cc.dispatch(f)
 }
 
 // dispatch handles one frame other than HEADERS and CONTINUATION.
@@ -148,7 +186,7 @@ func (cc *clientConn) readHeaders(fh http2.FrameHeader) error {
 		cc.payload = make([]byte, fh.Length)
 	}
 	p := cc.payload[:fh.Length]
-	if _, err := io.ReadFull(cc.br, p); err != nil {
+	if _, err := io.ReadFull(&cc.rb, p); err != nil {
 		return err
 	}
 	if fh.Type == http2.FrameHeaders {

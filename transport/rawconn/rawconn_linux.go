@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -39,7 +40,7 @@ type Conn struct {
 	sent     int   // bytes of send written
 	sendErr  error // the write's error
 
-	emptyReads int // reads that found the socket empty (EAGAIN) and waited
+	emptyReads atomic.Int64 // reads that found the socket empty (EAGAIN) and waited
 }
 
 // Wrap returns nc with raw reads and writes when it is a *net.TCPConn, and nc itself otherwise.
@@ -89,7 +90,7 @@ func (c *Conn) readFD(fd uintptr) bool {
 		case unix.EINTR:
 			continue
 		case unix.EAGAIN:
-			c.emptyReads++
+			c.emptyReads.Add(1)
 			return false // wait for readiness in the poller
 		}
 		c.rn, c.rerr = int(n), e
@@ -160,9 +161,7 @@ func (c *Conn) Sent() (int, error) {
 // EmptyReads returns how many reads found the socket empty and waited for readiness: a system
 // call each that brought nothing.
 func (c *Conn) EmptyReads() int {
-	c.rmu.Lock()
-	defer c.rmu.Unlock()
-	return c.emptyReads
+	return int(c.emptyReads.Load()) // not under rmu, which ReadStream holds while it runs
 }
 
 // Read reads as net.Conn's Read does. After SendWithRead it writes first.
