@@ -84,7 +84,7 @@ func newLoopSender(p plan.Plan, keepBody bool) sender {
 		ConnectTimeout: p.HTTP.ConnectTimeout,
 		KeepBody:       keepBody,
 		MaxBody:        p.HTTP.MaxBody,
-	}, "http", host, p.Load.Connections)
+	}, "http", host, p.Load.Connections, p.Load.Model == plan.Closed)
 	if err != nil {
 		return nil
 	}

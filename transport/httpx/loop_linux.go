@@ -53,6 +53,7 @@ type Loop struct {
 	efd  int // eventfd of Wakeup and of finished dials
 
 	prompt bool // ep is in wait
+	flat   bool // ep is wait: answers always wake the Loop
 
 	slots   []*lconn
 	free    []*lconn // slots with no connection
@@ -166,6 +167,12 @@ type dialed struct {
 	err error
 }
 
+// Marks of the timer and the wake-up in an epoll set (EpollEvent.Fd); a connection's is its slot.
+const (
+	markTimer = -1
+	markWake  = -3
+)
+
 // errIncomplete is answerSource's error at the end of the bytes read so far.
 var errIncomplete = errors.New("httpx: answer incomplete")
 
@@ -190,7 +197,10 @@ func (s *answerSource) Read(p []byte) (int, error) {
 
 // NewLoop returns a Loop of at most conns connections to host over scheme, which must be http, with
 // opts (DisableKeepAlive is not served: ErrNoLoop). Close it after Run.
-func NewLoop(opts Options, scheme, host string, conns int) (*Loop, error) {
+//
+// With prompt, every answer wakes the Loop, whatever Driver.Wake says (the closed model's use):
+// the connections are then in the wait set itself, a level of epoll fewer for each answer to wake.
+func NewLoop(opts Options, scheme, host string, conns int, prompt bool) (*Loop, error) {
 	if scheme != "http" || opts.DisableKeepAlive || conns < 1 {
 		return nil, ErrNoLoop
 	}
@@ -202,7 +212,7 @@ func NewLoop(opts Options, scheme, host string, conns int) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody}
+	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	if err := l.open(); err != nil {
 		l.Close()
@@ -224,11 +234,14 @@ func NewLoop(opts Options, scheme, host string, conns int) (*Loop, error) {
 // open makes the epoll sets, the timer and the eventfd.
 func (l *Loop) open() error {
 	var err error
-	if l.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return fmt.Errorf("httpx: epoll: %w", err)
-	}
 	if l.wait, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return fmt.Errorf("httpx: epoll: %w", err)
+	}
+	l.ep = l.wait
+	if !l.flat {
+		if l.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+			return fmt.Errorf("httpx: epoll: %w", err)
+		}
 	}
 	if l.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
 		return fmt.Errorf("httpx: timerfd: %w", err)
@@ -236,8 +249,12 @@ func (l *Loop) open() error {
 	if l.efd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
 		return fmt.Errorf("httpx: eventfd: %w", err)
 	}
-	for _, fd := range []int{l.tfd, l.efd} {
-		if err := unix.EpollCtl(l.wait, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: -1}); err != nil {
+	for _, ev := range []unix.EpollEvent{{Events: unix.EPOLLIN, Fd: markTimer}, {Events: unix.EPOLLIN, Fd: markWake}} {
+		fd := l.tfd
+		if ev.Fd == markWake {
+			fd = l.efd
+		}
+		if err := unix.EpollCtl(l.wait, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			return fmt.Errorf("httpx: epoll: %w", err)
 		}
 	}
@@ -271,7 +288,10 @@ func (l *Loop) Close() error {
 			lc.fd = -1
 		}
 	}
-	for _, fd := range []int{l.ep, l.tfd, l.efd} {
+	if l.ep != l.wait && l.ep >= 0 {
+		_ = unix.Close(l.ep)
+	}
+	for _, fd := range []int{l.tfd, l.efd} {
 		if fd >= 0 {
 			_ = unix.Close(fd)
 		}
@@ -333,7 +353,7 @@ func (l *Loop) iterate(uintptr) bool {
 		// stamping a moment after the first socket asks (a global switch it turns on in the
 		// background), and an answer without a stamp is timed when it is read.
 		prompt = prompt || done || l.writing > 0 || !l.stamping
-		if prompt != l.prompt {
+		if prompt != l.prompt && !l.flat {
 			op := unix.EPOLL_CTL_DEL
 			if prompt {
 				op = unix.EPOLL_CTL_ADD
@@ -590,6 +610,14 @@ func (l *Loop) drain() {
 		wall := now.UnixNano()
 		for i := range int(n) {
 			ev := &l.events[i]
+			if ev.Fd < 0 { // the timer or the wake-up, in a flat wait set: clear it
+				fd := l.tfd
+				if ev.Fd == markWake {
+					fd = l.efd
+				}
+				_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&l.efdBuf[0])), 8)
+				continue
+			}
 			lc := l.slots[ev.Fd]
 			if lc.fd < 0 {
 				continue

@@ -30,6 +30,7 @@ type testDriver struct {
 	ready    func() bool // when set, calls start only once it returns true
 	onFinish func(c *Call)
 	wakes    int
+	flat     bool // the Loop is made with prompt: answers always wake it
 }
 
 func (d *testDriver) Wake(now time.Time) (time.Time, bool, bool) {
@@ -58,10 +59,23 @@ func (d *testDriver) Finished(c *Call) {
 	}
 }
 
+// bothWaits runs test with the connections in a wait set of their own, added to the Loop's while
+// answers must wake it (the open model's), and in the Loop's wait set itself (the closed model's).
+func bothWaits(t *testing.T, test func(t *testing.T, flat bool)) {
+	t.Parallel()
+	for _, flat := range []bool{false, true} {
+		name := "nested"
+		if flat {
+			name = "flat"
+		}
+		t.Run(name, func(t *testing.T) { test(t, flat) })
+	}
+}
+
 // runLoop runs d on a new Loop of conns connections to host until it is done, within 20 s.
 func runLoop(t *testing.T, opts Options, host string, conns int, d *testDriver) {
 	t.Helper()
-	l, err := NewLoop(opts, "http", host, conns)
+	l, err := NewLoop(opts, "http", host, conns, d.flat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,10 +132,11 @@ func startCounting(t *testing.T) *countingServer {
 
 // Calls on a Loop come back answered, with the bytes each way that the server saw and sent,
 // on connections reused from call to call.
-func TestLoopRoundTrips(t *testing.T) {
-	t.Parallel()
+func TestLoopRoundTrips(t *testing.T) { bothWaits(t, testLoopRoundTrips) }
+
+func testLoopRoundTrips(t *testing.T, flat bool) {
 	srv := startCounting(t)
-	d := &testDriver{prompt: true}
+	d := &testDriver{flat: flat, prompt: true}
 	for range 20 {
 		d.pending = append(d.pending, loopGet(srv.Host(), "/a"))
 	}
@@ -166,8 +181,9 @@ func TestLoopRoundTrips(t *testing.T) {
 }
 
 // Answers of several megabytes, in a fixed length and chunked, come back whole, in many reads.
-func TestLoopLargeAnswers(t *testing.T) {
-	t.Parallel()
+func TestLoopLargeAnswers(t *testing.T) { bothWaits(t, testLoopLargeAnswers) }
+
+func testLoopLargeAnswers(t *testing.T, flat bool) {
 	payload := bytes.Repeat([]byte("0123456789abcdef"), 3<<16) // 3 MiB
 	srv := startRaw(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
@@ -193,7 +209,7 @@ func TestLoopLargeAnswers(t *testing.T) {
 		}
 	})
 	t.Cleanup(srv.Close)
-	d := &testDriver{prompt: true, pending: []*Call{loopGet(srv.Host(), "/fixed"), loopGet(srv.Host(), "/chunked"), loopGet(srv.Host(), "/fixed")}}
+	d := &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(srv.Host(), "/fixed"), loopGet(srv.Host(), "/chunked"), loopGet(srv.Host(), "/fixed")}}
 	runLoop(t, Options{KeepBody: true, MaxBody: 8 << 20}, srv.Host(), 1, d)
 	for i, c := range d.finished {
 		if c.Out.Class != result.OK || !bytes.Equal(c.Out.Body, payload) {
@@ -208,53 +224,63 @@ func TestLoopLargeAnswers(t *testing.T) {
 // Bytes that the server writes to an idle connection (here a second answer nobody asked for) are
 // never taken for the next request's answer: that request goes on a new connection.
 func TestLoopStrayBytesOnIdleConnection(t *testing.T) {
-	t.Parallel()
-	answered, strayed := make(chan struct{}), make(chan struct{})
-	var accepted atomic.Int32
-	srv := startRaw(t, func(c net.Conn) {
-		first := accepted.Add(1) == 1
-		br := bufio.NewReader(c)
-		for n := 1; ; n++ {
-			if _, err := readRequest(br, nil); err != nil {
-				return
+	bothWaits(t, testLoopStrayBytesOnIdleConnection)
+}
+
+func testLoopStrayBytesOnIdleConnection(t *testing.T, flat bool) {
+	for _, later := range []bool{false, true} {
+		// later: the stray answer comes once the connection is idle; otherwise right behind the
+		// first answer, in the same write.
+		answered, strayed := make(chan struct{}), make(chan struct{})
+		var accepted atomic.Int32
+		srv := startRaw(t, func(c net.Conn) {
+			first := accepted.Add(1) == 1
+			br := bufio.NewReader(c)
+			for n := 1; ; n++ {
+				if _, err := readRequest(br, nil); err != nil {
+					return
+				}
+				answer := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nreq%d", n)
+				const stray = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray"
+				switch {
+				case n > 1 || !first:
+					io.WriteString(c, answer)
+				case !later:
+					io.WriteString(c, answer+stray)
+				default:
+					io.WriteString(c, answer)
+					<-answered // the client has the answer: the connection is idle now
+					io.WriteString(c, stray)
+					close(strayed)
+				}
 			}
-			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nreq%d", n)
-			if n == 1 && first {
-				<-answered // the client has the answer: the connection is idle now
-				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
-				close(strayed) // on loopback the bytes are in the client's socket once written
+		})
+		d := &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/")}}
+		d.onFinish = func(c *Call) {
+			if len(d.finished) == 1 && later {
+				close(answered)
+				go func() { <-strayed; d.l.Wakeup() }()
 			}
 		}
-	})
-	t.Cleanup(srv.Close)
-	d := &testDriver{prompt: true, pending: []*Call{loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/")}}
-	d.onFinish = func(c *Call) {
-		if len(d.finished) == 1 {
-			close(answered)
-			go func() { <-strayed; d.l.Wakeup() }()
+		// The second call starts once the Loop has let go of the first connection: a Loop that
+		// kept it would never start it (and the test would fail on its bound).
+		d.ready = func() bool { return len(d.pending) == 2 || len(d.l.idle) == 0 }
+		runLoop(t, Options{KeepBody: true}, srv.Host(), 1, d)
+		srv.Close()
+		if got := string(d.finished[1].Out.Body); got != "req1" {
+			t.Errorf("later %v: the second call's answer is %q; want req1, the answer of a new connection's first request", later, got)
 		}
-	}
-	d.ready = func() bool {
-		select {
-		case <-strayed:
-			return true
-		default:
-			return len(d.pending) == 2
+		if !d.finished[1].Out.Opened || srv.accepted.Load() != 2 {
+			t.Errorf("later %v: the second call opened a connection: %v, %d accepted; want it on a second connection", later, d.finished[1].Out.Opened, srv.accepted.Load())
 		}
-	}
-	runLoop(t, Options{KeepBody: true}, srv.Host(), 1, d)
-	if got := string(d.finished[1].Out.Body); got != "req1" {
-		t.Errorf("the second call's answer is %q; want req1, the answer of a new connection's first request", got)
-	}
-	if !d.finished[1].Out.Opened || srv.accepted.Load() != 2 {
-		t.Errorf("the second call opened a connection: %v, %d accepted; want it on a second connection", d.finished[1].Out.Opened, srv.accepted.Load())
 	}
 }
 
 // A request on a reused connection that the server closes without answering is sent again on a
 // new connection when it is idempotent, and fails as Transport fails it otherwise.
-func TestLoopRetriesOnClosedConnection(t *testing.T) {
-	t.Parallel()
+func TestLoopRetriesOnClosedConnection(t *testing.T) { bothWaits(t, testLoopRetriesOnClosedConnection) }
+
+func testLoopRetriesOnClosedConnection(t *testing.T, flat bool) {
 	srv := startRaw(t, func(c net.Conn) {
 		br := bufio.NewReader(c)
 		for n := 1; ; n++ {
@@ -270,7 +296,7 @@ func TestLoopRetriesOnClosedConnection(t *testing.T) {
 	t.Cleanup(srv.Close)
 	post := loopGet(srv.Host(), "/")
 	post.Req.Method = "POST"
-	d := &testDriver{prompt: true, pending: []*Call{loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/"), post}}
+	d := &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/"), loopGet(srv.Host(), "/"), post}}
 	runLoop(t, Options{}, srv.Host(), 1, d)
 	g := d.finished[1]
 	if g.Out.Class != result.OK || g.Out.Retried != 1 || !g.Out.Opened {
@@ -291,11 +317,12 @@ func TestLoopRetriesOnClosedConnection(t *testing.T) {
 
 // A server that never answers makes the call fail at its deadline with class Timeout; one that
 // refuses connections makes it fail unsent, with the failed connection described.
-func TestLoopTimeoutAndRefused(t *testing.T) {
-	t.Parallel()
+func TestLoopTimeoutAndRefused(t *testing.T) { bothWaits(t, testLoopTimeoutAndRefused) }
+
+func testLoopTimeoutAndRefused(t *testing.T, flat bool) {
 	srv, _ := stallServer(t)
 	t.Cleanup(srv.Close)
-	d := &testDriver{prompt: true, pending: []*Call{loopGet(srv.Host(), "/slow")}}
+	d := &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(srv.Host(), "/slow")}}
 	start := time.Now()
 	runLoop(t, Options{Timeout: 150 * time.Millisecond}, srv.Host(), 1, d)
 	c := d.finished[0]
@@ -310,7 +337,7 @@ func TestLoopTimeoutAndRefused(t *testing.T) {
 	}
 	host := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	d = &testDriver{prompt: true, pending: []*Call{loopGet(host, "/")}}
+	d = &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(host, "/")}}
 	runLoop(t, Options{}, host, 1, d)
 	c = d.finished[0]
 	if c.Out.Class != result.Refused || !c.Out.Opened || !c.Out.Conn.Failed || !c.Out.Sent.IsZero() {
@@ -320,14 +347,15 @@ func TestLoopTimeoutAndRefused(t *testing.T) {
 
 // A request larger than the socket's buffers goes out whole (the Loop waits for room), and Abort
 // ends a call in flight as canceled.
-func TestLoopLargeRequestAndAbort(t *testing.T) {
-	t.Parallel()
+func TestLoopLargeRequestAndAbort(t *testing.T) { bothWaits(t, testLoopLargeRequestAndAbort) }
+
+func testLoopLargeRequestAndAbort(t *testing.T, flat bool) {
 	srv, started := stallServer(t)
 	t.Cleanup(srv.Close)
 	body := bytes.Repeat([]byte("x"), 16<<20)
 	big := &Call{Req: transport.Request{Method: "GET", Scheme: "http", Host: srv.Host(), Path: []byte("/fast"), Body: body}}
 	hold := loopGet(srv.Host(), "/hold")
-	d := &testDriver{prompt: true, pending: []*Call{big, hold}}
+	d := &testDriver{flat: flat, prompt: true, pending: []*Call{big, hold}}
 	var held atomic.Bool
 	d.onFinish = func(c *Call) {
 		if c == big {
@@ -408,7 +436,7 @@ var errAbortTest = errors.New("aborted by the test")
 // runLoopAborting runs d on one connection to host, aborting the calls in flight when abort says so.
 func runLoopAborting(t *testing.T, host string, d *testDriver, abort func() bool) {
 	t.Helper()
-	l, err := NewLoop(Options{}, "http", host, 1)
+	l, err := NewLoop(Options{}, "http", host, 1, d.flat)
 	if err != nil {
 		t.Fatal(err)
 	}
