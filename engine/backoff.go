@@ -25,8 +25,7 @@ func (b *backoff) reset() { b.next = 0 }
 // wait waits for the next back-off, and doubles the one after it, unless stop is closed first:
 // then it returns at once. It returns how long it waited and whether that was the whole wait.
 func (b *backoff) wait(stop <-chan struct{}) (waited time.Duration, full bool) {
-	d := max(b.next, backoffMin)
-	b.next = min(2*d, backoffMax)
+	d := b.delay()
 	if stopped(stop) {
 		return 0, false
 	}
@@ -42,6 +41,13 @@ func (b *backoff) wait(stop <-chan struct{}) (waited time.Duration, full bool) {
 		full = true
 	}
 	return time.Since(start), full
+}
+
+// delay returns the next back-off, and doubles the one after it.
+func (b *backoff) delay() time.Duration {
+	d := max(b.next, backoffMin)
+	b.next = min(2*d, backoffMax)
+	return d
 }
 
 // close releases the timer.

@@ -64,6 +64,14 @@ type options struct {
 	reqLog    RequestLog
 	startAt   time.Time
 	timeline  Timeline
+	loop      sender // the run's requests go through it instead of tr
+}
+
+// sender sends all of a run's requests from a goroutine of its own, owning its connections (the
+// HTTP/1.1 event loop), instead of the run's goroutine per connection through a Transport.
+type sender interface {
+	run(r *run)
+	close()
 }
 
 // Verifier judges an answer that arrived: its status, and whatever else a user checks (a JSON-RPC
@@ -192,6 +200,11 @@ func RunPrepared(ctx context.Context, prep *plan.Prepared, opts ...Option) (*Res
 		o.src = src
 	}
 	if o.tr == nil {
+		o.loop = newLoopSender(p, keepBody)
+	}
+	if o.loop != nil {
+		defer o.loop.close()
+	} else if o.tr == nil {
 		tr, err := NewTransport(p, keepBody)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
@@ -312,7 +325,10 @@ func (r *run) run(ctx context.Context) *Result {
 	res.MeasuredStart, res.Procs = r.start.Add(r.warmup), runtime.GOMAXPROCS(0)
 
 	var wg sync.WaitGroup
-	if r.p.Load.Model == plan.Open {
+	if r.o.loop != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.o.loop.run(r) }()
+	} else if r.p.Load.Model == plan.Open {
 		tickets := make(chan ticket)
 		wg.Add(r.workers)
 		for w := range r.workers {
@@ -324,10 +340,10 @@ func (r *run) run(ctx context.Context) *Result {
 		for w := range r.workers {
 			go func() { defer wg.Done(); r.closedWorker(w) }()
 		}
-		if end := r.prof.End(); end > 0 {
-			t := time.AfterFunc(end, r.stop)
-			defer t.Stop()
-		}
+	}
+	if end := r.prof.End(); end > 0 && r.p.Load.Model == plan.Closed {
+		t := time.AfterFunc(end, r.stop)
+		defer t.Stop()
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -628,7 +644,15 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 	r.o.tr.Do(r.reqCtx, &w.req, &w.out)
 	done := time.Now()
 	r.inFlight.Add(-1)
-	out, ev := &w.out, &w.ev
+	return w.record(i, &w.req, &w.out, intended, begin, done, scheduled)
+}
+
+// record records request i (req, whose answer or failure is out), due at intended, begun at begin
+// (its send lag's end) and ended at done. It reports whether the request failed because no
+// connection could be made for it.
+func (w *worker) record(i uint64, req *transport.Request, out *transport.Outcome, intended, begin, done time.Time, scheduled bool) (connFailed bool) {
+	r := w.r
+	ev := &w.ev
 	// A request that failed without a byte of it written (nothing answers, the name does not
 	// resolve) was never sent: it counts as failed, with no service time. A transport that answered
 	// without saying when it sent is taken to have sent at once.
@@ -644,7 +668,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 		sent = begin
 	}
 	*ev = result.Event{
-		Endpoint:  w.req.Endpoint,
+		Endpoint:  req.Endpoint,
 		Latency:   done.Sub(intended),
 		Service:   done.Sub(sent),
 		Status:    out.Status,
@@ -671,7 +695,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 	judge := ev.Class == result.OK && out.Answered
 	if dv, ok := r.o.verify.(DetailVerifier); ok {
 		w.detail.Reset()
-		cl, err := dv.VerifyDetail(&w.req, out, judge, &w.detail)
+		cl, err := dv.VerifyDetail(req, out, judge, &w.detail)
 		if judge {
 			ev.Class, ev.Err = cl, err
 		}
@@ -685,7 +709,7 @@ func (w *worker) send(i uint64, intended time.Time, scheduled bool) (connFailed 
 			ev.Metrics = w.detail.Metrics
 		}
 	} else if judge {
-		ev.Class, ev.Err = r.o.verify.Verify(&w.req, out)
+		ev.Class, ev.Err = r.o.verify.Verify(req, out)
 	}
 	if ev.Class == result.Canceled && r.reqCtx.Err() == nil {
 		ev.Class = result.Other // a transport's own cancellation, not the run's

@@ -149,7 +149,18 @@ type HTTP struct {
 	// connection opens when every open one carries that many; gRPC: calls per connection before
 	// another opens). 0 means the transport's default (100 for HTTP/2).
 	Streams int `json:"streams,omitempty"`
+	// Sender is what sends HTTP/1.1 over plain TCP: SenderAuto ("" too) an event loop that owns
+	// the run's connections, where the run allows one (Linux, one host, keep-alive, no stages in
+	// the closed model), SenderGoroutines a goroutine per connection, as every other run, to
+	// compare the two.
+	Sender string `json:"sender,omitempty"`
 }
+
+// The senders of HTTP.Sender.
+const (
+	SenderAuto       = "auto"
+	SenderGoroutines = "goroutines"
+)
 
 // Wait returns d as an optional length (Load.Grace): set, even when it is zero.
 func Wait(d time.Duration) *time.Duration { return &d }
@@ -373,6 +384,11 @@ func (p Plan) Validate() error {
 	}
 	if p.HTTP.Streams < 0 || p.HTTP.Streams > MaxStreams {
 		bad("streams %d per connection: want 1 to %d", p.HTTP.Streams, MaxStreams)
+	}
+	switch p.HTTP.Sender {
+	case "", SenderAuto, SenderGoroutines:
+	default:
+		bad("sender %q: want %s (an event loop for HTTP/1.1 where the run allows one) or %s (a goroutine per connection)", p.HTTP.Sender, SenderAuto, SenderGoroutines)
 	}
 	if len(l.Stages) > 0 {
 		if l.Rate > 0 {

@@ -32,7 +32,8 @@ Options:
   --scenarios LIST         which scenarios (see above)
   --tools LIST             which generators (default: every one found of rpcbench, rpcbench-slack
                            (rpcbench --send-slack 1ms, fixed rates only), rpcbench-grpc-go
-                           (rpcbench --grpc-client grpc-go, gRPC only), wrk, wrk2, bombardier,
+                           (rpcbench --grpc-client grpc-go, gRPC only), rpcbench-goroutines
+                           (rpcbench --sender goroutines, HTTP/1.1 only), wrk, wrk2, bombardier,
                            oha, fortio, vegeta, hey, k6, ghz)
   --duration D             length of each closed and rate run, in seconds (default 10)
   --rates LIST             rates of the rate scenario, per second (default 2000,5000,20000)
@@ -109,12 +110,12 @@ RESULTS=$WORK/results.tsv
 WRK2_BIN=${WRK2:-$(command -v wrk2 || true)}
 tool_path() {
 	case $1 in
-	rpcbench | rpcbench-slack | rpcbench-grpc-go) printf '%s\n' "$RPCBENCH_BIN" ;;
+	rpcbench | rpcbench-slack | rpcbench-grpc-go | rpcbench-goroutines) printf '%s\n' "$RPCBENCH_BIN" ;;
 	wrk2) [[ -n $WRK2_BIN && -x $WRK2_BIN ]] && printf '%s\n' "$WRK2_BIN" ;;
 	*) command -v "$1" ;;
 	esac
 }
-all_tools=(rpcbench rpcbench-slack rpcbench-grpc-go wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
+all_tools=(rpcbench rpcbench-slack rpcbench-grpc-go rpcbench-goroutines wrk wrk2 bombardier oha fortio vegeta hey k6 ghz h2load)
 selected=()
 tools=${tools//,/ }
 for t in ${tools:-${all_tools[*]}}; do
@@ -173,7 +174,7 @@ run_tool() {
 	limit=$((dur + 60))
 	local per=$((conns > 0 ? conns : 1))
 	case $tool in
-	rpcbench | rpcbench-slack | rpcbench-grpc-go)
+	rpcbench | rpcbench-slack | rpcbench-grpc-go | rpcbench-goroutines)
 		# gRPC and h2c: C calls in flight on one connection, as ghz and h2load -c 1 -m C.
 		local x=()
 		[[ $url == grpc://* ]] && x=(--call "$grpc_call" --body "$grpc_body" --streams "$conns")
@@ -185,6 +186,11 @@ run_tool() {
 			# rpcbench paced as wrk2 paces: one wake-up a millisecond for every arrival due by then
 			[[ $mode == closed || $scen == memory ]] && return 0
 			x+=(--send-slack 1ms)
+		fi
+		if [[ $tool == rpcbench-goroutines ]]; then
+			# HTTP/1.1 from a goroutine per connection instead of the event loop
+			[[ $url == http://* && $scen != h2c && $scen != h3 ]] || return 0
+			x+=(--sender goroutines)
 		fi
 		if [[ $tool == rpcbench-grpc-go ]]; then
 			# rpcbench's unary calls on grpc-go instead of its own HTTP/2 client
@@ -551,7 +557,7 @@ ratio_rows() {
 	END {
 		for (j = 1; j <= n; j++) {
 			t = order[j]
-			if (t == "rpcbench" || t == "rpcbench-slack" || t == me) continue
+			if (t == "rpcbench" || t == "rpcbench-slack" || t == me || t == "rpcbench-goroutines" && me != "rpcbench") continue
 			m = 0; line = ""
 			for (r = 1; r <= rounds; r++) {
 				if (((me, r) in v) && ((t, r) in v) && v[t, r] > 0) {
@@ -607,7 +613,7 @@ versions() {
 	printf -- '- %s\n' "$(rpcbench_version)"
 	for t in "${selected[@]}"; do
 		case $t in
-		rpcbench | rpcbench-slack | rpcbench-grpc-go) ;;
+		rpcbench | rpcbench-slack | rpcbench-grpc-go | rpcbench-goroutines) ;;
 		wrk) printf -- '- wrk %s (Debian)\n' "$(wrk -v 2>&1 | awk 'NR == 1 { print $2 }')" ;;
 		wrk2) printf -- '- wrk2 (built by hand: %s)\n' "$WRK2_BIN" ;;
 		bombardier) printf -- '- bombardier %s\n' "$BOMBARDIER_VERSION" ;;

@@ -80,6 +80,7 @@ type runFlags struct {
 	bodyFile   string
 	noReuse    bool
 	insecure   bool
+	sender     string
 	maxBody    kvSize
 	rpc        rpcCallFlags
 	format     string
@@ -120,6 +121,7 @@ func (f *runFlags) define(fs *flag.FlagSet) {
 	fs.Var(positiveDurationFlag{durationFlag{&f.timeout}}, "timeout", "time limit of one request, from send to the last byte of the answer (default 30s)")
 	fs.Var(durationFlag{&f.connectTO}, "connect-timeout", "time limit of a connection's set-up: DNS, connect, TLS (default 10s)")
 	fs.BoolVar(&f.noReuse, "no-reuse", false, "open a new connection for every request (measures connection set-up)")
+	fs.StringVar(&f.sender, "sender", "", "`SENDER` of HTTP/1.1 over plain TCP: auto (an event loop owning the connections, where the run allows one) or goroutines (a goroutine per connection), to compare")
 	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
 	fs.Var(&f.maxBody, "max-body", "longest answer body kept for checks (`size`, e.g. 64KiB; default 16MiB); a longer answer fails with class too-large")
 	f.rpc.define(fs)
@@ -180,7 +182,7 @@ func (f *runFlags) plan(url string) (plan.Plan, error) {
 			Interval:    f.interval,
 			SendSlack:   f.sendSlack,
 		},
-		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody)},
+		HTTP: plan.HTTP{Timeout: f.timeout, ConnectTimeout: f.connectTO, DisableKeepAlive: f.noReuse, Insecure: f.insecure, MaxBody: int64(f.maxBody), Sender: f.sender},
 		SLO:  f.slo,
 	}
 	if err := f.grpc.apply(&p, f.rpc.on()); err != nil {

@@ -476,7 +476,7 @@ var loadKeys = []string{
 	"model", "rate", "duration", "requests", "connections", "stages", "steps", "step", "ramp",
 	"ramp_from", "warmup", "grace", "interval", "send_slack",
 	// travel
-	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "tls",
+	"timeout", "connect_timeout", "insecure", "no_reuse", "streams", "sender", "tls",
 	// judging
 	"slo", "require_valid",
 	// a capacity search instead of a load
@@ -622,6 +622,10 @@ func (f *fileReader) scenario(name string, n *yaml.Node, slo plan.SLO, valid boo
 			p.HTTP.DisableKeepAlive = f.boolean(v, kp)
 		case "streams":
 			p.HTTP.Streams = f.count(v, kp)
+		case "sender":
+			if x, ok := f.scalar(v, kp, "auto"); ok {
+				p.HTTP.Sender = x
+			}
 		case "tls":
 			p.TLS = f.tls(v, kp)
 		case "slo":

@@ -34,5 +34,5 @@ scenarios:
 	// Output:
 	// http://127.0.0.1:8081/v0/entity?id=1
 	// closed model, 100 connections, 1m0s warm-up, 5m0s measured
-	// bench.yaml:9:5: scenarios.read.rmap: unknown key "rmap"; want one of: endpoints, path, method, body, targets_file, targets_format, order, data, data_order, rewrite_host, setup, setup_count, weights, header, jsonrpc, checks, protocol, subscribe, model, rate, duration, requests, connections, stages, steps, step, ramp, ramp_from, warmup, grace, interval, send_slack, timeout, connect_timeout, insecure, no_reuse, streams, tls, slo, require_valid, capacity, replay, alone, stats, sweep, diff
+	// bench.yaml:9:5: scenarios.read.rmap: unknown key "rmap"; want one of: endpoints, path, method, body, targets_file, targets_format, order, data, data_order, rewrite_host, setup, setup_count, weights, header, jsonrpc, checks, protocol, subscribe, model, rate, duration, requests, connections, stages, steps, step, ramp, ramp_from, warmup, grace, interval, send_slack, timeout, connect_timeout, insecure, no_reuse, streams, sender, tls, slo, require_valid, capacity, replay, alone, stats, sweep, diff
 }

@@ -25,7 +25,7 @@ type conn struct {
 	cw       countingWriter
 	uses     int       // requests that completed on this connection
 	answered time.Time // when the first byte of the last complete answer came
-	num      [20]byte  // scratch for Content-Length digits
+	req      []byte    // the request's line and headers being written, reused from request to request
 
 	mu       sync.Mutex
 	done     <-chan struct{} // Done channel of the context watched
@@ -181,28 +181,43 @@ func (c *conn) close() {
 	_ = c.nc.Close()
 }
 
-// writeRequest writes r and flushes it. The request line is r.Method and r.Path; Host comes from
-// r.Host, User-Agent from ua (a complete header line), unless r.Header gives either. Content-Length
-// is computed from r.Body (and is 0 for POST, PUT and PATCH without a body): Content-Length and
-// Transfer-Encoding lines in r.Header are not sent. closeConn adds "Connection: close".
+// writeRequest writes r (appendHead, then the body) and flushes it.
 //
 // On a connection that can (plain TCP on Linux), what is left in the buffer at the end goes out
 // with the first read of the answer, and cw.sent gives the outcome after it: one system call fewer
 // per request. The read buffer must be empty, so that the read is made.
 func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) error {
+	c.req = appendHead(c.req[:0], r, ua, closeConn)
 	w := c.bw
+	w.Write(c.req)
+	w.Write(r.Body)
+	if c.cw.fuser == nil || c.br.Buffered() > 0 {
+		return w.Flush()
+	}
+	c.cw.onRead = true
+	err := w.Flush()
+	c.cw.onRead = false
+	return err
+}
+
+// appendHead appends the request line and headers of r, in HTTP/1.1, to dst. The request line is r.Method and r.Path; Host comes
+// from r.Host, User-Agent from ua (a complete header line), unless r.Header gives either.
+// Content-Length is computed from r.Body (and is 0 for POST, PUT and PATCH without a body):
+// Content-Length and Transfer-Encoding lines in r.Header are not sent. closeConn adds
+// "Connection: close".
+func appendHead(dst []byte, r *transport.Request, ua string, closeConn bool) []byte {
 	method := r.Method
 	if method == "" {
 		method = "GET"
 	}
-	w.WriteString(method)
-	w.WriteByte(' ')
+	dst = append(dst, method...)
+	dst = append(dst, ' ')
 	if len(r.Path) == 0 {
-		w.WriteByte('/')
+		dst = append(dst, '/')
 	} else {
-		w.Write(r.Path)
+		dst = append(dst, r.Path...)
 	}
-	w.WriteString(" HTTP/1.1\r\n")
+	dst = append(dst, " HTTP/1.1\r\n"...)
 	hasHost, hasUA := false, false
 	for i := range r.Header {
 		switch name := r.Header[i].Name; len(name) {
@@ -213,40 +228,32 @@ func (c *conn) writeRequest(r *transport.Request, ua string, closeConn bool) err
 		}
 	}
 	if !hasHost {
-		w.WriteString("Host: ")
-		w.WriteString(r.Host)
-		w.WriteString("\r\n")
+		dst = append(dst, "Host: "...)
+		dst = append(dst, r.Host...)
+		dst = append(dst, "\r\n"...)
 	}
 	if !hasUA {
-		w.WriteString(ua)
+		dst = append(dst, ua...)
 	}
 	for i := range r.Header {
 		h := &r.Header[i]
 		if equalFoldString(h.Name, "content-length") || equalFoldString(h.Name, "transfer-encoding") {
 			continue
 		}
-		w.WriteString(h.Name)
-		w.WriteString(": ")
-		w.WriteString(h.Value)
-		w.WriteString("\r\n")
+		dst = append(dst, h.Name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, h.Value...)
+		dst = append(dst, "\r\n"...)
 	}
 	if len(r.Body) > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
-		w.WriteString("Content-Length: ")
-		w.Write(strconv.AppendInt(c.num[:0], int64(len(r.Body)), 10))
-		w.WriteString("\r\n")
+		dst = append(dst, "Content-Length: "...)
+		dst = strconv.AppendInt(dst, int64(len(r.Body)), 10)
+		dst = append(dst, "\r\n"...)
 	}
 	if closeConn {
-		w.WriteString("Connection: close\r\n")
+		dst = append(dst, "Connection: close\r\n"...)
 	}
-	w.WriteString("\r\n")
-	w.Write(r.Body)
-	if c.cw.fuser == nil || c.br.Buffered() > 0 {
-		return w.Flush()
-	}
-	c.cw.onRead = true
-	err := w.Flush()
-	c.cw.onRead = false
-	return err
+	return append(dst, "\r\n"...)
 }
 
 // checkRequest returns an error when r would not make a well-formed request: a method that is not a

@@ -39,7 +39,24 @@ type response struct {
 	close  bool   // the connection cannot carry another request after this answer
 	n      int64  // bytes consumed: interim answers, headers, body and trailers included
 	body   []byte // the body, when it was kept
+	// need, when the stream ended inside a body of known length, is the count of bytes from the
+	// answer's start up to that body's end: the least the answer needs before it can be complete.
+	need int64
+	// framing is how the final answer's body is framed (bodyFixed, bodyChunked, bodyUntilClose)
+	// once its headers are read, bodyNone before; bodyStart is where the body starts, and length
+	// its length when fixed.
+	framing   int8
+	bodyStart int64
+	length    int64
 }
+
+// How a body is framed (response.framing).
+const (
+	bodyNone int8 = iota
+	bodyFixed
+	bodyChunked
+	bodyUntilClose
+)
 
 // framing is what the headers of one answer say about its body and its connection.
 type framing struct {
@@ -99,6 +116,7 @@ func (r *reader) read(head bool) error {
 		}
 		r.resp.status = status
 		r.resp.close = f.close || minor == 0 && !f.keepAlive
+		r.resp.bodyStart = r.resp.n
 		switch {
 		case head || status == 204 || status == 304:
 			return nil
@@ -107,14 +125,18 @@ func (r *reader) read(head bool) error {
 				r.resp.close = true // both framings given: never trust the connection again
 			}
 			if f.chunked {
+				r.resp.framing = bodyChunked
 				return r.chunked()
 			}
 			r.resp.close = true
+			r.resp.framing = bodyUntilClose
 			return r.untilClose()
 		case f.hasLength:
+			r.resp.framing, r.resp.length = bodyFixed, f.contentLength
 			return r.fixed(f.contentLength)
 		default:
 			r.resp.close = true
+			r.resp.framing = bodyUntilClose
 			return r.untilClose()
 		}
 	}
@@ -350,6 +372,7 @@ func (r *reader) fixed(n int64) error {
 		n -= int64(m)
 		r.resp.n += int64(m)
 		if err != nil && n > 0 {
+			r.resp.need = r.resp.n + n
 			return eofInside(err)
 		}
 	}

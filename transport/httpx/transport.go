@@ -203,16 +203,8 @@ func (t *Transport) roundTrip(ctx context.Context, c *conn, r *transport.Request
 		err = ctx.Err()
 	case mayRetry && reused && resp.n == 0 && idempotent(r.Method) && closedByPeer(err):
 		return true
-	case resp.n == 0 && errors.Is(err, io.EOF):
-		err = fmt.Errorf("httpx: the server closed the connection without answering: %w", err)
-	case werr != nil:
-		err = fmt.Errorf("httpx: writing the request: %w", err)
-	case errors.Is(rerr, io.ErrUnexpectedEOF):
-		err = fmt.Errorf("httpx: the server closed the connection after %d bytes of the answer: %w", resp.n, err)
-	case errors.Is(rerr, ErrBodyTooLarge):
-		err = fmt.Errorf("%w (%d bytes)", rerr, t.maxBody)
-	case !IsProtocolError(rerr):
-		err = fmt.Errorf("httpx: reading the answer: %w", err)
+	default:
+		err = describe(err, werr, rerr, resp.n, t.maxBody)
 	}
 	t.release(c, false)
 	t.fail(ctx, out, err)
@@ -266,6 +258,24 @@ func (t *Transport) Close() error {
 		c.close()
 	}
 	return nil
+}
+
+// describe says what went wrong with a request, as Transport's errors say it: werr writing, rerr
+// reading (the parser's included), n bytes of the answer read.
+func describe(err, werr, rerr error, n, maxBody int64) error {
+	switch {
+	case n == 0 && errors.Is(err, io.EOF):
+		return fmt.Errorf("httpx: the server closed the connection without answering: %w", err)
+	case werr != nil:
+		return fmt.Errorf("httpx: writing the request: %w", err)
+	case errors.Is(rerr, io.ErrUnexpectedEOF):
+		return fmt.Errorf("httpx: the server closed the connection after %d bytes of the answer: %w", n, err)
+	case errors.Is(rerr, ErrBodyTooLarge):
+		return fmt.Errorf("%w (%d bytes)", rerr, maxBody)
+	case !IsProtocolError(rerr):
+		return fmt.Errorf("httpx: reading the answer: %w", err)
+	}
+	return err
 }
 
 // IsProtocolError reports whether err, or an error it wraps, is a *ProtocolError.

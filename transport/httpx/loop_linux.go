@@ -1,0 +1,994 @@
+package httpx
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rpcbench/rpcbench/result"
+	"github.com/rpcbench/rpcbench/transport"
+	"github.com/rpcbench/rpcbench/transport/rawconn"
+)
+
+// Loop sends HTTP/1.1 requests to one host over plain TCP from a single goroutine that owns its
+// connections, as wrk's event loop does: one wait covers the answers of every connection, a timer
+// and the wake-ups of other goroutines, so that a request costs no goroutine parked and woken, no
+// look at an idle connection (the wait already says whether the server wrote to it or closed it)
+// and, when answers may wait for the next wake-up, no wake-up of its own.
+//
+// The wait is an epoll set of the Loop's own that the runtime's poller watches like a socket: the
+// goroutine that calls Run parks in the runtime (holding no thread and no P) until it is readable.
+// The connections are in a second set, added to the first only while answers must wake the Loop at
+// once (Driver.Wake's prompt); otherwise they are read at the next wake-up, and each answer is
+// timed by the kernel's receive timestamp of its last packet (SO_TIMESTAMPNS), not by when it was
+// read, so that reading late does not make an answer late.
+//
+// A Loop behaves as Transport does for one host: the same request bytes (appendHead), the same
+// parser, the same retry of an idempotent request on a reused connection that the server closed,
+// the same classes of failure; connections are opened by Transport's dial (on a goroutine each,
+// then handed to the Loop) and count against the Loop's cap. It is not safe for concurrent use:
+// only Wakeup may be called from other goroutines.
+type Loop struct {
+	t    *Transport
+	pool *hostPool
+
+	ep   int      // the connections' epoll set
+	wait int      // the set the runtime's poller watches: timer, wake-up and, while prompt, ep
+	wf   *os.File // wait, in the runtime's poller, which owns the descriptor
+	rc   syscall.RawConn
+	tfd  int // timerfd
+	efd  int // eventfd of Wakeup and of finished dials
+
+	prompt bool // ep is in wait
+	flat   bool // ep is wait: answers always wake the Loop
+
+	slots   []*lconn
+	free    []*lconn // slots with no connection
+	idle    []*lconn // open idle connections, the most recently used last
+	busy    int      // calls started and not finished
+	writing int      // connections with a request partly written, waiting for room
+
+	armed    time.Time // when the timer will fire; zero: not set
+	earliest time.Time // no call in flight has a deadline before it
+
+	ctx    context.Context // the dials'; cancelled by Abort and Close
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	dialed []dialed // finished dials, under mu
+	closed bool     // under mu
+	woken  atomic.Bool
+
+	driver  Driver
+	done    bool // the driver is done: Run returns once no call is in flight
+	events  []unix.EpollEvent
+	oob     [64]byte
+	msg     unix.Msghdr
+	iov     unix.Iovec
+	br      *bufio.Reader
+	src     answerSource
+	spec    unix.ItimerSpec
+	efdBuf  [8]byte
+	ctl     unix.EpollEvent       // epoll_ctl's argument, kept so that it does not escape per call
+	step    func(fd uintptr) bool // made once: a method value allocates
+	runErr  error
+	keep    bool
+	maxBody int64
+	// stamping is set while the kernel stamps the answers read (SO_TIMESTAMPNS): they may then
+	// wait for the next wake-up.
+	stamping bool
+}
+
+// Driver decides what a Loop sends and when; its methods run on the goroutine that called Run.
+type Driver interface {
+	// Wake is called each time the Loop wakes, and first when Run starts. It starts calls (Loop.Start)
+	// and returns when it wants to be woken next (zero: no time of its own), whether an answer
+	// must wake the Loop at once (prompt; otherwise answers are read at the next wake-up), and
+	// whether it is done: Run then returns as soon as no call is in flight (answers wake the Loop
+	// at once meanwhile).
+	Wake(now time.Time) (next time.Time, prompt, done bool)
+	// Finished is called with each call that ended, answered or failed; the call is the driver's
+	// again. It must not call Start: Wake does, once the answers read are all finished.
+	Finished(c *Call)
+}
+
+// Call is one request on a Loop: fill Req, Start it, and the Driver's Finished gets it back with
+// Out filled in as Transport.Do fills it, and Done set.
+type Call struct {
+	Req transport.Request
+	Out transport.Outcome
+	// Done is when the call ended: for an answer, when its last packet reached this host (the
+	// kernel's receive timestamp; the time it was read where the kernel gives none); for a failure,
+	// when the Loop found it.
+	Done time.Time
+	// ID is the driver's, to find its own record of the call; the Loop does not touch it.
+	ID int
+
+	deadline time.Time
+	conn     *lconn
+}
+
+// ErrNoLoop is returned by NewLoop for what a Loop does not serve.
+var ErrNoLoop = errors.New("httpx: no event loop for this")
+
+// answer states of a slot
+const (
+	slotFree    = iota // no connection
+	slotDialing        // a connection is being opened for the call
+	slotIdle           // open, no request
+	slotBusy           // open, a request written or being written
+)
+
+type lconn struct {
+	idx   int
+	fd    int
+	state int
+	call  *Call
+	uses  int    // answers read on the connection
+	out   []byte // the request being written
+	woff  int    // bytes of out written
+	werr  error  // writing failed after some bytes went out: the answer may still come
+	in    []byte // bytes read and not yet consumed
+	need  int    // parse again once in holds this many bytes
+	eof   bool   // the server closed its side
+	first bool   // the first bytes of the answer have come
+	last  time.Time
+	// A body not kept is read as it comes, once the answer's head is parsed, instead of being held
+	// whole (an endless one would fill the memory): stream is its framing, bodyNone before.
+	stream  int8
+	status  int    // the answer's status, from its head
+	closing bool   // the answer says the connection ends with it
+	n       int64  // bytes of the answer read, head included
+	left    int64  // bodyFixed: body bytes to come; bodyChunked: bytes of the chunk's data to come
+	cstate  int8   // bodyChunked: what comes next
+	line    []byte // bodyChunked: a chunk size or trailer line so far
+	lines   int    // bodyChunked: trailer lines so far
+	pending bool   // the read being handled filled its room: the socket may hold more
+	// wantOut is set while the connection waits for room to write the rest of a request.
+	wantOut bool
+}
+
+type dialed struct {
+	lc  *lconn
+	fd  int
+	ev  result.ConnEvent
+	err error
+}
+
+// Marks of the timer and the wake-up in an epoll set (EpollEvent.Fd); a connection's is its slot.
+const (
+	markTimer = -1
+	markWake  = -3
+)
+
+// errIncomplete is answerSource's error at the end of the bytes read so far.
+var errIncomplete = errors.New("httpx: answer incomplete")
+
+// answerSource hands the parser the bytes of a connection read so far, then errIncomplete (or
+// io.EOF when the server closed its side).
+type answerSource struct {
+	b   []byte
+	eof bool
+}
+
+func (s *answerSource) Read(p []byte) (int, error) {
+	if len(s.b) == 0 {
+		if s.eof {
+			return 0, io.EOF
+		}
+		return 0, errIncomplete
+	}
+	n := copy(p, s.b)
+	s.b = s.b[n:]
+	return n, nil
+}
+
+// NewLoop returns a Loop of at most conns connections to host over scheme, which must be http, with
+// opts (DisableKeepAlive is not served: ErrNoLoop). Close it after Run.
+//
+// With prompt, every answer wakes the Loop, whatever Driver.Wake says (the closed model's use):
+// the connections are then in the wait set itself, a level of epoll fewer for each answer to wake.
+func NewLoop(opts Options, scheme, host string, conns int, prompt bool) (*Loop, error) {
+	if scheme != "http" || opts.DisableKeepAlive || conns < 1 {
+		return nil, ErrNoLoop
+	}
+	t, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := t.newPool(scheme, host)
+	if err != nil {
+		return nil, err
+	}
+	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	if err := l.open(); err != nil {
+		l.Close()
+		return nil, err
+	}
+	l.slots = make([]*lconn, conns)
+	for i := range l.slots {
+		l.slots[i] = &lconn{idx: i, fd: -1}
+	}
+	for i := len(l.slots) - 1; i >= 0; i-- {
+		l.free = append(l.free, l.slots[i])
+	}
+	l.events = make([]unix.EpollEvent, min(conns, 256)+2)
+	l.br = bufio.NewReaderSize(&l.src, readBufferSize)
+	l.step = l.iterate
+	return l, nil
+}
+
+// open makes the epoll sets, the timer and the eventfd.
+func (l *Loop) open() error {
+	var err error
+	if l.wait, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return fmt.Errorf("httpx: epoll: %w", err)
+	}
+	l.ep = l.wait
+	if !l.flat {
+		if l.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+			return fmt.Errorf("httpx: epoll: %w", err)
+		}
+	}
+	if l.tfd, err = unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC); err != nil {
+		return fmt.Errorf("httpx: timerfd: %w", err)
+	}
+	if l.efd, err = unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC); err != nil {
+		return fmt.Errorf("httpx: eventfd: %w", err)
+	}
+	for _, ev := range []unix.EpollEvent{{Events: unix.EPOLLIN, Fd: markTimer}, {Events: unix.EPOLLIN, Fd: markWake}} {
+		fd := l.tfd
+		if ev.Fd == markWake {
+			fd = l.efd
+		}
+		if err := unix.EpollCtl(l.wait, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			return fmt.Errorf("httpx: epoll: %w", err)
+		}
+	}
+	if err := unix.SetNonblock(l.wait, true); err != nil {
+		return fmt.Errorf("httpx: epoll: %w", err)
+	}
+	l.wf = os.NewFile(uintptr(l.wait), "epoll")
+	if l.rc, err = l.wf.SyscallConn(); err != nil {
+		return fmt.Errorf("httpx: epoll: %w", err)
+	}
+	return nil
+}
+
+// Close closes the Loop's connections and descriptors. Calls in flight are forgotten: Abort first
+// to have them finished.
+func (l *Loop) Close() error {
+	l.mu.Lock()
+	l.closed = true
+	pending := l.dialed
+	l.dialed = nil
+	l.mu.Unlock()
+	l.cancel()
+	for _, d := range pending {
+		if d.err == nil {
+			_ = unix.Close(d.fd)
+		}
+	}
+	for _, lc := range l.slots {
+		if lc.fd >= 0 {
+			_ = unix.Close(lc.fd)
+			lc.fd = -1
+		}
+	}
+	if l.ep != l.wait && l.ep >= 0 {
+		_ = unix.Close(l.ep)
+	}
+	for _, fd := range []int{l.tfd, l.efd} {
+		if fd >= 0 {
+			_ = unix.Close(fd)
+		}
+	}
+	l.ep, l.tfd, l.efd = -1, -1, -1
+	if l.wf != nil {
+		_ = l.wf.Close()
+	} else if l.wait >= 0 {
+		_ = unix.Close(l.wait)
+	}
+	l.wait = -1
+	return nil
+}
+
+// Wakeup makes the Loop wake and call its Driver's Wake soon. Safe from any goroutine.
+func (l *Loop) Wakeup() {
+	l.woken.Store(true)
+	l.mu.Lock()
+	if !l.closed {
+		l.kick()
+	}
+	l.mu.Unlock()
+}
+
+// kick makes the wait set readable. Called with mu held, before Close.
+func (l *Loop) kick() {
+	one := [8]byte{1}
+	_, _, _ = unix.RawSyscall(unix.SYS_WRITE, uintptr(l.efd), uintptr(unsafe.Pointer(&one[0])), 8)
+}
+
+// Run runs d until it is done and no call is in flight.
+func (l *Loop) Run(d Driver) error {
+	l.driver = d
+	if err := l.rc.Read(l.step); err != nil {
+		return err
+	}
+	return l.runErr
+}
+
+// iterate is one wake-up of the Loop, run by the runtime's poller each time the wait set is
+// readable (and first at once). It returns true when the Loop is finished.
+func (l *Loop) iterate(uintptr) bool {
+	for {
+		if l.woken.Swap(false) {
+			_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(l.efd), uintptr(unsafe.Pointer(&l.efdBuf[0])), 8)
+		}
+		l.takeDialed()
+		l.drain()
+		now := time.Now()
+		if l.busy > 0 && !now.Before(l.earliest) {
+			l.expire(now)
+		}
+		next, prompt, done := l.driver.Wake(now)
+		l.done = done
+		if done && l.busy == 0 {
+			return true
+		}
+		// Answers wait for the next wake-up only once the kernel is seen to stamp them: it starts
+		// stamping a moment after the first socket asks (a global switch it turns on in the
+		// background), and an answer without a stamp is timed when it is read.
+		prompt = prompt || done || l.writing > 0 || !l.stamping
+		if prompt != l.prompt && !l.flat {
+			op := unix.EPOLL_CTL_DEL
+			if prompt {
+				op = unix.EPOLL_CTL_ADD
+			}
+			l.ctl = unix.EpollEvent{Events: unix.EPOLLIN, Fd: -2}
+			if err := unix.EpollCtl(l.wait, op, l.ep, &l.ctl); err != nil {
+				l.runErr = fmt.Errorf("httpx: epoll: %w", err)
+				return true
+			}
+			l.prompt = prompt
+			continue // answers that came meanwhile are read before waiting
+		}
+		target := next
+		if l.busy > 0 && (target.IsZero() || l.earliest.Before(target)) {
+			target = l.earliest
+		}
+		if target.IsZero() {
+			return false
+		}
+		now = time.Now()
+		d := target.Sub(now)
+		if d <= 0 {
+			continue
+		}
+		if !target.Equal(l.armed) || l.armed.Before(now) {
+			l.spec.Value = unix.NsecToTimespec(int64(d))
+			if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(l.tfd), 0, uintptr(unsafe.Pointer(&l.spec)), 0, 0, 0); e != 0 {
+				l.runErr = fmt.Errorf("httpx: timerfd: %w", e)
+				return true
+			}
+			l.armed = target
+		}
+		return false
+	}
+}
+
+// Start sends c on an idle connection, or opens one for it when the Loop has a slot without one;
+// it returns false, leaving c the caller's, when every slot is busy. now is when the call starts:
+// its timeout counts from the send on an idle connection, from now while one is opened. A call that
+// cannot be made well-formed fails at once (Finished).
+func (l *Loop) Start(c *Call, now time.Time) bool {
+	if err := checkRequest(&c.Req); err != nil {
+		c.Out.Class, c.Out.Err = result.Other, err
+		l.busy++
+		l.finish(c, now)
+		return true
+	}
+	var lc *lconn
+	switch {
+	case len(l.idle) > 0:
+		lc = l.idle[len(l.idle)-1]
+		l.idle = l.idle[:len(l.idle)-1]
+	case len(l.free) > 0:
+		lc = l.free[len(l.free)-1]
+		l.free = l.free[:len(l.free)-1]
+	default:
+		return false
+	}
+	l.busy++
+	lc.call, c.conn, c.deadline = c, lc, time.Time{}
+	lc.out = appendHead(lc.out[:0], &c.Req, l.t.uaLine, false)
+	lc.out = append(lc.out, c.Req.Body...)
+	if lc.state == slotIdle {
+		l.send(lc, now)
+	} else {
+		c.deadline = now.Add(l.t.timeout)
+		l.noteDeadline(c.deadline)
+		l.dial(lc)
+	}
+	return true
+}
+
+// Abort ends every call in flight with class Canceled and err, closing their connections, and
+// stops opening connections.
+func (l *Loop) Abort(err error) {
+	l.cancel()
+	now := time.Now()
+	for _, lc := range l.slots {
+		if c := lc.call; c != nil {
+			c.Out.Class, c.Out.Err = result.Canceled, err
+			l.drop(lc) // a dial's connection is closed when it comes
+			l.finish(c, now)
+		}
+	}
+}
+
+// Busy returns the calls in flight.
+func (l *Loop) Busy() int { return l.busy }
+
+// send writes lc's request, its call's Sent now.
+func (l *Loop) send(lc *lconn, now time.Time) {
+	c := lc.call
+	lc.state = slotBusy
+	lc.woff, lc.werr, lc.need, lc.first, lc.stream = 0, nil, 0, false, bodyNone
+	c.Out.Sent = now
+	if c.deadline.IsZero() {
+		c.deadline = now.Add(l.t.timeout)
+		l.noteDeadline(c.deadline)
+	}
+	l.write(lc)
+}
+
+// write writes what is left of lc's request, and waits for room when the socket is full.
+func (l *Loop) write(lc *lconn) {
+	c := lc.call
+	for lc.woff < len(lc.out) {
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(lc.fd), uintptr(unsafe.Pointer(&lc.out[lc.woff])), uintptr(len(lc.out)-lc.woff))
+		switch e {
+		case 0:
+			lc.woff += int(n)
+			c.Out.BytesOut += int64(n)
+			continue
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			if !lc.wantOut {
+				l.watchOut(lc, true)
+			}
+			return
+		}
+		err := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", e)}
+		if lc.wantOut {
+			l.watchOut(lc, false)
+		}
+		if lc.woff == 0 {
+			// Not a byte went out: whatever the connection holds answers no request of ours.
+			l.failed(lc, err, nil, 0)
+			return
+		}
+		lc.werr = err // the server may answer before reading all of it (a 413, say): read on
+		return
+	}
+	if lc.wantOut {
+		l.watchOut(lc, false)
+	}
+}
+
+func (l *Loop) watchOut(lc *lconn, on bool) {
+	l.ctl = unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(lc.idx)}
+	if on {
+		l.ctl.Events |= unix.EPOLLOUT
+		l.writing++
+	} else {
+		l.writing--
+	}
+	lc.wantOut = on
+	_ = unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, lc.fd, &l.ctl)
+}
+
+// dial opens a connection for lc's call on a goroutine of its own, with Transport's dial; the Loop
+// takes it (takeDialed) when the eventfd wakes it.
+func (l *Loop) dial(lc *lconn) {
+	lc.state = slotDialing
+	deadline := lc.call.deadline
+	go func() {
+		d := dialed{lc: lc, fd: -1}
+		c, ev, err := l.t.dial(l.ctx, l.pool, deadline)
+		d.ev, d.err = ev, err
+		if err == nil {
+			d.fd, d.err = detach(c)
+		}
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			if d.err == nil {
+				_ = unix.Close(d.fd)
+			}
+			return
+		}
+		l.dialed = append(l.dialed, d)
+		l.kick()
+		l.mu.Unlock()
+	}()
+}
+
+// detach takes the socket of c out of the runtime's poller: a copy of its descriptor, then c closed.
+func detach(c *conn) (int, error) {
+	tc, ok := rawconn.Unwrap(c.nc).(*net.TCPConn)
+	if !ok {
+		_ = c.nc.Close()
+		return -1, fmt.Errorf("httpx: not a TCP connection")
+	}
+	raw, err := tc.SyscallConn()
+	fd := -1
+	if err == nil {
+		cerr := raw.Control(func(s uintptr) {
+			fd, err = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+		})
+		if err == nil {
+			err = cerr
+		}
+	}
+	_ = tc.Close()
+	if err != nil {
+		return -1, fmt.Errorf("httpx: taking the connection: %w", err)
+	}
+	return fd, nil
+}
+
+// takeDialed takes the connections that finished opening: each one's call is sent on it, or fails
+// when it did not open.
+func (l *Loop) takeDialed() {
+	l.mu.Lock()
+	ds := l.dialed
+	l.dialed = nil
+	l.mu.Unlock()
+	for _, d := range ds {
+		lc := d.lc
+		if lc.state != slotDialing { // given up meanwhile (Abort)
+			if d.err == nil {
+				_ = unix.Close(d.fd)
+			}
+			continue
+		}
+		c := lc.call
+		c.Out.Conn, c.Out.Opened = d.ev, true
+		if d.err == nil {
+			d.err = l.adopt(lc, d.fd)
+			if d.err != nil {
+				c.Out.Conn.Failed = true
+			}
+		}
+		if d.err != nil {
+			lc.state = slotFree
+			l.free = append(l.free, lc)
+			l.t.fail(l.ctx, &c.Out, d.err)
+			l.finish(c, time.Now())
+			continue
+		}
+		l.send(lc, time.Now())
+	}
+}
+
+// adopt makes fd lc's connection: in the connections' epoll set, with receive timestamps.
+func (l *Loop) adopt(lc *lconn, fd int) error {
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP, Fd: int32(lc.idx)}); err != nil {
+		_ = unix.Close(fd)
+		return fmt.Errorf("httpx: epoll: %w", err)
+	}
+	lc.fd, lc.uses, lc.eof = fd, 0, false
+	lc.in = lc.in[:0]
+	return nil
+}
+
+// drain reads every connection that has something to read, and writes to those waiting for room.
+func (l *Loop) drain() {
+	for {
+		n, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(unsafe.Pointer(&l.events[0])), uintptr(len(l.events)), 0, 0, 0)
+		if e != 0 || n == 0 {
+			return
+		}
+		now := time.Now()
+		wall := now.UnixNano()
+		for i := range int(n) {
+			ev := &l.events[i]
+			if ev.Fd < 0 { // the timer or the wake-up, in a flat wait set: clear it
+				fd := l.tfd
+				if ev.Fd == markWake {
+					fd = l.efd
+				}
+				_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&l.efdBuf[0])), 8)
+				continue
+			}
+			lc := l.slots[ev.Fd]
+			if lc.fd < 0 {
+				continue
+			}
+			if ev.Events&unix.EPOLLOUT != 0 && lc.wantOut {
+				l.write(lc)
+			}
+			if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && lc.fd >= 0 {
+				// RDHUP: the server closed its side after what it wrote; once that is read, the
+				// connection carries nothing more (as the look at an idle one would find).
+				l.read(lc, now, wall, ev.Events&unix.EPOLLRDHUP != 0)
+			}
+		}
+		if int(n) < len(l.events) {
+			return
+		}
+	}
+}
+
+// read reads what lc's socket holds and parses the answer once it can be complete.
+func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
+	for {
+		if len(lc.in) == cap(lc.in) {
+			lc.in = slices.Grow(lc.in, max(readBufferSize, len(lc.in)))
+		}
+		room := lc.in[len(lc.in):cap(lc.in)]
+		l.iov.Base = &room[0]
+		l.iov.SetLen(len(room))
+		l.msg.Iov, l.msg.Iovlen = &l.iov, 1
+		l.msg.Control = &l.oob[0]
+		l.msg.SetControllen(len(l.oob))
+		n, _, e := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(lc.fd), uintptr(unsafe.Pointer(&l.msg)), 0)
+		switch e {
+		case 0:
+		case unix.EINTR:
+			continue
+		case unix.EAGAIN:
+			l.parse(lc)
+			return
+		default:
+			err := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", e)}
+			if lc.state != slotBusy {
+				l.drop(lc) // a reset while idle: the connection is gone
+				return
+			}
+			l.failed(lc, lc.werr, err, lc.got())
+			return
+		}
+		if n == 0 {
+			lc.eof = true
+			switch {
+			case lc.state != slotBusy:
+				l.drop(lc) // the server closed it while idle
+			case lc.stream == bodyUntilClose:
+				l.complete(lc, false)
+			case lc.stream != bodyNone:
+				l.failed(lc, lc.werr, io.ErrUnexpectedEOF, lc.n)
+			default:
+				l.parse(lc)
+			}
+			return
+		}
+		if lc.state != slotBusy {
+			// The server wrote to an idle connection (a 408 at its idle timeout, bytes beyond an
+			// answer): nothing sent on it could tell its own answer from those bytes.
+			l.drop(lc)
+			return
+		}
+		at := l.stamp(now, wall)
+		if !lc.first {
+			lc.first = true
+			lc.call.Out.FirstByte = at
+		}
+		lc.last = at
+		drained := int(n) < len(room)
+		if drained && rdhup {
+			lc.eof = true // the server's close came after these bytes
+		}
+		// A read that filled the room may have left bytes in the socket: an answer that ends in it
+		// is followed by more, which no request asked for.
+		lc.pending = !drained
+		if lc.stream != bodyNone {
+			if l.feed(lc, room[:n]) || drained {
+				lc.pending = false
+				return
+			}
+			continue
+		}
+		lc.in = lc.in[:len(lc.in)+int(n)]
+		if drained || len(lc.in) == cap(lc.in) {
+			l.parse(lc) // the head may be in: a body not kept is read as it comes from then on
+		}
+		lc.pending = false
+		if drained || lc.fd < 0 {
+			return
+		}
+	}
+}
+
+// got returns the bytes of lc's answer read so far.
+func (lc *lconn) got() int64 {
+	if lc.stream != bodyNone {
+		return lc.n
+	}
+	return int64(len(lc.in))
+}
+
+// stamp returns when the bytes just received reached this host: the kernel's receive timestamp of
+// the last packet read, carried to the monotonic clock of now (wall is now's wall clock); now when
+// the kernel gave none.
+func (l *Loop) stamp(now time.Time, wall int64) time.Time {
+	h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
+	if l.msg.Controllen < 32 || h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_TIMESTAMPNS {
+		l.stamping = false
+		return now
+	}
+	l.stamping = true
+	ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[unix.SizeofCmsghdr]))
+	if d := wall - ts.Nano(); d > 0 {
+		return now.Add(-time.Duration(d))
+	}
+	return now
+}
+
+// parse parses lc's answer from the bytes read, once they can hold it all.
+func (l *Loop) parse(lc *lconn) {
+	if lc.state != slotBusy || len(lc.in) == 0 && !lc.eof || len(lc.in) < lc.need && !lc.eof {
+		return
+	}
+	c := lc.call
+	l.src.b, l.src.eof = lc.in, lc.eof
+	l.br.Reset(&l.src)
+	resp, err := readResponse(l.br, c.Req.Method == "HEAD", l.keep, l.maxBody, c.Out.Body)
+	if l.keep {
+		c.Out.Body = resp.body
+	}
+	if err == errIncomplete {
+		if !l.keep && resp.framing != bodyNone {
+			// The head is in: read the body as it comes from here on, keeping none of it.
+			lc.stream, lc.status, lc.closing, lc.n = resp.framing, resp.status, resp.close, resp.bodyStart
+			lc.left, lc.cstate, lc.line, lc.lines = resp.length, chunkSize0, lc.line[:0], 0
+			body := lc.in[resp.bodyStart:]
+			lc.in = lc.in[:0]
+			if !l.feed(lc, body) && lc.eof {
+				if lc.stream == bodyUntilClose {
+					l.complete(lc, false)
+				} else {
+					l.failed(lc, lc.werr, io.ErrUnexpectedEOF, lc.n)
+				}
+			}
+			return
+		}
+		lc.need = max(int(resp.need), len(lc.in)+1)
+		return
+	}
+	if err != nil {
+		l.failed(lc, lc.werr, err, resp.n)
+		return
+	}
+	lc.status, lc.closing, lc.n = resp.status, resp.close, resp.n
+	l.complete(lc, int(resp.n) != len(lc.in))
+}
+
+// complete ends lc's call with the answer read (lc.status, lc.n bytes); more is true when bytes
+// came after the answer, which no request asked for.
+func (l *Loop) complete(lc *lconn, more bool) {
+	c := lc.call
+	c.Out.BytesIn += lc.n
+	c.Out.Answered, c.Out.Status = true, lc.status
+	lc.uses++
+	reuse := !lc.closing && !more && !lc.pending && !lc.eof && lc.werr == nil
+	lc.in, lc.stream = lc.in[:0], bodyNone
+	if c.deadline.Before(lc.last) {
+		// It came after its deadline, between two wake-ups: a timeout, as it would have been.
+		c.Out.Answered, c.Out.Status = false, 0
+		l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", os.ErrDeadlineExceeded))
+		reuse = false
+	}
+	if reuse {
+		lc.call, lc.state = nil, slotIdle
+		l.idle = append(l.idle, lc)
+	} else {
+		l.drop(lc)
+	}
+	l.finish(c, lc.last)
+}
+
+// failed ends lc's call after werr (writing) or rerr (reading, the parser's error included), n bytes
+// of the answer read — or sends it again on a new connection, as Transport does.
+func (l *Loop) failed(lc *lconn, werr, rerr error, n int64) {
+	c := lc.call
+	err := werr
+	if err == nil {
+		err = rerr
+	}
+	if c.Out.Retried == 0 && lc.uses > 0 && n == 0 && idempotent(c.Req.Method) && closedByPeer(err) {
+		c.Out.Retried++
+		l.closeConn(lc)
+		l.dial(lc) // in the same slot
+		return
+	}
+	if werr == nil && rerr == nil {
+		rerr = io.ErrUnexpectedEOF
+	}
+	c.Out.BytesIn += n
+	err = describe(err, werr, rerr, n, l.maxBody)
+	l.drop(lc)
+	l.t.fail(l.ctx, &c.Out, err)
+	l.finish(c, time.Now())
+}
+
+// expire fails the calls whose deadline has passed, and finds the next deadline.
+func (l *Loop) expire(now time.Time) {
+	var earliest time.Time
+	for _, lc := range l.slots {
+		c := lc.call
+		if c == nil || lc.state != slotBusy {
+			continue
+		}
+		if !now.Before(c.deadline) {
+			c.Out.BytesIn += lc.got()
+			l.drop(lc)
+			l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", os.ErrDeadlineExceeded))
+			l.finish(c, now)
+			continue
+		}
+		if earliest.IsZero() || c.deadline.Before(earliest) {
+			earliest = c.deadline
+		}
+	}
+	if earliest.IsZero() {
+		// Only calls waiting for a connection: their dial has the deadline; look again a timeout on.
+		earliest = now.Add(l.t.timeout)
+	}
+	l.earliest = earliest
+}
+
+func (l *Loop) noteDeadline(d time.Time) {
+	if l.busy == 1 || d.Before(l.earliest) {
+		l.earliest = d
+	}
+}
+
+// closeConn closes lc's connection, if any, and takes it out of the idle ones; the slot keeps its
+// call.
+func (l *Loop) closeConn(lc *lconn) {
+	if lc.state == slotIdle {
+		for i, x := range l.idle {
+			if x == lc {
+				l.idle = append(l.idle[:i], l.idle[i+1:]...)
+				break
+			}
+		}
+	}
+	if lc.wantOut {
+		lc.wantOut = false
+		l.writing--
+	}
+	if lc.fd >= 0 {
+		_ = unix.Close(lc.fd)
+		lc.fd = -1
+	}
+	lc.in, lc.eof, lc.need = lc.in[:0], false, 0
+	if cap(lc.in) > 1<<20 {
+		lc.in = nil // one large answer does not hold its memory for the rest of the run
+	}
+}
+
+// drop closes lc's connection, if any, and frees the slot (a dial under way is closed when it
+// comes).
+func (l *Loop) drop(lc *lconn) {
+	if lc.state == slotFree {
+		return
+	}
+	l.closeConn(lc)
+	lc.call, lc.state = nil, slotFree
+	l.free = append(l.free, lc)
+}
+
+// finish ends c at done and hands it to the driver.
+func (l *Loop) finish(c *Call, done time.Time) {
+	c.Done, c.conn = done, nil
+	l.busy--
+	l.driver.Finished(c)
+}
+
+// The parts of a chunked body, in the order they come (lconn.cstate).
+const (
+	chunkSize0   int8 = iota // a chunk size line
+	chunkData                // the chunk's data
+	chunkEnd                 // the line break after the data
+	chunkTrailer             // trailer lines, up to an empty one
+)
+
+// feed reads b, the next bytes of lc's streamed body, as the parser would (readResponse's fixed,
+// chunked and untilClose), keeping none of it. It reports whether the call ended: the answer is
+// complete (bytes after it make the connection unusable) or broken.
+func (l *Loop) feed(lc *lconn, b []byte) bool {
+	switch lc.stream {
+	case bodyUntilClose:
+		lc.n += int64(len(b))
+		return false
+	case bodyFixed:
+		k := min(int64(len(b)), lc.left)
+		lc.left -= k
+		lc.n += k
+		if lc.left > 0 {
+			return false
+		}
+		l.complete(lc, int64(len(b)) > k)
+		return true
+	}
+	for len(b) > 0 {
+		if lc.cstate == chunkData {
+			k := min(int64(len(b)), lc.left)
+			lc.left -= k
+			lc.n += k
+			b = b[k:]
+			if lc.left == 0 {
+				lc.cstate = chunkEnd
+			}
+			continue
+		}
+		i := bytes.IndexByte(b, '\n')
+		part := b
+		if i >= 0 {
+			part = b[:i+1]
+		}
+		lc.n += int64(len(part))
+		b = b[len(part):]
+		limit := readBufferSize
+		if lc.cstate == chunkTrailer {
+			limit = maxHeaderLine
+		}
+		if len(lc.line)+len(part) > limit {
+			l.failed(lc, lc.werr, protocolf("chunk size or trailer line longer than %d bytes", limit), lc.n)
+			return true
+		}
+		lc.line = append(lc.line, part...)
+		if i < 0 {
+			return false // the rest of the line is to come
+		}
+		line := bytes.TrimSuffix(bytes.TrimSuffix(lc.line, []byte("\n")), []byte("\r"))
+		lc.line = lc.line[:0]
+		switch lc.cstate {
+		case chunkSize0:
+			size, ok := chunkSize(line)
+			if !ok {
+				l.failed(lc, lc.werr, protocolf("bad chunk size line %s", quote(line)), lc.n)
+				return true
+			}
+			lc.left, lc.cstate = size, chunkData
+			if size == 0 {
+				lc.cstate = chunkTrailer
+			}
+		case chunkEnd:
+			if len(line) != 0 {
+				l.failed(lc, lc.werr, protocolf("chunk data not followed by CRLF"), lc.n)
+				return true
+			}
+			lc.cstate = chunkSize0
+		case chunkTrailer:
+			if len(line) == 0 {
+				l.complete(lc, len(b) > 0)
+				return true
+			}
+			if lc.lines++; lc.lines > maxHeaders {
+				l.failed(lc, lc.werr, protocolf("more than %d trailer lines", maxHeaders), lc.n)
+				return true
+			}
+		}
+	}
+	return false
+}
