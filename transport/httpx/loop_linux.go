@@ -370,22 +370,19 @@ func (l *Loop) iterate(uintptr) bool {
 		if l.busy > 0 && (target.IsZero() || l.earliest.Before(target)) {
 			target = l.earliest
 		}
-		if target.IsZero() {
-			return false
+		if target.IsZero() || target.Equal(l.armed) && now.Before(target) {
+			return false // nothing to wait for but answers, or the timer is set for it already
 		}
-		now = time.Now()
-		d := target.Sub(now)
+		d := time.Until(target)
 		if d <= 0 {
 			continue
 		}
-		if !target.Equal(l.armed) || l.armed.Before(now) {
-			l.spec.Value = unix.NsecToTimespec(int64(d))
-			if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(l.tfd), 0, uintptr(unsafe.Pointer(&l.spec)), 0, 0, 0); e != 0 {
-				l.runErr = fmt.Errorf("httpx: timerfd: %w", e)
-				return true
-			}
-			l.armed = target
+		l.spec.Value = unix.NsecToTimespec(int64(d))
+		if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(l.tfd), 0, uintptr(unsafe.Pointer(&l.spec)), 0, 0, 0); e != 0 {
+			l.runErr = fmt.Errorf("httpx: timerfd: %w", e)
+			return true
 		}
+		l.armed = target
 		return false
 	}
 }
