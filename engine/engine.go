@@ -323,6 +323,9 @@ func (r *run) run(ctx context.Context) *Result {
 		return res
 	}
 	res.MeasuredStart, res.Procs = r.start.Add(r.warmup), runtime.GOMAXPROCS(0)
+	if r.o.loop != nil {
+		res.Sender = SenderLoop
+	}
 
 	var wg sync.WaitGroup
 	if r.o.loop != nil {
@@ -720,6 +723,9 @@ func (w *worker) record(i uint64, req *transport.Request, out *transport.Outcome
 	}
 	return connFailed
 }
+
+// SenderLoop is Result.Sender when HTTP/1.1's event loop sent the run's requests.
+const SenderLoop = "event loop"
 
 // ErrNoTransport is returned by NewTransport for a plan whose protocol no transport serves.
 var ErrNoTransport = transport.ErrNoTransport

@@ -68,6 +68,9 @@ func TestLoopSenderMatchesGoroutines(t *testing.T) {
 			res := runPlan(t, p)
 			served := srv.Served() - before
 			c := res.Total.Endpoints[0]
+			if want := map[string]string{plan.SenderAuto: SenderLoop}[sender]; res.Sender != want {
+				t.Errorf("%s, %s: the result names the sender %q; want %q", tc.name, sender, res.Sender, want)
+			}
 			if c.OK != tc.want || res.Intended != tc.want {
 				t.Errorf("%s, %s: ok %d of intended %d (failures %v); want %d", tc.name, sender, c.OK, res.Intended, c.Errors, tc.want)
 			}

@@ -70,6 +70,10 @@ type Trailer struct {
 	BackoffTime time.Duration `json:"backoff_ns,omitempty"`
 	// Procs is how many CPUs the generator could use at once (GOMAXPROCS); 0 when not known.
 	Procs int `json:"procs,omitempty"`
+	// Sender is what sent the requests when it was not a goroutine per connection: "event loop"
+	// (HTTP/1.1 over plain TCP, one goroutine owning the connections; answers timed by the
+	// kernel's receive timestamps).
+	Sender string `json:"sender,omitempty"`
 	// StartAt is the instant the run counted its intended times from when it was given one
 	// (`--start-at`, shared by the generators of a run split in segments); StartLate is how late
 	// after it this generator started sending (its own clock's view: a clock ahead of the others'

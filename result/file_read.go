@@ -429,6 +429,12 @@ func Merge(files ...*File) (*File, error) {
 		if t.StopReason == "" {
 			t.StopReason = r.StopReason
 		}
+		switch { // the merged run names its sender when every part had the same
+		case len(out.Parts) == 1:
+			t.Sender = r.Sender
+		case r.Sender != t.Sender:
+			t.Sender = ""
+		}
 	}
 	if withSubs > 1 {
 		out.Subscriptions = nil // each machine's subscriptions are figures of their own, which do not add up

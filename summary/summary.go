@@ -34,8 +34,10 @@ type Summary struct {
 	Interrupted bool    `json:"interrupted,omitempty"`
 	StopReason  string  `json:"stop_reason,omitempty"`
 	// GeneratorCPUs is how many CPUs the generator could use at once (GOMAXPROCS); 0: not known.
-	GeneratorCPUs int     `json:"generator_cpus,omitempty"`
-	Warmup        *Warmup `json:"warmup,omitempty"`
+	GeneratorCPUs int `json:"generator_cpus,omitempty"`
+	// Sender is "event loop" when HTTP/1.1's event loop sent the requests (run.Sender).
+	Sender string  `json:"sender,omitempty"`
+	Warmup *Warmup `json:"warmup,omitempty"`
 
 	Stats // the totals, over every endpoint
 
@@ -381,6 +383,7 @@ func New(run Run, total *result.Interval) *Summary {
 		SendSpanS:     span.Seconds(),
 		Interrupted:   run.Interrupted,
 		GeneratorCPUs: run.Procs,
+		Sender:        run.Sender,
 	}
 	s.StopReason = run.StopReason
 	if p.Load.Warmup > 0 {

@@ -82,6 +82,7 @@ type Loop struct {
 	spec    unix.ItimerSpec
 	efdBuf  [8]byte
 	ctl     unix.EpollEvent       // epoll_ctl's argument, kept so that it does not escape per call
+	trailer []byte                // judgeTrailer\'s scratch
 	step    func(fd uintptr) bool // made once: a method value allocates
 	runErr  error
 	keep    bool
@@ -370,22 +371,19 @@ func (l *Loop) iterate(uintptr) bool {
 		if l.busy > 0 && (target.IsZero() || l.earliest.Before(target)) {
 			target = l.earliest
 		}
-		if target.IsZero() {
-			return false
+		if target.IsZero() || target.Equal(l.armed) && now.Before(target) {
+			return false // nothing to wait for but answers, or the timer is set for it already
 		}
-		now = time.Now()
-		d := target.Sub(now)
+		d := time.Until(target)
 		if d <= 0 {
 			continue
 		}
-		if !target.Equal(l.armed) || l.armed.Before(now) {
-			l.spec.Value = unix.NsecToTimespec(int64(d))
-			if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(l.tfd), 0, uintptr(unsafe.Pointer(&l.spec)), 0, 0, 0); e != 0 {
-				l.runErr = fmt.Errorf("httpx: timerfd: %w", e)
-				return true
-			}
-			l.armed = target
+		l.spec.Value = unix.NsecToTimespec(int64(d))
+		if _, _, e := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(l.tfd), 0, uintptr(unsafe.Pointer(&l.spec)), 0, 0, 0); e != 0 {
+			l.runErr = fmt.Errorf("httpx: timerfd: %w", e)
+			return true
 		}
+		l.armed = target
 		return false
 	}
 }
@@ -948,20 +946,32 @@ func (l *Loop) feed(lc *lconn, b []byte) bool {
 		}
 		lc.n += int64(len(part))
 		b = b[len(part):]
-		limit := readBufferSize
-		if lc.cstate == chunkTrailer {
-			limit = maxHeaderLine
-		}
-		if len(lc.line)+len(part) > limit {
-			l.failed(lc, lc.werr, protocolf("chunk size or trailer line longer than %d bytes", limit), lc.n)
+		// lc.line holds the line so far, as the parser's buffer would; the trailer section whole.
+		if limit := readBufferSize; lc.cstate != chunkTrailer && len(lc.line)+len(part) > limit {
+			msg := fmt.Sprintf("chunk size line longer than %d bytes", limit)
+			if lc.cstate == chunkEnd {
+				msg = "chunk data not followed by CRLF"
+			}
+			l.failed(lc, lc.werr, &ProtocolError{Msg: msg}, lc.n)
+			return true
+		} else if lc.cstate == chunkTrailer && len(lc.line)+len(part) > maxHeaderLine+readBufferSize {
+			// longer than the parser takes a header line: it says so
+			lc.line = append(lc.line, part[:maxHeaderLine+readBufferSize-len(lc.line)]...)
+			if err := l.judgeTrailer(lc); err != nil {
+				l.failed(lc, lc.werr, err, lc.n)
+			} else {
+				l.failed(lc, lc.werr, protocolf("header line longer than %d bytes", maxHeaderLine), lc.n)
+			}
 			return true
 		}
 		lc.line = append(lc.line, part...)
 		if i < 0 {
 			return false // the rest of the line is to come
 		}
-		line := bytes.TrimSuffix(bytes.TrimSuffix(lc.line, []byte("\n")), []byte("\r"))
-		lc.line = lc.line[:0]
+		line := lc.line[:len(lc.line)-1]
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
 		switch lc.cstate {
 		case chunkSize0:
 			size, ok := chunkSize(line)
@@ -971,24 +981,50 @@ func (l *Loop) feed(lc *lconn, b []byte) bool {
 			}
 			lc.left, lc.cstate = size, chunkData
 			if size == 0 {
-				lc.cstate = chunkTrailer
+				lc.cstate, lc.lines = chunkTrailer, 0
 			}
+			lc.line = lc.line[:0]
 		case chunkEnd:
 			if len(line) != 0 {
 				l.failed(lc, lc.werr, protocolf("chunk data not followed by CRLF"), lc.n)
 				return true
 			}
 			lc.cstate = chunkSize0
+			lc.line = lc.line[:0]
 		case chunkTrailer:
 			if len(line) == 0 {
+				lc.line = lc.line[:0]
 				l.complete(lc, len(b) > 0)
 				return true
 			}
-			if lc.lines++; lc.lines > maxHeaders {
-				l.failed(lc, lc.werr, protocolf("more than %d trailer lines", maxHeaders), lc.n)
+			if err := l.judgeTrailer(lc); err != nil {
+				l.failed(lc, lc.werr, err, lc.n)
 				return true
 			}
+			lc.lines++
+			lc.line = lc.line[:0]
 		}
 	}
 	return false
+}
+
+// judgeTrailer returns the parser's error for the trailer line in lc.line, at its place in the
+// trailer section (after lc.lines others), or nil when the parser takes it.
+func (l *Loop) judgeTrailer(lc *lconn) error {
+	if lc.lines == maxHeaders {
+		return protocolf("more than %d header lines", maxHeaders)
+	}
+	l.trailer = l.trailer[:0]
+	if lc.lines > 0 {
+		l.trailer = append(l.trailer, "x:\n"...) // a line before it: a folded line may follow one
+	}
+	l.trailer = append(l.trailer, lc.line...)
+	l.src.b, l.src.eof = l.trailer, true
+	l.br.Reset(&l.src)
+	r := reader{br: l.br}
+	var f framing
+	if err := r.headers(&f, true); IsProtocolError(err) {
+		return err
+	}
+	return nil // the rest of the section is to come
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -465,4 +466,111 @@ func (a *abortingDriver) Wake(now time.Time) (time.Time, bool, bool) {
 		a.l.Abort(errAbortTest)
 	}
 	return a.testDriver.Wake(now)
+}
+
+// recordDriver keeps the calls that finished.
+type recordDriver struct{ finished []*Call }
+
+func (d *recordDriver) Wake(time.Time) (time.Time, bool, bool) { return time.Time{}, true, true }
+func (d *recordDriver) Finished(c *Call)                       { d.finished = append(d.finished, c) }
+
+// The Loop reads an answer that comes in any pieces, its body kept or not (a body not kept is
+// read as it comes, by a reader of its own), as the parser reads it whole: the same status and
+// length, the same failures, and the connection reused only when nothing follows the answer.
+func FuzzLoopReadsAsTheParser(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n folded\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX: 1\r\n folded\r\nbad line\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + strings.Repeat("0", 5000) + "1\r\nx\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\nContent-Length: 3\r\n\r\n1\r\nx\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw bytes",
+		"HTTP/1.0 200 OK\r\n\r\nuntil close",
+		"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx",
+		"HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 3\r\n\r\nabc",
+		"HTTP/1.1 200 OK\nContent-Length: 2\n\nok",
+		"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 4\r\n\r\nab",
+		"HTTP/1.1 2",
+		"",
+	} {
+		f.Add([]byte(s), uint64(0), false)
+		f.Add([]byte(s), uint64(0x9e3779b97f4a7c15), false)
+		f.Add([]byte(s), uint64(12345), true)
+	}
+	f.Fuzz(func(t *testing.T, answer []byte, cuts uint64, keep bool) {
+		const maxBody = 1 << 10
+		want, werr := readResponse(bufio.NewReaderSize(bytes.NewReader(answer), readBufferSize), false, keep, maxBody, nil)
+
+		d := &recordDriver{}
+		l, err := NewLoop(Options{KeepBody: keep, MaxBody: maxBody}, "http", "127.0.0.1:1", 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		l.driver = d
+		c := &Call{Req: transport.Request{Method: "GET"}}
+		lc := l.free[len(l.free)-1]
+		l.free = l.free[:0]
+		lc.state, lc.call, l.busy = slotBusy, c, 1
+		c.deadline = time.Now().Add(time.Hour)
+		// deliver the answer in pieces of 1 to 64 bytes, as cuts says, then the end of the stream
+		b := answer
+		for len(b) > 0 && len(d.finished) == 0 {
+			n := int(cuts%64) + 1
+			cuts = cuts/64 + cuts*7 + 1
+			n = min(n, len(b))
+			piece := b[:n]
+			b = b[n:]
+			if lc.stream != bodyNone {
+				l.feed(lc, piece)
+				continue
+			}
+			lc.in = append(lc.in, piece...)
+			l.parse(lc)
+		}
+		if len(d.finished) == 0 {
+			lc.eof = true
+			switch {
+			case lc.stream == bodyUntilClose:
+				l.complete(lc, false)
+			case lc.stream != bodyNone:
+				l.failed(lc, nil, io.ErrUnexpectedEOF, lc.n)
+			default:
+				l.parse(lc)
+			}
+		}
+		if len(d.finished) != 1 {
+			t.Fatalf("%d calls finished; want 1", len(d.finished))
+		}
+		o := &c.Out
+		if werr != nil {
+			if o.Answered || o.Class == result.OK {
+				t.Fatalf("the parser fails (%v); the Loop answered %d", werr, o.Status)
+			}
+			if pe := (*ProtocolError)(nil); errors.As(werr, &pe) && (o.Class != result.Protocol || o.Err.Error() != pe.Error()) {
+				t.Fatalf("the parser fails with %q; the Loop with class %v: %v", pe, o.Class, o.Err)
+			}
+			if errors.Is(werr, ErrBodyTooLarge) && o.Class != result.TooLarge {
+				t.Fatalf("the parser finds the body too large; the Loop fails with class %v: %v", o.Class, o.Err)
+			}
+			return
+		}
+		if !o.Answered || o.Status != want.status || o.BytesIn != want.n {
+			t.Fatalf("the parser reads status %d in %d bytes; the Loop: answered %v, status %d in %d bytes (%v)", want.status, want.n, o.Answered, o.Status, o.BytesIn, o.Err)
+		}
+		if keep && !bytes.Equal(o.Body, want.body) {
+			t.Fatalf("the parser keeps body %q; the Loop %q", want.body, o.Body)
+		}
+		// bytes that come after the call finished find the connection idle: it is dropped then
+		// (TestLoopStrayBytesOnIdleConnection)
+		reused := lc.state == slotIdle && len(b) == 0
+		if wantReuse := !want.close && int64(len(answer)) == want.n; reused != wantReuse {
+			t.Fatalf("connection reused %v; want %v (close %v, %d bytes after the answer)", reused, wantReuse, want.close, int64(len(answer))-want.n)
+		}
+	})
 }
