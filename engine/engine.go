@@ -182,8 +182,11 @@ func Run(ctx context.Context, p plan.Plan, opts ...Option) (*Result, error) {
 func RunPrepared(ctx context.Context, prep *plan.Prepared, opts ...Option) (*Result, error) {
 	o := newOptions(opts)
 	p := prep.Plan
+	origins := prep.Origins // where the requests go, when they are the prepared source's
 	if o.src == nil {
 		o.src = prep.Source
+	} else {
+		origins = nil
 	}
 	if o.verify == nil && prep.Verifier != nil {
 		o.verify = prep.Verifier
@@ -200,7 +203,7 @@ func RunPrepared(ctx context.Context, prep *plan.Prepared, opts ...Option) (*Res
 		o.src = src
 	}
 	if o.tr == nil {
-		o.loop = newLoopSender(p, keepBody)
+		o.loop = newLoopSender(p, origins, keepBody)
 	}
 	if o.loop != nil {
 		defer o.loop.close()

@@ -3,7 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"net/url"
+	"strings"
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
@@ -58,24 +58,21 @@ type loopCall struct {
 	measured  bool // the back-off follows a measured request
 }
 
-// newLoopSender returns a loopSender for p, or nil when p is not one the Loop serves: HTTP/1.1 over
-// plain TCP, keep-alive on, every endpoint on the same host, the open model or the closed model
-// without stages, and not --sender goroutines.
-func newLoopSender(p plan.Plan, keepBody bool) sender {
+// newLoopSender returns a loopSender for p, whose requests go to origins (plan.Prepared.Origins;
+// nil when not known), or nil when p is not one the Loop serves: HTTP/1.1 over plain TCP,
+// keep-alive on, every request to the same host, the open model or the closed model without
+// stages, and not --sender goroutines.
+func newLoopSender(p plan.Plan, origins []string, keepBody bool) sender {
 	if p.HTTP.Sender == plan.SenderGoroutines || p.ProtocolOf() != transport.HTTP1 || p.HTTP.DisableKeepAlive {
 		return nil
 	}
 	if p.Load.Model == plan.Closed && (len(p.Load.Stages) > 0 || p.Load.WarmupFrom != nil) {
 		return nil
 	}
-	host := ""
-	for i, e := range p.Endpoints {
-		u, err := url.Parse(e.URL)
-		if err != nil || u.Scheme != "http" || u.Host == "" || i > 0 && u.Host != host {
-			return nil
-		}
-		host = u.Host
+	if len(origins) != 1 || !strings.HasPrefix(origins[0], "http://") {
+		return nil
 	}
+	host := strings.TrimPrefix(origins[0], "http://")
 	if host == "" {
 		return nil
 	}

@@ -3,10 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
@@ -25,7 +28,7 @@ func TestLoopSenderServesWhatItCan(t *testing.T) {
 		t.Fatal(err)
 	}
 	staged := closed
-	staged.Stages = stages
+	staged.Stages, staged.Duration = stages, 0
 	for _, tc := range []struct {
 		name string
 		p    plan.Plan
@@ -40,13 +43,48 @@ func TestLoopSenderServesWhatItCan(t *testing.T) {
 		{"no keep-alive", plan.Plan{Endpoints: one, Load: open, HTTP: plan.HTTP{DisableKeepAlive: true}}, false},
 		{"--sender goroutines", plan.Plan{Endpoints: one, Load: open, HTTP: plan.HTTP{Sender: plan.SenderGoroutines}}, false},
 	} {
-		s := newLoopSender(tc.p.Normalized(), false)
+		prep, err := plan.Prepare(tc.p, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s := newLoopSender(prep.Plan, prep.Origins, false)
 		if got := s != nil; got != tc.want {
 			t.Errorf("%s: an event loop: %v; want %v", tc.name, got, tc.want)
 		}
 		if s != nil {
 			s.close()
 		}
+	}
+}
+
+// A target file whose requests go to two hosts keeps the goroutines, though its endpoints (one per
+// method once it has more than 16 paths) name one host only: every request is sent and answered.
+func TestLoopSenderLeavesSeveralHostsToGoroutines(t *testing.T) {
+	a, b := startLab(t, lab.Config{}), startLab(t, lab.Config{})
+	var file strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&file, "GET %s/p%d\n\nGET %s/q%d\n\n", a.URL(), i, b.URL(), i)
+	}
+	fsys := fstest.MapFS{"targets.txt": {Data: []byte(file.String())}}
+	p := plan.Plan{Traffic: plan.Traffic{Targets: "targets.txt"}, Load: plan.Load{Model: plan.Closed, Requests: 400, Connections: 4}}
+	prep, err := plan.Prepare(p, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prep.Plan.Endpoints) != 1 || len(prep.Origins) != 2 {
+		t.Fatalf("%d endpoints, origins %v; want one endpoint (GET) and two origins", len(prep.Plan.Endpoints), prep.Origins)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	res, err := RunPrepared(ctx, prep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Total.Total(); c.OK != 400 || res.Sender != "" {
+		t.Errorf("ok %d of 400 (failures %v), sender %q; want all answered by the goroutines", c.OK, c.Errors, res.Sender)
+	}
+	if a.Served() != 200 || b.Served() != 200 {
+		t.Errorf("the hosts answered %d and %d; want 200 each", a.Served(), b.Served())
 	}
 }
 

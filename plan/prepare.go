@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,6 +88,24 @@ type Prepared struct {
 	// Setup is the setup phase, whose requests go before the measured run and outside its figures;
 	// nil when the plan has none.
 	Setup *Prepared
+	// Origins are the scheme and host ("http://127.0.0.1:8080", as the URLs write them) of every
+	// request Source makes, each once, in order of first appearance.
+	Origins []string
+}
+
+// origins returns the scheme and host of each of eps's URLs, each once.
+func origins(eps []Endpoint) []string {
+	var out []string
+	for _, e := range eps {
+		o := e.URL
+		if u, err := url.Parse(e.URL); err == nil {
+			o = u.Scheme + "://" + u.Host
+		}
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Prepare reads the files p names through fsys (nil: OSFiles(nil)), builds its endpoints from the
@@ -160,7 +179,10 @@ func Prepare(p Plan, fsys fs.FS) (*Prepared, error) {
 		}
 		in.Data = data
 	}
-	prep := &Prepared{Plan: p}
+	prep := &Prepared{Plan: p, Origins: origins(p.Endpoints)}
+	if in.Targets != nil {
+		prep.Origins = origins(in.Targets.Entries) // an endpoint names its first entry's URL only
+	}
 	if t.Setup != "" {
 		setup, err := p.prepareSetup(fsys, data)
 		if err != nil {
@@ -307,7 +329,7 @@ func (p Plan) prepareSetup(fsys fs.FS, data *Data) (*Prepared, error) {
 	if err != nil {
 		return nil, inputErr("setup", err)
 	}
-	return &Prepared{Plan: sp, Source: src}, nil
+	return &Prepared{Plan: sp, Source: src, Origins: origins(tg.Entries)}, nil
 }
 
 // LoadTargets reads the target file name ("-": standard input) through fsys (nil: OSFiles(nil));
