@@ -34,6 +34,9 @@ type loopSender struct {
 	// backing are the closed model's calls that wait out a back-off after a failed connection.
 	backing []*loopCall
 	aborted bool
+	// starting is set while wakeClosed starts calls; again holds those that finished meanwhile.
+	starting bool
+	again    []*loopCall
 
 	// open model
 	open   bool
@@ -206,6 +209,11 @@ func (s *loopSender) wakeClosed(now time.Time) (next time.Time, prompt, done boo
 		s.backing = append(s.backing[:j], s.backing[j+1:]...)
 		s.free = append(s.free, c)
 	}
+	// A call that fails before anything is sent (a request that cannot be made well-formed, say)
+	// finishes within Start: it waits for the next wake-up (at once) rather than go round this
+	// loop for ever, so that answers, the stop and the run's other goroutines get their turn.
+	s.starting = true
+	defer func() { s.starting = false }()
 	for len(s.free) > 0 {
 		c := s.take()
 		t := time.Now()
@@ -224,6 +232,11 @@ func (s *loopSender) wakeClosed(now time.Time) (next time.Time, prompt, done boo
 		if !s.start(c, i, t, false) {
 			return time.Time{}, true, true
 		}
+	}
+	if len(s.again) > 0 {
+		s.free = append(s.free, s.again...)
+		s.again = s.again[:0]
+		next = now // go round once more, after the answers and the stop are looked at
 	}
 	return next, true, false
 }
@@ -288,7 +301,11 @@ func (s *loopSender) Finished(hc *httpx.Call) {
 	}
 	if !connFailed {
 		c.back.reset()
-		s.free = append(s.free, c)
+		if s.starting {
+			s.again = append(s.again, c)
+		} else {
+			s.free = append(s.free, c)
+		}
 		return
 	}
 	// No connection could be made: do not hammer (closedWorker's back-off).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rpcbench/rpcbench/plan"
+	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/serve/lab"
 )
 
@@ -85,6 +86,43 @@ func TestLoopSenderLeavesSeveralHostsToGoroutines(t *testing.T) {
 	}
 	if a.Served() != 200 || b.Served() != 200 {
 		t.Errorf("the hosts answered %d and %d; want 200 each", a.Served(), b.Served())
+	}
+}
+
+// A closed model whose every request fails before anything is sent (a header value from the data
+// file holds a line break) ends at its planned length and counts the failures, as the goroutines
+// do; the event loop once restarted such calls for ever, deaf to the stop.
+func TestLoopSenderEndsWhenEveryRequestFailsAtOnce(t *testing.T) {
+	srv := startLab(t, lab.Config{})
+	fsys := fstest.MapFS{"d.jsonl": {Data: []byte("{\"v\":\"a\\nb\"}\n")}}
+	p := plan.Plan{
+		Endpoints: []plan.Endpoint{{URL: srv.URL(), Header: []result.RequestHeader{{Name: "X-A", Value: "{{.v}}"}}}},
+		Traffic:   plan.Traffic{Data: "d.jsonl"},
+		Load:      plan.Load{Model: plan.Closed, Duration: 300 * time.Millisecond, Connections: 2},
+	}
+	prep, err := plan.Prepare(p, fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *Result, 1)
+	go func() {
+		res, err := RunPrepared(t.Context(), prep)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	select {
+	case res := <-done:
+		if res == nil {
+			return
+		}
+		c := res.Total.Total()
+		if c.OK != 0 || c.Failed() == 0 || res.Sender != SenderLoop {
+			t.Errorf("ok %d, failed %d, sender %q; want every request failed, by the event loop", c.OK, c.Failed(), res.Sender)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("a 300ms run did not end within 15s")
 	}
 }
 
