@@ -82,7 +82,8 @@ type Loop struct {
 	spec    unix.ItimerSpec
 	efdBuf  [8]byte
 	ctl     unix.EpollEvent       // epoll_ctl's argument, kept so that it does not escape per call
-	trailer []byte                // judgeTrailer\'s scratch
+	trailer []byte                // judgeTrailer's scratch
+	parses  int                   // the parser's passes over answers read (tests: a pass per read would be quadratic)
 	step    func(fd uintptr) bool // made once: a method value allocates
 	runErr  error
 	keep    bool
@@ -746,6 +747,7 @@ func (l *Loop) parse(lc *lconn) {
 		return
 	}
 	c := lc.call
+	l.parses++
 	l.src.b, l.src.eof = lc.in, lc.eof
 	l.br.Reset(&l.src)
 	resp, err := readResponse(l.br, c.Req.Method == "HEAD", l.keep, l.maxBody, c.Out.Body)
@@ -753,9 +755,13 @@ func (l *Loop) parse(lc *lconn) {
 		c.Out.Body = resp.body
 	}
 	if err == errIncomplete {
-		if !l.keep && resp.framing != bodyNone {
-			// The head is in: read the body as it comes from here on, keeping none of it.
+		if resp.framing == bodyChunked || resp.framing == bodyUntilClose || !l.keep && resp.framing == bodyFixed {
+			// The head is in: read the body as it comes from here on, keeping what is kept as it
+			// comes (a body of known length to keep is parsed once whole: it is within MaxBody).
 			lc.stream, lc.status, lc.closing, lc.n = resp.framing, resp.status, resp.close, resp.bodyStart
+			if l.keep {
+				c.Out.Body = c.Out.Body[:0]
+			}
 			lc.left, lc.cstate, lc.line, lc.lines = resp.length, chunkSize0, lc.line[:0], 0
 			body := lc.in[resp.bodyStart:]
 			lc.in = lc.in[:0]
@@ -917,7 +923,7 @@ func (l *Loop) feed(lc *lconn, b []byte) bool {
 	switch lc.stream {
 	case bodyUntilClose:
 		lc.n += int64(len(b))
-		return false
+		return l.keepBody(lc, b, true)
 	case bodyFixed:
 		k := min(int64(len(b)), lc.left)
 		lc.left -= k
@@ -933,6 +939,9 @@ func (l *Loop) feed(lc *lconn, b []byte) bool {
 			k := min(int64(len(b)), lc.left)
 			lc.left -= k
 			lc.n += k
+			if l.keepBody(lc, b[:k], false) {
+				return true
+			}
 			b = b[k:]
 			if lc.left == 0 {
 				lc.cstate = chunkEnd
@@ -977,6 +986,10 @@ func (l *Loop) feed(lc *lconn, b []byte) bool {
 			size, ok := chunkSize(line)
 			if !ok {
 				l.failed(lc, lc.werr, protocolf("bad chunk size line %s", quote(line)), lc.n)
+				return true
+			}
+			if l.keep && size > l.maxBody-int64(len(lc.call.Out.Body)) {
+				l.failed(lc, lc.werr, ErrBodyTooLarge, lc.n) // as the parser: before the chunk
 				return true
 			}
 			lc.left, lc.cstate = size, chunkData
@@ -1027,4 +1040,20 @@ func (l *Loop) judgeTrailer(lc *lconn) error {
 		return err
 	}
 	return nil // the rest of the section is to come
+}
+
+// keepBody appends b, bytes of lc's body, to its call's kept body when bodies are kept, and reports
+// whether the call ended: the body grew beyond MaxBody (after = true: once it has, as the parser of
+// a body read until the close finds it; otherwise b was checked against it before).
+func (l *Loop) keepBody(lc *lconn, b []byte, after bool) bool {
+	if !l.keep {
+		return false
+	}
+	out := &lc.call.Out
+	out.Body = append(out.Body, b...)
+	if after && int64(len(out.Body)) > l.maxBody {
+		l.failed(lc, lc.werr, ErrBodyTooLarge, lc.n)
+		return true
+	}
+	return false
 }
