@@ -18,12 +18,11 @@ import (
 // request. It serves plans of HTTP/1.1 over plain TCP to one host, in the open model and in the
 // closed model without stages (newLoopSender says which).
 //
-// In the open model answers are read at the next wake-up — the next arrival, or one arrival with
-// its slack — and timed by the kernel's receive timestamp of their last packet, so that a request
-// costs one wake-up instead of two (its due time, then its answer); answers wake the Loop at once
-// only while every connection is busy and an arrival waits for one, and once sending has stopped.
-// In the closed model each answer wakes the Loop, which records it and sends the connection's next
-// request.
+// With a send slack (the open model) answers are read at the next batch of arrivals and timed by
+// the kernel's receive timestamp of their last packet, so that a batch costs one wake-up instead of
+// one for it and one per answer; answers wake the Loop at once while every connection is busy and
+// an arrival waits for one, once sending has stopped, and whenever httpx.Loop finds waiting unsafe
+// (large answers). Without a slack, and in the closed model, each answer wakes the Loop.
 type loopSender struct {
 	r     *run
 	lp    *httpx.Loop
@@ -111,6 +110,8 @@ func (s *loopSender) run(r *run) {
 	if s.open {
 		s.slack = r.p.Load.SendSlack
 		s.end, s.hasEnd = r.plannedEnd()
+		// With a slack, answers wait for the next batch of arrivals (within the slack and 2 ms).
+		s.lp.LazyWithin(s.slack + 2*time.Millisecond)
 	}
 	// Stopping and a cut wake the Loop, wherever it waits.
 	quit := make(chan struct{})
@@ -162,8 +163,9 @@ func (s *loopSender) wakeOpen(now time.Time) (next time.Time, prompt, done bool)
 		at := r.start.Add(s.due)
 		if now.Before(at) {
 			// With a slack, an arrival not yet due wakes the Loop slack late, and the arrivals due
-			// by then go out in the same wake-up.
-			return at.Add(s.slack), false, false
+			// by then go out in the same wake-up, after the answers that came meanwhile are read:
+			// one wake-up for a batch. Without one, answers wake the Loop as they come.
+			return at.Add(s.slack), s.slack == 0, false
 		}
 		if s.hasEnd && now.Sub(r.start) >= s.end+r.lateSends() {
 			// Arrivals still waiting for a free connection this long after the planned end are
@@ -292,6 +294,11 @@ func (s *loopSender) Finished(hc *httpx.Call) {
 	done := c.Done
 	if sent := c.Out.Sent; !sent.IsZero() && done.Before(sent) {
 		done = sent // the kernel's clock and the runtime's disagree by a hair
+	}
+	if s.slack > 0 {
+		// Read in batches, an answer's first byte is not known: the kernel merges the packets
+		// that wait in a socket and keeps the last one's stamp. The report gives none.
+		c.Out.FirstByte = time.Time{}
 	}
 	r.inFlight.Add(-1)
 	connFailed := s.w.record(c.i, &c.Req, &c.Out, c.intended, c.begin, done, c.scheduled)

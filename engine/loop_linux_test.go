@@ -126,6 +126,27 @@ func TestLoopSenderEndsWhenEveryRequestFailsAtOnce(t *testing.T) {
 	}
 }
 
+// With a send slack the event loop reads answers in batches and reports no first byte (the kernel
+// keeps the last of merged packets' stamps); without one every answer has its first byte.
+func TestLoopSenderFirstByteOnlyWhenAnswersWake(t *testing.T) {
+	srv := startLab(t, lab.Config{})
+	for _, slack := range []time.Duration{0, time.Millisecond} {
+		p := plan.Plan{Endpoints: []plan.Endpoint{{URL: srv.URL()}}, Load: plan.Load{Model: plan.Open, Rate: 2000, Requests: 400, Connections: 20, SendSlack: slack}}
+		res := runPlan(t, p)
+		c := res.Total.Endpoints[0]
+		if c.OK != 400 || res.Sender != SenderLoop {
+			t.Fatalf("slack %v: ok %d of 400 (failures %v), sender %q", slack, c.OK, c.Errors, res.Sender)
+		}
+		want := uint64(400)
+		if slack > 0 {
+			want = 0
+		}
+		if got := uint64(c.TTFB.TotalCount()); got != want {
+			t.Errorf("slack %v: %d answers with a first byte; want %d", slack, got, want)
+		}
+	}
+}
+
 // Run with the event loop and with a goroutine per connection, the same plan sends the same
 // requests: the server counts what each sent, the result what each measured.
 func TestLoopSenderMatchesGoroutines(t *testing.T) {
@@ -250,8 +271,8 @@ func TestLoopSenderAllocatesNothingPerRequest(t *testing.T) {
 					t.Fatal(err)
 				}
 				runtime.ReadMemStats(&after)
-				if c := res.Total.Endpoints[0]; c.OK != n {
-					t.Fatalf("ok %d of %d (failures %v)", c.OK, n, c.Errors)
+				if c := res.Total.Endpoints[0]; c.OK != n || res.Sender != SenderLoop {
+					t.Fatalf("ok %d of %d (failures %v), sender %q; want all, by the event loop", c.OK, n, c.Errors, res.Sender)
 				}
 				return after.Mallocs - before.Mallocs
 			}

@@ -84,6 +84,9 @@ type Loop struct {
 	ctl     unix.EpollEvent       // epoll_ctl's argument, kept so that it does not escape per call
 	trailer []byte                // judgeTrailer's scratch
 	parses  int                   // the parser's passes over answers read (tests: a pass per read would be quadratic)
+	answers int                   // answers read
+	big     bool                  // an answer was larger than lazyMaxAnswer, or came in pieces
+	horizon time.Duration         // lazyHorizon; tests set it longer
 	step    func(fd uintptr) bool // made once: a method value allocates
 	runErr  error
 	keep    bool
@@ -158,6 +161,8 @@ type lconn struct {
 	line    []byte // bodyChunked: a chunk size or trailer line so far
 	lines   int    // bodyChunked: trailer lines so far
 	pending bool   // the read being handled filled its room: the socket may hold more
+	// laddr and raddr are the connection's addresses, for errors.
+	laddr, raddr net.Addr
 	// wantOut is set while the connection waits for room to write the rest of a request.
 	wantOut bool
 }
@@ -214,7 +219,7 @@ func NewLoop(opts Options, scheme, host string, conns int, prompt bool) (*Loop, 
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt}
+	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt, horizon: lazyHorizon}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	if err := l.open(); err != nil {
 		l.Close()
@@ -351,10 +356,7 @@ func (l *Loop) iterate(uintptr) bool {
 		if done && l.busy == 0 {
 			return true
 		}
-		// Answers wait for the next wake-up only once the kernel is seen to stamp them: it starts
-		// stamping a moment after the first socket asks (a global switch it turns on in the
-		// background), and an answer without a stamp is timed when it is read.
-		prompt = prompt || done || l.writing > 0 || !l.stamping
+		prompt = prompt || done || l.writing > 0 || !l.lazy(now, next)
 		if prompt != l.prompt && !l.flat {
 			op := unix.EPOLL_CTL_DEL
 			if prompt {
@@ -387,6 +389,32 @@ func (l *Loop) iterate(uintptr) bool {
 		l.armed = target
 		return false
 	}
+}
+
+// Answers may wait for the next wake-up (lazy) only when waiting cannot make them late:
+//   - the kernel is seen to stamp them (it starts a moment after the first socket asks: a global
+//     switch it turns on in the background; an answer without a stamp is timed when it is read);
+//   - they are small: every answer so far fitted lazyMaxAnswer and came whole at once — a larger
+//     one may fill the socket's buffer, and the server then waits for the read, so that even its
+//     last packet's stamp is late — over at least lazyLearn answers, read promptly;
+//   - the next wake-up is near (lazyHorizon, or LazyWithin's): a surprise (the first large answer)
+//     is late by at most that, once, before answers wake the Loop for the rest of the run.
+//
+// An answer read late has no true first byte: the kernel merges packets that wait in a socket and
+// keeps the last one's stamp. Its FirstByte is the stamp of its first read; a Driver that lets
+// answers wait should not report it.
+const (
+	lazyMaxAnswer = 16 << 10
+	lazyLearn     = 16
+	lazyHorizon   = 2 * time.Millisecond
+)
+
+// LazyWithin lets answers wait for a wake-up up to d away (lazyHorizon by default), when the
+// Driver allows it.
+func (l *Loop) LazyWithin(d time.Duration) { l.horizon = d }
+
+func (l *Loop) lazy(now, next time.Time) bool {
+	return l.stamping && !l.big && l.answers >= lazyLearn && !next.IsZero() && next.Sub(now) <= l.horizon
 }
 
 // Start sends c on an idle connection, or opens one for it when the Loop has a slot without one;
@@ -433,6 +461,11 @@ func (l *Loop) Abort(err error) {
 	for _, lc := range l.slots {
 		if c := lc.call; c != nil {
 			c.Out.Class, c.Out.Err = result.Canceled, err
+			if lc.state == slotDialing {
+				// its connection was being opened, and will not be: as Transport counts a dial
+				// cut short
+				c.Out.Opened, c.Out.Conn.Failed = true, true
+			}
 			l.drop(lc) // a dial's connection is closed when it comes
 			l.finish(c, now)
 		}
@@ -473,7 +506,7 @@ func (l *Loop) write(lc *lconn) {
 			}
 			return
 		}
-		err := &net.OpError{Op: "write", Net: "tcp", Err: os.NewSyscallError("write", e)}
+		err := lc.opError("write", os.NewSyscallError("write", e))
 		if lc.wantOut {
 			l.watchOut(lc, false)
 		}
@@ -594,6 +627,7 @@ func (l *Loop) adopt(lc *lconn, fd int) error {
 		return fmt.Errorf("httpx: epoll: %w", err)
 	}
 	lc.fd, lc.uses, lc.eof = fd, 0, false
+	lc.laddr, lc.raddr = tcpAddr(unix.Getsockname(fd)), tcpAddr(unix.Getpeername(fd))
 	lc.in = lc.in[:0]
 	return nil
 }
@@ -657,7 +691,7 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 			l.parse(lc)
 			return
 		default:
-			err := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", e)}
+			err := lc.opError("read", os.NewSyscallError("read", e))
 			if lc.state != slotBusy {
 				l.drop(lc) // a reset while idle: the connection is gone
 				return
@@ -700,6 +734,9 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 		lc.pending = !drained
 		if lc.stream != bodyNone {
 			if l.feed(lc, room[:n]) || drained {
+				if drained && lc.state == slotBusy && lc.fd >= 0 {
+					l.big = true
+				}
 				lc.pending = false
 				return
 			}
@@ -710,10 +747,18 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 			l.parse(lc) // the head may be in: a body not kept is read as it comes from then on
 		}
 		lc.pending = false
+		if drained && lc.state == slotBusy && lc.fd >= 0 {
+			l.big = true // an answer that comes in pieces: answers wake the Loop from now on
+		}
 		if drained || lc.fd < 0 {
 			return
 		}
 	}
+}
+
+// opError describes err of op on lc's connection as the net package does, with its addresses.
+func (lc *lconn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: lc.laddr, Addr: lc.raddr, Err: err}
 }
 
 // got returns the bytes of lc's answer read so far.
@@ -792,12 +837,16 @@ func (l *Loop) complete(lc *lconn, more bool) {
 	c.Out.BytesIn += lc.n
 	c.Out.Answered, c.Out.Status = true, lc.status
 	lc.uses++
+	l.answers++
+	if lc.n > lazyMaxAnswer {
+		l.big = true
+	}
 	reuse := !lc.closing && !more && !lc.pending && !lc.eof && lc.werr == nil
 	lc.in, lc.stream = lc.in[:0], bodyNone
 	if c.deadline.Before(lc.last) {
 		// It came after its deadline, between two wake-ups: a timeout, as it would have been.
 		c.Out.Answered, c.Out.Status = false, 0
-		l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", os.ErrDeadlineExceeded))
+		l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", lc.opError("read", os.ErrDeadlineExceeded)))
 		reuse = false
 	}
 	if reuse {
@@ -844,7 +893,7 @@ func (l *Loop) expire(now time.Time) {
 		if !now.Before(c.deadline) {
 			c.Out.BytesIn += lc.got()
 			l.drop(lc)
-			l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", os.ErrDeadlineExceeded))
+			l.t.fail(l.ctx, &c.Out, fmt.Errorf("httpx: reading the answer: %w", lc.opError("read", os.ErrDeadlineExceeded)))
 			l.finish(c, now)
 			continue
 		}
@@ -1056,4 +1105,19 @@ func (l *Loop) keepBody(lc *lconn, b []byte, after bool) bool {
 		return true
 	}
 	return false
+}
+
+// tcpAddr returns sa as a *net.TCPAddr, or nil.
+func tcpAddr(sa unix.Sockaddr, err error) net.Addr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		if err == nil {
+			return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}
+		}
+	case *unix.SockaddrInet6:
+		if err == nil {
+			return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}
+		}
+	}
+	return nil
 }

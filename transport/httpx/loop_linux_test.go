@@ -32,6 +32,7 @@ type testDriver struct {
 	onFinish func(c *Call)
 	wakes    int
 	flat     bool // the Loop is made with prompt: answers always wake it
+	setup    func(l *Loop)
 }
 
 func (d *testDriver) Wake(now time.Time) (time.Time, bool, bool) {
@@ -82,6 +83,9 @@ func runLoop(t *testing.T, opts Options, host string, conns int, d *testDriver) 
 	}
 	defer l.Close()
 	d.l = l
+	if d.setup != nil {
+		d.setup(l)
+	}
 	if d.want == 0 {
 		d.want = len(d.pending)
 	}
@@ -336,6 +340,10 @@ func testLoopTimeoutAndRefused(t *testing.T, flat bool) {
 	if c.Out.Class != result.Timeout || c.Done.Sub(start) < 150*time.Millisecond || c.Out.Sent.IsZero() {
 		t.Errorf("class %v (%v) after %v, sent %v; want a timeout after at least 150ms, the request sent", c.Out.Class, c.Out.Err, c.Done.Sub(start), !c.Out.Sent.IsZero())
 	}
+	// as Transport says it: "httpx: reading the answer: read tcp LOCAL->REMOTE: i/o timeout"
+	if msg := fmt.Sprint(c.Out.Err); !strings.Contains(msg, "->"+srv.Host()+": i/o timeout") {
+		t.Errorf("the timeout reads %q; want the connection's addresses in it, as Transport gives them", msg)
+	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -421,6 +429,7 @@ func TestLoopLateReadKeepsArrivalTime(t *testing.T) {
 	}
 	d.promptIf = func() bool { return len(d.finished) == 0 } // the first answer wakes the Loop
 	d.onFinish = func(*Call) { finishedAt = time.Now() }
+	d.setup = func(l *Loop) { l.horizon, l.answers = time.Hour, lazyLearn } // small answers, learnt
 	runLoop(t, Options{}, srv.Host(), 1, d)
 	c := d.finished[1]
 	mu.Lock()
@@ -434,6 +443,73 @@ func TestLoopLateReadKeepsArrivalTime(t *testing.T) {
 	}
 	if c.Done.Before(w.Add(-time.Millisecond)) || c.Done.Sub(w) > 100*time.Millisecond {
 		t.Errorf("done %v after the server wrote the answer, read %v after; want the arrival, within 100ms of the write", c.Done.Sub(w), finishedAt.Sub(w))
+	}
+}
+
+// An answer too large to wait in the socket's buffer (the server then waits for the read) is read as
+// it comes whenever the next wake-up is far; and once one was read in pieces, answers wake the Loop.
+func TestLoopLargeAnswerIsNotReadLate(t *testing.T) {
+	t.Parallel()
+	payload := bytes.Repeat([]byte("z"), 3<<20)
+	srv := startRaw(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for {
+			if _, err := readRequest(br, nil); err != nil {
+				return
+			}
+			fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(payload), payload)
+		}
+	})
+	t.Cleanup(srv.Close)
+	for _, learnt := range []bool{false, true} {
+		// learnt: small answers were seen and the horizon is long, so that the first large answer
+		// is read late (the surprise the horizon bounds); the next must not be.
+		var calls []*Call
+		for range 3 {
+			calls = append(calls, loopGet(srv.Host(), "/"))
+		}
+		d := &testDriver{pending: calls}
+		d.ready = func() bool { return len(d.pending) == 3 || len(d.finished) == 3-len(d.pending) }
+		var wake time.Time
+		d.next = func(now time.Time) time.Time {
+			if wake.IsZero() || !now.Before(wake) {
+				wake = now.Add(300 * time.Millisecond)
+			}
+			return wake
+		}
+		d.promptIf = func() bool { return len(d.finished) == 0 }
+		if learnt {
+			d.setup = func(l *Loop) { l.horizon, l.answers = time.Hour, lazyLearn }
+		}
+		runLoop(t, Options{}, srv.Host(), 1, d)
+		last := d.finished[2]
+		if s := last.Done.Sub(last.Out.Sent); last.Out.Class != result.OK || s > 150*time.Millisecond {
+			t.Errorf("learnt %v: the last 3 MiB answer: class %v, service time %v; want it read as it came, well under the 300ms to the next wake-up", learnt, last.Out.Class, s)
+		}
+		if !d.l.big {
+			t.Errorf("learnt %v: the Loop did not see the large answers", learnt)
+		}
+	}
+}
+
+// A call cut while its connection is being opened counts the opening as failed, as Transport counts
+// a dial cut short.
+func TestLoopAbortWhileOpening(t *testing.T) {
+	t.Parallel()
+	srv := startCounting(t)
+	d := &testDriver{pending: []*Call{loopGet(srv.Host(), "/")}, prompt: true}
+	aborted := false
+	runLoopAborting(t, srv.Host(), d, func() bool {
+		// the first Wake starts the call (its dial goes on another goroutine); the next cuts it
+		if d.wakes == 1 && !aborted {
+			aborted = true
+			return true
+		}
+		return false
+	})
+	c := d.finished[0]
+	if c.Out.Class != result.Canceled || !c.Out.Opened || !c.Out.Conn.Failed {
+		t.Errorf("class %v, opened %v, failed %v; want canceled, its connection counted as failed to open", c.Out.Class, c.Out.Opened, c.Out.Conn.Failed)
 	}
 }
 
