@@ -645,7 +645,11 @@ func notes(s *Summary, p plan.Plan, cutShort bool) []string {
 		out = append(out, fmt.Sprintf("requests went out late: send lag p99 %s, max %s; latency still counts from the intended send times", FormatMs(s.SendLag.P99), FormatMs(s.SendLag.Max)))
 	}
 	if s.GeneratorCPUs == 1 && lag > oneCPULagNote {
-		out = append(out, fmt.Sprintf("the generator ran on one CPU (GOMAXPROCS=1) and its own wake-ups could not keep up: send lag p99 %s; it may also have read answers late, adding to latency and service time; give it a second CPU or lower the rate before publishing these figures", FormatMs(s.SendLag.P99)))
+		read := "it may also have read answers late, adding to latency and service time; "
+		if s.Sender != "" {
+			read = "" // answers are timed by the kernel's receive timestamps
+		}
+		out = append(out, fmt.Sprintf("the generator ran on one CPU (GOMAXPROCS=1) and its own wake-ups could not keep up: send lag p99 %s; %sgive it a second CPU or lower the rate before publishing these figures", FormatMs(s.SendLag.P99), read))
 	}
 	return out
 }

@@ -52,6 +52,9 @@ type Validity struct {
 //   - requests failed because the machine ran out of local ports or file descriptors;
 //   - the target answered from a process of this machine that no monitored target (by PID, with
 //     the processes below, or by name) counted (see MarkListeners).
+// stampedAnswers says how the event loop times answers (Summary.Sender).
+const stampedAnswers = "the event loop times answers by the kernel's receive timestamps"
+
 func Judge(s *Summary) Validity {
 	v := Validity{Reasons: []string{}, Caveats: []string{}}
 	behind := fellBehind(s)
@@ -68,8 +71,14 @@ func Judge(s *Summary) Validity {
 			case len(behind) > 0:
 				v.Reasons = append(v.Reasons, "other processes took the generator's CPU: "+taken)
 			case s.Config.Load.Model == plan.Open && s.Requests.Unknown == 0:
+				late := "but may have read answers late"
+				if s.Sender != "" {
+					late = "and reading answers late does not move their times (" + stampedAnswers + ")"
+				}
 				v.Caveats = append(v.Caveats, "other processes took the generator's CPU: "+taken+
-					fmt.Sprintf("; the generator kept up (send lag p99 %s, within its bound %s), but may have read answers late", FormatMs(s.SendLag.P99), FormatMs(ms(lagBound(s.Config.Load).Microseconds()))))
+					fmt.Sprintf("; the generator kept up (send lag p99 %s, within its bound %s), %s", FormatMs(s.SendLag.P99), FormatMs(ms(lagBound(s.Config.Load).Microseconds())), late))
+			case s.Sender != "":
+				v.Caveats = append(v.Caveats, "other processes took the generator's CPU: "+taken+"; it may have sent late ("+stampedAnswers+": reading them late adds nothing)")
 			default:
 				v.Caveats = append(v.Caveats, "other processes took the generator's CPU: "+taken+"; it may have sent and read late, adding to the latency")
 			}

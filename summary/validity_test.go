@@ -89,6 +89,11 @@ func TestJudge(t *testing.T) {
 			reason: "other processes took the generator's CPU: other processes used up to 100% of one core"},
 		{name: "others, closed model", closed: true, change: func(s *Summary) { self(s).Host.OthersPercent.Peak = 150 },
 			caveat: "it may have sent and read late, adding to the latency"},
+		// the event loop times answers by the kernel's receive stamps: reading late moves nothing
+		{name: "others at bound, event loop kept up", change: func(s *Summary) { self(s).Host.OthersPercent.Peak = 100; s.Sender = "event loop" },
+			caveat: "(send lag p99 200µs, within its bound 10.0ms), and reading answers late does not move their times (the event loop times answers by the kernel's receive timestamps)"},
+		{name: "others, closed model, event loop", closed: true, change: func(s *Summary) { self(s).Host.OthersPercent.Peak = 150; s.Sender = "event loop" },
+			caveat: "it may have sent late (the event loop times answers by the kernel's receive timestamps: reading them late adds nothing)"},
 		{name: "run queue beyond CPUs", change: func(s *Summary) { self(s).Host.OthersPercent.Peak = 100; self(s).Host.Running.Peak = 5 },
 			caveat: "up to 5 tasks were runnable at once on the machine's 2 CPUs"},
 		// steal: 10% of 2 CPUs is 20% of one core
