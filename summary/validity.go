@@ -52,6 +52,7 @@ type Validity struct {
 //   - requests failed because the machine ran out of local ports or file descriptors;
 //   - the target answered from a process of this machine that no monitored target (by PID, with
 //     the processes below, or by name) counted (see MarkListeners).
+//
 // stampedAnswers says how the event loop times answers (Summary.Sender).
 const stampedAnswers = "the event loop times answers by the kernel's receive timestamps"
 
