@@ -36,6 +36,9 @@ type Validity struct {
 	Caveats []string `json:"caveats"`
 }
 
+// stampedAnswers says how the event loop times answers (Summary.Sender).
+const stampedAnswers = "the event loop times answers by the kernel's receive timestamps"
+
 // Judge returns the validity verdict on the figures of s, from these reasons:
 //   - the generator fell behind its schedule (open model): intended requests never sent, a send
 //     rate more than 1% below the intended one, or a send lag p99 beyond the send slack plus
@@ -52,10 +55,6 @@ type Validity struct {
 //   - requests failed because the machine ran out of local ports or file descriptors;
 //   - the target answered from a process of this machine that no monitored target (by PID, with
 //     the processes below, or by name) counted (see MarkListeners).
-//
-// stampedAnswers says how the event loop times answers (Summary.Sender).
-const stampedAnswers = "the event loop times answers by the kernel's receive timestamps"
-
 func Judge(s *Summary) Validity {
 	v := Validity{Reasons: []string{}, Caveats: []string{}}
 	behind := fellBehind(s)
