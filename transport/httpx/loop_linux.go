@@ -87,6 +87,11 @@ type Loop struct {
 	answers int                   // answers read
 	big     bool                  // an answer was larger than lazyMaxAnswer, or came in pieces
 	horizon time.Duration         // lazyHorizon; tests set it longer
+	more    bool                  // a read stopped at readBudget: go round again
+	budget  int                   // readBudget; tests set it smaller
+	turns   int                   // reads stopped at the budget
+	now     time.Time             // the clock as stamp last read it
+	wall    int64                 // now's wall clock, in ns
 	step    func(fd uintptr) bool // made once: a method value allocates
 	runErr  error
 	keep    bool
@@ -142,8 +147,9 @@ type lconn struct {
 	state int
 	call  *Call
 	uses  int    // answers read on the connection
-	out   []byte // the request being written
-	woff  int    // bytes of out written
+	out   []byte // the request being written: its head, and its body when small
+	body  []byte // the request's body when large, written after out from the request itself
+	woff  int    // bytes of out, then body, written
 	werr  error  // writing failed after some bytes went out: the answer may still come
 	in    []byte // bytes read and not yet consumed
 	need  int    // parse again once in holds this many bytes
@@ -219,7 +225,7 @@ func NewLoop(opts Options, scheme, host string, conns int, prompt bool) (*Loop, 
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt, horizon: lazyHorizon}
+	l := &Loop{t: t, pool: p, ep: -1, wait: -1, tfd: -1, efd: -1, keep: opts.KeepBody, maxBody: t.maxBody, flat: prompt, prompt: prompt, horizon: lazyHorizon, budget: readBudget}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	if err := l.open(); err != nil {
 		l.Close()
@@ -370,6 +376,10 @@ func (l *Loop) iterate(uintptr) bool {
 			l.prompt = prompt
 			continue // answers that came meanwhile are read before waiting
 		}
+		if l.more {
+			l.more = false
+			continue // a connection has more to read: after the others and the arrivals had a turn
+		}
 		target := next
 		if l.busy > 0 && (target.IsZero() || l.earliest.Before(target)) {
 			target = l.earliest
@@ -409,6 +419,13 @@ const (
 	lazyHorizon   = 2 * time.Millisecond
 )
 
+// Of a connection's turn: bytes it reads at most (read); a request body up to smallBody goes in the
+// same write as the request's head, copied after it, a larger one is written from the request.
+const (
+	readBudget = 256 << 10
+	smallBody  = 16 << 10
+)
+
 // LazyWithin lets answers wait for a wake-up up to d away (lazyHorizon by default), when the
 // Driver allows it.
 func (l *Loop) LazyWithin(d time.Duration) { l.horizon = d }
@@ -441,8 +458,14 @@ func (l *Loop) Start(c *Call, now time.Time) bool {
 	}
 	l.busy++
 	lc.call, c.conn, c.deadline = c, lc, time.Time{}
+	if cap(lc.out) > 4*smallBody {
+		lc.out = nil // a large head once does not hold its memory for the rest of the run
+	}
 	lc.out = appendHead(lc.out[:0], &c.Req, l.t.uaLine, false)
-	lc.out = append(lc.out, c.Req.Body...)
+	lc.body = c.Req.Body
+	if len(lc.body) <= smallBody {
+		lc.out, lc.body = append(lc.out, lc.body...), nil
+	}
 	if lc.state == slotIdle {
 		l.send(lc, now)
 	} else {
@@ -491,8 +514,20 @@ func (l *Loop) send(lc *lconn, now time.Time) {
 // write writes what is left of lc's request, and waits for room when the socket is full.
 func (l *Loop) write(lc *lconn) {
 	c := lc.call
-	for lc.woff < len(lc.out) {
-		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(lc.fd), uintptr(unsafe.Pointer(&lc.out[lc.woff])), uintptr(len(lc.out)-lc.woff))
+	for {
+		var p []byte
+		switch k := lc.woff - len(lc.out); {
+		case k < 0:
+			p = lc.out[lc.woff:]
+		case k < len(lc.body):
+			p = lc.body[k:]
+		default:
+			p = nil
+		}
+		if len(p) == 0 {
+			break
+		}
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(lc.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		switch e {
 		case 0:
 			lc.woff += int(n)
@@ -639,8 +674,7 @@ func (l *Loop) drain() {
 		if e != 0 || n == 0 {
 			return
 		}
-		now := time.Now()
-		wall := now.UnixNano()
+		l.tick()
 		for i := range int(n) {
 			ev := &l.events[i]
 			if ev.Fd < 0 { // the timer or the wake-up, in a flat wait set: clear it
@@ -661,7 +695,7 @@ func (l *Loop) drain() {
 			if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && lc.fd >= 0 {
 				// RDHUP: the server closed its side after what it wrote; once that is read, the
 				// connection carries nothing more (as the look at an idle one would find).
-				l.read(lc, now, wall, ev.Events&unix.EPOLLRDHUP != 0)
+				l.read(lc, ev.Events&unix.EPOLLRDHUP != 0)
 			}
 		}
 		if int(n) < len(l.events) {
@@ -671,7 +705,11 @@ func (l *Loop) drain() {
 }
 
 // read reads what lc's socket holds and parses the answer once it can be complete.
-func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
+func (l *Loop) read(lc *lconn, rdhup bool) {
+	// One connection reads at most readBudget at a time: a fast or endless answer must not keep
+	// the arrivals and the other connections waiting. What is left is read next round (the wait
+	// is level-triggered, and l.more makes the Loop go round again at once).
+	budget := l.budget
 	for {
 		if len(lc.in) == cap(lc.in) {
 			lc.in = slices.Grow(lc.in, max(readBufferSize, len(lc.in)))
@@ -700,17 +738,7 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 			return
 		}
 		if n == 0 {
-			lc.eof = true
-			switch {
-			case lc.state != slotBusy:
-				l.drop(lc) // the server closed it while idle
-			case lc.stream == bodyUntilClose:
-				l.complete(lc, false)
-			case lc.stream != bodyNone:
-				l.failed(lc, lc.werr, io.ErrUnexpectedEOF, lc.n)
-			default:
-				l.parse(lc)
-			}
+			l.ended(lc)
 			return
 		}
 		if lc.state != slotBusy {
@@ -719,7 +747,8 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 			l.drop(lc)
 			return
 		}
-		at := l.stamp(now, wall)
+		at := l.stamp()
+		budget -= int(n)
 		if !lc.first {
 			lc.first = true
 			lc.call.Out.FirstByte = at
@@ -740,6 +769,11 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 				lc.pending = false
 				return
 			}
+			if budget <= 0 {
+				lc.pending, l.more = false, true
+				l.turns++
+				return
+			}
 			continue
 		}
 		lc.in = lc.in[:len(lc.in)+int(n)]
@@ -753,12 +787,32 @@ func (l *Loop) read(lc *lconn, now time.Time, wall int64, rdhup bool) {
 		if drained || lc.fd < 0 {
 			return
 		}
+		if budget <= 0 && lc.state == slotBusy {
+			l.more = true
+			l.turns++
+			return
+		}
 	}
 }
 
 // opError describes err of op on lc's connection as the net package does, with its addresses.
 func (lc *lconn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: lc.laddr, Addr: lc.raddr, Err: err}
+}
+
+// ended handles the end of lc's stream: the server closed its side.
+func (l *Loop) ended(lc *lconn) {
+	lc.eof = true
+	switch {
+	case lc.state != slotBusy:
+		l.drop(lc) // the server closed it while idle
+	case lc.stream == bodyUntilClose:
+		l.complete(lc, false)
+	case lc.stream != bodyNone:
+		l.failed(lc, lc.werr, io.ErrUnexpectedEOF, lc.n)
+	default:
+		l.parse(lc)
+	}
 }
 
 // got returns the bytes of lc's answer read so far.
@@ -770,20 +824,30 @@ func (lc *lconn) got() int64 {
 }
 
 // stamp returns when the bytes just received reached this host: the kernel's receive timestamp of
-// the last packet read, carried to the monotonic clock of now (wall is now's wall clock); now when
-// the kernel gave none.
-func (l *Loop) stamp(now time.Time, wall int64) time.Time {
+// the last packet read, carried to the monotonic clock through l.now and its wall clock l.wall
+// (read again when the packet is later than them); the clock's time when the kernel gave none.
+func (l *Loop) stamp() time.Time {
 	h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
 	if l.msg.Controllen < 32 || h.Level != unix.SOL_SOCKET || h.Type != unix.SCM_TIMESTAMPNS {
 		l.stamping = false
-		return now
+		l.tick()
+		return l.now
 	}
 	l.stamping = true
-	ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[unix.SizeofCmsghdr]))
-	if d := wall - ts.Nano(); d > 0 {
-		return now.Add(-time.Duration(d))
+	ts := (*unix.Timespec)(unsafe.Pointer(&l.oob[unix.SizeofCmsghdr])).Nano()
+	if ts > l.wall {
+		l.tick() // the bytes came after the clock was read (an answer streaming in): read it again
 	}
-	return now
+	if d := l.wall - ts; d > 0 {
+		return l.now.Add(-time.Duration(d))
+	}
+	return l.now
+}
+
+// tick reads the clock, for stamp to carry the kernel's timestamps to it.
+func (l *Loop) tick() {
+	l.now = time.Now()
+	l.wall = l.now.UnixNano()
 }
 
 // parse parses lc's answer from the bytes read, once they can hold it all.
@@ -850,7 +914,7 @@ func (l *Loop) complete(lc *lconn, more bool) {
 		reuse = false
 	}
 	if reuse {
-		lc.call, lc.state = nil, slotIdle
+		lc.call, lc.state, lc.body = nil, slotIdle, nil
 		l.idle = append(l.idle, lc)
 	} else {
 		l.drop(lc)
@@ -946,7 +1010,7 @@ func (l *Loop) drop(lc *lconn) {
 		return
 	}
 	l.closeConn(lc)
-	lc.call, lc.state = nil, slotFree
+	lc.call, lc.state, lc.body = nil, slotFree, nil
 	l.free = append(l.free, lc)
 }
 

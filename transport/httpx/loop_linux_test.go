@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rpcbench/rpcbench/result"
 	"github.com/rpcbench/rpcbench/transport"
@@ -371,8 +374,10 @@ func testLoopLargeRequestAndAbort(t *testing.T, flat bool) {
 	hold := loopGet(srv.Host(), "/hold")
 	d := &testDriver{flat: flat, prompt: true, pending: []*Call{big, hold}}
 	var held atomic.Bool
+	bigOut := 0
 	d.onFinish = func(c *Call) {
 		if c == big {
+			bigOut = cap(d.l.slots[0].out)
 			go func() { <-started; held.Store(true); d.l.Wakeup() }()
 		}
 	}
@@ -390,6 +395,10 @@ func testLoopLargeRequestAndAbort(t *testing.T, flat bool) {
 	}
 	if hold.Out.Class != result.Canceled || !errors.Is(hold.Out.Err, errAbortTest) {
 		t.Errorf("the held request: class %v, err %v; want canceled by the abort", hold.Out.Class, hold.Out.Err)
+	}
+	// the 16 MiB body went out from the request itself, not from a copy the connection keeps
+	if bigOut > 1<<20 {
+		t.Errorf("the connection held a buffer of %d bytes for the large request; want the body written from the request", bigOut)
 	}
 }
 
@@ -513,6 +522,125 @@ func TestLoopAbortWhileOpening(t *testing.T) {
 	}
 }
 
+// An answer that streams in over many reads ends when its last packet came, not when the Loop
+// began reading it.
+func TestLoopStreamedAnswerEndsWithItsLastPacket(t *testing.T) {
+	bothWaits(t, func(t *testing.T, flat bool) {
+		payload := bytes.Repeat([]byte("s"), 32<<20)
+		var mu sync.Mutex
+		var began, wrote time.Time
+		srv := startRaw(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			for {
+				if _, err := readRequest(br, nil); err != nil {
+					return
+				}
+				mu.Lock()
+				began = time.Now()
+				mu.Unlock()
+				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", len(payload))
+				c.Write(payload) // returns once at most a send buffer's worth is left to deliver
+				mu.Lock()
+				wrote = time.Now()
+				mu.Unlock()
+			}
+		})
+		t.Cleanup(srv.Close)
+		d := &testDriver{flat: flat, prompt: true, pending: []*Call{loopGet(srv.Host(), "/")}}
+		d.setup = func(l *Loop) { l.budget = 1 << 40 } // one read goes on as long as bytes come
+		runLoop(t, Options{}, srv.Host(), 1, d)
+		c := d.finished[0]
+		mu.Lock()
+		b, w := began, wrote
+		mu.Unlock()
+		if c.Out.Class != result.OK {
+			t.Fatalf("class %v (%v)", c.Out.Class, c.Out.Err)
+		}
+		// 32 MiB through a send buffer of at most a few: the last packet comes after the first
+		// three quarters of the writing
+		if low := b.Add(w.Sub(b) * 3 / 4); c.Done.Before(low) {
+			t.Errorf("done %v after the server began writing, which took %v; want the last packet's arrival, after %v", c.Done.Sub(b), w.Sub(b), low.Sub(b))
+		}
+	})
+}
+
+// An endless answer does not hold the Loop: the next call starts when it is due, and the endless
+// one times out at its deadline.
+func TestLoopEndlessAnswerDoesNotHoldTheLoop(t *testing.T) {
+	bothWaits(t, func(t *testing.T, flat bool) {
+		block := bytes.Repeat([]byte("e"), 1<<20)
+		srv := startRaw(t, func(c net.Conn) {
+			br := bufio.NewReader(c)
+			head, err := readRequest(br, nil)
+			if err != nil {
+				return
+			}
+			if bytes.HasPrefix(head, []byte("GET /endless ")) {
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n")
+				for { // until the client closes the connection
+					if _, err := c.Write(block); err != nil {
+						return
+					}
+				}
+			}
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			readRequest(br, nil)
+		})
+		t.Cleanup(srv.Close)
+		endless, quick := loopGet(srv.Host(), "/endless"), loopGet(srv.Host(), "/quick")
+		d := &testDriver{flat: flat, prompt: true, pending: []*Call{endless, quick}}
+		var due time.Time
+		d.ready = func() bool {
+			if len(d.pending) == 2 {
+				return true
+			}
+			return !due.IsZero() && !time.Now().Before(due)
+		}
+		d.next = func(now time.Time) time.Time {
+			if due.IsZero() {
+				due = now.Add(50 * time.Millisecond) // the quick call is due 50ms after the endless one
+			}
+			if len(d.pending) > 0 {
+				return due
+			}
+			return time.Time{}
+		}
+		d.setup = func(l *Loop) { l.budget = 1 } // every read that fills its room ends the turn
+		runLoop(t, Options{Timeout: 2 * time.Second}, srv.Host(), 2, d)
+		if d.l.turns == 0 {
+			t.Errorf("no read stopped at its budget; want the endless answer read in turns")
+		}
+		if endless.Out.Class != result.Timeout {
+			t.Errorf("the endless answer: class %v (%v); want a timeout", endless.Out.Class, endless.Out.Err)
+		}
+		if quick.Out.Class != result.OK || !quick.Out.Sent.Before(endless.Done) {
+			t.Errorf("the quick call: class %v, sent %v after the endless one ended; want it answered, sent while the endless one streamed", quick.Out.Class, quick.Out.Sent.Sub(endless.Done))
+		}
+	})
+}
+
+// A packet stamped after the Loop last read the clock (an answer streaming in while the Loop reads
+// it) is timed by its stamp, carried through a clock read again, not by the old reading.
+func TestLoopStampLaterThanItsClock(t *testing.T) {
+	t.Parallel()
+	l := &Loop{}
+	l.now = time.Now().Add(-time.Second)
+	l.wall = l.now.UnixNano()
+	before := time.Now()
+	h := (*unix.Cmsghdr)(unsafe.Pointer(&l.oob[0]))
+	h.Level, h.Type = unix.SOL_SOCKET, unix.SCM_TIMESTAMPNS
+	h.SetLen(unix.CmsgLen(16))
+	*(*unix.Timespec)(unsafe.Pointer(&l.oob[unix.SizeofCmsghdr])) = unix.NsecToTimespec(before.UnixNano())
+	l.msg.SetControllen(unix.CmsgSpace(16))
+	got := l.stamp()
+	if got.Before(before.Add(-time.Millisecond)) || got.After(time.Now()) {
+		t.Errorf("stamp %v from the packet's time; want it (within a millisecond of the clocks)", got.Sub(before))
+	}
+	if !l.stamping {
+		t.Error("a stamped packet did not count as stamped")
+	}
+}
+
 var errAbortTest = errors.New("aborted by the test")
 
 // runLoopAborting runs d on one connection to host, aborting the calls in flight when abort says so.
@@ -615,15 +743,7 @@ func FuzzLoopReadsAsTheParser(f *testing.F) {
 			l.parse(lc)
 		}
 		if len(d.finished) == 0 {
-			lc.eof = true
-			switch {
-			case lc.stream == bodyUntilClose:
-				l.complete(lc, false)
-			case lc.stream != bodyNone:
-				l.failed(lc, nil, io.ErrUnexpectedEOF, lc.n)
-			default:
-				l.parse(lc)
-			}
+			l.ended(lc) // what read does at the end of the stream
 		}
 		if len(d.finished) != 1 {
 			t.Fatalf("%d calls finished; want 1", len(d.finished))
