@@ -265,3 +265,18 @@ func TestGatesShareTheLevel(t *testing.T) {
 		t.Errorf("one gate, P 0.04: failed %v at %v, %q; want a failure at 0.05", r.Failed, r.Level, r.Why)
 	}
 }
+
+// Runs sent by different senders are not "the same inputs": the event loop times answers by the
+// kernel's receive timestamps, a goroutine per connection when it reads them.
+func TestDeltaNamesTheSender(t *testing.T) {
+	t.Parallel()
+	loop, goroutines := openOf(1000, seq(995, 1004, 1)), openOf(1000, seq(995, 1004, 1))
+	loop.Sender = "event loop"
+	if d := NewDelta(loop, goroutines, []string{"loop", "goroutines"}, 0); d.InputsNote != "compared at their own inputs: sender event loop vs goroutines" {
+		t.Errorf("inputs note %q; want the senders", d.InputsNote)
+	}
+	goroutines.Sender = "event loop"
+	if d := NewDelta(loop, goroutines, []string{"a", "b"}, 0); d.InputsNote != "" {
+		t.Errorf("inputs note %q; want none: the same sender", d.InputsNote)
+	}
+}

@@ -104,6 +104,22 @@ func settings(runs []*summary.Summary) []Setting {
 			out = append(out, st)
 		}
 	}
+	// What sent the requests: the event loop times answers by the kernel's receive timestamps, a
+	// goroutine per connection when it reads them.
+	st := Setting{Name: "sender", Same: true}
+	loop := false
+	for _, s := range runs {
+		v := s.Sender
+		if v == "" {
+			v = "goroutines"
+		}
+		loop = loop || s.Sender != ""
+		st.Same = st.Same && s.Sender == runs[0].Sender
+		st.Values = append(st.Values, v)
+	}
+	if loop {
+		out = append(out, st)
+	}
 	return out
 }
 
