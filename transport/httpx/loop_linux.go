@@ -31,10 +31,11 @@ import (
 //
 // The wait is an epoll set of the Loop's own that the runtime's poller watches like a socket: the
 // goroutine that calls Run parks in the runtime (holding no thread and no P) until it is readable.
-// The connections are in a second set, added to the first only while answers must wake the Loop at
-// once (Driver.Wake's prompt); otherwise they are read at the next wake-up, and each answer is
-// timed by the kernel's receive timestamp of its last packet (SO_TIMESTAMPNS), not by when it was
-// read, so that reading late does not make an answer late.
+// Made with prompt, the Loop has its connections in that set; otherwise in a second set, added to
+// the first while answers must wake the Loop at once (Driver.Wake's prompt, or whenever letting
+// them wait is not safe: see lazy); else they are read at the next wake-up. Each answer is timed by
+// the kernel's receive timestamp of its last packet (SO_TIMESTAMPNS), not by when it was read, so
+// that reading late does not make an answer late.
 //
 // A Loop behaves as Transport does for one host: the same request bytes (appendHead), the same
 // parser, the same retry of an idempotent request on a reused connection that the server closed,
