@@ -483,7 +483,7 @@ func (l *Loop) Abort(err error) {
 	l.cancel()
 	now := time.Now()
 	for _, lc := range l.slots {
-		if c := lc.call; c != nil {
+		if c := lc.call; c != nil && lc.state != slotFree {
 			c.Out.Class, c.Out.Err = result.Canceled, err
 			if lc.state == slotDialing {
 				// its connection was being opened, and will not be: as Transport counts a dial
@@ -507,8 +507,10 @@ func (l *Loop) send(lc *lconn, now time.Time) {
 	c.Out.Sent = now
 	if c.deadline.IsZero() {
 		c.deadline = now.Add(l.t.timeout)
-		l.noteDeadline(c.deadline)
 	}
+	// Noted again after a connection was opened for it: a turn of expire meanwhile looked past
+	// calls still connecting.
+	l.noteDeadline(c.deadline)
 	l.write(lc)
 }
 
@@ -645,7 +647,7 @@ func (l *Loop) takeDialed() {
 			}
 		}
 		if d.err != nil {
-			lc.state = slotFree
+			lc.state, lc.call = slotFree, nil // the call is the driver's again
 			l.free = append(l.free, lc)
 			l.t.fail(l.ctx, &c.Out, d.err)
 			l.finish(c, time.Now())

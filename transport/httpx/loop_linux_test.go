@@ -641,6 +641,60 @@ func TestLoopStampLaterThanItsClock(t *testing.T) {
 	}
 }
 
+// Calls whose connection was refused are finished once: a cut afterwards finds nothing of them, and
+// the Loop ends (it once finished them again, counted fewer than no calls in flight, and never
+// returned).
+func TestLoopAbortAfterRefusedCalls(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	d := &testDriver{prompt: true, pending: []*Call{loopGet(host, "/"), loopGet(host, "/")}}
+	d.flat = false
+	aborted := false
+	runLoopAborting(t, host, d, func() bool {
+		if len(d.finished) == 2 && !aborted {
+			aborted = true
+			return true
+		}
+		return false
+	})
+	if len(d.finished) != 2 || d.finished[0] == d.finished[1] || d.l.busy != 0 {
+		t.Errorf("%d calls finished (%v), %d in flight; want each of the 2 once, none in flight", len(d.finished), d.finished, d.l.busy)
+	}
+	for _, c := range d.finished {
+		if c.Out.Class != result.Refused {
+			t.Errorf("class %v (%v); want refused, not canceled by the cut after it", c.Out.Class, c.Out.Err)
+		}
+	}
+}
+
+// A call whose connection took a while to open keeps its deadline: a turn of expire that looked
+// past it while it connected does not push its timeout back.
+func TestLoopDeadlineAfterTheConnectionOpened(t *testing.T) {
+	t.Parallel()
+	srv, _ := stallServer(t) // never answers
+	t.Cleanup(srv.Close)
+	c := loopGet(srv.Host(), "/slow")
+	d := &testDriver{prompt: true, pending: []*Call{c}}
+	start := time.Now()
+	d.next = func(time.Time) time.Time {
+		if d.l.busy == 1 && c.conn != nil && c.conn.state == slotDialing {
+			// what a turn of expire while the connection opens leaves: the next deadline it
+			// knows an hour away
+			d.l.earliest = time.Now().Add(time.Hour)
+		}
+		return time.Time{}
+	}
+	runLoop(t, Options{Timeout: 300 * time.Millisecond}, srv.Host(), 1, d)
+	if c.Out.Class != result.Timeout || c.Done.Sub(start) > 5*time.Second {
+		t.Errorf("class %v after %v; want a timeout at about 300ms", c.Out.Class, c.Done.Sub(start))
+	}
+}
+
 var errAbortTest = errors.New("aborted by the test")
 
 // runLoopAborting runs d on one connection to host, aborting the calls in flight when abort says so.
