@@ -496,9 +496,6 @@ func (l *Loop) Abort(err error) {
 	}
 }
 
-// Busy returns the calls in flight.
-func (l *Loop) Busy() int { return l.busy }
-
 // send writes lc's request, its call's Sent now.
 func (l *Loop) send(lc *lconn, now time.Time) {
 	c := lc.call
