@@ -270,8 +270,8 @@ func (s *loopSender) start(c *loopCall, i uint64, intended time.Time, scheduled 
 	}
 	r.inFlight.Add(1)
 	if c.Req.Scheme != "http" || c.Req.Host != s.host {
-		// The source made a request for another host than the plan's endpoints name: the Loop
-		// holds connections to one host only.
+		// The source made a request for another host than the run's origins: the Loop holds
+		// connections to one host only (newLoopSender should have left such a run to goroutines).
 		c.Out.Class = result.Other
 		c.Out.Err = fmt.Errorf("engine: request for %s://%s on a run whose connections go to http://%s; use --sender goroutines", c.Req.Scheme, c.Req.Host, s.host)
 		c.Done = c.begin

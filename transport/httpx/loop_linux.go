@@ -73,7 +73,6 @@ type Loop struct {
 	woken  atomic.Bool
 
 	driver  Driver
-	done    bool // the driver is done: Run returns once no call is in flight
 	events  []unix.EpollEvent
 	oob     [64]byte
 	msg     unix.Msghdr
@@ -359,7 +358,6 @@ func (l *Loop) iterate(uintptr) bool {
 			l.expire(now)
 		}
 		next, prompt, done := l.driver.Wake(now)
-		l.done = done
 		if done && l.busy == 0 {
 			return true
 		}
